@@ -1,0 +1,251 @@
+# C-level Avro primitives shared by every generated codec module.
+#
+# Small hot functions are `inline` here so that the C compiler can fold them
+# into the generated record functions; the rarely taken paths (growing the
+# buffer, raising errors) live in _runtime.pyx and are reached through
+# Cython's C-API capsule, so they are compiled once.
+
+from libc.string cimport memcpy
+from libc.math cimport isinf
+from cpython.bytes cimport PyBytes_AS_STRING
+from cpython.float cimport PyFloat_AS_DOUBLE
+
+
+cdef extern from "Python.h":
+    const char* PyUnicode_AsUTF8AndSize(object s, Py_ssize_t* size) except NULL
+    long long PyLong_AsLongLongAndOverflow(object o, int* overflow) except? -1
+
+cdef int raise_dump_error(str message) except -1
+
+# ---------------------------------------------------------------- writing --
+
+cdef struct Writer:
+    char* data          # points at `small` until the record outgrows it
+    Py_ssize_t size
+    Py_ssize_t capacity
+    char small[256]     # most records fit here: no malloc for them
+
+cdef int writer_grow(Writer* w, Py_ssize_t extra) except -1
+cdef bytes writer_finish(Writer* w)
+cdef void writer_release(Writer* w) noexcept
+
+cdef inline void writer_init(Writer* w) noexcept:
+    w.data = w.small
+    w.size = 0
+    w.capacity = sizeof(w.small)
+
+cdef inline int writer_reserve(Writer* w, Py_ssize_t extra) except -1:
+    if w.size + extra > w.capacity:
+        return writer_grow(w, extra)
+    return 0
+
+cdef inline int write_long(Writer* w, long long value) except -1:
+    # zig-zag, then base-128 varint: at most 10 bytes
+    cdef unsigned long long n = (<unsigned long long>value << 1) ^ <unsigned long long>(value >> 63)
+    cdef unsigned char* out
+    if w.size + 10 > w.capacity:
+        writer_grow(w, 10)
+    out = <unsigned char*>w.data + w.size
+    while n >= 0x80:
+        out[0] = <unsigned char>((n & 0x7F) | 0x80)
+        out += 1
+        n >>= 7
+    out[0] = <unsigned char>n
+    w.size = (<char*>out - w.data) + 1
+    return 0
+
+cdef inline int write_byte(Writer* w, unsigned char value) except -1:
+    if w.size + 1 > w.capacity:
+        writer_grow(w, 1)
+    w.data[w.size] = <char>value
+    w.size += 1
+    return 0
+
+cdef inline int write_raw(Writer* w, const char* src, Py_ssize_t n) except -1:
+    if w.size + n > w.capacity:
+        writer_grow(w, n)
+    memcpy(w.data + w.size, src, n)
+    w.size += n
+    return 0
+
+cdef inline int write_double(Writer* w, double value) except -1:
+    # Avro doubles are little-endian IEEE 754; the runtime refuses to load on
+    # big-endian machines, so the in-memory bytes are the wire bytes.
+    return write_raw(w, <const char*>&value, 8)
+
+cdef inline int write_float(Writer* w, double value) except -1:
+    cdef float narrowed = <float>value
+    if isinf(narrowed) and not isinf(value):
+        raise_dump_error(u"Number out of range for Avro float (32-bit IEEE 754).")
+    return write_raw(w, <const char*>&narrowed, 4)
+
+# Takes the UTF-8 straight from the str object (CPython caches it; for ASCII
+# strings it is the object's own storage), no temporary bytes object.
+cdef int write_str(Writer* w, str value) except -1
+
+cdef inline int write_bytes(Writer* w, bytes value) except -1:
+    cdef Py_ssize_t n = len(value)
+    write_long(w, n)
+    return write_raw(w, PyBytes_AS_STRING(value), n)
+
+
+# ------------------------------------------------- Python to Avro values --
+
+cdef long long long_out_of_range(object value) except? -1
+cdef int int_out_of_range(long long value) except -1
+
+cdef inline long long as_long(object value) except? -1:
+    # `value` is an exact int; Avro "long" is a signed 64-bit integer
+    cdef int overflow = 0
+    cdef long long n = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow:
+        return long_out_of_range(value)
+    return n
+
+cdef inline long long as_int(object value) except? -1:
+    # Avro "int" is a signed 32-bit integer
+    cdef long long n = as_long(value)
+    if n < -2147483648 or n > 2147483647:
+        int_out_of_range(n)
+    return n
+
+# ------------------------------------------- where dump finds the values --
+
+# How a record's fields are looked up, decided once per record: dicts by
+# key, plain objects by attribute, anything else (mappings that are not
+# dicts, objects with __getitem__) by marshmallow's own get_value.
+cdef enum:
+    SOURCE_DICT = 0
+    SOURCE_ATTRIBUTES = 1
+    SOURCE_OTHER = 2
+
+cdef int value_source(object obj) except -1
+cdef object field_value(object obj, int source, str key, object default)
+
+# The slow path of every conversion: the field's own marshmallow _serialize
+# (for values not already of the exact Python type the Avro type needs).
+cdef object convert(object field, object value, object obj, type expected)
+
+# One field value from Python to the wire: the exact-type fast path, else
+# marshmallow's conversion through `field`, then range checks. Out of line
+# so that each field costs the generated module one call, not a copy.
+cdef int write_long_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_int_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_double_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_float_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_str_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_boolean_value(Writer* w, object value, object field, object obj) except -1
+cdef object convert_key(object field, object key, object obj)
+# Where a record function is inside its collections, for error paths.
+cdef enum:
+    PATH_NONE = -1
+    PATH_INDEX = 0
+    PATH_KEY = 1
+    PATH_VALUE = 2
+
+cdef int add_path(object error, int part, Py_ssize_t index, object key) except -1
+cdef object as_list(object value)
+cdef dict as_dict(object value)
+
+# ---------------------------------------------------------------- reading --
+
+cdef struct Reader:
+    const unsigned char* data
+    Py_ssize_t pos
+    Py_ssize_t end
+    # set when a value decodes fine but marshmallow's load would reject it
+    # (NaN in a Float without allow_nan, ...): the caller lets marshmallow
+    # report the error exactly as it would
+    bint invalid
+
+cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
+cdef int raise_truncated(Reader* r, Py_ssize_t needed) except -1
+cdef long long read_long_slow(Reader* r) except? -1
+cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items) except -1
+cdef int check_finished(Reader* r) except -1
+
+cdef inline long long read_long(Reader* r) except? -1:
+    # one-byte varints (values -64..63) are by far the most common
+    cdef unsigned char b
+    if r.pos < r.end:
+        b = r.data[r.pos]
+        if b < 0x80:
+            r.pos += 1
+            return <long long>(b >> 1) ^ -<long long>(b & 1)
+    return read_long_slow(r)
+
+cdef inline long long read_int(Reader* r) except? -1:
+    cdef Py_ssize_t start = r.pos
+    cdef long long n = read_long(r)
+    if n < -2147483648 or n > 2147483647:
+        raise_decode_error(r, u"value %d out of range for Avro int" % n, start)
+    return n
+
+cdef inline int read_index(Reader* r, long long branches) except -1:
+    # a union branch or enum symbol index, checked against the branch count
+    cdef Py_ssize_t start = r.pos
+    cdef long long index = read_long(r)
+    if index < 0 or index >= branches:
+        raise_decode_error(r, u"index %d out of range (expected 0..%d)" % (index, branches - 1), start)
+    return <int>index
+
+cdef inline bint read_boolean(Reader* r) except -1:
+    cdef unsigned char b
+    if r.pos >= r.end:
+        raise_truncated(r, 1)
+    b = r.data[r.pos]
+    if b > 1:
+        raise_decode_error(r, u"invalid boolean byte 0x%02x" % b, r.pos)
+    r.pos += 1
+    return b
+
+cdef inline double read_double(Reader* r) except? -1:
+    cdef double value
+    if r.end - r.pos < 8:
+        raise_truncated(r, 8)
+    memcpy(&value, r.data + r.pos, 8)
+    r.pos += 8
+    return value
+
+cdef inline double read_float(Reader* r) except? -1:
+    cdef float value
+    if r.end - r.pos < 4:
+        raise_truncated(r, 4)
+    memcpy(&value, r.data + r.pos, 4)
+    r.pos += 4
+    return value
+
+cdef inline Py_ssize_t read_length(Reader* r) except -1:
+    # a string/bytes length: never negative, never past the end of the data
+    cdef Py_ssize_t start = r.pos
+    cdef long long n = read_long(r)
+    if n < 0:
+        raise_decode_error(r, u"negative length %d" % n, start)
+    if n > r.end - r.pos:
+        raise_decode_error(r, u"length %d exceeds the %d bytes that remain" % (n, r.end - r.pos), start)
+    return <Py_ssize_t>n
+
+cdef str read_str(Reader* r)
+
+cdef inline bytes read_bytes(Reader* r):
+    cdef Py_ssize_t n = read_length(r)
+    value = (<const char*>r.data)[r.pos:r.pos + n]
+    r.pos += n
+    return value
+
+cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_ssize_t max_items) except? -1:
+    # Array and map blocks: a negative count is followed by the block's byte
+    # size, which we do not need. 0 ends the collection.
+    cdef Py_ssize_t start = r.pos
+    cdef long long count = read_long(r)
+    if count < 0:
+        if count == -9223372036854775807 - 1:
+            raise_decode_error(r, u"invalid block count", start)
+        count = -count
+        read_long(r)
+    if count:
+        check_count(r, count, min_item_size, max_items)
+    return count
+
+cdef int open_reader(Reader* r, object data, Py_buffer* view) except -1
+cdef void close_reader(Py_buffer* view, int acquired) noexcept

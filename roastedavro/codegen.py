@@ -1,0 +1,278 @@
+"""Turns a visited schema (a tree of record plans) into Cython source.
+
+The skeleton of the module and of each record function comes from the
+Jinja2 templates in ``templates/``; the body of each field comes from its
+encoder. Indentation of emitted fragments is handled here, in code, so the
+templates stay free of whitespace tricks.
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import keyword
+import re
+from typing import Any
+
+import jinja2
+from marshmallow import missing
+
+from roastedavro import __version__
+from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan, avro_schema
+
+# Names a generated identifier must not take: Python and Cython keywords,
+# builtins, and the names the templates and runtime use themselves.
+RESERVED = (
+    set(keyword.kwlist)
+    | set(dir(builtins))
+    | {
+        "cdef", "cpdef", "cimport", "ctypedef", "struct", "union", "enum", "extern",
+        "inline", "public", "readonly", "api", "nogil", "gil", "include", "sizeof",
+        "typeof", "NULL", "new", "char", "short", "long", "int", "double", "float",
+        "unsigned", "signed", "const", "void", "bint", "object", "Py_ssize_t",
+        "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
+        "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
+        "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING",
+        "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
+        "DumpError", "LoadFallback",
+    }
+)
+IDENT_CHARS = re.compile(r"[^0-9A-Za-z_]")
+
+_environment = jinja2.Environment(
+    loader=jinja2.PackageLoader("roastedavro", "templates"),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    autoescape=False,
+)
+
+
+def identifier(text: str) -> str:
+    ident = IDENT_CHARS.sub("_", text)
+    if not ident or ident[0].isdigit():
+        ident = "_" + ident
+    return ident
+
+
+class ModuleEmitter:
+    """Collects what the record functions need from outside their source.
+
+    Python objects used on slow paths (field instances for their
+    ``_serialize``, defaults, mapping types) become typed attributes of the
+    codec object, so each compiled schema instance holds its own.
+    """
+
+    def __init__(self):
+        self.bindings: dict[str, Any] = {}
+        self._names_by_id: dict[int, str] = {}
+
+    def bind(self, obj: Any, name: str) -> str:
+        known = self._names_by_id.get(id(obj))
+        if known is not None:
+            return f"self.{known}"
+        base, n = name, 2
+        while name in self.bindings:
+            name, n = f"{base}_{n}", n + 1
+        self.bindings[name] = obj
+        self._names_by_id[id(obj)] = name
+        return f"self.{name}"
+
+
+class FunctionEmitter:
+    """The lines and local declarations of one generated function."""
+
+    def __init__(self, module: ModuleEmitter, record: RecordPlan):
+        self.module = module
+        self.record = record
+        self.lines: list[str] = []
+        self.c_locals: dict[str, tuple[str, str | None]] = {}
+        self._collection_level = 0
+        self.path_levels = 0
+        self._names: set[str] = set()
+        self._level = 0
+        self._hints: list[str] = []
+
+    # -- lines --------------------------------------------------------------
+
+    def line(self, text: str = "") -> None:
+        self.lines.append("    " * self._level + text if text else "")
+
+    @contextlib.contextmanager
+    def indent(self):
+        self._level += 1
+        try:
+            yield
+        finally:
+            self._level -= 1
+
+    # -- names --------------------------------------------------------------
+
+    @property
+    def hint(self) -> str:
+        """The name of the value being emitted, used to name its locals."""
+        return self._hints[-1]
+
+    @contextlib.contextmanager
+    def naming(self, hint: str):
+        self._hints.append(hint)
+        try:
+            yield
+        finally:
+            self._hints.pop()
+
+    def name(self, hint: str) -> str:
+        """A fresh local name based on ``hint``."""
+        base = identifier(hint)
+        name, n = base, 2
+        if name in RESERVED:
+            name = base = base + "_"
+        while name in self._names or name in RESERVED:
+            name, n = f"{base}{n}", n + 1
+        self._names.add(name)
+        return name
+
+    def c_local(self, ctype: str, hint: str, initial: str | None = None) -> str:
+        name = self.name(hint)
+        self.c_locals[name] = (ctype, initial)
+        return name
+
+    @contextlib.contextmanager
+    def collection(self):
+        """Names that record where inside a collection a value is written.
+
+        Every collection at one nesting level shares one set: ``part`` (is
+        an index or a key current, see PATH_* in the runtime), ``index`` and
+        ``key``. The record's error handler reads them to put the list index
+        or map key into a DumpError's path. Sharing them (rather than one
+        set per field) keeps the C compiler from tracking a value per field
+        at every error exit.
+        """
+        level = self._collection_level
+        names = (f"part{level}", f"index{level}", f"key{level}")
+        if level == self.path_levels:
+            self.path_levels += 1
+            self.c_locals[names[0]] = ("int", "PATH_NONE")
+            self.c_locals[names[1]] = ("Py_ssize_t", "0")
+            self.c_locals[names[2]] = ("object", "None")
+            self._names.update(names)
+        self._collection_level += 1
+        try:
+            yield names
+        finally:
+            self._collection_level -= 1
+
+    def bind(self, obj: Any, what: str) -> str:
+        return self.module.bind(obj, f"{self.record.ident}_{identifier(self.hint)}_{what}")
+
+    def literal(self, value: str) -> str:
+        return repr(value)
+
+    # -- values -------------------------------------------------------------
+
+    def write_value(self, plan: ValuePlan, value: str) -> None:
+        if plan.nullable:
+            null_index, value_index = (0, 1) if plan.null_first else (1, 0)
+            self.line(f"if {value} is None:")
+            self.line(f"    write_byte(w, {null_index * 2})  # union branch null")
+            self.line("else:")
+            with self.indent():
+                self.line(f"write_byte(w, {value_index * 2})  # union branch {plan.encoder.describe()}")
+                plan.encoder.emit_write(self, value)
+        else:
+            self.line(f"if {value} is None:")
+            self.line(f"    raise_dump_error({self.literal(plan.null_message)})")
+            plan.encoder.emit_write(self, value)
+
+    def read_value(self, plan: ValuePlan, target: str) -> None:
+        if plan.nullable:
+            null_index = 0 if plan.null_first else 1
+            self.line(f"if read_index(r, 2) == {null_index}:")
+            self.line(f"    {target} = None")
+            self.line("else:")
+            with self.indent():
+                plan.encoder.emit_read(self, target)
+        else:
+            plan.encoder.emit_read(self, target)
+
+    def declarations(self) -> list[str]:
+        return [
+            f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else "")
+            for name, (ctype, initial) in self.c_locals.items()
+        ]
+
+
+def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
+    """The writer and reader of one record, rendered from their templates."""
+    writer = FunctionEmitter(module, record)
+    reader = FunctionEmitter(module, record)
+    write_fields, read_fields = [], []
+    for number, plan in enumerate(record.fields):
+        with writer.naming(plan.name), reader.naming(plan.name):
+            value = writer.name(plan.name)
+            body = _write_field_body(writer, plan, value)
+            write_fields.append({"plan": plan, "number": number, "value": value, "body": body})
+            read_fields.append(
+                {"plan": plan, "body": _read_field_body(reader, plan)})
+    context = {"record": record, "names": [p.name for p in record.fields]}
+    return {
+        "writer": _render("record_writer.pyx.j2", **context, fields=write_fields,
+                          declarations=writer.declarations(),
+                          path_levels=list(range(writer.path_levels))[::-1]),
+        "reader": _render("record_reader.pyx.j2", **context, fields=read_fields,
+                          declarations=reader.declarations()),
+    }
+
+
+def _collect(fn: FunctionEmitter, emit) -> list[str]:
+    start = len(fn.lines)
+    emit()
+    body = fn.lines[start:]
+    del fn.lines[start:]
+    return body
+
+
+def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[str]:
+    def emit():
+        fn.line(f"if {value} is MISSING:")
+        with fn.indent():
+            if plan.dump_default is not missing:
+                default = fn.bind(plan.dump_default, "dump_default")
+                call = "()" if callable(plan.dump_default) else ""
+                fn.line(f"{value} = {default}{call}")
+            elif plan.avro_default is not NO_DEFAULT:
+                default = fn.bind(plan.avro_default, "avro_default")
+                fn.line(f"{value} = {default}")
+            elif plan.value.nullable:
+                fn.line(f"{value} = None")
+            else:
+                fn.line(f"raise_dump_error({fn.literal(plan.field.error_messages['required'])})")
+        fn.write_value(plan.value, value)
+    return _collect(fn, emit)
+
+
+def _read_field_body(fn: FunctionEmitter, plan) -> list[str]:
+    return _collect(fn, lambda: fn.read_value(plan.value, f"record[{plan.load_key!r}]"))
+
+
+def _render(template: str, **context) -> str:
+    return _environment.get_template(template).render(**context)
+
+
+def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
+                    flags_key: str) -> tuple[str, dict[str, Any]]:
+    """The Cython source of a schema's codec, and the objects it binds."""
+    module = ModuleEmitter()
+    functions = [record_functions(record, module) for record in records]
+    source = _render(
+        "module.pyx.j2",
+        version=__version__,
+        label=label,
+        root=root,
+        records=records,
+        avro=avro_schema(root),
+        functions=functions,
+        bindings=list(module.bindings),
+    )
+    return source, module.bindings

@@ -1,0 +1,129 @@
+"""The Encoder base class: what every field type's code generator provides.
+
+An encoder is created once per field occurrence while a schema is compiled.
+It states the Avro type the field is written as and emits the Cython lines
+that write and read one value of it. The surrounding record function, null
+handling and missing values are the same for every field and are generated
+by the visitor and the templates, so an encoder only deals with a value that
+is present and not None.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from marshmallow import fields
+
+from roastedavro.errors import CompileError
+
+if TYPE_CHECKING:
+    from roastedavro.codegen import FunctionEmitter
+    from roastedavro.visitor import NamedTypes, SchemaVisitor
+
+
+class Encoder:
+    """Base class of the code generators for one marshmallow field class.
+
+    Subclasses set ``field_class`` and implement :meth:`avro_type`,
+    :meth:`emit_write` and :meth:`emit_read`. Register them with
+    :func:`roastedavro.register_encoder`.
+
+    Inside emitted code these names are available:
+
+    ``w``     the ``Writer*`` being written to (write side)
+    ``r``     the ``Reader*`` being read from (read side)
+    ``obj``   the object the current record is dumped from (write side)
+    ``depth`` the nesting depth of the current record
+    ``self``  the codec, holding every object bound with ``fn.bind``
+
+    plus every primitive of ``roastedavro._runtime`` (``write_long``,
+    ``read_str``, ``convert``, ...).
+    """
+
+    #: the marshmallow field class this encoder handles (and its subclasses,
+    #: unless a more specific encoder is registered)
+    field_class: ClassVar[type[fields.Field]] = fields.Field
+    #: Avro types the field may be written as, chosen with
+    #: ``metadata={"avro": ...}``; the first one is the default
+    avro_types: ClassVar[tuple[Any, ...]] = ()
+    #: the fewest bytes one value takes on the wire; collection counts are
+    #: checked against it before anything is read
+    min_size: ClassVar[int] = 1
+
+    def __init__(self, field: fields.Field, visitor: SchemaVisitor, path: str):
+        self.field = field
+        self.visitor = visitor
+        self.path = path
+        self.avro = self.choose_avro_type(field.metadata.get("avro"))
+
+    # -- the Avro side ---------------------------------------------------
+
+    def choose_avro_type(self, override: Any) -> Any:
+        """The Avro type for this field, honouring a metadata override."""
+        if override is None:
+            if not self.avro_types:
+                raise self.error("has no default Avro type; set metadata={'avro': ...}")
+            return self.avro_types[0]
+        if override in self.avro_types:
+            return override
+        choices = ", ".join(repr(t) for t in self.avro_types)
+        raise self.error(
+            f"metadata avro={override!r} is not a type this field can be written as "
+            f"(choose one of {choices})"
+        )
+
+    def avro_type(self, names: NamedTypes) -> Any:
+        """The Avro schema of a (non-null) value of this field."""
+        return self.avro
+
+    def describe(self) -> str:
+        """A short text for the comment above the field's generated code."""
+        return self.avro if isinstance(self.avro, str) else str(self.avro)
+
+    # -- the code --------------------------------------------------------
+
+    def emit_write(self, fn: FunctionEmitter, value: str) -> None:
+        """Emit lines that write the Python object in variable ``value``."""
+        raise NotImplementedError
+
+    def emit_read(self, fn: FunctionEmitter, target: str) -> None:
+        """Emit lines that read one value and assign it to ``target``."""
+        raise NotImplementedError
+
+    # -- helpers for subclasses -------------------------------------------
+
+    @property
+    def custom_serialize(self) -> bool:
+        """True when the field's class overrides ``_serialize`` below us.
+
+        Then the exact-type fast path would skip the user's conversion, so
+        every value goes through the field's own ``_serialize``.
+        """
+        return type(self.field)._serialize is not self.field_class._serialize
+
+    @property
+    def custom_deserialize(self) -> bool:
+        return type(self.field)._deserialize is not self.field_class._deserialize
+
+    def emit_write_value(self, fn: FunctionEmitter, value: str, writer: str,
+                         python_type: type) -> None:
+        """Write ``value`` with one of the runtime's ``write_*_value`` functions.
+
+        They take values of the exact Python type straight to the wire and
+        convert others with the field's ``_serialize``, as marshmallow's dump
+        does. A subclass that overrides ``_serialize`` gets it called for
+        every value first.
+        """
+        field = fn.bind(self.field, "field")
+        if self.custom_serialize:
+            fn.line(f"{value} = convert({field}, {value}, obj, {python_type.__name__})")
+        fn.line(f"{writer}(w, {value}, {field}, obj)")
+
+    def emit_deserialize(self, fn: FunctionEmitter, target: str) -> None:
+        """Run a user subclass's ``_deserialize`` on a value just read."""
+        if self.custom_deserialize:
+            field = fn.bind(self.field, "field")
+            fn.line(f"{target} = deserialize_value({field}, {target}, r)")
+
+    def error(self, message: str) -> CompileError:
+        return CompileError(f"field {self.path!r} ({type(self.field).__name__}): {message}")

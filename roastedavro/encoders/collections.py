@@ -1,0 +1,160 @@
+"""Encoders for List (Avro array) and Dict/Mapping (Avro map).
+
+Both write Avro's block encoding the way fastavro does: one block holding
+every item, then the terminating zero (an empty collection is the zero
+alone). Reading accepts any block layout, including negative counts.
+"""
+
+from __future__ import annotations
+
+from marshmallow import fields
+
+from roastedavro.encoders.base import Encoder
+
+
+def emit_array_write(fn, value, items):
+    """Write the sequence in ``value`` as an Avro array of ``items``."""
+    count = fn.c_local("Py_ssize_t", f"{fn.hint}_count")
+    item = fn.name(f"{fn.hint}_item")
+    with fn.collection() as (part, index, key):
+        fn.line(f"if type({value}) is not list:")
+        fn.line(f"    {value} = as_list({value})")
+        fn.line(f"{count} = len(<list>{value})")
+        fn.line(f"if {count}:")
+        with fn.indent():
+            fn.line(f"write_long(w, {count})")
+            fn.line(f"{part} = PATH_INDEX")
+            fn.line(f"{index} = 0")
+            fn.line(f"for {item} in <list>{value}:")
+            with fn.indent(), fn.naming(item):
+                fn.write_value(items, item)
+                fn.line(f"{index} += 1")
+            # the count is already written; a list resized under us must not
+            # leave bytes that promise more or fewer items than follow
+            fn.line(f"if {index} != {count}:")
+            fn.line('    raise_dump_error(u"The list changed size while it was being written.")')
+            fn.line(f"{part} = PATH_NONE")
+        fn.line("write_byte(w, 0)")
+
+
+def emit_array_read(fn, target, items):
+    result = fn.c_local("list", f"{fn.hint}_items")
+    count = fn.c_local("long long", f"{fn.hint}_count")
+    index = fn.c_local("long long", f"{fn.hint}_index")
+    item = fn.name(f"{fn.hint}_item")
+    fn.line(f"{result} = []")
+    fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
+    fn.line(f"while {count}:")
+    with fn.indent():
+        fn.line(f"for {index} in range({count}):")
+        with fn.indent(), fn.naming(item):
+            fn.read_value(items, item)
+            fn.line(f"{result}.append({item})")
+        fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
+    fn.line(f"{target} = {result}")
+
+
+class ListEncoder(Encoder):
+    field_class = fields.List
+    avro_types = ("array",)
+
+    def __init__(self, field, visitor, path):
+        super().__init__(field, visitor, path)
+        self.items = visitor.visit_value(field.inner, f"{path}[]")
+
+    def avro_type(self, names):
+        return {"type": "array", "items": self.items.avro_type(names)}
+
+    def describe(self):
+        return f"array<{self.items.describe()}>"
+
+    def emit_write(self, fn, value):
+        emit_array_write(fn, value, self.items)
+
+    def emit_read(self, fn, target):
+        emit_array_read(fn, target, self.items)
+
+
+class MappingEncoder(Encoder):
+    """Dict and any other Mapping field whose keys are strings."""
+
+    field_class = fields.Mapping
+    avro_types = ("map",)
+
+    def __init__(self, field, visitor, path):
+        super().__init__(field, visitor, path)
+        if field.value_field is None:
+            raise self.error("declare values=<field> so the Avro map has a value type")
+        keys = field.key_field
+        if keys is not None and not isinstance(keys, fields.String):
+            raise self.error(
+                f"Avro map keys are strings; keys={type(keys).__name__}() cannot be written"
+            )
+        self.keys = keys
+        self.values = visitor.visit_value(field.value_field, f"{path}{{}}")
+        self.mapping_type = getattr(field, "mapping_type", dict)
+
+    def avro_type(self, names):
+        return {"type": "map", "values": self.values.avro_type(names)}
+
+    def describe(self):
+        return f"map<{self.values.describe()}>"
+
+    def emit_write(self, fn, value):
+        count = fn.c_local("Py_ssize_t", f"{fn.hint}_count")
+        written = fn.c_local("Py_ssize_t", f"{fn.hint}_written")
+        position = fn.c_local("Py_ssize_t", f"{fn.hint}_position")
+        key_ref = fn.c_local("PyObject*", f"{fn.hint}_key_ref")
+        item_ref = fn.c_local("PyObject*", f"{fn.hint}_value_ref")
+        item = fn.name(f"{fn.hint}_value")
+        keys = "None" if self.keys is None else fn.bind(self.keys, "keys")
+        with fn.collection() as (part, index, key):
+            fn.line(f"if type({value}) is not dict:")
+            fn.line(f"    {value} = as_dict({value})")
+            fn.line(f"{count} = len(<dict>{value})")
+            fn.line(f"if {count}:")
+            with fn.indent():
+                fn.line(f"write_long(w, {count})")
+                fn.line(f"{written} = 0")
+                fn.line(f"{position} = 0")
+                fn.line(f"while PyDict_Next({value}, &{position}, &{key_ref}, &{item_ref}):")
+                with fn.indent():
+                    # new references: converting a value may run Python code
+                    fn.line(f"{key} = <object>{key_ref}")
+                    fn.line(f"{item} = <object>{item_ref}")
+                    fn.line(f"{part} = PATH_KEY")
+                    fn.line(f"if type({key}) is not str:")
+                    fn.line(f"    {key} = convert_key({keys}, {key}, obj)")
+                    fn.line(f"write_str(w, <str>{key})")
+                    fn.line(f"{part} = PATH_VALUE")
+                    with fn.naming(item):
+                        fn.write_value(self.values, item)
+                    fn.line(f"{written} += 1")
+                fn.line(f"{part} = PATH_NONE")
+                fn.line(f"if {written} != {count}:")
+                fn.line('    raise_dump_error(u"The mapping changed size while it was being written.")')
+            fn.line("write_byte(w, 0)")
+
+    def emit_read(self, fn, target):
+        result = fn.c_local("dict", f"{fn.hint}_map")
+        count = fn.c_local("long long", f"{fn.hint}_count")
+        index = fn.c_local("long long", f"{fn.hint}_index")
+        key = fn.name(f"{fn.hint}_key")
+        item = fn.name(f"{fn.hint}_value")
+        # a key takes at least its one-byte length
+        min_size = 1 + self.values.min_size
+        fn.line(f"{result} = {{}}")
+        fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+        fn.line(f"while {count}:")
+        with fn.indent():
+            fn.line(f"for {index} in range({count}):")
+            with fn.indent(), fn.naming(item):
+                fn.line(f"{key} = read_str(r)")
+                fn.read_value(self.values, item)
+                fn.line(f"{result}[{key}] = {item}")
+            fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+        if self.mapping_type is dict:
+            fn.line(f"{target} = {result}")
+        else:
+            mapping_type = fn.bind(self.mapping_type, "mapping_type")
+            fn.line(f"{target} = {mapping_type}({result})")

@@ -1,0 +1,77 @@
+"""Nested schemas: Avro named records, written by one function per record."""
+
+from __future__ import annotations
+
+from marshmallow import fields
+
+from roastedavro.encoders.base import Encoder
+from roastedavro.encoders.collections import emit_array_read, emit_array_write
+
+
+class RecordValueEncoder(Encoder):
+    """One value of a record type: a call to that record's function.
+
+    Not registered for a field class; the visitor makes one for every
+    Nested field (and for each item of ``Nested(..., many=True)``).
+    """
+
+    def __init__(self, field, visitor, path, record):
+        self.record = record
+        super().__init__(field, visitor, path)
+
+    def choose_avro_type(self, override):
+        return self.record.full_name
+
+    def avro_type(self, names):
+        return names.record(self.record)
+
+    @property
+    def min_size(self):
+        return self.record.min_size()
+
+    def emit_write(self, fn, value):
+        fn.line(f"self.write_{self.record.ident}(w, {value}, depth + 1)")
+
+    def emit_read(self, fn, target):
+        fn.line(f"{target} = self.read_{self.record.ident}(r, depth + 1)")
+
+
+class NestedEncoder(Encoder):
+    field_class = fields.Nested
+
+    def __init__(self, field, visitor, path):
+        self.field = field
+        self.path = path
+        if field.metadata.get("avro") is not None:
+            raise self.error("a nested schema is always an Avro record; remove metadata 'avro'")
+        record = visitor.visit_record(field.schema, path)
+        self.item = RecordValueEncoder(field, visitor, path, record)
+        self.items = visitor.plain_value(self.item)
+        self.many = bool(field.many)
+        super().__init__(field, visitor, path)
+
+    def choose_avro_type(self, override):
+        return "array" if self.many else self.item.avro
+
+    @property
+    def min_size(self):
+        return 1 if self.many else self.item.min_size
+
+    def avro_type(self, names):
+        record = self.item.avro_type(names)
+        return {"type": "array", "items": record} if self.many else record
+
+    def describe(self):
+        return f"array<{self.item.record.full_name}>" if self.many else self.item.record.full_name
+
+    def emit_write(self, fn, value):
+        if self.many:
+            emit_array_write(fn, value, self.items)
+        else:
+            self.item.emit_write(fn, value)
+
+    def emit_read(self, fn, target):
+        if self.many:
+            emit_array_read(fn, target, self.items)
+        else:
+            self.item.emit_read(fn, target)

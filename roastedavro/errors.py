@@ -1,0 +1,44 @@
+"""Exceptions raised by roastedavro."""
+
+from __future__ import annotations
+
+
+class DecodeError(ValueError):
+    """Bytes that are not a valid Avro encoding of the schema's record.
+
+    ``offset`` is the position in the input where the problem was found.
+    """
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(f"{message} (at byte offset {offset})")
+        self.reason = message
+        self.offset = offset
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.offset))
+
+
+class CompileError(Exception):
+    """A schema that cannot be compiled, or a toolchain that failed."""
+
+
+class DumpError(Exception):
+    """Internal: a value that cannot be written, raised from generated code.
+
+    ``path`` collects field names, list indexes and map keys innermost first
+    as the error travels up through the generated record functions;
+    the public entry points turn it into a marshmallow ``ValidationError``.
+    """
+
+    def __init__(self, messages, path=None):
+        super().__init__(messages)
+        self.messages = messages if isinstance(messages, (list, dict)) else [messages]
+        self.path = path if path is not None else []
+
+
+class LoadFallback(Exception):
+    """Internal: the bytes decoded, but marshmallow's load would reject a value.
+
+    The compiled path then runs marshmallow on the decoded data so that the
+    ValidationError is exactly the one marshmallow raises.
+    """

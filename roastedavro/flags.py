@@ -1,0 +1,41 @@
+"""Options that change how a schema is compiled or how its codec behaves."""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class CompileFlags:
+    """Options for :meth:`CompiledSchema.compile`.
+
+    ``optimize``
+        The C compiler's optimisation level (``"-O2"`` by default). ``-O1``
+        compiles faster, ``-O3`` rarely runs faster for this kind of code.
+    ``max_depth``
+        How deeply records may nest (in recursive schemas) before dump
+        raises ``ValidationError`` and load raises ``DecodeError``. Keeps
+        hostile or cyclic input from exhausting the C stack.
+    ``max_items``
+        The most items one array or map block may announce on load.
+    ``annotate``
+        Keep Cython's HTML annotation next to the cached module
+        (for profiling generated code with ``cython -a``-style reports).
+    """
+
+    optimize: str = "-O2"
+    max_depth: int = 500
+    max_items: int = 100_000_000
+    annotate: bool = False
+
+    def __post_init__(self):
+        if self.optimize not in ("-O0", "-O1", "-O2", "-O3", "-Os"):
+            raise ValueError(f"optimize must be one of -O0 -O1 -O2 -O3 -Os, not {self.optimize!r}")
+        if not 1 <= self.max_depth <= 10_000:
+            raise ValueError("max_depth must be between 1 and 10000")
+        if self.max_items < 1:
+            raise ValueError("max_items must be positive")
+
+    def build_key(self) -> str:
+        """The part of the flags that changes the compiled binary."""
+        return f"{self.optimize} annotate={self.annotate}"

@@ -1,0 +1,267 @@
+"""Walks a schema's fields once and turns them into a plan for code generation.
+
+Each field is dispatched to the encoder registered for its class (exact
+class first, then the nearest class in its MRO, then the fallback). Nested
+schemas become named Avro records; a schema met again while it is being
+visited (a recursive reference) becomes a reference to the same record and
+to the same generated function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import Any
+
+import fastavro
+from marshmallow import Schema, fields, missing
+
+from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
+from roastedavro.errors import CompileError
+
+AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+NO_DEFAULT = object()
+
+
+@dataclasses.dataclass
+class ValuePlan:
+    """One position where a value is written: an encoder, maybe nullable."""
+
+    encoder: Encoder
+    nullable: bool = False
+    null_first: bool = True
+
+    def avro_type(self, names: NamedTypes) -> Any:
+        inner = self.encoder.avro_type(names)
+        if not self.nullable:
+            return inner
+        return ["null", inner] if self.null_first else [inner, "null"]
+
+    def describe(self) -> str:
+        inner = self.encoder.describe()
+        if not self.nullable:
+            return inner
+        return f"null | {inner}" if self.null_first else f"{inner} | null"
+
+    @property
+    def min_size(self) -> int:
+        return 1 if self.nullable else self.encoder.min_size
+
+    @property
+    def null_message(self) -> str:
+        return self.encoder.field.error_messages["null"]
+
+
+@dataclasses.dataclass
+class FieldPlan:
+    name: str               # the key in schema.fields
+    avro_name: str          # data_key, else name
+    dump_key: str           # where dump reads the value: attribute, else name
+    load_key: str           # where load puts it: attribute, else name
+    field: fields.Field
+    value: ValuePlan
+    avro_default: Any = NO_DEFAULT
+    dump_default: Any = missing
+
+
+@dataclasses.dataclass
+class RecordPlan:
+    schema: Schema
+    name: str
+    namespace: str | None
+    ident: str              # used in generated function names
+    fields: list[FieldPlan] = dataclasses.field(default_factory=list)
+    _min_size: int | None = None
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.namespace}.{self.name}" if self.namespace else self.name
+
+    def min_size(self) -> int:
+        # Recursion in progress counts as 0: a conservative lower bound.
+        if self._min_size is None:
+            self._min_size = 0
+            self._min_size = min(1, sum(f.value.min_size for f in self.fields))
+        return self._min_size
+
+
+class NamedTypes:
+    """Writes each named type in full the first time, by name afterwards."""
+
+    def __init__(self):
+        self.defined: set[str] = set()
+
+    def record(self, record: RecordPlan) -> Any:
+        if record.full_name in self.defined:
+            return record.full_name
+        self.defined.add(record.full_name)
+        avro: dict[str, Any] = {"type": "record", "name": record.name}
+        if record.namespace:
+            avro["namespace"] = record.namespace
+        avro["fields"] = [field_schema(f, self) for f in record.fields]
+        return avro
+
+
+def field_schema(plan: FieldPlan, names: NamedTypes) -> dict:
+    avro = {"name": plan.avro_name, "type": plan.value.avro_type(names)}
+    if plan.avro_default is not NO_DEFAULT:
+        avro["default"] = plan.avro_default
+    return avro
+
+
+def meta_option(schema: Schema, name: str, inherited: bool) -> Any:
+    """An ``avro_*`` option from the schema's ``class Meta``.
+
+    The record name is not inherited (a subclass is another record); the
+    namespace is.
+    """
+    if inherited:
+        return getattr(getattr(schema, "Meta", None), name, None)
+    meta = type(schema).__dict__.get("Meta")
+    return getattr(meta, name, None) if meta is not None else None
+
+
+def hook_tags(schema: Schema) -> set[str]:
+    """The marshmallow hook kinds a schema defines (pre_load, validates, ...)."""
+    tags = set()
+    for key, hooks in getattr(schema, "_hooks", {}).items():
+        if hooks:
+            # marshmallow 3 keys hooks by (tag, pass_many), marshmallow 4 by tag
+            tags.add(key[0] if isinstance(key, tuple) else key)
+    return tags
+
+
+class SchemaVisitor:
+    def __init__(self, registry: EncoderRegistry, fallback: type[Encoder] = FallbackEncoder):
+        self.registry = registry
+        self.fallback = fallback
+        self.records: dict[tuple, RecordPlan] = {}
+        self._by_name: dict[str, tuple] = {}
+        self._idents: set[str] = set()
+        self.load_needs_marshmallow: list[str] = []
+        self.dump_needs_marshmallow: list[str] = []
+
+    # -- records ------------------------------------------------------------
+
+    def visit_record(self, schema: Schema, path: str = "") -> RecordPlan:
+        # Two uses of one schema class with the same fields are one Avro
+        # record; the key also stops recursion at the second visit.
+        key = (type(schema), tuple(schema.fields))
+        record = self.records.get(key)
+        if record is not None:
+            return record
+        name = meta_option(schema, "avro_name", inherited=False) or type(schema).__name__
+        namespace = meta_option(schema, "avro_namespace", inherited=True)
+        where = path or type(schema).__name__
+        if not AVRO_NAME.match(name):
+            raise CompileError(f"{where}: {name!r} is not a valid Avro record name (set Meta.avro_name)")
+        if namespace is not None and not all(AVRO_NAME.match(p) for p in namespace.split(".")):
+            raise CompileError(f"{where}: {namespace!r} is not a valid Avro namespace")
+        record = RecordPlan(schema, name, namespace, self._record_ident(name, namespace))
+        if record.full_name in self._by_name:
+            raise CompileError(
+                f"{where}: two different records would both be named {record.full_name!r} "
+                "(the same schema with different fields, or two schemas with one name); "
+                "give one of them another Meta.avro_name"
+            )
+        self._by_name[record.full_name] = key
+        self.records[key] = record
+        self._check_schema(schema, where)
+        avro_names = set()
+        for name, field in schema.fields.items():
+            plan = self.visit_record_field(name, field, f"{path}.{name}" if path else name)
+            if plan.avro_name in avro_names:
+                raise CompileError(f"{where}: two fields are written as {plan.avro_name!r}")
+            avro_names.add(plan.avro_name)
+            record.fields.append(plan)
+        return record
+
+    def _record_ident(self, name: str, namespace: str | None) -> str:
+        ident = name
+        if ident in self._idents and namespace:
+            ident = f"{namespace.replace('.', '_')}_{name}"
+        base, n = ident, 2
+        while ident in self._idents:
+            ident, n = f"{base}{n}", n + 1
+        self._idents.add(ident)
+        return ident
+
+    def _check_schema(self, schema: Schema, where: str) -> None:
+        tags = hook_tags(schema)
+        load_tags = tags & {"pre_load", "post_load", "validates", "validates_schema"}
+        dump_tags = tags & {"pre_dump", "post_dump"}
+        if load_tags:
+            self.load_needs_marshmallow.append(f"{where}: {', '.join(sorted(load_tags))}")
+        if dump_tags:
+            self.dump_needs_marshmallow.append(f"{where}: {', '.join(sorted(dump_tags))}")
+        if type(schema).get_attribute is not Schema.get_attribute:
+            self.dump_needs_marshmallow.append(f"{where}: get_attribute")
+
+    # -- fields -------------------------------------------------------------
+
+    def visit_record_field(self, name: str, field: fields.Field, path: str) -> FieldPlan:
+        if field.load_only or field.dump_only:
+            raise CompileError(
+                f"field {path!r}: load_only and dump_only fields are not supported yet; "
+                "an Avro record always carries every field"
+            )
+        avro_name = field.data_key or name
+        if not AVRO_NAME.match(avro_name):
+            raise CompileError(
+                f"field {path!r}: {avro_name!r} is not a valid Avro field name "
+                "(letters, digits and _, not starting with a digit); set data_key"
+            )
+        attribute = field.attribute or name
+        value = self.visit_value(field, path)
+        plan = FieldPlan(name, avro_name, attribute, attribute, field, value)
+        plan.dump_default = field.dump_default
+        if "." in attribute:
+            # marshmallow nests the loaded value under each part of the path
+            self.load_needs_marshmallow.append(f"{path}: dotted attribute")
+        self._set_avro_default(plan, path)
+        return plan
+
+    def _set_avro_default(self, plan: FieldPlan, path: str) -> None:
+        field = plan.field
+        default = field.load_default
+        if default is missing or callable(default):
+            default = field.dump_default
+        if default is missing or callable(default):
+            return
+        if default is None:
+            if not plan.value.nullable:
+                raise CompileError(f"field {path!r}: default None needs allow_none=True")
+            plan.avro_default = None
+            return
+        if isinstance(default, float) and not math.isfinite(default):
+            raise CompileError(f"field {path!r}: default {default!r} cannot be written in an Avro schema")
+        branch = plan.value.encoder.avro_type(NamedTypes())
+        try:
+            valid = fastavro.validation.validate(
+                default, fastavro.parse_schema(branch), raise_errors=False)
+        except Exception:
+            valid = False
+        if not valid:
+            raise CompileError(
+                f"field {path!r}: default {default!r} is not a valid Avro {plan.value.encoder.describe()}"
+            )
+        plan.avro_default = default
+        plan.value.null_first = False
+
+    def visit_value(self, field: fields.Field, path: str) -> ValuePlan:
+        if type(field).serialize is not fields.Field.serialize or (
+                type(field).get_value is not fields.Field.get_value):
+            self.dump_needs_marshmallow.append(f"{path}: {type(field).__name__}.serialize")
+        if field.validators:
+            self.load_needs_marshmallow.append(f"{path}: validators")
+        encoder_class = self.registry.lookup(type(field)) or self.fallback
+        encoder = encoder_class(field, self, path)
+        return ValuePlan(encoder, nullable=bool(field.allow_none))
+
+    def plain_value(self, encoder: Encoder) -> ValuePlan:
+        return ValuePlan(encoder)
+
+
+def avro_schema(root: RecordPlan) -> dict:
+    return NamedTypes().record(root)
