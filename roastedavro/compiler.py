@@ -188,7 +188,7 @@ def _compile_c(c_file: Path, output: Path, flags: CompileFlags) -> Path:
     command = _compiler_command()
     includes = {sysconfig.get_path("include"), sysconfig.get_path("platinclude")}
     args = [
-        flags.optimize, "-g0", "-fPIC", "-fwrapv", "-fno-strict-aliasing", "-DNDEBUG",
+        flags.optimize, "-g0", "-fPIC", "-fno-semantic-interposition", "-fwrapv", "-fno-strict-aliasing", "-DNDEBUG",
         "-w", *(f"-I{path}" for path in sorted(includes) if path),
     ]
     if sys.platform == "darwin":

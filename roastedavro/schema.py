@@ -56,6 +56,10 @@ class CompiledSchema(Schema):
 
     _roasted_plan: _Plan | None = None
     _roasted_codec: Any = None
+    # the entry points dump_compiled/load_compiled call, chosen once at
+    # compile time (many or not, compiled or through marshmallow)
+    _roasted_dump: Any = None
+    _roasted_load: Any = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -93,15 +97,38 @@ class CompiledSchema(Schema):
             source, bindings = generate_module(plan.root, plan.records, self._label(),
                                                flags.build_key())
             module = compiler.load(source, flags)
-            self._roasted_codec = module.Codec(bindings, flags.max_depth, flags.max_items)
+            codec = module.Codec(bindings, flags.max_depth, flags.max_items)
+            self._bind_entry_points(codec)
+            self._roasted_codec = codec
         return self
 
-    def _codec(self):
-        codec = self._roasted_codec
-        if codec is None:
+    def _attach(self) -> None:
+        if self._roasted_codec is None:
             self.compile()
-            codec = self._roasted_codec
-        return codec
+
+    def _bind_entry_points(self, codec) -> None:
+        plan = self._plan()
+        if plan.dump_reasons:
+            self._roasted_dump_one = lambda obj: self._dump_with_marshmallow(obj, False)
+            self._roasted_dump_many = lambda obj: self._dump_with_marshmallow(obj, True)
+        else:
+            self._roasted_dump_one, self._roasted_dump_many = codec.dump, codec.dump_many
+        if plan.load_reasons:
+            load_one, load_many = codec.load, codec.load_many
+            # the compiled reader checks the bytes; marshmallow makes the result
+            def checked_one(data):
+                load_one(data)
+                raise LoadFallback()
+
+            def checked_many(data):
+                load_many(data)
+                raise LoadFallback()
+
+            self._roasted_load_one, self._roasted_load_many = checked_one, checked_many
+        else:
+            self._roasted_load_one, self._roasted_load_many = codec.load, codec.load_many
+        self._roasted_dump = self._roasted_dump_many if self.many else self._roasted_dump_one
+        self._roasted_load = self._roasted_load_many if self.many else self._roasted_load_one
 
     # -- dump and load ------------------------------------------------------
 
@@ -111,12 +138,14 @@ class CompiledSchema(Schema):
         Raises ``marshmallow.ValidationError`` naming the field path when a
         value cannot be written.
         """
-        many = self.many if many is None else bool(many)
-        codec = self._codec()
-        if self._plan().dump_reasons:
-            return self._dump_with_marshmallow(obj, many)
+        dump = self._roasted_dump
+        if dump is None:
+            self._attach()
+            dump = self._roasted_dump
         try:
-            return codec.dump_many(obj) if many else codec.dump(obj)
+            if many is None:
+                return dump(obj)
+            return self._roasted_dump_many(obj) if many else self._roasted_dump_one(obj)
         except DumpError as error:
             raise validation_error(error) from None
 
@@ -125,15 +154,16 @@ class CompiledSchema(Schema):
 
         Malformed bytes raise :class:`roastedavro.DecodeError` with the offset.
         """
-        many = self.many if many is None else bool(many)
-        codec = self._codec()
+        load = self._roasted_load
+        if load is None:
+            self._attach()
+            load = self._roasted_load
+        if many is not None:
+            load = self._roasted_load_many if many else self._roasted_load_one
         try:
-            result = codec.load_many(data) if many else codec.load(data)
+            return load(data)
         except LoadFallback:
-            return self._load_with_marshmallow(data, many)
-        if self._plan().load_reasons:
-            return self._load_with_marshmallow(data, many)
-        return result
+            return self._load_with_marshmallow(data, load is self._roasted_load_many)
 
     def _dump_with_marshmallow(self, obj: Any, many: bool) -> bytes:
         plan = self._plan()
