@@ -161,7 +161,7 @@ cdef struct Reader:
 cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
 cdef int raise_truncated(Reader* r, Py_ssize_t needed) except -1
 cdef long long read_long_slow(Reader* r) except? -1
-cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items) except -1
+cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items, Py_ssize_t offset) except -1
 cdef int check_finished(Reader* r) except -1
 
 cdef inline long long read_long(Reader* r) except? -1:
@@ -244,7 +244,7 @@ cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_s
         count = -count
         read_long(r)
     if count:
-        check_count(r, count, min_item_size, max_items)
+        check_count(r, count, min_item_size, max_items, start)
     return count
 
 cdef int open_reader(Reader* r, object data, Py_buffer* view) except -1

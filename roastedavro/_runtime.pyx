@@ -204,16 +204,16 @@ cdef str read_str(Reader* r):
     return value
 
 
-cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items) except -1:
+cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items, Py_ssize_t offset) except -1:
     # Called before any item is read, so no allocation or loop is ever sized
     # by a count that the remaining bytes cannot back.
     if count > max_items:
         raise DecodeError(
-            u"block of %d items exceeds the limit of %d items" % (count, max_items), r.pos)
+            u"block of %d items exceeds the limit of %d items" % (count, max_items), offset)
     if min_item_size and count > (r.end - r.pos) // min_item_size:
         raise DecodeError(
             u"block of %d items needs at least %d bytes, %d remain"
-            % (count, count * min_item_size, r.end - r.pos), r.pos)
+            % (count, count * min_item_size, r.end - r.pos), offset)
     return 0
 
 

@@ -29,6 +29,10 @@ def serialize_value(field, value, obj, expected: type):
         return result
     if result is None:
         raise DumpError(field.error_messages["null"])
+    if expected is bool:
+        # marshmallow 4's Boolean dumps values unchanged and fastavro writes
+        # their truth value; marshmallow 3 has already made a bool
+        return bool(result)
     if isinstance(result, expected) and not (expected is int and isinstance(result, bool)):
         return expected(result)
     raise DumpError(f"Not a valid {_TYPE_NAMES.get(expected, expected.__name__)}.")
@@ -52,7 +56,7 @@ def as_dict(value):
     raise DumpError("Not a valid mapping type.")
 
 
-def deserialize_value(field, value, reader_unused=None):
+def deserialize_value(field, value):
     """Run a user field subclass's own ``_deserialize`` on a decoded value."""
     try:
         return field._deserialize(value, field.name, None)

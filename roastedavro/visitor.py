@@ -139,12 +139,14 @@ class SchemaVisitor:
         self.records: dict[tuple, RecordPlan] = {}
         self._by_name: dict[str, tuple] = {}
         self._idents: set[str] = set()
+        self._namespaces: list[str | None] = []
         self.load_needs_marshmallow: list[str] = []
         self.dump_needs_marshmallow: list[str] = []
 
     # -- records ------------------------------------------------------------
 
-    def visit_record(self, schema: Schema, path: str = "") -> RecordPlan:
+    def visit_record(self, schema: Schema, path: str = "",
+                     enclosing_namespace: str | None = None) -> RecordPlan:
         # Two uses of one schema class with the same fields are one Avro
         # record; the key also stops recursion at the second visit.
         key = (type(schema), tuple(schema.fields))
@@ -152,7 +154,9 @@ class SchemaVisitor:
         if record is not None:
             return record
         name = meta_option(schema, "avro_name", inherited=False) or type(schema).__name__
-        namespace = meta_option(schema, "avro_namespace", inherited=True)
+        # as in Avro itself, a record without a namespace of its own takes
+        # the namespace of the record it is defined in
+        namespace = meta_option(schema, "avro_namespace", inherited=True) or enclosing_namespace
         where = path or type(schema).__name__
         if not AVRO_NAME.match(name):
             raise CompileError(f"{where}: {name!r} is not a valid Avro record name (set Meta.avro_name)")
@@ -167,6 +171,7 @@ class SchemaVisitor:
             )
         self._by_name[record.full_name] = key
         self.records[key] = record
+        self._namespaces.append(namespace)
         self._check_schema(schema, where)
         avro_names = set()
         for name, field in schema.fields.items():
@@ -175,6 +180,7 @@ class SchemaVisitor:
                 raise CompileError(f"{where}: two fields are written as {plan.avro_name!r}")
             avro_names.add(plan.avro_name)
             record.fields.append(plan)
+        self._namespaces.pop()
         return record
 
     def _record_ident(self, name: str, namespace: str | None) -> str:
@@ -258,6 +264,10 @@ class SchemaVisitor:
         encoder_class = self.registry.lookup(type(field)) or self.fallback
         encoder = encoder_class(field, self, path)
         return ValuePlan(encoder, nullable=bool(field.allow_none))
+
+    @property
+    def current_namespace(self) -> str | None:
+        return self._namespaces[-1] if self._namespaces else None
 
     def plain_value(self, encoder: Encoder) -> ValuePlan:
         return ValuePlan(encoder)

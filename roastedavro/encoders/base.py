@@ -123,7 +123,7 @@ class Encoder:
         """Run a user subclass's ``_deserialize`` on a value just read."""
         if self.custom_deserialize:
             field = fn.bind(self.field, "field")
-            fn.line(f"{target} = deserialize_value({field}, {target}, r)")
+            fn.line(f"{target} = deserialize_value({field}, {target})")
 
     def error(self, message: str) -> CompileError:
         return CompileError(f"field {self.path!r} ({type(self.field).__name__}): {message}")

@@ -44,7 +44,7 @@ class NestedEncoder(Encoder):
         self.path = path
         if field.metadata.get("avro") is not None:
             raise self.error("a nested schema is always an Avro record; remove metadata 'avro'")
-        record = visitor.visit_record(field.schema, path)
+        record = visitor.visit_record(field.schema, path, visitor.current_namespace)
         self.item = RecordValueEncoder(field, visitor, path, record)
         self.items = visitor.plain_value(self.item)
         self.many = bool(field.many)
