@@ -1,0 +1,173 @@
+"""Code generation, the disk cache, concurrency and compile-time errors."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+from marshmallow import fields
+
+from roastedavro import CompileError, CompiledSchema, compiler
+from roastedavro.flags import CompileFlags
+
+
+class Quote(CompiledSchema):
+    symbol = fields.String()
+    bid = fields.Float()
+    ask = fields.Float(allow_none=True)
+    levels = fields.List(fields.Integer())
+
+
+def test_source_is_deterministic_and_readable():
+    source = Quote().compile_to_string()
+    assert source == Quote().compile_to_string()
+    assert source.startswith("# Avro codec for test_compile.Quote")
+    assert "cdef int write_Quote(self, Writer* w, object obj, int depth) except -1:" in source
+    assert "cdef dict read_Quote(self, Reader* r, int depth):" in source
+    assert "# ask: null | double" in source
+    # no hash-based names in the source
+    assert "0x" not in source and "roastedavro_codec_" not in source
+
+
+def run_python(code, cache):
+    env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
+                          capture_output=True, text=True, cwd=str(cache.parent), timeout=300)
+
+
+SCRIPT = """
+    from marshmallow import fields
+    from roastedavro import CompiledSchema, compiler
+    class Cached(CompiledSchema):
+        a = fields.Integer()
+        b = fields.String()
+    s = Cached().compile()
+    assert s.load_compiled(s.dump_compiled({"a": 1, "b": "x"})) == {"a": 1, "b": "x"}
+    print(sorted(compiler.last_timing))
+"""
+
+
+def test_second_process_loads_from_cache_without_building(tmp_path):
+    cache = tmp_path / "cache"
+    first = run_python(SCRIPT, cache)
+    assert first.returncode == 0, first.stderr
+    assert "'cython'" in first.stdout and "'cc'" in first.stdout
+    second = run_python(SCRIPT, cache)
+    assert second.returncode == 0, second.stderr
+    assert "'cython'" not in second.stdout and "'cc'" not in second.stdout
+    built = sorted(p.name for p in cache.iterdir())
+    assert len([p for p in built if p.endswith(".pyx")]) == 1
+    assert not [p for p in built if ".tmp" in p or p.endswith(".c")]
+    # nothing was written where the processes ran
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache"]
+
+
+def test_concurrent_processes_compile_the_same_schema(tmp_path):
+    cache = tmp_path / "cache"
+    env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache))
+    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    assert len(list(cache.glob("*.pyx"))) == 1
+
+
+def test_concurrent_threads_share_one_build(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
+
+    class Threaded(CompiledSchema):
+        x = fields.Integer()
+        y = fields.List(fields.String())
+
+    schemas = [Threaded() for _ in range(6)]
+    errors = []
+
+    def work(schema):
+        try:
+            for i in range(200):
+                assert schema.load_compiled(schema.dump_compiled({"x": i, "y": [str(i)]})) == {
+                    "x": i, "y": [str(i)]}
+        except Exception as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in schemas]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert len(list(tmp_path.glob("*.so"))) == 1
+
+
+def test_missing_c_compiler_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", "/nonexistent/cc")
+
+    class NoCompiler(CompiledSchema):
+        x = fields.Integer()
+
+    with pytest.raises(CompileError, match="no C compiler found.*/nonexistent/cc"):
+        NoCompiler().compile()
+    assert list(tmp_path.iterdir()) == []  # nothing half-built stays
+
+
+def test_failing_c_compiler_shows_its_message(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("CC", "gcc -DBOGUS=1 -include /nonexistent/header.h")
+
+    class BadCompiler(CompiledSchema):
+        x = fields.Integer()
+
+    with pytest.raises(CompileError, match="C compiler failed.*nonexistent/header.h"):
+        BadCompiler().compile()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    "attrs, message",
+    [
+        ({"x": fields.Integer(data_key="bad-name")}, "'bad-name' is not a valid Avro field name"),
+        ({"x": fields.Integer(dump_default="abc")}, "default 'abc' is not a valid Avro long"),
+        ({"x": fields.Float(metadata={"avro": "long"})}, "metadata avro='long'"),
+        ({"x": fields.Dict(keys=fields.String())}, "declare values="),
+        ({"x": fields.Dict(keys=fields.Integer(), values=fields.Integer())}, "Avro map keys are strings"),
+        ({"x": fields.Integer(as_string=True)}, "as_string"),
+        ({"x": fields.Raw()}, "no encoder is registered"),
+        ({"x": fields.Integer(load_only=True)}, "load_only"),
+    ],
+)
+def test_compile_errors_name_the_field(attrs, message):
+    schema_class = type("Broken", (CompiledSchema,), attrs)
+    with pytest.raises(CompileError, match="field 'x'") as error:
+        schema_class().avro_schema()
+    assert message in str(error.value)
+
+
+def test_invalid_record_name():
+    class Named(CompiledSchema):
+        class Meta:
+            avro_name = "not valid"
+
+        x = fields.Integer()
+
+    with pytest.raises(CompileError, match="not a valid Avro record name"):
+        Named().avro_schema()
+
+
+def test_flags_are_checked():
+    with pytest.raises(ValueError):
+        CompileFlags(optimize="-O9")
+    with pytest.raises(ValueError):
+        CompileFlags(max_depth=0)
+
+
+def test_cache_key_covers_source_and_flags():
+    source = Quote().compile_to_string()
+    assert compiler.build_key(source, CompileFlags()) != compiler.build_key(source + "\n", CompileFlags())
+    assert compiler.build_key(source, CompileFlags()) != compiler.build_key(source, CompileFlags(optimize="-O2"))
+    # runtime-only options do not rebuild
+    assert compiler.build_key(source, CompileFlags()) == compiler.build_key(source, CompileFlags(max_depth=9))
