@@ -115,6 +115,19 @@ def test_missing_c_compiler_is_a_clear_error(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []  # nothing half-built stays
 
 
+def test_missing_cython_is_a_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "Cython.Compiler.Main", None)  # import fails
+
+    class NoCython(CompiledSchema):
+        x = fields.Integer()
+        y = fields.Integer()
+
+    with pytest.raises(CompileError, match="Cython is needed.*pip install cython"):
+        NoCython().compile()
+    assert [p for p in tmp_path.iterdir() if not p.name.endswith(".pyx")] == []
+
+
 def test_failing_c_compiler_shows_its_message(tmp_path, monkeypatch):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("CC", "gcc -DBOGUS=1 -include /nonexistent/header.h")
