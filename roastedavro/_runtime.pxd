@@ -135,7 +135,7 @@ cdef int write_double_value(Writer* w, object value, object field, object obj) e
 cdef int write_float_value(Writer* w, object value, object field, object obj) except -1
 cdef int write_str_value(Writer* w, object value, object field, object obj) except -1
 cdef int write_boolean_value(Writer* w, object value, object field, object obj) except -1
-cdef object convert_key(object field, object key, object obj)
+cdef dict with_str_keys(dict mapping, object keys_field, object obj, bint always)
 # Where a record function is inside its collections, for error paths.
 cdef enum:
     PATH_NONE = -1

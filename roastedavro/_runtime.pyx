@@ -10,6 +10,8 @@ import sys
 
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_Next
+from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
@@ -126,10 +128,34 @@ cdef int write_boolean_value(Writer* w, object value, object field, object obj) 
     return write_byte(w, value is True)
 
 
-cdef object convert_key(object field, object key, object obj):
-    if field is None:
-        raise DumpError(u"Map keys must be strings.")
-    return support.serialize_value(field, key, obj, str)
+cdef dict with_str_keys(dict mapping, object keys_field, object obj, bint always):
+    # The mapping itself when every key is an exact str (one C-level pass);
+    # otherwise a new dict of converted keys, later keys winning as in
+    # marshmallow's Dict. Errors name the key, marshmallow-style.
+    cdef Py_ssize_t position = 0
+    cdef PyObject* key_ref
+    cdef PyObject* value_ref
+    if not always:
+        while PyDict_Next(mapping, &position, &key_ref, &value_ref):
+            if type(<object>key_ref) is not str:
+                break
+        else:
+            return mapping
+    converted = {}
+    for key, value in mapping.items():
+        try:
+            if keys_field is None:
+                if type(key) is not str:
+                    raise DumpError(u"Map keys must be strings.")
+                new_key = key
+            else:
+                new_key = support.serialize_value(keys_field, key, obj, str)
+        except DumpError as error:
+            error.path.append(u"key")
+            error.path.append(key)
+            raise
+        converted[new_key] = value
+    return converted
 
 
 cdef int add_path(object error, int part, Py_ssize_t index, object key) except -1:

@@ -12,6 +12,7 @@ import builtins
 import contextlib
 import keyword
 import re
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -38,6 +39,15 @@ RESERVED = (
     }
 )
 IDENT_CHARS = re.compile(r"[^0-9A-Za-z_]")
+# the per-level names FunctionEmitter.collection() hands out
+COLLECTION_NAMES = re.compile(r"(part|index|key)[0-9]+\Z")
+_PACKAGE = Path(__file__).resolve().parent
+# every name the module skeleton and the runtime declare or import, so that
+# a field called `write_long` or `obj` cannot shadow one of them
+RESERVED |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (
+    (_PACKAGE / "templates" / "module.pyx.j2").read_text()
+    + (_PACKAGE / "_runtime.pxd").read_text()
+)))
 
 _environment = jinja2.Environment(
     loader=jinja2.PackageLoader("roastedavro", "templates"),
@@ -126,7 +136,7 @@ class FunctionEmitter:
         """A fresh local name based on ``hint``."""
         base = identifier(hint)
         name, n = base, 2
-        if name in RESERVED:
+        if name in RESERVED or COLLECTION_NAMES.match(name):
             name = base = base + "_"
         while name in self._names or name in RESERVED:
             name, n = f"{base}{n}", n + 1

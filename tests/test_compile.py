@@ -20,6 +20,15 @@ class Quote(CompiledSchema):
     levels = fields.List(fields.Integer())
 
 
+def test_field_names_cannot_shadow_generated_or_runtime_names():
+    names = ["write_long", "obj", "self", "w", "r", "record", "depth", "int", "MISSING",
+             "convert", "part0", "index0", "key0", "error", "source", "field_no", "cdef"]
+    attrs = {name: fields.List(fields.Integer()) for name in names}
+    schema = type("Shadowing", (CompiledSchema,), attrs)()
+    record = {name: [i] for i, name in enumerate(names)}
+    assert schema.load_compiled(schema.dump_compiled(record)) == record
+
+
 def test_source_is_deterministic_and_readable():
     source = Quote().compile_to_string()
     assert source == Quote().compile_to_string()
@@ -67,8 +76,10 @@ def test_second_process_loads_from_cache_without_building(tmp_path):
 def test_concurrent_processes_compile_the_same_schema(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache))
+    # cwd outside the repository: `python -c` imports from the current folder
     procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              cwd=str(tmp_path))
              for _ in range(3)]
     for proc in procs:
         out, err = proc.communicate(timeout=300)

@@ -91,6 +91,12 @@ class MappingEncoder(Encoder):
                 f"Avro map keys are strings; keys={type(keys).__name__}() cannot be written"
             )
         self.keys = keys
+        # a key field with its own conversions runs them for every key
+        self.convert_keys = keys is not None and type(keys)._serialize is not fields.String._serialize
+        self.deserialize_keys = keys is not None and (
+            type(keys)._deserialize is not fields.String._deserialize)
+        if keys is not None and keys.validators:
+            visitor.load_needs_marshmallow.append(f"{path}: key validators")
         self.values = visitor.visit_value(field.value_field, f"{path}{{}}")
         self.mapping_type = getattr(field, "mapping_type", dict)
 
@@ -111,6 +117,10 @@ class MappingEncoder(Encoder):
         with fn.collection() as (part, index, key):
             fn.line(f"if type({value}) is not dict:")
             fn.line(f"    {value} = as_dict({value})")
+            # keys that are not all exact str are converted first, as
+            # marshmallow does: two keys may become one
+            always = "True" if self.convert_keys else "False"
+            fn.line(f"{value} = with_str_keys(<dict>{value}, {keys}, obj, {always})")
             fn.line(f"{count} = len(<dict>{value})")
             fn.line(f"if {count}:")
             with fn.indent():
@@ -123,8 +133,6 @@ class MappingEncoder(Encoder):
                     fn.line(f"{key} = <object>{key_ref}")
                     fn.line(f"{item} = <object>{item_ref}")
                     fn.line(f"{part} = PATH_KEY")
-                    fn.line(f"if type({key}) is not str:")
-                    fn.line(f"    {key} = convert_key({keys}, {key}, obj)")
                     fn.line(f"write_str(w, <str>{key})")
                     fn.line(f"{part} = PATH_VALUE")
                     with fn.naming(item):
@@ -150,6 +158,9 @@ class MappingEncoder(Encoder):
             fn.line(f"for {index} in range({count}):")
             with fn.indent(), fn.naming(item):
                 fn.line(f"{key} = read_str(r)")
+                if self.deserialize_keys:
+                    keys = fn.bind(self.keys, "keys")
+                    fn.line(f"{key} = deserialize_value({keys}, {key})")
                 fn.read_value(self.values, item)
                 fn.line(f"{result}[{key}] = {item}")
             fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
