@@ -33,7 +33,7 @@ RESERVED = (
         "unsigned", "signed", "const", "void", "bint", "object", "Py_ssize_t",
         "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
         "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
-        "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING",
+        "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
         "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
         "DumpError", "LoadFallback",
     }
@@ -90,6 +90,30 @@ class ModuleEmitter:
         return f"self.{name}"
 
 
+class CollectionLevel:
+    """Locals shared by the collections at one nesting level of a function."""
+
+    def __init__(self, fn: FunctionEmitter, number: int):
+        self.fn = fn
+        self.number = number
+        self.part = self.c_local("int", "part", "PATH_NONE")
+        self.index = self.c_local("Py_ssize_t", "index", "0")
+        self.key = self.c_local("object", "key", "None")
+
+    def c_local(self, ctype: str, base: str, initial: str | None = None) -> str:
+        name = f"{base}{self.number}"
+        if name not in self.fn.c_locals:
+            self.fn.c_locals[name] = (ctype, initial)
+            self.fn._names.add(name)
+        return name
+
+    def local(self, base: str) -> str:
+        """A Python object local (untyped, needs no declaration)."""
+        name = f"{base}{self.number}"
+        self.fn._names.add(name)
+        return name
+
+
 class FunctionEmitter:
     """The lines and local declarations of one generated function."""
 
@@ -144,32 +168,30 @@ class FunctionEmitter:
         return name
 
     def c_local(self, ctype: str, hint: str, initial: str | None = None) -> str:
-        name = self.name(hint)
-        self.c_locals[name] = (ctype, initial)
+        """A C local; the same hint gives the same (shared) variable."""
+        name = identifier(hint)
+        if name not in self.c_locals:
+            self.c_locals[name] = (ctype, initial)
+            self._names.add(name)
         return name
 
     @contextlib.contextmanager
     def collection(self):
-        """Names that record where inside a collection a value is written.
+        """The names a collection uses at its nesting level: ``level.item`` ...
 
-        Every collection at one nesting level shares one set: ``part`` (is
-        an index or a key current, see PATH_* in the runtime), ``index`` and
-        ``key``. The record's error handler reads them to put the list index
-        or map key into a DumpError's path. Sharing them (rather than one
-        set per field) keeps the C compiler from tracking a value per field
-        at every error exit.
+        Collections at one nesting level share their locals (``count0``,
+        ``item0``, ...): a record function has a handful of variables
+        however many fields it writes, which keeps the C compiler from
+        tracking every field's variable at every error exit. ``part``,
+        ``index`` and ``key`` also tell the record's error handler where
+        inside a collection a failing value was (see PATH_* in the runtime).
         """
-        level = self._collection_level
-        names = (f"part{level}", f"index{level}", f"key{level}")
-        if level == self.path_levels:
+        level = CollectionLevel(self, self._collection_level)
+        if self._collection_level == self.path_levels:
             self.path_levels += 1
-            self.c_locals[names[0]] = ("int", "PATH_NONE")
-            self.c_locals[names[1]] = ("Py_ssize_t", "0")
-            self.c_locals[names[2]] = ("object", "None")
-            self._names.update(names)
         self._collection_level += 1
         try:
-            yield names
+            yield level
         finally:
             self._collection_level -= 1
 
@@ -220,7 +242,7 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     write_fields, read_fields = [], []
     for number, plan in enumerate(record.fields):
         with writer.naming(plan.name), reader.naming(plan.name):
-            value = writer.name(plan.name)
+            value = "value"
             body = _write_field_body(writer, plan, value)
             write_fields.append({"plan": plan, "number": number, "value": value, "body": body})
             read_fields.append(

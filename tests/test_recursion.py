@@ -36,7 +36,8 @@ def test_recursive_schema_is_a_named_reference(node):
     assert fields_by_name["next"] == ["null", "Node"]
     source = node.compile_to_string()
     assert source.count("cdef int write_Node(") == 1
-    assert "self.write_Node(w, next_, depth + 1)" in source
+    assert "self.write_Node(w, value, depth + 1)" in source
+    assert "self.write_Node(w, item0, depth + 1)" in source
 
 
 def test_recursive_records_match_oracles(node):

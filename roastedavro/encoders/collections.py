@@ -14,44 +14,45 @@ from roastedavro.encoders.base import Encoder
 
 def emit_array_write(fn, value, items):
     """Write the sequence in ``value`` as an Avro array of ``items``."""
-    count = fn.c_local("Py_ssize_t", f"{fn.hint}_count")
-    item = fn.name(f"{fn.hint}_item")
-    with fn.collection() as (part, index, key):
+    with fn.collection() as level:
+        count = level.c_local("Py_ssize_t", "count")
+        item = level.local("item")
         fn.line(f"if type({value}) is not list:")
         fn.line(f"    {value} = as_list({value})")
         fn.line(f"{count} = len(<list>{value})")
         fn.line(f"if {count}:")
         with fn.indent():
             fn.line(f"write_long(w, {count})")
-            fn.line(f"{part} = PATH_INDEX")
-            fn.line(f"{index} = 0")
+            fn.line(f"{level.part} = PATH_INDEX")
+            fn.line(f"{level.index} = 0")
             fn.line(f"for {item} in <list>{value}:")
-            with fn.indent(), fn.naming(item):
+            with fn.indent(), fn.naming(f"{fn.hint}_item"):
                 fn.write_value(items, item)
-                fn.line(f"{index} += 1")
+                fn.line(f"{level.index} += 1")
             # the count is already written; a list resized under us must not
             # leave bytes that promise more or fewer items than follow
-            fn.line(f"if {index} != {count}:")
+            fn.line(f"if {level.index} != {count}:")
             fn.line('    raise_dump_error(u"The list changed size while it was being written.")')
-            fn.line(f"{part} = PATH_NONE")
+            fn.line(f"{level.part} = PATH_NONE")
         fn.line("write_byte(w, 0)")
 
 
 def emit_array_read(fn, target, items):
-    result = fn.c_local("list", f"{fn.hint}_items")
-    count = fn.c_local("long long", f"{fn.hint}_count")
-    index = fn.c_local("long long", f"{fn.hint}_index")
-    item = fn.name(f"{fn.hint}_item")
-    fn.line(f"{result} = []")
-    fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
-    fn.line(f"while {count}:")
-    with fn.indent():
-        fn.line(f"for {index} in range({count}):")
-        with fn.indent(), fn.naming(item):
-            fn.read_value(items, item)
-            fn.line(f"{result}.append({item})")
+    with fn.collection() as level:
+        result = level.c_local("list", "items")
+        count = level.c_local("long long", "count")
+        index = level.c_local("long long", "position")
+        item = level.local("item")
+        fn.line(f"{result} = []")
         fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
-    fn.line(f"{target} = {result}")
+        fn.line(f"while {count}:")
+        with fn.indent():
+            fn.line(f"for {index} in range({count}):")
+            with fn.indent(), fn.naming(f"{fn.hint}_item"):
+                fn.read_value(items, item)
+                fn.line(f"{result}.append({item})")
+            fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
+        fn.line(f"{target} = {result}")
 
 
 class ListEncoder(Encoder):
@@ -107,14 +108,13 @@ class MappingEncoder(Encoder):
         return f"map<{self.values.describe()}>"
 
     def emit_write(self, fn, value):
-        count = fn.c_local("Py_ssize_t", f"{fn.hint}_count")
-        written = fn.c_local("Py_ssize_t", f"{fn.hint}_written")
-        position = fn.c_local("Py_ssize_t", f"{fn.hint}_position")
-        key_ref = fn.c_local("PyObject*", f"{fn.hint}_key_ref")
-        item_ref = fn.c_local("PyObject*", f"{fn.hint}_value_ref")
-        item = fn.name(f"{fn.hint}_value")
         keys = "None" if self.keys is None else fn.bind(self.keys, "keys")
-        with fn.collection() as (part, index, key):
+        with fn.collection() as level:
+            count = level.c_local("Py_ssize_t", "count")
+            position = level.c_local("Py_ssize_t", "position")
+            key_ref = level.c_local("PyObject*", "key_ref")
+            item_ref = level.c_local("PyObject*", "item_ref")
+            item = level.local("item")
             fn.line(f"if type({value}) is not dict:")
             fn.line(f"    {value} = as_dict({value})")
             # keys that are not all exact str are converted first, as
@@ -125,47 +125,47 @@ class MappingEncoder(Encoder):
             fn.line(f"if {count}:")
             with fn.indent():
                 fn.line(f"write_long(w, {count})")
-                fn.line(f"{written} = 0")
+                fn.line(f"{level.index} = 0")
                 fn.line(f"{position} = 0")
                 fn.line(f"while PyDict_Next({value}, &{position}, &{key_ref}, &{item_ref}):")
                 with fn.indent():
                     # new references: converting a value may run Python code
-                    fn.line(f"{key} = <object>{key_ref}")
+                    fn.line(f"{level.key} = <object>{key_ref}")
                     fn.line(f"{item} = <object>{item_ref}")
-                    fn.line(f"{part} = PATH_KEY")
-                    fn.line(f"write_str(w, <str>{key})")
-                    fn.line(f"{part} = PATH_VALUE")
-                    with fn.naming(item):
+                    fn.line(f"{level.part} = PATH_KEY")
+                    fn.line(f"write_str(w, <str>{level.key})")
+                    fn.line(f"{level.part} = PATH_VALUE")
+                    with fn.naming(f"{fn.hint}_value"):
                         fn.write_value(self.values, item)
-                    fn.line(f"{written} += 1")
-                fn.line(f"{part} = PATH_NONE")
-                fn.line(f"if {written} != {count}:")
+                    fn.line(f"{level.index} += 1")
+                fn.line(f"{level.part} = PATH_NONE")
+                fn.line(f"if {level.index} != {count}:")
                 fn.line('    raise_dump_error(u"The mapping changed size while it was being written.")')
             fn.line("write_byte(w, 0)")
 
     def emit_read(self, fn, target):
-        result = fn.c_local("dict", f"{fn.hint}_map")
-        count = fn.c_local("long long", f"{fn.hint}_count")
-        index = fn.c_local("long long", f"{fn.hint}_index")
-        key = fn.name(f"{fn.hint}_key")
-        item = fn.name(f"{fn.hint}_value")
         # a key takes at least its one-byte length
         min_size = 1 + self.values.min_size
-        fn.line(f"{result} = {{}}")
-        fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
-        fn.line(f"while {count}:")
-        with fn.indent():
-            fn.line(f"for {index} in range({count}):")
-            with fn.indent(), fn.naming(item):
-                fn.line(f"{key} = read_str(r)")
-                if self.deserialize_keys:
-                    keys = fn.bind(self.keys, "keys")
-                    fn.line(f"{key} = deserialize_value({keys}, {key})")
-                fn.read_value(self.values, item)
-                fn.line(f"{result}[{key}] = {item}")
+        with fn.collection() as level:
+            result = level.c_local("dict", "map")
+            count = level.c_local("long long", "count")
+            index = level.c_local("long long", "position")
+            item = level.local("item")
+            fn.line(f"{result} = {{}}")
             fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
-        if self.mapping_type is dict:
-            fn.line(f"{target} = {result}")
-        else:
-            mapping_type = fn.bind(self.mapping_type, "mapping_type")
-            fn.line(f"{target} = {mapping_type}({result})")
+            fn.line(f"while {count}:")
+            with fn.indent():
+                fn.line(f"for {index} in range({count}):")
+                with fn.indent(), fn.naming(f"{fn.hint}_value"):
+                    fn.line(f"{level.key} = read_str(r)")
+                    if self.deserialize_keys:
+                        keys = fn.bind(self.keys, "keys")
+                        fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
+                    fn.read_value(self.values, item)
+                    fn.line(f"{result}[{level.key}] = {item}")
+                fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+            if self.mapping_type is dict:
+                fn.line(f"{target} = {result}")
+            else:
+                mapping_type = fn.bind(self.mapping_type, "mapping_type")
+                fn.line(f"{target} = {mapping_type}({result})")

@@ -59,7 +59,7 @@ class FloatEncoder(Encoder):
         self.emit_write_value(fn, value, writer, float)
 
     def emit_read(self, fn, target):
-        number = fn.c_local("double", f"{fn.hint}_number")
+        number = fn.c_local("double", "number")
         read = "read_float" if self.avro == "float" else "read_double"
         fn.line(f"{number} = {read}(r)")
         if not self.field.allow_nan:
