@@ -83,6 +83,10 @@ cdef inline int write_float(Writer* w, double value) except -1:
 # strings it is the object's own storage), no temporary bytes object.
 cdef int write_str(Writer* w, str value) except -1
 
+cdef inline int write_encoded(Writer* w, bytes value) except -1:
+    # bytes already in Avro form (a constant, say)
+    return write_raw(w, PyBytes_AS_STRING(value), len(value))
+
 cdef inline int write_bytes(Writer* w, bytes value) except -1:
     cdef Py_ssize_t n = len(value)
     write_long(w, n)
@@ -144,6 +148,40 @@ cdef enum:
     PATH_VALUE = 2
 
 cdef int add_path(object error, int part, Py_ssize_t index, object key) except -1
+
+# ------------------------------------------------------ logical types --
+
+# DateTime flavours: naive values taken as UTC / aware values required /
+# naive wall-clock time (Avro's local-timestamp-*)
+cdef enum:
+    TIMESTAMP_UTC = 0
+    TIMESTAMP_AWARE = 1
+    TIMESTAMP_LOCAL = 2
+
+# the exact Python type of a logical value, else marshmallow's conversion
+cdef object coerce(object field, object value, object obj, type expected)
+
+cdef int write_timestamp_value(Writer* w, object value, object field, object obj, int kind, long long unit) except -1
+cdef object read_timestamp(Reader* r, long long unit, bint aware)
+cdef int write_date_value(Writer* w, object value, object field, object obj) except -1
+cdef object read_date(Reader* r)
+cdef int write_time_value(Writer* w, object value, object field, object obj, long long unit) except -1
+cdef object read_time(Reader* r, long long unit)
+cdef int write_timedelta_value(Writer* w, object value, object field, object obj) except -1
+cdef object read_timedelta(Reader* r)
+cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1
+cdef object read_decimal(Reader* r, int scale, Py_ssize_t size)
+cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1
+cdef object read_uuid(Reader* r, bint fixed)
+cdef object enum_value(dict values, object field, object value, object obj)
+cdef tuple as_tuple(object field, object value, Py_ssize_t size)
+cdef int write_enum_value(Writer* w, object value, object field, object obj, dict indexes) except -1
+cdef object read_enum(Reader* r, tuple members)
+cdef bytes read_fixed(Reader* r, Py_ssize_t size)
+
+# any Avro type, through fastavro: for fields with no encoder of their own
+cdef int write_generic(Writer* w, object value, object parsed_schema) except -1
+cdef object read_generic(Reader* r, object parsed_schema)
 cdef object as_list(object value)
 cdef dict as_dict(object value)
 

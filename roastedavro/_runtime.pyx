@@ -6,10 +6,23 @@ capacity, multi-byte varints, and turning failures into the library's
 exceptions with the byte offset or field path they belong to.
 """
 
+import datetime
+import io
 import sys
+import uuid
+
+import fastavro
 
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.datetime cimport (
+    import_datetime, datetime_new, date_new, time_new, timedelta_new,
+    datetime_year, datetime_month, datetime_day, datetime_hour, datetime_minute,
+    datetime_second, datetime_microsecond, datetime_tzinfo,
+    date_year, date_month, date_day, time_hour, time_minute, time_second,
+    time_microsecond, time_tzinfo, timedelta_days, timedelta_seconds,
+    timedelta_microseconds,
+)
 from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
@@ -19,6 +32,16 @@ from marshmallow.utils import get_value as marshmallow_get_value
 
 from roastedavro import _support as support
 from roastedavro.errors import DecodeError, DumpError
+
+import_datetime()
+
+cdef object UTC = datetime.timezone.utc
+cdef type DATETIME = datetime.datetime
+cdef type DATE = datetime.date
+cdef type TIME = datetime.time
+cdef type TIMEDELTA = datetime.timedelta
+cdef type UUID = uuid.UUID
+cdef object UUID_FROM_BYTES = uuid.UUID
 
 if sys.byteorder != "little":
     # the primitives copy IEEE 754 values as they sit in memory
@@ -272,3 +295,238 @@ cdef int open_reader(Reader* r, object data, Py_buffer* view) except -1:
 cdef void close_reader(Py_buffer* view, int acquired) noexcept:
     if acquired:
         PyBuffer_Release(view)
+
+
+# ------------------------------------------------------ logical types --
+
+cdef enum:
+    # datetime's range, 0001-01-01 .. 9999-12-31, in days from 1970-01-01
+    FIRST_DAY = -719162
+    LAST_DAY = 2932896
+cdef long long MICROS_PER_DAY = 86400000000
+
+
+cdef object coerce(object field, object value, object obj, type expected):
+    return support.coerce(field, value, obj, expected)
+
+
+cdef inline long long floor_div(long long a, long long b) noexcept:
+    cdef long long q = a // b
+    if (a % b != 0) and ((a < 0) != (b < 0)):
+        q -= 1
+    return q
+
+
+cdef long long days_from_civil(long long y, long long m, long long d) noexcept:
+    # days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)
+    cdef long long era, yoe, doy, doe
+    if m <= 2:
+        y -= 1
+    era = floor_div(y, 400)
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+cdef void civil_from_days(long long z, int* year, int* month, int* day) noexcept:
+    cdef long long era, doe, yoe, doy, mp, y
+    z += 719468
+    era = floor_div(z, 146097)
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    y = yoe + era * 400
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day[0] = <int>(doy - (153 * mp + 2) // 5 + 1)
+    month[0] = <int>(mp + 3 if mp < 10 else mp - 9)
+    year[0] = <int>(y + (1 if month[0] <= 2 else 0))
+
+
+cdef int write_timestamp_value(Writer* w, object value, object field, object obj, int kind, long long unit) except -1:
+    cdef long long micros
+    cdef object tz
+    if type(value) is not DATETIME:
+        value = coerce(field, value, obj, DATETIME)
+    tz = datetime_tzinfo(value)
+    if kind == TIMESTAMP_LOCAL:
+        if tz is not None:
+            value = support.naive_datetime(field, value)
+    elif tz is None:
+        if kind == TIMESTAMP_AWARE:
+            value = support.aware_datetime(field, value)
+    elif tz is not UTC:
+        value = support.utc_datetime(value)
+    micros = (
+        (days_from_civil(datetime_year(value), datetime_month(value), datetime_day(value)) * 86400
+         + datetime_hour(value) * 3600 + datetime_minute(value) * 60 + datetime_second(value))
+        * 1000000 + datetime_microsecond(value))
+    return write_long(w, floor_div(micros, unit))
+
+
+cdef object read_timestamp(Reader* r, long long unit, bint aware):
+    cdef Py_ssize_t start = r.pos
+    cdef long long n = read_long(r)
+    cdef long long days, rest
+    cdef int year, month, day
+    if n < FIRST_DAY * (MICROS_PER_DAY // unit) or n >= (LAST_DAY + 1) * (MICROS_PER_DAY // unit):
+        raise DecodeError(u"timestamp %d is outside the years 1-9999" % n, start)
+    days = floor_div(n * unit, MICROS_PER_DAY)
+    rest = n * unit - days * MICROS_PER_DAY
+    civil_from_days(days, &year, &month, &day)
+    return datetime_new(
+        year, month, day, <int>(rest // 3600000000), <int>(rest // 60000000 % 60),
+        <int>(rest // 1000000 % 60), <int>(rest % 1000000), UTC if aware else None)
+
+
+cdef int write_date_value(Writer* w, object value, object field, object obj) except -1:
+    if type(value) is not DATE:
+        value = coerce(field, value, obj, DATE)
+    return write_long(w, days_from_civil(date_year(value), date_month(value), date_day(value)))
+
+
+cdef object read_date(Reader* r):
+    cdef Py_ssize_t start = r.pos
+    cdef long long days = read_long(r)
+    cdef int year, month, day
+    if days < FIRST_DAY or days > LAST_DAY:
+        raise DecodeError(u"date %d is outside the years 1-9999" % days, start)
+    civil_from_days(days, &year, &month, &day)
+    return date_new(year, month, day)
+
+
+cdef int write_time_value(Writer* w, object value, object field, object obj, long long unit) except -1:
+    if type(value) is not TIME:
+        value = coerce(field, value, obj, TIME)
+    if time_tzinfo(value) is not None:
+        raise DumpError(u"Avro times have no time zone; got %s." % value.isoformat())
+    return write_long(w, floor_div(
+        (time_hour(value) * 3600LL + time_minute(value) * 60 + time_second(value)) * 1000000
+        + time_microsecond(value), unit))
+
+
+cdef object read_time(Reader* r, long long unit):
+    cdef Py_ssize_t start = r.pos
+    cdef long long micros = read_long(r)
+    if micros < 0 or micros >= MICROS_PER_DAY // unit:
+        raise DecodeError(u"time of day %d out of range" % micros, start)
+    micros *= unit
+    return time_new(<int>(micros // 3600000000), <int>(micros // 60000000 % 60),
+                    <int>(micros // 1000000 % 60), <int>(micros % 1000000), None, 0)
+
+
+cdef int write_timedelta_value(Writer* w, object value, object field, object obj) except -1:
+    cdef long long days
+    if type(value) is not TIMEDELTA:
+        value = coerce(field, value, obj, TIMEDELTA)
+    days = timedelta_days(value)
+    if -106751991 <= days <= 106751990:
+        # the whole sum fits in a signed 64-bit long
+        return write_long(w, (days * 86400 + timedelta_seconds(value)) * 1000000
+                          + timedelta_microseconds(value))
+    total = value // TIMEDELTA(microseconds=1)
+    if not -9223372036854775808 <= total <= 9223372036854775807:
+        raise DumpError(u"Time span out of range for Avro long microseconds (about 292,000 years).")
+    return write_long(w, total)
+
+
+cdef object read_timedelta(Reader* r):
+    cdef long long micros = read_long(r)
+    cdef long long days = floor_div(micros, MICROS_PER_DAY)
+    cdef long long rest = micros - days * MICROS_PER_DAY
+    return timedelta_new(<int>days, <int>(rest // 1000000), <int>(rest % 1000000))
+
+
+cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1:
+    cdef bytes encoded = support.decimal_bytes(field, value, obj, scale, precision, size)
+    if size:
+        return write_raw(w, PyBytes_AS_STRING(encoded), size)
+    return write_bytes(w, encoded)
+
+
+cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
+    encoded = read_fixed(r, size) if size else read_bytes(r)
+    return support.decimal_from_bytes(encoded, scale)
+
+
+cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1:
+    if type(value) is not UUID:
+        value = coerce(field, value, obj, UUID)
+    if fixed:
+        return write_raw(w, PyBytes_AS_STRING(value.bytes), 16)
+    return write_str(w, str(value))
+
+
+cdef object read_uuid(Reader* r, bint fixed):
+    cdef Py_ssize_t start = r.pos
+    try:
+        if fixed:
+            return UUID_FROM_BYTES(bytes=read_fixed(r, 16))
+        return UUID_FROM_BYTES(read_str(r))
+    except ValueError:
+        raise DecodeError(u"not a valid UUID", start) from None
+
+
+cdef int write_enum_value(Writer* w, object value, object field, object obj, dict indexes) except -1:
+    cdef object index = indexes.get(value)
+    if index is None:
+        index = indexes.get(support.enum_member(field, value, obj))
+    return write_long(w, <long long>index)
+
+
+cdef object enum_value(dict values, object field, object value, object obj):
+    # by_value enums: the member's value, for the primitive writer
+    result = values.get(value)
+    if result is None:
+        result = values[support.enum_member(field, value, obj)]
+    return result
+
+
+cdef tuple as_tuple(object field, object value, Py_ssize_t size):
+    return support.as_tuple(field, value, size)
+
+
+cdef object read_enum(Reader* r, tuple members):
+    return members[read_index(r, len(members))]
+
+
+cdef bytes read_fixed(Reader* r, Py_ssize_t size):
+    if r.end - r.pos < size:
+        raise_truncated(r, size)
+    value = (<const char*>r.data)[r.pos:r.pos + size]
+    r.pos += size
+    return value
+
+
+cdef int write_generic(Writer* w, object value, object parsed_schema) except -1:
+    cdef bytes encoded
+    out = io.BytesIO()
+    try:
+        fastavro.schemaless_writer(out, parsed_schema, value)
+    except (TypeError, ValueError, AttributeError, OverflowError, KeyError) as error:
+        raise DumpError(u"Cannot be written as Avro %s: %s" % (support.type_name(parsed_schema), error)) from None
+    encoded = out.getvalue()
+    return write_raw(w, PyBytes_AS_STRING(encoded), len(encoded))
+
+
+cdef class _ReaderFile:
+    """A read-only file over a Reader, for fastavro; advances the Reader."""
+    cdef Reader* reader
+
+    def read(self, Py_ssize_t n=-1):
+        cdef Reader* r = self.reader
+        if n < 0 or n > r.end - r.pos:
+            n = r.end - r.pos
+        value = (<const char*>r.data)[r.pos:r.pos + n]
+        r.pos += n
+        return value
+
+
+cdef object read_generic(Reader* r, object parsed_schema):
+    cdef Py_ssize_t start = r.pos
+    cdef _ReaderFile source = _ReaderFile.__new__(_ReaderFile)
+    source.reader = r
+    try:
+        return fastavro.schemaless_reader(source, parsed_schema, None)
+    except (EOFError, ValueError, IndexError, UnicodeDecodeError, TypeError) as error:
+        raise DecodeError(u"invalid %s value: %s" % (support.type_name(parsed_schema), error), start) from None

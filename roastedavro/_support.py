@@ -7,6 +7,8 @@ and turn failures into the library's errors.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 from collections.abc import Mapping
 
 from marshmallow import ValidationError
@@ -75,3 +77,149 @@ def validation_error(error: DumpError) -> ValidationError:
     for part in error.path:
         messages = {part: messages}
     return ValidationError(messages)
+
+
+def coerce(field, value, obj, expected: type):
+    """A value for a logical type, from one of another Python type.
+
+    As marshmallow would: the field's dump form (``_serialize``), read back
+    by the field (``_deserialize``). A date becomes midnight for a DateTime,
+    a UUID string becomes a UUID, and so on.
+    """
+    try:
+        result = field._deserialize(field._serialize(value, field.name, obj), field.name, None)
+    except ValidationError as error:
+        raise DumpError(error.messages) from None
+    except (TypeError, ValueError, AttributeError, OverflowError):
+        result = None
+    if not isinstance(result, expected) or (
+            expected is datetime.date and isinstance(result, datetime.datetime)):
+        message = field.error_messages.get("invalid") or f"Not a valid {expected.__name__}."
+        obj_type = getattr(field, "OBJ_TYPE", expected.__name__)
+        raise DumpError(message.format(obj_type=obj_type, input=value))
+    return _exact(result, expected)
+
+
+def _exact(value, expected: type):
+    if type(value) is expected:
+        return value
+    if expected is datetime.datetime:
+        return datetime.datetime(value.year, value.month, value.day, value.hour, value.minute,
+                                 value.second, value.microsecond, value.tzinfo, fold=value.fold)
+    if expected is datetime.date:
+        return datetime.date(value.year, value.month, value.day)
+    if expected is datetime.time:
+        return datetime.time(value.hour, value.minute, value.second, value.microsecond,
+                             value.tzinfo, fold=value.fold)
+    if expected is datetime.timedelta:
+        return datetime.timedelta(value.days, value.seconds, value.microseconds)
+    return expected(str(value)) if expected.__name__ == "UUID" else value
+
+
+def utc_datetime(value: datetime.datetime) -> datetime.datetime:
+    try:
+        return value.astimezone(datetime.timezone.utc)
+    except (OverflowError, ValueError):
+        raise DumpError("Not representable in UTC within the years 1-9999.") from None
+
+
+def aware_datetime(field, value: datetime.datetime) -> datetime.datetime:
+    """A naive value for an AwareDateTime: its default_timezone, else an error."""
+    timezone = getattr(field, "default_timezone", None)
+    if timezone is None:
+        message = field.error_messages.get("invalid_awareness", "Not a valid aware datetime.")
+        raise DumpError(message.format(awareness="aware", obj_type="datetime"))
+    return utc_datetime(value.replace(tzinfo=timezone))
+
+
+def naive_datetime(field, value: datetime.datetime) -> datetime.datetime:
+    """An aware value for a NaiveDateTime: converted to its timezone, else an error."""
+    timezone = getattr(field, "timezone", None)
+    if timezone is None:
+        message = field.error_messages.get("invalid_awareness", "Not a valid naive datetime.")
+        raise DumpError(message.format(awareness="naive", obj_type="datetime"))
+    return value.astimezone(timezone).replace(tzinfo=None)
+
+
+_EXACT = decimal.Context(prec=decimal.MAX_PREC, traps=[decimal.Inexact, decimal.InvalidOperation])
+
+
+def decimal_bytes(field, value, obj, scale: int, precision: int, size: int) -> bytes:
+    """The two's complement bytes of a decimal's unscaled value, as fastavro writes them.
+
+    A value that would need rounding to fit the scale, or more digits than
+    the precision, is an error: never silently rounded.
+    """
+    if type(value) is not decimal.Decimal:
+        if value is True or value is False or not isinstance(value, (int, float, str, decimal.Decimal)):
+            raise DumpError(field.error_messages.get("invalid", "Not a valid number."))
+        try:
+            value = decimal.Decimal(str(value))
+        except decimal.InvalidOperation:
+            raise DumpError(field.error_messages.get("invalid", "Not a valid number.")) from None
+    if not value.is_finite():
+        raise DumpError("Special numeric values (nan or infinity) are not permitted.")
+    try:
+        quantized = value.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
+        # scaleb in the default context would round past 28 digits
+        unscaled = int(quantized.scaleb(scale, context=_EXACT))
+    except (decimal.Inexact, decimal.InvalidOperation):
+        raise DumpError(f"Has more than {scale} decimal places; it would be rounded.") from None
+    if abs(unscaled) >= 10**precision:
+        raise DumpError(f"Does not fit decimal({precision}, {scale}): at most "
+                        f"{precision - scale} digits before the point.")
+    if size:
+        try:
+            return unscaled.to_bytes(size, "big", signed=True)
+        except OverflowError:
+            raise DumpError(f"Does not fit in {size} bytes.") from None
+    return unscaled.to_bytes((abs(unscaled).bit_length() + 8) // 8, "big", signed=True)
+
+
+def decimal_from_bytes(encoded: bytes, scale: int) -> decimal.Decimal:
+    return decimal.Decimal(int.from_bytes(encoded, "big", signed=True)).scaleb(-scale, context=_EXACT)
+
+
+def enum_member(field, value, obj):
+    """The enum member for a value that is not one: marshmallow's conversion, else an error."""
+    enum_class = field.enum
+    if isinstance(value, enum_class):
+        return value
+    raise DumpError(field.error_messages["unknown"].format(
+        choices=getattr(field, "choices_text", ", ".join(m.name for m in enum_class))))
+
+
+def type_name(parsed_schema) -> str:
+    if isinstance(parsed_schema, dict):
+        return parsed_schema.get("logicalType") or parsed_schema.get("type", "value")
+    return str(parsed_schema)
+
+
+def as_tuple(field, value, size: int) -> tuple:
+    """What marshmallow's Tuple dumps: any sequence with one item per tuple field."""
+    try:
+        items = tuple(value)
+    except TypeError:
+        raise DumpError(field.error_messages.get("invalid", "Not a valid tuple.")) from None
+    if len(items) != size:
+        raise DumpError(f"Length must be {size}.")
+    return items
+
+
+def serialize_field(field, obj):
+    """A field's whole marshmallow dump: its own lookup, default and conversion."""
+    parent = field.parent
+    accessor = getattr(parent, "get_attribute", None)
+    try:
+        return field.serialize(field.name, obj, accessor=accessor)
+    except ValidationError as error:
+        raise DumpError(error.messages) from None
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        raise DumpError(f"Cannot be serialized: {error}") from None
+
+
+def deserialize_field(field, value):
+    try:
+        return field.deserialize(value)
+    except ValidationError:
+        raise LoadFallback() from None

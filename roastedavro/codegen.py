@@ -19,6 +19,7 @@ import jinja2
 from marshmallow import missing
 
 from roastedavro import __version__
+from roastedavro.names import identifier
 from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan, avro_schema
 
 # Names a generated identifier must not take: Python and Cython keywords,
@@ -38,7 +39,6 @@ RESERVED = (
         "DumpError", "LoadFallback",
     }
 )
-IDENT_CHARS = re.compile(r"[^0-9A-Za-z_]")
 # the per-level names FunctionEmitter.collection() hands out
 COLLECTION_NAMES = re.compile(r"(part|index|key)[0-9]+\Z")
 _PACKAGE = Path(__file__).resolve().parent
@@ -57,13 +57,6 @@ _environment = jinja2.Environment(
     lstrip_blocks=True,
     autoescape=False,
 )
-
-
-def identifier(text: str) -> str:
-    ident = IDENT_CHARS.sub("_", text)
-    if not ident or ident[0].isdigit():
-        ident = "_" + ident
-    return ident
 
 
 class ModuleEmitter:
@@ -213,8 +206,9 @@ class FunctionEmitter:
                 self.line(f"write_byte(w, {value_index * 2})  # union branch {plan.encoder.describe()}")
                 plan.encoder.emit_write(self, value)
         else:
-            self.line(f"if {value} is None:")
-            self.line(f"    raise_dump_error({self.literal(plan.null_message)})")
+            if not getattr(plan.encoder, "accepts_none", False):
+                self.line(f"if {value} is None:")
+                self.line(f"    raise_dump_error({self.literal(plan.null_message)})")
             plan.encoder.emit_write(self, value)
 
     def read_value(self, plan: ValuePlan, target: str) -> None:
@@ -244,7 +238,8 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
         with writer.naming(plan.name), reader.naming(plan.name):
             value = "value"
             body = _write_field_body(writer, plan, value)
-            write_fields.append({"plan": plan, "number": number, "value": value, "body": body})
+            write_fields.append({"plan": plan, "number": number, "value": value, "body": body,
+                                 "fetch": _fetch(writer, plan)})
             read_fields.append(
                 {"plan": plan, "body": _read_field_body(reader, plan)})
     context = {"record": record, "names": [p.name for p in record.fields]}
@@ -253,7 +248,8 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
                           declarations=writer.declarations(),
                           path_levels=list(range(writer.path_levels))[::-1]),
         "reader": _render("record_reader.pyx.j2", **context, fields=read_fields,
-                          declarations=reader.declarations()),
+                          declarations=reader.declarations(),
+                          skips=any(p.field.dump_only for p in record.fields)),
     }
 
 
@@ -284,8 +280,21 @@ def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[str]:
     return _collect(fn, emit)
 
 
+def _fetch(fn: FunctionEmitter, plan) -> str:
+    """Where dump finds a field's value."""
+    if plan.field.load_only:
+        return "MISSING  # load_only: marshmallow's dump leaves it out"
+    own = plan.value.encoder.fetch(fn, plan.dump_key)
+    if own is not None:
+        return own
+    # marshmallow reads dotted keys as paths into nested objects
+    source = "SOURCE_OTHER" if "." in plan.dump_key else "source"
+    return f"field_value(obj, {source}, {plan.dump_key!r}, MISSING)"
+
+
 def _read_field_body(fn: FunctionEmitter, plan) -> list[str]:
-    return _collect(fn, lambda: fn.read_value(plan.value, f"record[{plan.load_key!r}]"))
+    target = "skipped" if plan.field.dump_only else f"record[{plan.load_key!r}]"
+    return _collect(fn, lambda: fn.read_value(plan.value, target))
 
 
 def _render(template: str, **context) -> str:

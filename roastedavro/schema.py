@@ -16,7 +16,13 @@ from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.errors import DumpError, LoadFallback
 from roastedavro.flags import CompileFlags
-from roastedavro.visitor import RecordPlan, SchemaVisitor, avro_schema
+from roastedavro.visitor import (
+    RecordPlan,
+    SchemaVisitor,
+    avro_schema,
+    record_load_input,
+    without_logical_types,
+)
 
 
 class _Plan:
@@ -30,6 +36,11 @@ class _Plan:
         self.avro = avro_schema(self.root)
         self.parsed = fastavro.parse_schema(copy.deepcopy(self.avro))
         self.parsed_many = fastavro.parse_schema({"type": "array", "items": copy.deepcopy(self.avro)})
+        # for marshmallow's own load: raw Avro values, which encoders map to
+        # the input marshmallow's fields expect
+        raw = without_logical_types(self.avro)
+        self.parsed_raw = fastavro.parse_schema(copy.deepcopy(raw))
+        self.parsed_raw_many = fastavro.parse_schema({"type": "array", "items": raw})
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
         self.dump_reasons = visitor.dump_needs_marshmallow
@@ -178,6 +189,8 @@ class CompiledSchema(Schema):
     def _load_with_marshmallow(self, data, many: bool) -> Any:
         # The compiled reader has already checked the bytes from start to end.
         plan = self._plan()
-        decoded = fastavro.schemaless_reader(
-            io.BytesIO(bytes(data)), plan.parsed_many if many else plan.parsed, None)
-        return self.load(decoded, many=many)
+        raw = fastavro.schemaless_reader(
+            io.BytesIO(bytes(data)), plan.parsed_raw_many if many else plan.parsed_raw, None)
+        if many:
+            return self.load([record_load_input(plan.root, item) for item in raw], many=True)
+        return self.load(record_load_input(plan.root, raw))

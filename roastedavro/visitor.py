@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from typing import Any
 
 import fastavro
@@ -19,8 +18,8 @@ from marshmallow import Schema, fields, missing
 
 from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
 from roastedavro.errors import CompileError
+from roastedavro.names import AVRO_NAME
 
-AVRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 NO_DEFAULT = object()
 
 
@@ -47,6 +46,9 @@ class ValuePlan:
     @property
     def min_size(self) -> int:
         return 1 if self.nullable else self.encoder.min_size
+
+    def load_input(self, raw: Any) -> Any:
+        return None if raw is None else self.encoder.load_input(raw)
 
     @property
     def null_message(self) -> str:
@@ -91,6 +93,16 @@ class NamedTypes:
 
     def __init__(self):
         self.defined: set[str] = set()
+
+    def named(self, definition: dict) -> Any:
+        """An enum or fixed type: its definition once, then its full name."""
+        name = definition["name"]
+        namespace = definition.get("namespace")
+        full_name = f"{namespace}.{name}" if namespace else name
+        if full_name in self.defined:
+            return full_name
+        self.defined.add(full_name)
+        return definition
 
     def record(self, record: RecordPlan) -> Any:
         if record.full_name in self.defined:
@@ -172,7 +184,7 @@ class SchemaVisitor:
         self._by_name[record.full_name] = key
         self.records[key] = record
         self._namespaces.append(namespace)
-        self._check_schema(schema, where)
+        self.check_schema(schema, where)
         avro_names = set()
         for name, field in schema.fields.items():
             plan = self.visit_record_field(name, field, f"{path}.{name}" if path else name)
@@ -193,7 +205,7 @@ class SchemaVisitor:
         self._idents.add(ident)
         return ident
 
-    def _check_schema(self, schema: Schema, where: str) -> None:
+    def check_schema(self, schema: Schema, where: str) -> None:
         tags = hook_tags(schema)
         load_tags = tags & {"pre_load", "post_load", "validates", "validates_schema"}
         dump_tags = tags & {"pre_dump", "post_dump"}
@@ -207,11 +219,6 @@ class SchemaVisitor:
     # -- fields -------------------------------------------------------------
 
     def visit_record_field(self, name: str, field: fields.Field, path: str) -> FieldPlan:
-        if field.load_only or field.dump_only:
-            raise CompileError(
-                f"field {path!r}: load_only and dump_only fields are not supported yet; "
-                "an Avro record always carries every field"
-            )
         avro_name = field.data_key or name
         if not AVRO_NAME.match(avro_name):
             raise CompileError(
@@ -226,6 +233,12 @@ class SchemaVisitor:
             # marshmallow nests the loaded value under each part of the path
             self.load_needs_marshmallow.append(f"{path}: dotted attribute")
         self._set_avro_default(plan, path)
+        if field.load_only and not (plan.value.nullable or plan.avro_default is not NO_DEFAULT
+                                    or plan.dump_default is not missing):
+            # marshmallow's dump leaves it out, but every Avro record carries it
+            raise CompileError(
+                f"field {path!r}: a load_only field is written as its default or null; "
+                "give it a load_default or allow_none=True")
         return plan
 
     def _set_avro_default(self, plan: FieldPlan, path: str) -> None:
@@ -236,6 +249,9 @@ class SchemaVisitor:
         if default is missing or callable(default):
             return
         if default is None:
+            if plan.value.encoder.avro == "null":
+                plan.avro_default = None
+                return
             if not plan.value.nullable:
                 raise CompileError(f"field {path!r}: default None needs allow_none=True")
             plan.avro_default = None
@@ -263,7 +279,22 @@ class SchemaVisitor:
             self.load_needs_marshmallow.append(f"{path}: validators")
         encoder_class = self.registry.lookup(type(field)) or self.fallback
         encoder = encoder_class(field, self, path)
-        return ValuePlan(encoder, nullable=bool(field.allow_none))
+        nullable = bool(field.allow_none) and not getattr(encoder, "never_null", False)
+        return ValuePlan(encoder, nullable=nullable)
+
+    def claim_name(self, name: str, owner: Any, where: str) -> str:
+        """Register a named Avro type (enum, fixed) in the current namespace.
+
+        The same owner may use a name again (it becomes a reference); two
+        different types with one name are an error.
+        """
+        namespace = self.current_namespace
+        full_name = f"{namespace}.{name}" if namespace else name
+        known = self._by_name.get(full_name)
+        if known is not None and known != owner:
+            raise CompileError(f"field {where!r}: another type is already named {full_name!r}")
+        self._by_name[full_name] = owner
+        return full_name
 
     @property
     def current_namespace(self) -> str | None:
@@ -275,3 +306,19 @@ class SchemaVisitor:
 
 def avro_schema(root: RecordPlan) -> dict:
     return NamedTypes().record(root)
+
+
+def without_logical_types(avro: Any) -> Any:
+    """The schema with every logicalType removed: fastavro then decodes raw values."""
+    if isinstance(avro, dict):
+        return {key: without_logical_types(value) for key, value in avro.items()
+                if key != "logicalType"}
+    if isinstance(avro, list):
+        return [without_logical_types(item) for item in avro]
+    return avro
+
+
+def record_load_input(record: RecordPlan, raw: dict) -> dict:
+    """marshmallow's load input for a record fastavro decoded without logical types."""
+    return {plan.avro_name: plan.value.load_input(raw[plan.avro_name])
+            for plan in record.fields if not plan.field.dump_only}

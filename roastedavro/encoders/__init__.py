@@ -7,21 +7,55 @@ from roastedavro.encoders.collections import ListEncoder, MappingEncoder
 from roastedavro.encoders.fallback import FallbackEncoder
 from roastedavro.encoders.nested import NestedEncoder, RecordValueEncoder
 from roastedavro.encoders.registry import EncoderRegistry
+from roastedavro.encoders.logical import (
+    AwareDateTimeEncoder,
+    DateEncoder,
+    DateTimeEncoder,
+    DecimalEncoder,
+    IPEncoder,
+    IPInterfaceEncoder,
+    NaiveDateTimeEncoder,
+    TimeDeltaEncoder,
+    TimeEncoder,
+    UUIDEncoder,
+)
 from roastedavro.encoders.scalars import (
     BooleanEncoder,
     FloatEncoder,
     IntegerEncoder,
+    NumberEncoder,
     StringEncoder,
+)
+from roastedavro.encoders.structural import (
+    ConstantEncoder,
+    EnumEncoder,
+    PluckEncoder,
+    TupleEncoder,
 )
 
 BUILTIN_ENCODERS = (
     StringEncoder,
     IntegerEncoder,
     FloatEncoder,
+    NumberEncoder,
     BooleanEncoder,
     ListEncoder,
     MappingEncoder,
     NestedEncoder,
+    DateTimeEncoder,
+    AwareDateTimeEncoder,
+    NaiveDateTimeEncoder,
+    DateEncoder,
+    TimeEncoder,
+    TimeDeltaEncoder,
+    DecimalEncoder,
+    UUIDEncoder,
+    IPEncoder,
+    IPInterfaceEncoder,
+    EnumEncoder,
+    TupleEncoder,
+    PluckEncoder,
+    ConstantEncoder,
 )
 
 #: The registry schemas are compiled with. Registering affects schemas
@@ -39,6 +73,21 @@ def register_encoder(encoder: type[Encoder]) -> type[Encoder]:
 
 __all__ = [
     "BUILTIN_ENCODERS",
+    "AwareDateTimeEncoder",
+    "ConstantEncoder",
+    "DateEncoder",
+    "DateTimeEncoder",
+    "DecimalEncoder",
+    "EnumEncoder",
+    "IPEncoder",
+    "IPInterfaceEncoder",
+    "NaiveDateTimeEncoder",
+    "NumberEncoder",
+    "PluckEncoder",
+    "TimeDeltaEncoder",
+    "TimeEncoder",
+    "TupleEncoder",
+    "UUIDEncoder",
     "BooleanEncoder",
     "Encoder",
     "EncoderRegistry",

@@ -49,6 +49,11 @@ class Encoder:
     #: the fewest bytes one value takes on the wire; collection counts are
     #: checked against it before anything is read
     min_size: ClassVar[int] = 1
+    #: the Avro type already says whether null is allowed: no ["null", T]
+    #: union around it for allow_none
+    never_null: ClassVar[bool] = False
+    #: emit_write handles None itself (otherwise None is "Field may not be null.")
+    accepts_none: ClassVar[bool] = False
 
     def __init__(self, field: fields.Field, visitor: SchemaVisitor, path: str):
         self.field = field
@@ -78,7 +83,26 @@ class Encoder:
 
     def describe(self) -> str:
         """A short text for the comment above the field's generated code."""
-        return self.avro if isinstance(self.avro, str) else str(self.avro)
+        if isinstance(self.avro, dict):
+            return self.avro.get("logicalType") or self.avro.get("type", "value")
+        return str(self.avro)
+
+    def load_input(self, raw: Any) -> Any:
+        """What marshmallow's ``load`` takes for one Avro value of this field.
+
+        ``raw`` is the value as fastavro decodes it without logical types.
+        Used only when a schema's load runs through marshmallow (hooks,
+        validators): the compiled reader has checked the bytes first.
+        """
+        return raw
+
+    def fetch(self, fn: FunctionEmitter, dump_key: str) -> str | None:
+        """An expression for the field's value on dump, if not the default lookup.
+
+        Fields that compute their value (Function, Method) return one; the
+        default looks ``dump_key`` up on the object being dumped.
+        """
+        return None
 
     # -- the code --------------------------------------------------------
 
@@ -118,6 +142,12 @@ class Encoder:
         if self.custom_serialize:
             fn.line(f"{value} = convert({field}, {value}, obj, {python_type.__name__})")
         fn.line(f"{writer}(w, {value}, {field}, obj)")
+
+    def emit_coerce(self, fn: FunctionEmitter, value: str, python_type: str) -> None:
+        """Logical types: a user subclass's own ``_serialize`` runs for every value."""
+        if self.custom_serialize:
+            field = fn.bind(self.field, "field")
+            fn.line(f"{value} = coerce({field}, {value}, obj, {python_type})")
 
     def emit_deserialize(self, fn: FunctionEmitter, target: str) -> None:
         """Run a user subclass's ``_deserialize`` on a value just read."""

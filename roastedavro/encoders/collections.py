@@ -69,6 +69,9 @@ class ListEncoder(Encoder):
     def describe(self):
         return f"array<{self.items.describe()}>"
 
+    def load_input(self, raw):
+        return [self.items.load_input(item) for item in raw]
+
     def emit_write(self, fn, value):
         emit_array_write(fn, value, self.items)
 
@@ -106,6 +109,9 @@ class MappingEncoder(Encoder):
 
     def describe(self):
         return f"map<{self.values.describe()}>"
+
+    def load_input(self, raw):
+        return {key: self.values.load_input(item) for key, item in raw.items()}
 
     def emit_write(self, fn, value):
         keys = "None" if self.keys is None else fn.bind(self.keys, "keys")

@@ -1,13 +1,49 @@
-"""What the visitor uses for a field class no encoder is registered for."""
+"""The encoder for field classes that have none of their own.
+
+Raw, Function, Method and user fields without a registered encoder compile
+when ``metadata={"avro": <Avro type>}`` says what goes on the wire: the value
+goes through the field's own marshmallow ``serialize``/``deserialize`` and is
+written and read by fastavro for that type. Correct for any Avro type, but a
+Python-level call per value: register an encoder for speed.
+"""
 
 from __future__ import annotations
+
+import fastavro
 
 from roastedavro.encoders.base import Encoder
 
 
 class FallbackEncoder(Encoder):
+    # the Avro type is exactly the one given, null or not
+    never_null = True
+    accepts_none = True
+
     def choose_avro_type(self, override):
-        raise self.error(
-            "no encoder is registered for this field class. Register one with "
-            "roastedavro.register_encoder(YourEncoder) (see Encoder in the README)"
-        )
+        if override is None:
+            raise self.error(
+                "no encoder is registered for this field class. Say what goes on the wire "
+                "with metadata={'avro': <Avro type>} (the value then goes through the "
+                "field's own serialize/deserialize), or register an encoder with "
+                "roastedavro.register_encoder (see Encoder in the README)"
+            )
+        try:
+            self.parsed = fastavro.parse_schema(override)
+        except Exception as error:
+            raise self.error(f"metadata avro={override!r} is not a valid Avro type: {error}")
+        return override
+
+    def describe(self):
+        return f"{super().describe()} (through marshmallow and fastavro)"
+
+    def fetch(self, fn, dump_key):
+        # Field.serialize: the field's own lookup (Function and Method compute
+        # their value from the object), default and conversion
+        return f"serialize_field({fn.bind(self.field, 'field')}, obj)"
+
+    def emit_write(self, fn, value):
+        fn.line(f"write_generic(w, {value}, {fn.bind(self.parsed, 'parsed')})")
+
+    def emit_read(self, fn, target):
+        fn.line(f"{target} = read_generic(r, {fn.bind(self.parsed, 'parsed')})")
+        fn.line(f"{target} = deserialize_field({fn.bind(self.field, 'field')}, {target})")

@@ -29,6 +29,11 @@ class RecordValueEncoder(Encoder):
     def min_size(self):
         return self.record.min_size()
 
+    def load_input(self, raw):
+        from roastedavro.visitor import record_load_input
+
+        return record_load_input(self.record, raw)
+
     def emit_write(self, fn, value):
         fn.line(f"self.write_{self.record.ident}(w, {value}, depth + 1)")
 
@@ -63,6 +68,11 @@ class NestedEncoder(Encoder):
 
     def describe(self):
         return f"array<{self.item.record.full_name}>" if self.many else self.item.record.full_name
+
+    def load_input(self, raw):
+        if self.many:
+            return [self.item.load_input(item) for item in raw]
+        return self.item.load_input(raw)
 
     def emit_write(self, fn, value):
         if self.many:

@@ -80,3 +80,15 @@ class BooleanEncoder(Encoder):
     def emit_read(self, fn, target):
         fn.line(f"{target} = read_boolean(r)")
         self.emit_deserialize(fn, target)
+
+
+class NumberEncoder(FloatEncoder):
+    """marshmallow 3's concrete ``Number`` field (a float); abstract in marshmallow 4."""
+
+    field_class = fields.Number
+
+    def emit_read(self, fn, target):
+        # Number has no allow_nan: marshmallow loads NaN as it is
+        read = "read_float" if self.avro == "float" else "read_double"
+        fn.line(f"{target} = {read}(r)")
+        self.emit_deserialize(fn, target)

@@ -1,0 +1,305 @@
+"""Encoders for Avro's logical types: dates and times, decimals, UUIDs.
+
+Values of the exact Python type (datetime, date, time, timedelta, Decimal,
+UUID) go straight to C-level conversions in the runtime; others are
+converted as marshmallow would (the field's dump form, read back by the
+field), so a date given to a DateTime field becomes midnight and a UUID
+string becomes a UUID.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import math
+import uuid
+
+from marshmallow import fields
+
+from roastedavro._support import decimal_from_bytes
+from roastedavro.encoders.base import Encoder
+
+# marshmallow 4's fields load their own Python values (a datetime for a
+# DateTime); marshmallow 3's want the text form
+LOADS_OBJECTS = int(importlib.metadata.version("marshmallow").split(".")[0]) >= 4
+
+UTC = datetime.timezone.utc
+EPOCH = datetime.datetime(1970, 1, 1)
+
+
+def logical_name(override):
+    """``"timestamp-millis"`` or ``{"type": "long", "logicalType": "timestamp-millis"}``."""
+    if isinstance(override, dict):
+        return override.get("logicalType")
+    return override
+
+
+class LogicalEncoder(Encoder):
+    """A logical type over an Avro primitive, chosen by its logicalType name."""
+
+    #: logicalType name -> the Avro primitive underneath
+    primitives: dict[str, str] = {}
+
+    def choose_avro_type(self, override):
+        return super().choose_avro_type(logical_name(override))
+
+    def avro_type(self, names):
+        return {"type": self.primitives[self.avro], "logicalType": self.avro}
+
+    def input_from_object(self, value):
+        """marshmallow 3 wants text: the field's own dump form of the value."""
+        return value if LOADS_OBJECTS else self.field._serialize(value, self.field.name, None)
+
+
+class DateTimeEncoder(LogicalEncoder):
+    """DateTime: naive values are taken as UTC; loads aware UTC datetimes."""
+
+    field_class = fields.DateTime
+    avro_types = ("timestamp-micros", "timestamp-millis")
+    primitives = {"timestamp-micros": "long", "timestamp-millis": "long",
+                  "local-timestamp-micros": "long", "local-timestamp-millis": "long"}
+    kind = "TIMESTAMP_UTC"
+
+    @property
+    def unit(self) -> int:
+        return 1000 if self.avro.endswith("millis") else 1
+
+    def emit_write(self, fn, value):
+        self.emit_coerce(fn, value, "DATETIME")
+        field = fn.bind(self.field, "field")
+        fn.line(f"write_timestamp_value(w, {value}, {field}, obj, {self.kind}, {self.unit})")
+
+    def emit_read(self, fn, target):
+        aware = "False" if self.kind == "TIMESTAMP_LOCAL" else "True"
+        fn.line(f"{target} = read_timestamp(r, {self.unit}, {aware})")
+        self.emit_deserialize(fn, target)
+
+    def load_input(self, raw):
+        value = EPOCH + datetime.timedelta(microseconds=raw * self.unit)
+        if self.kind != "TIMESTAMP_LOCAL":
+            value = value.replace(tzinfo=UTC)
+        return self.input_from_object(value)
+
+
+class AwareDateTimeEncoder(DateTimeEncoder):
+    """AwareDateTime: a naive value is an error unless the field has a default_timezone."""
+
+    field_class = fields.AwareDateTime
+    kind = "TIMESTAMP_AWARE"
+
+
+class NaiveDateTimeEncoder(DateTimeEncoder):
+    """NaiveDateTime: wall-clock time, Avro's local-timestamp; loads naive datetimes."""
+
+    field_class = fields.NaiveDateTime
+    avro_types = ("local-timestamp-micros", "local-timestamp-millis")
+    kind = "TIMESTAMP_LOCAL"
+
+
+class DateEncoder(LogicalEncoder):
+    field_class = fields.Date
+    avro_types = ("date",)
+    primitives = {"date": "int"}
+
+    def emit_write(self, fn, value):
+        self.emit_coerce(fn, value, "DATE")
+        fn.line(f"write_date_value(w, {value}, {fn.bind(self.field, 'field')}, obj)")
+
+    def emit_read(self, fn, target):
+        fn.line(f"{target} = read_date(r)")
+        self.emit_deserialize(fn, target)
+
+    def load_input(self, raw):
+        return self.input_from_object(EPOCH.date() + datetime.timedelta(days=raw))
+
+
+class TimeEncoder(LogicalEncoder):
+    field_class = fields.Time
+    avro_types = ("time-micros", "time-millis")
+    primitives = {"time-micros": "long", "time-millis": "int"}
+
+    @property
+    def unit(self) -> int:
+        return 1000 if self.avro == "time-millis" else 1
+
+    def emit_write(self, fn, value):
+        self.emit_coerce(fn, value, "TIME")
+        fn.line(f"write_time_value(w, {value}, {fn.bind(self.field, 'field')}, obj, {self.unit})")
+
+    def emit_read(self, fn, target):
+        fn.line(f"{target} = read_time(r, {self.unit})")
+        self.emit_deserialize(fn, target)
+
+    def load_input(self, raw):
+        moment = EPOCH + datetime.timedelta(microseconds=raw * self.unit)
+        return self.input_from_object(moment.time())
+
+
+class TimeDeltaEncoder(Encoder):
+    """TimeDelta as an Avro long of microseconds: loss-free for every timedelta
+    within about 292,000 years (the range of a signed 64-bit count)."""
+
+    field_class = fields.TimeDelta
+    avro_types = ("long",)
+
+    def emit_write(self, fn, value):
+        self.emit_coerce(fn, value, "TIMEDELTA")
+        fn.line(f"write_timedelta_value(w, {value}, {fn.bind(self.field, 'field')}, obj)")
+
+    def emit_read(self, fn, target):
+        fn.line(f"{target} = read_timedelta(r)")
+        self.emit_deserialize(fn, target)
+
+    def describe(self):
+        return "long (timedelta in microseconds)"
+
+    def load_input(self, raw):
+        value = datetime.timedelta(microseconds=raw)
+        # marshmallow 3 reads a number of `precision` units (lossy below it)
+        return value if LOADS_OBJECTS else self.field._serialize(value, self.field.name, None)
+
+
+class DecimalEncoder(Encoder):
+    """Decimal as Avro's decimal on bytes (or on fixed, by a full override).
+
+    scale is the field's ``places``; precision comes from
+    ``metadata={"precision": N}`` or from the override.
+    """
+
+    field_class = fields.Decimal
+
+    def choose_avro_type(self, override):
+        field = self.field
+        places = field.places
+        scale = None if places is None else -places.as_tuple().exponent
+        if isinstance(override, dict):
+            avro = dict(override)
+            if avro.get("logicalType") != "decimal" or avro.get("type") not in ("bytes", "fixed"):
+                raise self.error("metadata avro must be a bytes or fixed decimal type")
+            avro.setdefault("scale", scale if scale is not None else 0)
+        elif override in (None, "decimal", "bytes"):
+            precision = field.metadata.get("precision")
+            if precision is None or scale is None:
+                raise self.error(
+                    "an Avro decimal needs a scale and a precision: declare places=N and "
+                    "metadata={'precision': P}, or a full metadata={'avro': {...}} decimal type")
+            avro = {"type": "bytes", "logicalType": "decimal", "precision": precision, "scale": scale}
+        else:
+            raise self.error(f"metadata avro={override!r} is not a decimal type")
+        precision, scale = avro.get("precision"), avro["scale"]
+        if not (isinstance(precision, int) and precision >= 1 and isinstance(scale, int)
+                and 0 <= scale <= precision):
+            raise self.error(f"decimal precision {precision!r} and scale {scale!r} are not valid "
+                             "(need 0 <= scale <= precision, precision >= 1)")
+        if places is not None and scale != -places.as_tuple().exponent:
+            raise self.error(f"the Avro scale {scale} differs from places={-places.as_tuple().exponent}")
+        if avro["type"] == "fixed":
+            size = avro.get("size")
+            if not isinstance(size, int) or size < 1:
+                raise self.error("a fixed decimal needs a positive size")
+            most = math.floor(math.log10(2 ** (8 * size - 1) - 1))
+            if precision > most:
+                raise self.error(f"fixed({size}) holds at most {most} digits, not precision {precision}")
+            if "name" not in avro:
+                raise self.error("a fixed decimal type needs a name")
+            self.full_name = self.visitor.claim_name(avro["name"], ("decimal", size, precision, scale),
+                                                     self.path)
+        self.precision, self.scale = precision, scale
+        self.size = avro.get("size", 0) if avro["type"] == "fixed" else 0
+        return avro
+
+    @property
+    def min_size(self):
+        return self.size or 1
+
+    def avro_type(self, names):
+        return names.named(self.avro) if self.size else self.avro
+
+    def describe(self):
+        kind = f"fixed({self.size})" if self.size else "bytes"
+        return f"decimal({self.precision}, {self.scale}) on {kind}"
+
+    def emit_write(self, fn, value):
+        field = fn.bind(self.field, "field")
+        if self.custom_serialize:
+            fn.line(f"{value} = coerce({field}, {value}, obj, DECIMAL)")
+        fn.line(f"write_decimal_value(w, {value}, {field}, obj, {self.scale}, "
+                f"{self.precision}, {self.size})")
+
+    def emit_read(self, fn, target):
+        fn.line(f"{target} = read_decimal(r, {self.scale}, {self.size})")
+        self.emit_deserialize(fn, target)
+
+    def load_input(self, raw):
+        return decimal_from_bytes(raw, self.scale)
+
+
+class UUIDEncoder(Encoder):
+    """UUID as Avro's uuid on a string, or on fixed(16) with metadata={"avro": "fixed"}."""
+
+    field_class = fields.UUID
+    avro_types = ("uuid", "fixed")
+
+    def choose_avro_type(self, override):
+        if isinstance(override, dict):
+            if override.get("logicalType") != "uuid":
+                raise self.error("metadata avro must be a uuid type")
+            override = "fixed" if override.get("type") == "fixed" else "uuid"
+        chosen = super().choose_avro_type(override)
+        self.fixed = chosen == "fixed"
+        self.visitor_namespace = self.visitor.current_namespace
+        if self.fixed:
+            self.visitor.claim_name("uuid_fixed", "uuid_fixed", self.path)
+        return chosen
+
+    @property
+    def min_size(self):
+        return 16 if self.fixed else 1
+
+    def avro_type(self, names):
+        if self.fixed:
+            return names.named({"type": "fixed", "name": "uuid_fixed", "size": 16,
+                                "logicalType": "uuid",
+                                **({"namespace": self.visitor_namespace} if self.visitor_namespace else {})})
+        return {"type": "string", "logicalType": "uuid"}
+
+    def describe(self):
+        return "uuid on fixed(16)" if self.fixed else "uuid on string"
+
+    def emit_write(self, fn, value):
+        self.emit_coerce(fn, value, "UUID")
+        fixed = "True" if self.fixed else "False"
+        fn.line(f"write_uuid_value(w, {value}, {fn.bind(self.field, 'field')}, obj, {fixed})")
+
+    def emit_read(self, fn, target):
+        fixed = "True" if self.fixed else "False"
+        fn.line(f"{target} = read_uuid(r, {fixed})")
+        self.emit_deserialize(fn, target)
+
+    def load_input(self, raw):
+        return str(uuid.UUID(bytes=raw)) if self.fixed else raw
+
+
+class TextEncoder(Encoder):
+    """Fields that dump to text and load from it through their own
+    conversions: IP addresses and interfaces. Written as Avro strings."""
+
+    avro_types = ("string",)
+
+    def emit_write(self, fn, value):
+        field = fn.bind(self.field, "field")
+        fn.line(f"{value} = convert({field}, {value}, obj, str)")
+        fn.line(f"write_str_value(w, {value}, {field}, obj)")
+
+    def emit_read(self, fn, target):
+        field = fn.bind(self.field, "field")
+        fn.line(f"{target} = read_str(r)")
+        fn.line(f"{target} = deserialize_value({field}, {target})")
+
+
+class IPEncoder(TextEncoder):
+    field_class = fields.IP
+
+
+class IPInterfaceEncoder(TextEncoder):
+    field_class = fields.IPInterface
