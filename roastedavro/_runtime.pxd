@@ -148,6 +148,8 @@ cdef enum:
     PATH_VALUE = 2
 
 cdef int add_path(object error, int part, Py_ssize_t index, object key) except -1
+# a ValidationError raised by a field's own code, as a DumpError with a path
+cdef object as_dump_error(object error)
 
 # ------------------------------------------------------ logical types --
 

@@ -181,6 +181,12 @@ cdef dict with_str_keys(dict mapping, object keys_field, object obj, bint always
     return converted
 
 
+cdef object as_dump_error(object error):
+    if isinstance(error, DumpError):
+        return error
+    return DumpError(error.messages)
+
+
 cdef int add_path(object error, int part, Py_ssize_t index, object key) except -1:
     if part == PATH_INDEX:
         error.path.append(index)

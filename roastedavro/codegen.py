@@ -36,7 +36,7 @@ RESERVED = (
         "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
         "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
         "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
-        "DumpError", "LoadFallback",
+        "DumpError", "LoadFallback", "ValidationError", "caught",
     }
 )
 # the per-level names FunctionEmitter.collection() hands out

@@ -1,5 +1,6 @@
 """User encoders registered for user field classes (examples/custom_encoder.py)."""
 
+import ipaddress
 import pathlib
 import sys
 from decimal import Decimal
@@ -23,11 +24,26 @@ def payment():
 
 @pytest.mark.parametrize("amount", ["0", "12.34", "-0.01", "92233720368547758.07"])
 def test_user_encoder_matches_oracles(payment, amount):
-    record = {"payer": "ada", "amount": Decimal(amount), "fee": Decimal("0.5")}
+    record = {"payer": "ada", "amount": Decimal(amount), "fee": Decimal("0.5"), "client": None}
     data = payment.dump_compiled(record)
     assert data == fastavro_bytes(payment, payment.dump(record))
     assert payment.load_compiled(data) == payment.load(payment.dump(record))
     assert payment.avro_schema()["fields"][2]["type"] == ["null", "int"]
+
+
+@pytest.mark.parametrize("client", ["0.0.0.0", "192.0.2.7", "255.255.255.255"])
+def test_fixed_ipv4_encoder(payment, client):
+    address = ipaddress.IPv4Address(client)
+    record = {"payer": "ada", "amount": Decimal(1), "fee": None, "client": address}
+    assert payment.avro_schema()["fields"][3]["type"] == ["null", {"type": "fixed", "name": "ipv4", "size": 4}]
+    data = payment.dump_compiled(record)
+    assert data == fastavro_bytes(payment, {**payment.dump(record), "client": address.packed})
+    assert data.endswith(b"\x02" + address.packed)
+    assert payment.load_compiled(data) == payment.load(payment.dump(record))
+    assert payment.dump_compiled({**record, "client": client}) == data
+    with pytest.raises(ValidationError) as error:
+        payment.dump_compiled({**record, "client": "300.1.1.1"})
+    assert list(error.value.messages) == ["client"]
 
 
 def test_user_encoder_errors_name_the_field(payment):
