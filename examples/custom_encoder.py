@@ -52,7 +52,6 @@ class CentsEncoder(Encoder):
         fn.line(f"{target} = {from_cents}({read}(r))")
 
 
-@register_encoder
 class IPv4FixedEncoder(Encoder):
     """IPv4 addresses as an Avro fixed(4) named "ipv4": 4 bytes instead of up to 16."""
 
@@ -88,6 +87,10 @@ def packed_ipv4(field, value):
 
 
 class Payment(CompiledSchema):
+    class Meta:
+        # for this schema only; register_encoder would change IPv4 fields everywhere
+        avro_encoders = [IPv4FixedEncoder]
+
     payer = fields.String()
     amount = Cents()
     fee = Cents(allow_none=True, metadata={"avro": "int"})
