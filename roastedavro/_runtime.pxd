@@ -14,6 +14,11 @@ from cpython.float cimport PyFloat_AS_DOUBLE
 cdef extern from "Python.h":
     const char* PyUnicode_AsUTF8AndSize(object s, Py_ssize_t* size) except NULL
     long long PyLong_AsLongLongAndOverflow(object o, int* overflow) except? -1
+    bint PyUnicode_IS_COMPACT_ASCII(object s)
+    Py_ssize_t PyUnicode_GET_LENGTH(object s)
+    void* PyUnicode_DATA(object s)
+    # a dict with room for n keys: no resize while a record is filled in
+    dict new_record_dict "_PyDict_NewPresized"(Py_ssize_t n)
 
 cdef int raise_dump_error(str message) except -1
 
@@ -79,9 +84,17 @@ cdef inline int write_float(Writer* w, double value) except -1:
         raise_dump_error(u"Number out of range for Avro float (32-bit IEEE 754).")
     return write_raw(w, <const char*>&narrowed, 4)
 
-# Takes the UTF-8 straight from the str object (CPython caches it; for ASCII
-# strings it is the object's own storage), no temporary bytes object.
-cdef int write_str(Writer* w, str value) except -1
+cdef int write_str_slow(Writer* w, str value) except -1
+
+cdef inline int write_str(Writer* w, str value) except -1:
+    # ASCII strings (most keys, symbols, codes) are their own UTF-8: copied
+    # straight from the str object. Others take CPython's cached UTF-8.
+    cdef Py_ssize_t n
+    if PyUnicode_IS_COMPACT_ASCII(value):
+        n = PyUnicode_GET_LENGTH(value)
+        write_long(w, n)
+        return write_raw(w, <const char*>PyUnicode_DATA(value), n)
+    return write_str_slow(w, value)
 
 cdef inline int write_encoded(Writer* w, bytes value) except -1:
     # bytes already in Avro form (a constant, say)
@@ -177,7 +190,9 @@ cdef int write_uuid_value(Writer* w, object value, object field, object obj, bin
 cdef object read_uuid(Reader* r, bint fixed)
 cdef object enum_value(dict values, object field, object value, object obj)
 cdef tuple as_tuple(object field, object value, Py_ssize_t size)
-cdef int write_enum_value(Writer* w, object value, object field, object obj, dict indexes) except -1
+cdef int write_bytes_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_fixed_value(Writer* w, object value, object field, object obj, Py_ssize_t size) except -1
+cdef int write_enum_value(Writer* w, object value, object field, object obj, tuple members, dict indexes) except -1
 cdef object read_enum(Reader* r, tuple members)
 cdef bytes read_fixed(Reader* r, Py_ssize_t size)
 

@@ -7,6 +7,7 @@ exceptions with the byte offset or field path they belong to.
 """
 
 import datetime
+import decimal
 import io
 import sys
 import uuid
@@ -25,6 +26,7 @@ from cpython.datetime cimport (
 )
 from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
+from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
@@ -42,6 +44,8 @@ cdef type TIME = datetime.time
 cdef type TIMEDELTA = datetime.timedelta
 cdef type UUID = uuid.UUID
 cdef object UUID_FROM_BYTES = uuid.UUID
+cdef type DECIMAL = decimal.Decimal
+cdef object DECIMAL_FROM_TEXT = decimal.Decimal
 
 if sys.byteorder != "little":
     # the primitives copy IEEE 754 values as they sit in memory
@@ -80,7 +84,7 @@ cdef void writer_release(Writer* w) noexcept:
     w.capacity = sizeof(w.small)
 
 
-cdef int write_str(Writer* w, str value) except -1:
+cdef int write_str_slow(Writer* w, str value) except -1:
     cdef Py_ssize_t n
     cdef const char* utf8
     try:
@@ -443,7 +447,91 @@ cdef object read_timedelta(Reader* r):
     return timedelta_new(<int>days, <int>(rest // 1000000), <int>(rest % 1000000))
 
 
+cdef int decimal_unscaled(object value, int scale, int precision, long long* unscaled) except -1:
+    # The unscaled integer of a Decimal with at most 18 digits, read from its
+    # text (Decimal.__str__ is C code): 1 when done, 0 for the Python path
+    # (more digits, exponent notation, NaN, values needing rounding...).
+    cdef str text = str(value)
+    cdef Py_ssize_t n, i, fraction = -1
+    cdef const char* chars
+    cdef long long result = 0
+    cdef int digits = 0, zeros
+    cdef bint negative = False
+    if not PyUnicode_IS_COMPACT_ASCII(text):
+        return 0
+    n = PyUnicode_GET_LENGTH(text)
+    chars = <const char*>PyUnicode_DATA(text)
+    i = 0
+    if n and chars[0] == 45:  # '-'
+        negative = True
+        i = 1
+    if i >= n:
+        return 0
+    while i < n:
+        if chars[i] == 46:  # '.'
+            if fraction >= 0:
+                return 0
+            fraction = 0
+        elif 48 <= chars[i] <= 57:
+            if digits or chars[i] != 48:
+                digits += 1
+            if digits > 18:
+                return 0
+            result = result * 10 + (chars[i] - 48)
+            if fraction >= 0:
+                fraction += 1
+        else:
+            return 0  # exponent notation, NaN, Infinity
+        i += 1
+    if fraction < 0:
+        fraction = 0
+    if fraction > scale:
+        return 0  # maybe trailing zeros; the Python path decides
+    for zeros in range(scale - fraction):
+        if result > 922337203685477580:
+            return 0
+        result *= 10
+        digits += 1 if result else 0
+    if precision < 19 and (result >= POWERS_OF_TEN[precision]):
+        return 0
+    unscaled[0] = -result if negative else result
+    return 1
+
+
+cdef long long[19] POWERS_OF_TEN
+POWERS_OF_TEN[0] = 1
+for _power in range(1, 19):
+    POWERS_OF_TEN[_power] = POWERS_OF_TEN[_power - 1] * 10
+
+
 cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1:
+    cdef long long unscaled
+    cdef unsigned long long magnitude
+    cdef Py_ssize_t length, i
+    cdef int bits = 0
+    cdef unsigned char* out
+    if not (type(value) is DECIMAL and decimal_unscaled(value, scale, precision, &unscaled)):
+        return write_decimal_slow(w, value, field, obj, scale, precision, size)
+    if size:
+        length = size
+    else:
+        # fastavro's length: the magnitude's bits plus a sign bit, in bytes
+        magnitude = <unsigned long long>(-unscaled if unscaled < 0 else unscaled)
+        while magnitude >> bits:
+            bits += 1
+        length = (bits + 8) // 8
+        write_long(w, length)
+    writer_reserve(w, length)
+    out = <unsigned char*>w.data + w.size
+    for i in range(length):
+        # big-endian two's complement, sign-extended past 8 bytes
+        out[length - 1 - i] = <unsigned char>(
+            (<unsigned long long>unscaled >> (8 * i)) & 0xFF if i < 8 else (0xFF if unscaled < 0 else 0))
+    w.size += length
+    return 0
+
+
+cdef int write_decimal_slow(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1:
     cdef bytes encoded = support.decimal_bytes(field, value, obj, scale, precision, size)
     if size:
         return write_raw(w, PyBytes_AS_STRING(encoded), size)
@@ -451,7 +539,21 @@ cdef int write_decimal_value(Writer* w, object value, object field, object obj, 
 
 
 cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
-    encoded = read_fixed(r, size) if size else read_bytes(r)
+    cdef Py_ssize_t start = r.pos
+    cdef Py_ssize_t n = size if size else read_length(r)
+    cdef long long unscaled
+    cdef Py_ssize_t i
+    if n > r.end - r.pos:
+        raise_truncated(r, n)
+    if 0 < n <= 8:
+        # sign-extend the big-endian two's complement bytes
+        unscaled = -1 if r.data[r.pos] & 0x80 else 0
+        for i in range(n):
+            unscaled = (unscaled << 8) | r.data[r.pos + i]
+        r.pos += n
+        return DECIMAL_FROM_TEXT(u"%dE-%d" % (unscaled, scale))
+    encoded = (<const char*>r.data)[r.pos:r.pos + n]
+    r.pos += n
     return support.decimal_from_bytes(encoded, scale)
 
 
@@ -473,10 +575,32 @@ cdef object read_uuid(Reader* r, bint fixed):
         raise DecodeError(u"not a valid UUID", start) from None
 
 
-cdef int write_enum_value(Writer* w, object value, object field, object obj, dict indexes) except -1:
-    cdef object index = indexes.get(value)
+cdef int write_bytes_value(Writer* w, object value, object field, object obj) except -1:
+    if type(value) is not bytes:
+        value = support.as_bytes(field, value, obj)
+    return write_bytes(w, <bytes>value)
+
+
+cdef int write_fixed_value(Writer* w, object value, object field, object obj, Py_ssize_t size) except -1:
+    if type(value) is not bytes:
+        value = support.as_bytes(field, value, obj)
+    if len(<bytes>value) != size:
+        raise DumpError(u"Must be exactly %d bytes, got %d." % (size, len(<bytes>value)))
+    return write_raw(w, PyBytes_AS_STRING(value), size)
+
+
+cdef int write_enum_value(Writer* w, object value, object field, object obj, tuple members, dict indexes) except -1:
+    # Members are singletons: compare identities, which costs no call to
+    # Enum.__hash__ (Python code); large enums use the dict.
+    cdef Py_ssize_t i
+    cdef Py_ssize_t count = len(members)
+    if count <= 32:
+        for i in range(count):
+            if <object>PyTuple_GET_ITEM(members, i) is value:
+                return write_long(w, i)
+    index = indexes.get(value)
     if index is None:
-        index = indexes.get(support.enum_member(field, value, obj))
+        index = indexes[support.enum_member(field, value, obj)]
     return write_long(w, <long long>index)
 
 

@@ -223,3 +223,11 @@ def deserialize_field(field, value):
         return field.deserialize(value)
     except ValidationError:
         raise LoadFallback() from None
+
+
+def as_bytes(field, value, obj) -> bytes:
+    """bytes from a bytes-like value, after the field's own _serialize."""
+    value = field._serialize(value, field.name, obj)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    raise DumpError("Not valid bytes.")

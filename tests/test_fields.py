@@ -414,3 +414,39 @@ def test_hooks_and_validators_with_logical_types():
     with pytest.raises(ValidationError) as error:
         schema.load_compiled(schema.dump_compiled({**record, "day": dt.date(2024, 2, 1)}))
     assert error.value.messages == {"_schema": ["at is after day"]}
+
+
+def test_raw_primitive_and_fixed_types_are_written_in_c():
+    class Blobs(CompiledSchema):
+        data = fields.Raw(metadata={"avro": "bytes"})
+        digest = fields.Raw(metadata={"avro": {"type": "fixed", "name": "md5", "size": 16}})
+        maybe = fields.Raw(allow_none=True, metadata={"avro": "bytes"})
+        count = fields.Raw(metadata={"avro": "long"})
+
+    schema = Blobs()
+    assert "write_bytes_value(w, value" in schema.compile_to_string()
+    assert field_type(schema, "maybe") == ["null", "bytes"]
+    record = {"data": b"\x00\xffabc", "digest": bytes(range(16)), "maybe": None, "count": -5}
+    assert roundtrip(schema, record) == record
+    assert schema.dump_compiled({**record, "data": bytearray(b"\x00\xffabc")}) == schema.dump_compiled(record)
+    for wrong, message in (({"digest": b"short"}, "exactly 16 bytes"), ({"data": "text"}, "Not valid bytes"),
+                           ({"count": "many"}, "Not a valid integer")):
+        with pytest.raises(ValidationError) as error:
+            schema.dump_compiled({**record, **wrong})
+        assert message in str(error.value.messages)
+
+
+@pytest.mark.parametrize("digits", [1, 9, 17, 18, 19, 25, 37])
+def test_decimal_fast_and_slow_paths_agree_with_fastavro(digits):
+    schema = compiled(
+        x=fields.Decimal(places=3, metadata={"precision": 38}),
+        f=fields.Decimal(places=3, metadata={"avro": {
+            "type": "fixed", "name": "wide", "size": 16, "logicalType": "decimal", "precision": 38}}))
+    exact = decimal.Context(prec=80)
+    for sign in ("", "-"):
+        for text in (sign + "9" * digits, sign + "1" + "0" * (digits - 1), sign + "0." + "0" * 2 + "1"):
+            value = Decimal(text).scaleb(-3, context=exact) if "." not in text else Decimal(text)
+            value = value.quantize(Decimal("0.001"), context=exact)
+            loaded = roundtrip(schema, {"x": value, "f": value})
+            assert loaded == {"x": value, "f": value}
+            assert str(loaded["x"]) == str(value)

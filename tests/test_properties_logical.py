@@ -34,7 +34,7 @@ from types import SimpleNamespace
 
 import fastavro
 import pytest
-from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from marshmallow import ValidationError, fields
 

@@ -6,6 +6,7 @@ from roastedavro.encoders.base import Encoder
 from roastedavro.encoders.collections import ListEncoder, MappingEncoder
 from roastedavro.encoders.fallback import FallbackEncoder
 from roastedavro.encoders.nested import NestedEncoder, RecordValueEncoder
+from roastedavro.encoders.raw import RawEncoder
 from roastedavro.encoders.registry import EncoderRegistry
 from roastedavro.encoders.logical import (
     AwareDateTimeEncoder,
@@ -56,6 +57,7 @@ BUILTIN_ENCODERS = (
     TupleEncoder,
     PluckEncoder,
     ConstantEncoder,
+    RawEncoder,
 )
 
 #: The registry schemas are compiled with. Registering affects schemas
@@ -84,6 +86,7 @@ __all__ = [
     "NaiveDateTimeEncoder",
     "NumberEncoder",
     "PluckEncoder",
+    "RawEncoder",
     "TimeDeltaEncoder",
     "TimeEncoder",
     "TupleEncoder",

@@ -68,7 +68,8 @@ class EnumEncoder(Encoder):
             fn.line(f"{WRITE_PRIMITIVE[self.avro]}(w, {value}, {field}, obj)")
         else:
             indexes = fn.bind({member: i for i, member in enumerate(self.members)}, "indexes")
-            fn.line(f"write_enum_value(w, {value}, {field}, obj, {indexes})")
+            members = fn.bind(self.members, "members")
+            fn.line(f"write_enum_value(w, {value}, {field}, obj, {members}, {indexes})")
 
     def emit_read(self, fn, target):
         if self.by_value:

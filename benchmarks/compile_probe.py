@@ -1,0 +1,54 @@
+"""Times ``compile()`` of one benchmark case in a fresh process; prints one JSON line.
+
+Run by ``benchmarks/run.py`` with ``ROASTEDAVRO_CACHE_DIR`` pointing at a
+private temporary folder: the first run builds (cold), the second loads the
+cached module (cached). Both also time a second ``compile()`` on a new
+instance in the same process (module already imported: code generation only).
+
+    python -m benchmarks.compile_probe CASE
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+
+def main(argv: list[str]) -> None:
+    name = argv[0]
+    started = time.perf_counter()
+    from roastedavro import compiler
+
+    from benchmarks.schemas import CASES
+
+    imported = time.perf_counter() - started
+    case = CASES[name]
+    schema = case.schema()
+    started = time.perf_counter()
+    schema.compile()
+    compile_s = time.perf_counter() - started
+    timing = dict(compiler.last_timing)
+    # the module is now in compiler._loaded: a new instance only generates code
+    started = time.perf_counter()
+    case.schema().compile()
+    in_memory_s = time.perf_counter() - started
+    # sanity: the codec works
+    record = case.record()
+    schema.load_compiled(schema.dump_compiled(record))
+    print(json.dumps({
+        "case": name,
+        "compile_s": compile_s,
+        "built": "cc" in timing,
+        "cython_s": timing.get("cython"),
+        "cc_s": timing.get("cc"),
+        "import_module_s": timing.get("load"),
+        "in_memory_recompile_s": in_memory_s,
+        "import_s": imported,
+        "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,296 @@
+"""The contenders: one dump and one load function per library and benchmark case.
+
+Every contender is set up once per case, outside the timed loops: parsed
+schemas, compiled codecs, reused output buffers and the input value in the
+form that library takes. A timed loop then only calls ``dump(value)`` or
+``load(data)``.
+
+Stream-based libraries (fastavro, avro, cerializer) get the setup that is
+fastest for them: one ``BytesIO`` for output, rewound and truncated per call
+(``getvalue()`` returns the bytes), and one ``BytesIO`` holding the message
+for input, rewound per call. roastedavro and msgspec take and return
+``bytes`` directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime
+import decimal
+import enum
+import io
+import json
+import os
+import sys
+import uuid
+from typing import Any, Callable
+
+import fastavro
+
+from benchmarks.schemas import Case
+
+AVRO_CONTENDERS = ("roastedavro", "fastavro", "avro", "cerializer", "marshmallow+fastavro")
+CONTENDERS = AVRO_CONTENDERS + ("msgspec",)
+BASELINE = "fastavro"
+
+
+@dataclasses.dataclass
+class Contender:
+    name: str
+    dump: Callable[[Any], Any] | None = None
+    dump_input: Any = None
+    load: Callable[[Any], Any] | None = None
+    load_input: Any = None
+    #: why dump or load is not timed (an error, a byte mismatch, not applicable)
+    dump_excluded: str | None = None
+    load_excluded: str | None = None
+    notes: list[str] = dataclasses.field(default_factory=list)
+
+
+def avro_values(value: Any) -> Any:
+    """The record as plain Avro writers take it: enum members become their symbol."""
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, dict):
+        return {key: avro_values(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [avro_values(item) for item in value]
+    return value
+
+
+def normalized(value: Any) -> Any:
+    """A representation-independent form of a decoded record, for comparing readers."""
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, dict):
+        return {str(key): normalized(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [normalized(item) for item in value]
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, decimal.Decimal):
+        return ("decimal", value.normalize())
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if isinstance(value, datetime.datetime):
+        return value.astimezone(datetime.timezone.utc) if value.tzinfo else value
+    return value
+
+
+@contextlib.contextmanager
+def quiet():
+    """Silence stdout/stderr at the file-descriptor level (compilers print there)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 1)
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def _writer(write: Callable[[io.BytesIO, Any], None]) -> Callable[[Any], bytes]:
+    out = io.BytesIO()
+
+    def dump(value, out=out, write=write):
+        out.seek(0)
+        out.truncate()
+        write(out, value)
+        return out.getvalue()
+
+    return dump
+
+
+def _reader(read: Callable[[io.BytesIO], Any], data: bytes) -> Callable[[Any], Any]:
+    source = io.BytesIO(data)
+
+    def load(_data, source=source, read=read):
+        source.seek(0)
+        return read(source)
+
+    return load
+
+
+# -- one factory per contender -------------------------------------------------------
+
+def make_roastedavro(case: Case, schema, record, data) -> Contender:
+    return Contender("roastedavro", schema.dump_compiled, record, schema.load_compiled, data)
+
+
+def make_fastavro(case: Case, schema, record, data) -> Contender:
+    parsed = fastavro.parse_schema(schema.avro_schema())
+    writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
+    return Contender(
+        "fastavro",
+        _writer(lambda out, value: writer(out, parsed, value)), avro_values(record),
+        _reader(lambda source: reader(source, parsed, None), data), data)
+
+
+def make_avro(case: Case, schema, record, data) -> Contender:
+    import avro.io
+    import avro.schema
+
+    parsed = avro.schema.parse(json.dumps(schema.avro_schema()))
+    datum_writer, datum_reader = avro.io.DatumWriter(parsed), avro.io.DatumReader(parsed)
+    out = io.BytesIO()
+    encoder = avro.io.BinaryEncoder(out)
+    source = io.BytesIO(data)
+    decoder = avro.io.BinaryDecoder(source)
+
+    def dump(value, out=out, encoder=encoder, write=datum_writer.write):
+        out.seek(0)
+        out.truncate()
+        write(value, encoder)
+        return out.getvalue()
+
+    def load(_data, source=source, decoder=decoder, read=datum_reader.read):
+        source.seek(0)
+        return read(decoder)
+
+    return Contender("avro", dump, avro_values(record), load, data)
+
+
+def make_cerializer(case: Case, schema, record, data) -> Contender:
+    import cerializer.cerializer_handler as handler
+    import cerializer.schema_handler as schema_handler
+    import cerializer.utils as utils
+
+    avro = schema.avro_schema()
+    namespace, name = avro["namespace"], avro["name"]
+    schemata = schema_handler.CerializerSchemata(
+        [(utils.get_schema_identifier(namespace, name), avro)])
+    with quiet():
+        codec = handler.Cerializer(schemata, namespace, name)
+    # serialize_into / deserialize_from: cerializer's stream API, buffers reused
+    # like the other stream-based libraries (serialize()/deserialize() make a new BytesIO)
+    return Contender(
+        "cerializer",
+        _writer(lambda out, value: codec.serialize_into(out, value)), avro_values(record),
+        _reader(codec.deserialize_from, data), data)
+
+
+def make_marshmallow_fastavro(case: Case, schema, record, data) -> Contender:
+    # what a marshmallow user does today: marshmallow's dump, then fastavro;
+    # fastavro, then marshmallow's load. A separate (never compiled) instance.
+    plain = type(schema)()
+    parsed = fastavro.parse_schema(schema.avro_schema())
+    writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
+    dump_marshmallow, load_marshmallow = plain.dump, plain.load
+    return Contender(
+        "marshmallow+fastavro",
+        _writer(lambda out, value: writer(out, parsed, dump_marshmallow(value))), record,
+        _reader(lambda source: load_marshmallow(reader(source, parsed, None)), data), data)
+
+
+def make_msgspec(case: Case, schema, record, data) -> Contender:
+    import msgspec
+
+    encoder = msgspec.msgpack.Encoder()
+    decoder = msgspec.msgpack.Decoder(case.struct)
+    value = case.struct_value(record)
+    encoded = encoder.encode(value)
+    contender = Contender("msgspec", encoder.encode, value, decoder.decode, encoded)
+    contender.notes.append(f"MessagePack, {len(encoded)} bytes (Avro: {len(data)})")
+    return contender
+
+
+FACTORIES = {
+    "roastedavro": make_roastedavro,
+    "fastavro": make_fastavro,
+    "avro": make_avro,
+    "cerializer": make_cerializer,
+    "marshmallow+fastavro": make_marshmallow_fastavro,
+    "msgspec": make_msgspec,
+}
+
+
+def _short(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}"
+    text = " ".join(text.split())
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+def build(case: Case, schema, names: tuple[str, ...] = CONTENDERS) -> tuple[dict[str, Contender], dict]:
+    """Set up each contender for ``case`` and check it against roastedavro.
+
+    Avro writers must produce roastedavro's bytes; Avro readers must decode
+    roastedavro's bytes to the same values (after normalising enum members to
+    symbols, UUIDs to strings, ...). A failing or disagreeing direction is
+    excluded from timing, with the reason. Returns the contenders and the
+    reference (record, bytes, loaded value).
+    """
+    record = case.record()
+    data = schema.dump_compiled(record)
+    loaded = schema.load_compiled(data)
+    reference = {"record": record, "data": data, "loaded": loaded}
+    expected = normalized(loaded)
+    contenders: dict[str, Contender] = {}
+    for name in names:
+        try:
+            contender = FACTORIES[name](case, schema, record, data)
+        except Exception as error:  # noqa: BLE001 - report, don't crash
+            contender = Contender(name, dump_excluded=f"setup failed: {_short(error)}",
+                                  load_excluded=f"setup failed: {_short(error)}")
+            contenders[name] = contender
+            continue
+        contenders[name] = contender
+        _check(contender, name, data, expected, record)
+    return contenders, reference
+
+
+def _check(contender: Contender, name: str, data: bytes, expected: Any, record: Any) -> None:
+    try:
+        written = contender.dump(contender.dump_input)
+    except Exception as error:  # noqa: BLE001
+        contender.dump_excluded = f"dump raised {_short(error)}"
+    else:
+        if name in AVRO_CONTENDERS and bytes(written) != data:
+            contender.dump_excluded = (
+                f"bytes differ from roastedavro ({len(written)} vs {len(data)} bytes; "
+                f"first difference at byte {_first_difference(bytes(written), data)})")
+    try:
+        value = contender.load(contender.load_input)
+    except Exception as error:  # noqa: BLE001
+        contender.load_excluded = f"load raised {_short(error)}"
+        return
+    if name == "msgspec":
+        if normalized(value) != normalized(contender.dump_input):
+            contender.load_excluded = "msgspec round trip differs"
+        return
+    if normalized(value) != expected:
+        contender.load_excluded = "decoded values differ from roastedavro's: " + _difference(
+            normalized(value), expected)
+    if name == "roastedavro" and normalized(value) != normalized(record):
+        contender.notes.append("load_compiled(dump_compiled(record)) differs from the record: "
+                               + _difference(normalized(value), normalized(record)))
+
+
+def _first_difference(a: bytes, b: bytes) -> int:
+    for index, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return index
+    return min(len(a), len(b))
+
+
+def _difference(got: Any, want: Any, path: str = "") -> str:
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in list(want) + [k for k in got if k not in want]:
+            if key not in got or key not in want:
+                return f"{path}.{key}: only in {'expected' if key in want else 'decoded'}"
+            if got[key] != want[key]:
+                return _difference(got[key], want[key], f"{path}.{key}")
+    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
+        for index, (x, y) in enumerate(zip(got, want)):
+            if x != y:
+                return _difference(x, y, f"{path}[{index}]")
+    text = f"{path or 'value'}: {got!r} != {want!r}"
+    return text if len(text) <= 240 else text[:237] + "..."
