@@ -11,10 +11,8 @@ import fastavro
 from marshmallow import Schema, ValidationError
 
 from roastedavro import compiler
-from roastedavro._support import validation_error
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
-from roastedavro.errors import DumpError, LoadFallback
 from roastedavro.flags import CompileFlags
 from roastedavro.visitor import (
     RecordPlan,
@@ -67,10 +65,6 @@ class CompiledSchema(Schema):
 
     _roasted_plan: _Plan | None = None
     _roasted_codec: Any = None
-    # the entry points dump_compiled/load_compiled call, chosen once at
-    # compile time (many or not, compiled or through marshmallow)
-    _roasted_dump: Any = None
-    _roasted_load: Any = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -119,62 +113,39 @@ class CompiledSchema(Schema):
 
     def _bind_entry_points(self, codec) -> None:
         plan = self._plan()
-        if plan.dump_reasons:
-            self._roasted_dump_one = lambda obj: self._dump_with_marshmallow(obj, False)
-            self._roasted_dump_many = lambda obj: self._dump_with_marshmallow(obj, True)
-        else:
-            self._roasted_dump_one, self._roasted_dump_many = codec.dump, codec.dump_many
-        if plan.load_reasons:
-            load_one, load_many = codec.load, codec.load_many
-            # the compiled reader checks the bytes; marshmallow makes the result
-            def checked_one(data):
-                load_one(data)
-                raise LoadFallback()
-
-            def checked_many(data):
-                load_many(data)
-                raise LoadFallback()
-
-            self._roasted_load_one, self._roasted_load_many = checked_one, checked_many
-        else:
-            self._roasted_load_one, self._roasted_load_many = codec.load, codec.load_many
-        self._roasted_dump = self._roasted_dump_many if self.many else self._roasted_dump_one
-        self._roasted_load = self._roasted_load_many if self.many else self._roasted_load_one
+        codec.many = bool(self.many)
+        codec.dump_with_marshmallow = self._dump_with_marshmallow
+        codec.dump_through_marshmallow = bool(plan.dump_reasons)
+        # the compiled reader always checks the bytes; marshmallow makes the
+        # result when the schema needs it, or reports a value it refuses
+        codec.load_with_marshmallow = self._load_with_marshmallow
+        codec.load_through_marshmallow = bool(plan.load_reasons)
+        # From now on the codec's own methods are this instance's
+        # dump_compiled/load_compiled: no Python frame between the caller and
+        # the generated code.
+        self.dump_compiled = codec.dump
+        self.load_compiled = codec.load
 
     # -- dump and load ------------------------------------------------------
 
-    def dump_compiled(self, obj: Any, *, many: bool | None = None) -> bytes:
+    def dump_compiled(self, obj: Any, many: bool | None = None) -> bytes:
         """Avro binary of ``obj``: ``fastavro.schemaless_writer(avro_schema(), dump(obj))``.
 
-        Raises ``marshmallow.ValidationError`` naming the field path when a
-        value cannot be written.
+        ``many=True`` writes a list of records as one Avro array. Raises
+        ``marshmallow.ValidationError`` naming the field path when a value
+        cannot be written. Compiles the schema on first use.
         """
-        dump = self._roasted_dump
-        if dump is None:
-            self._attach()
-            dump = self._roasted_dump
-        try:
-            if many is None:
-                return dump(obj)
-            return self._roasted_dump_many(obj) if many else self._roasted_dump_one(obj)
-        except DumpError as error:
-            raise validation_error(error) from None
+        self._attach()
+        return self.dump_compiled(obj, many)
 
-    def load_compiled(self, data, *, many: bool | None = None) -> Any:
+    def load_compiled(self, data, many: bool | None = None) -> Any:
         """The loaded value of Avro binary ``data``, as marshmallow's ``load`` returns it.
 
         Malformed bytes raise :class:`roastedavro.DecodeError` with the offset.
+        Compiles the schema on first use.
         """
-        load = self._roasted_load
-        if load is None:
-            self._attach()
-            load = self._roasted_load
-        if many is not None:
-            load = self._roasted_load_many if many else self._roasted_load_one
-        try:
-            return load(data)
-        except LoadFallback:
-            return self._load_with_marshmallow(data, load is self._roasted_load_many)
+        self._attach()
+        return self.load_compiled(data, many)
 
     def _dump_with_marshmallow(self, obj: Any, many: bool) -> bytes:
         plan = self._plan()

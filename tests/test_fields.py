@@ -13,7 +13,6 @@ import ipaddress
 import uuid
 from decimal import Decimal
 
-import fastavro
 import pytest
 from conftest import fastavro_bytes, fastavro_read
 from marshmallow import Schema, ValidationError, fields
