@@ -26,6 +26,7 @@ from cpython.datetime cimport (
 )
 from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
+from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLongLong
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
@@ -44,6 +45,9 @@ cdef type TIME = datetime.time
 cdef type TIMEDELTA = datetime.timedelta
 cdef type UUID = uuid.UUID
 cdef object UUID_FROM_BYTES = uuid.UUID
+cdef object UUID_NEW = uuid.UUID.__new__
+cdef object OBJECT_SETATTR = object.__setattr__
+cdef object SAFE_UNKNOWN = uuid.SafeUUID.unknown
 cdef type DECIMAL = decimal.Decimal
 cdef object DECIMAL_FROM_TEXT = decimal.Decimal
 
@@ -557,19 +561,95 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
     return support.decimal_from_bytes(encoded, scale)
 
 
+cdef const char* HEX_DIGITS = b"0123456789abcdef"
+
+
 cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1:
+    # Straight from the UUID's 128-bit int: UUID.__str__ is Python code.
+    cdef object number
+    cdef unsigned long long high, low, half
+    cdef unsigned char* out
+    cdef int i, position, nibble
     if type(value) is not UUID:
         value = coerce(field, value, obj, UUID)
+    number = value.int
+    low = PyLong_AsUnsignedLongLongMask(number)
+    high = PyLong_AsUnsignedLongLongMask(number >> 64)
     if fixed:
-        return write_raw(w, PyBytes_AS_STRING(value.bytes), 16)
-    return write_str(w, str(value))
+        writer_reserve(w, 16)
+        out = <unsigned char*>w.data + w.size
+        for i in range(8):
+            out[i] = <unsigned char>(high >> (56 - 8 * i))
+            out[8 + i] = <unsigned char>(low >> (56 - 8 * i))
+        w.size += 16
+        return 0
+    write_byte(w, 72)  # zig-zag varint of the length, 36
+    writer_reserve(w, 36)
+    out = <unsigned char*>w.data + w.size
+    position = 0
+    for nibble in range(32):
+        if nibble == 8 or nibble == 12 or nibble == 16 or nibble == 20:
+            out[position] = 45  # '-'
+            position += 1
+        half = high if nibble < 16 else low
+        out[position] = HEX_DIGITS[(half >> (60 - 4 * (nibble % 16))) & 0xF]
+        position += 1
+    w.size += 36
+    return 0
+
+
+cdef inline int hex_value(unsigned char c) noexcept:
+    if 48 <= c <= 57:
+        return c - 48
+    if 97 <= c <= 102:
+        return c - 87
+    if 65 <= c <= 70:
+        return c - 55
+    return -1
+
+
+cdef object uuid_from_halves(unsigned long long high, unsigned long long low):
+    # what uuid.UUID(...) builds, without its Python-level parsing
+    value = UUID_NEW(UUID)
+    OBJECT_SETATTR(value, u"int", (PyLong_FromUnsignedLongLong(high) << 64) | PyLong_FromUnsignedLongLong(low))
+    OBJECT_SETATTR(value, u"is_safe", SAFE_UNKNOWN)
+    return value
 
 
 cdef object read_uuid(Reader* r, bint fixed):
     cdef Py_ssize_t start = r.pos
+    cdef Py_ssize_t n, i
+    cdef unsigned long long high = 0, low = 0
+    cdef int digit, nibble = 0
+    cdef const unsigned char* text
+    if fixed:
+        if r.end - r.pos < 16:
+            raise_truncated(r, 16)
+        for i in range(8):
+            high = (high << 8) | r.data[r.pos + i]
+            low = (low << 8) | r.data[r.pos + 8 + i]
+        r.pos += 16
+        return uuid_from_halves(high, low)
+    n = read_length(r)
+    text = r.data + r.pos
+    if n == 36 and text[8] == 45 and text[13] == 45 and text[18] == 45 and text[23] == 45:
+        for i in range(36):
+            if i == 8 or i == 13 or i == 18 or i == 23:
+                continue
+            digit = hex_value(text[i])
+            if digit < 0:
+                break
+            if nibble < 16:
+                high = (high << 4) | digit
+            else:
+                low = (low << 4) | digit
+            nibble += 1
+        if nibble == 32:
+            r.pos += 36
+            return uuid_from_halves(high, low)
+    # any other spelling uuid.UUID accepts (or not: a decode error)
+    r.pos = start
     try:
-        if fixed:
-            return UUID_FROM_BYTES(bytes=read_fixed(r, 16))
         return UUID_FROM_BYTES(read_str(r))
     except ValueError:
         raise DecodeError(u"not a valid UUID", start) from None

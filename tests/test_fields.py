@@ -449,3 +449,17 @@ def test_decimal_fast_and_slow_paths_agree_with_fastavro(digits):
             loaded = roundtrip(schema, {"x": value, "f": value})
             assert loaded == {"x": value, "f": value}
             assert str(loaded["x"]) == str(value)
+
+
+def test_uuid_strings_on_the_wire_in_other_spellings():
+    from roastedavro import DecodeError
+
+    schema = compiled(x=fields.UUID())
+    value = uuid.UUID("a8098c1a-f86e-11da-bd1a-00112444be1e")
+    for spelling in (str(value).upper(), value.hex, "{%s}" % value, f"urn:uuid:{value}"):
+        encoded = spelling.encode()
+        assert schema.load_compiled(bytes([len(encoded) * 2]) + encoded) == {"x": value}
+    for bad in ("a8098c1a-f86e-11da-bd1a-00112444be1g", "not a uuid", ""):
+        encoded = bad.encode()
+        with pytest.raises(DecodeError, match="not a valid UUID"):
+            schema.load_compiled(bytes([len(encoded) * 2]) + encoded)
