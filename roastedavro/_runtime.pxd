@@ -9,6 +9,8 @@ from libc.string cimport memcpy
 from libc.math cimport isinf
 from cpython.bytes cimport PyBytes_AS_STRING
 from cpython.float cimport PyFloat_AS_DOUBLE
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF
 
 
 cdef extern from "Python.h":
@@ -17,6 +19,10 @@ cdef extern from "Python.h":
     bint PyUnicode_IS_COMPACT_ASCII(object s)
     Py_ssize_t PyUnicode_GET_LENGTH(object s)
     void* PyUnicode_DATA(object s)
+    # NULL with a UnicodeDecodeError set on invalid UTF-8: read_str turns it
+    # into a DecodeError with the offset, out of line
+    PyObject* decode_utf8_or_null "PyUnicode_DecodeUTF8"(const char* s, Py_ssize_t size, const char* errors)
+    PyObject* decode_ascii_or_null "PyUnicode_DecodeASCII"(const char* s, Py_ssize_t size, const char* errors)
     # a dict with room for n keys: no resize while a record is filled in
     dict new_record_dict "_PyDict_NewPresized"(Py_ssize_t n)
 
@@ -280,7 +286,17 @@ cdef inline Py_ssize_t read_length(Reader* r) except -1:
         raise_decode_error(r, u"length %d exceeds the %d bytes that remain" % (n, r.end - r.pos), start)
     return <Py_ssize_t>n
 
-cdef str read_str(Reader* r)
+cdef str invalid_utf8(Reader* r, Py_ssize_t n)
+
+cdef inline str read_str(Reader* r):
+    cdef Py_ssize_t n = read_length(r)
+    cdef PyObject* decoded = decode_utf8_or_null(<const char*>r.data + r.pos, n, NULL)
+    if decoded == NULL:
+        return invalid_utf8(r, n)
+    r.pos += n
+    value = <str>decoded
+    Py_DECREF(value)    # the cast above took a second reference
+    return value
 
 cdef inline bytes read_bytes(Reader* r):
     cdef Py_ssize_t n = read_length(r)

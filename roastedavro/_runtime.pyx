@@ -28,7 +28,9 @@ from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
 from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLongLong
 from cpython.tuple cimport PyTuple_GET_ITEM
-from cpython.unicode cimport PyUnicode_DecodeUTF8
+from cpython.exc cimport PyErr_Clear
+from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from libc.stdio cimport snprintf
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
 from marshmallow.utils import get_value as marshmallow_get_value
@@ -256,15 +258,16 @@ cdef long long read_long_slow(Reader* r) except? -1:
     return <long long>(n >> 1) ^ -<long long>(n & 1)
 
 
-cdef str read_str(Reader* r):
-    cdef Py_ssize_t n = read_length(r)
-    cdef Py_ssize_t bad
+cdef str invalid_utf8(Reader* r, Py_ssize_t n):
+    # The decoder left a UnicodeDecodeError pending: replace it with ours,
+    # naming the offset of the first bad byte.
+    PyErr_Clear()
+    cdef Py_ssize_t bad = r.pos
     try:
-        value = PyUnicode_DecodeUTF8(<const char*>r.data + r.pos, n, NULL)
+        (<const char*>r.data)[r.pos:r.pos + n].decode("utf-8")
     except UnicodeDecodeError as error:
-        raise DecodeError(u"invalid UTF-8 in string", r.pos + error.start) from None
-    r.pos += n
-    return value
+        bad = r.pos + error.start
+    raise DecodeError(u"invalid UTF-8 in string", bad)
 
 
 cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items, Py_ssize_t offset) except -1:
@@ -547,6 +550,8 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
     cdef Py_ssize_t n = size if size else read_length(r)
     cdef long long unscaled
     cdef Py_ssize_t i
+    cdef char[48] text
+    cdef int length
     if n > r.end - r.pos:
         raise_truncated(r, n)
     if 0 < n <= 8:
@@ -555,7 +560,9 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
         for i in range(n):
             unscaled = (unscaled << 8) | r.data[r.pos + i]
         r.pos += n
-        return DECIMAL_FROM_TEXT(u"%dE-%d" % (unscaled, scale))
+        # Decimal parses text in C; the text comes from snprintf, not `%`
+        length = snprintf(text, sizeof(text), b"%lldE-%d", unscaled, scale)
+        return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, length, NULL))
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
     r.pos += n
     return support.decimal_from_bytes(encoded, scale)

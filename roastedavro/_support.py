@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from marshmallow import ValidationError
 
-from roastedavro.errors import DumpError, LoadFallback
+from roastedavro.errors import DumpError
 
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
@@ -58,13 +58,17 @@ def as_dict(value):
     raise DumpError("Not a valid mapping type.")
 
 
+#: what the deserialize helpers return for a value marshmallow's load refuses:
+#: the generated reader then flags the record, and marshmallow reports the error
+INVALID = object()
+
+
 def deserialize_value(field, value):
     """Run a user field subclass's own ``_deserialize`` on a decoded value."""
     try:
         return field._deserialize(value, field.name, None)
     except ValidationError:
-        # let marshmallow's load produce the complete error
-        raise LoadFallback() from None
+        return INVALID
 
 
 def validation_error(error: DumpError) -> ValidationError:
@@ -222,7 +226,7 @@ def deserialize_field(field, value):
     try:
         return field.deserialize(value)
     except ValidationError:
-        raise LoadFallback() from None
+        return INVALID
 
 
 def as_bytes(field, value, obj) -> bytes:

@@ -36,7 +36,7 @@ RESERVED = (
         "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
         "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
         "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
-        "DumpError", "LoadFallback", "ValidationError", "caught",
+        "DumpError", "ValidationError", "caught", "INVALID",
     }
 )
 # the per-level names FunctionEmitter.collection() hands out
@@ -190,6 +190,11 @@ class FunctionEmitter:
 
     def bind(self, obj: Any, what: str) -> str:
         return self.module.bind(obj, f"{self.record.ident}_{identifier(self.hint)}_{what}")
+
+    def flag_invalid(self, target: str) -> None:
+        """After a deserialize helper: a value marshmallow's load refuses."""
+        self.line(f"if {target} is INVALID:")
+        self.line("    r.invalid = 1")
 
     def literal(self, value: str) -> str:
         return repr(value)

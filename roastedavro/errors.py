@@ -35,10 +35,3 @@ class DumpError(Exception):
         self.messages = messages if isinstance(messages, (list, dict)) else [messages]
         self.path = path if path is not None else []
 
-
-class LoadFallback(Exception):
-    """Internal: the bytes decoded, but marshmallow's load would reject a value.
-
-    The compiled path then runs marshmallow on the decoded data so that the
-    ValidationError is exactly the one marshmallow raises.
-    """

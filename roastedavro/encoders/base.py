@@ -154,6 +154,7 @@ class Encoder:
         if self.custom_deserialize:
             field = fn.bind(self.field, "field")
             fn.line(f"{target} = deserialize_value({field}, {target})")
+            fn.flag_invalid(target)
 
     def error(self, message: str) -> CompileError:
         return CompileError(f"field {self.path!r} ({type(self.field).__name__}): {message}")

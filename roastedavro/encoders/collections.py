@@ -157,8 +157,9 @@ class MappingEncoder(Encoder):
             count = level.c_local("long long", "count")
             index = level.c_local("long long", "position")
             item = level.local("item")
-            fn.line(f"{result} = {{}}")
             fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+            # sized for the first block: no resizing while it fills
+            fn.line(f"{result} = new_record_dict({count})")
             fn.line(f"while {count}:")
             with fn.indent():
                 fn.line(f"for {index} in range({count}):")
@@ -167,6 +168,7 @@ class MappingEncoder(Encoder):
                     if self.deserialize_keys:
                         keys = fn.bind(self.keys, "keys")
                         fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
+                        fn.flag_invalid(level.key)
                     fn.read_value(self.values, item)
                     fn.line(f"{result}[{level.key}] = {item}")
                 fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")

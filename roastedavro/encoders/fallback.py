@@ -47,3 +47,4 @@ class FallbackEncoder(Encoder):
     def emit_read(self, fn, target):
         fn.line(f"{target} = read_generic(r, {fn.bind(self.parsed, 'parsed')})")
         fn.line(f"{target} = deserialize_field({fn.bind(self.field, 'field')}, {target})")
+        fn.flag_invalid(target)

@@ -295,6 +295,7 @@ class TextEncoder(Encoder):
         field = fn.bind(self.field, "field")
         fn.line(f"{target} = read_str(r)")
         fn.line(f"{target} = deserialize_value({field}, {target})")
+        fn.flag_invalid(target)
 
 
 class IPEncoder(TextEncoder):
