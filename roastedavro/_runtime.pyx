@@ -35,6 +35,11 @@ from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
 from marshmallow.utils import get_value as marshmallow_get_value
 
+cdef extern from *:
+    # GCC and clang's 128-bit integers: decimals of up to 38 digits in C
+    ctypedef long long int128 "__int128"
+    ctypedef unsigned long long uint128 "unsigned __int128"
+
 from roastedavro import _support as support
 from roastedavro.errors import DecodeError, DumpError
 
@@ -454,14 +459,14 @@ cdef object read_timedelta(Reader* r):
     return timedelta_new(<int>days, <int>(rest // 1000000), <int>(rest % 1000000))
 
 
-cdef int decimal_unscaled(object value, int scale, int precision, long long* unscaled) except -1:
-    # The unscaled integer of a Decimal with at most 18 digits, read from its
+cdef int decimal_unscaled(object value, int scale, int precision, int128* unscaled) except -1:
+    # The unscaled integer of a Decimal with at most 38 digits, read from its
     # text (Decimal.__str__ is C code): 1 when done, 0 for the Python path
-    # (more digits, exponent notation, NaN, values needing rounding...).
+    # (exponent notation, NaN, more places than the scale, too many digits).
     cdef str text = str(value)
     cdef Py_ssize_t n, i, fraction = -1
     cdef const char* chars
-    cdef long long result = 0
+    cdef int128 result = 0
     cdef int digits = 0, zeros
     cdef bint negative = False
     if not PyUnicode_IS_COMPACT_ASCII(text):
@@ -482,7 +487,7 @@ cdef int decimal_unscaled(object value, int scale, int precision, long long* uns
         elif 48 <= chars[i] <= 57:
             if digits or chars[i] != 48:
                 digits += 1
-            if digits > 18:
+            if digits > 38:
                 return 0
             result = result * 10 + (chars[i] - 48)
             if fraction >= 0:
@@ -494,13 +499,10 @@ cdef int decimal_unscaled(object value, int scale, int precision, long long* uns
         fraction = 0
     if fraction > scale:
         return 0  # maybe trailing zeros; the Python path decides
+    if digits + scale - fraction > precision or digits + scale - fraction > 38:
+        return 0  # too many digits: the Python path explains
     for zeros in range(scale - fraction):
-        if result > 922337203685477580:
-            return 0
         result *= 10
-        digits += 1 if result else 0
-    if precision < 19 and (result >= POWERS_OF_TEN[precision]):
-        return 0
     unscaled[0] = -result if negative else result
     return 1
 
@@ -512,8 +514,8 @@ for _power in range(1, 19):
 
 
 cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1:
-    cdef long long unscaled
-    cdef unsigned long long magnitude
+    cdef int128 unscaled
+    cdef uint128 magnitude
     cdef Py_ssize_t length, i
     cdef int bits = 0
     cdef unsigned char* out
@@ -523,7 +525,7 @@ cdef int write_decimal_value(Writer* w, object value, object field, object obj, 
         length = size
     else:
         # fastavro's length: the magnitude's bits plus a sign bit, in bytes
-        magnitude = <unsigned long long>(-unscaled if unscaled < 0 else unscaled)
+        magnitude = <uint128>(-unscaled if unscaled < 0 else unscaled)
         while magnitude >> bits:
             bits += 1
         length = (bits + 8) // 8
@@ -531,9 +533,9 @@ cdef int write_decimal_value(Writer* w, object value, object field, object obj, 
     writer_reserve(w, length)
     out = <unsigned char*>w.data + w.size
     for i in range(length):
-        # big-endian two's complement, sign-extended past 8 bytes
+        # big-endian two's complement, sign-extended past 16 bytes
         out[length - 1 - i] = <unsigned char>(
-            (<unsigned long long>unscaled >> (8 * i)) & 0xFF if i < 8 else (0xFF if unscaled < 0 else 0))
+            (<uint128>unscaled >> (8 * i)) & 0xFF if i < 16 else (0xFF if unscaled < 0 else 0))
     w.size += length
     return 0
 
@@ -546,23 +548,38 @@ cdef int write_decimal_slow(Writer* w, object value, object field, object obj, i
 
 
 cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
-    cdef Py_ssize_t start = r.pos
     cdef Py_ssize_t n = size if size else read_length(r)
-    cdef long long unscaled
-    cdef Py_ssize_t i
-    cdef char[48] text
-    cdef int length
+    cdef int128 unscaled
+    cdef uint128 magnitude
+    cdef Py_ssize_t i, length = 0
+    cdef char[48] reversed_digits
+    cdef char[64] text
+    cdef int position = 0
     if n > r.end - r.pos:
         raise_truncated(r, n)
-    if 0 < n <= 8:
+    if 0 < n <= 16:
         # sign-extend the big-endian two's complement bytes
         unscaled = -1 if r.data[r.pos] & 0x80 else 0
         for i in range(n):
             unscaled = (unscaled << 8) | r.data[r.pos + i]
         r.pos += n
-        # Decimal parses text in C; the text comes from snprintf, not `%`
-        length = snprintf(text, sizeof(text), b"%lldE-%d", unscaled, scale)
-        return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, length, NULL))
+        # "<digits>E-<scale>": Decimal parses text in C
+        if unscaled < 0:
+            text[position] = 45
+            position += 1
+        magnitude = <uint128>(-unscaled if unscaled < 0 else unscaled)
+        while True:
+            reversed_digits[length] = <char>(48 + <int>(magnitude % 10))
+            length += 1
+            magnitude //= 10
+            if magnitude == 0:
+                break
+        while length:
+            length -= 1
+            text[position] = reversed_digits[length]
+            position += 1
+        position += snprintf(text + position, 16, b"E-%d", scale)
+        return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
     r.pos += n
     return support.decimal_from_bytes(encoded, scale)
