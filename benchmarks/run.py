@@ -44,6 +44,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 RESULTS = HERE / "results"
+if not __package__:  # run as a script (python benchmarks/run.py): make `benchmarks` importable
+    sys.path.insert(0, str(ROOT))
 
 QUICK_COMPILE_CASES = ("int", "str", "market_tick", "nested", "wide_50")
 
@@ -332,6 +334,7 @@ def environment(args) -> dict:
                      "msgspec": msgspec.__version__, "marshmallow": version("marshmallow"),
                      "Cython": Cython.__version__},
         "repeats": args.repeats, "target_loop_ms": args.target_ms,
+        "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
 
@@ -360,6 +363,9 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
         f"~{env['target_loop_ms']} ms per timed loop, median). Python {env['python']}, "
         f"{env['cpu']} ({env['cpus']} CPUs), {env['platform']}. roastedavro {env['git_commit']}.",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items()) + ".",
+        f"Load average (1, 5, 15 min) at start {env.get('loadavg_at_start')}, at end "
+        f"{env.get('loadavg_at_end')}: other work on the machine slows every contender alike "
+        "(repeats are interleaved), but absolute ns move between runs.",
         "",
         "Regenerate: `python -m benchmarks` (full) or `python -m benchmarks --quick`.",
         "ns per record (lower is better); speedup = fastavro ns / roastedavro ns (higher is "
@@ -408,9 +414,11 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
     memory = report.get("memory")
     if memory:
         lines += ["## Memory", "",
-                  f"Peak RSS of the benchmark process (getrusage ru_maxrss, all contenders loaded): "
-                  f"{memory['peak_rss_kib'] / 1024:.1f} MiB (after imports and compiling: "
-                  f"{memory['peak_rss_after_setup_kib'] / 1024:.1f} MiB).", ""]
+                  f"Peak RSS of the benchmark process (getrusage ru_maxrss; every contender "
+                  f"loaded, Cython's compiler imported): {memory['peak_rss_kib'] / 1024:.1f} MiB "
+                  f"(after the timing runs: {memory['peak_rss_after_timing_kib'] / 1024:.1f} MiB). "
+                  "A process that only loads cached roastedavro codecs: see \"peak RSS cached\" "
+                  "under Compile cost.", ""]
         flat = memory.get("flat_check")
         if flat:
             lines += [f"Flat-memory check, roastedavro dump_compiled + load_compiled of market_tick "
@@ -458,9 +466,12 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
         if "error" in result:
             excluded.append(f"- **{name}**: {result['error']}")
         for contender, checks in result.get("checks", {}).items():
-            for op in ("dump", "load"):
-                if checks.get(op):
-                    excluded.append(f"- {name} / {contender} {op}: n/a, {checks[op]}")
+            if checks.get("dump") and checks.get("dump") == checks.get("load"):
+                excluded.append(f"- {name} / {contender} dump and load: n/a, {checks['dump']}")
+            else:
+                for op in ("dump", "load"):
+                    if checks.get(op):
+                        excluded.append(f"- {name} / {contender} {op}: n/a, {checks[op]}")
             for note in checks.get("notes", []):
                 if contender != "msgspec":
                     excluded.append(f"- {name} / {contender}: {note}")
@@ -509,14 +520,21 @@ def chart(report: dict, contenders: tuple[str, ...], baseline: str, path: Path) 
         ax.set_yscale("log")
         ax.set_ylabel(f"{op}: speedup vs {baseline} (×, log)")
         ax.grid(axis="y", which="both", alpha=0.3)
-        ax.set_title(f"{op} — {baseline} = 1 (higher is faster)")
+        ax.set_title(f"{op} ({baseline} = 1, higher is faster)", fontsize=10)
+        # separators between groups (classic | market | wide | array | extra)
+        for position in range(1, len(names)):
+            if results[names[position]]["group"] != results[names[position - 1]]["group"]:
+                ax.axvline(position - 0.5, color="grey", linewidth=0.8, linestyle=":")
     axes[1].set_xticks(range(len(names)))
     axes[1].set_xticklabels(names, rotation=60, ha="right")
-    axes[0].legend(ncol=len(shown), loc="upper left", fontsize=9)
+    axes[1].set_xlim(-0.6, len(names) - 0.4)
+    handles, labels = axes[0].get_legend_handles_labels()
     env = report["environment"]
-    fig.suptitle(f"roastedavro benchmarks ({env['mode']} mode, Python {env['python']}, {env['cpu']})",
-                 fontsize=11)
-    fig.tight_layout()
+    fig.suptitle(f"roastedavro benchmarks: speedup vs {baseline} per record ({env['mode']} mode, "
+                 f"Python {env['python']}, {env['cpu']})", fontsize=11)
+    fig.legend(handles, labels, ncol=len(shown), loc="upper center", bbox_to_anchor=(0.5, 0.965),
+               fontsize=9, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
@@ -538,6 +556,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--skip-compile-cost", action="store_true")
     parser.add_argument("--compile-all", action="store_true",
                         help="compile cost of every case in --quick mode too")
+    parser.add_argument("--cerializer-max-fields", type=int, default=100,
+                        help="skip cerializer for records with more top-level fields (its "
+                        "compile time explodes with width; default 100)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     args = parser.parse_args(argv)
     if args.repeats is None:
@@ -555,6 +576,7 @@ def main(argv: list[str] | None = None) -> dict:
     from benchmarks import contenders as contenders_module
     from benchmarks.schemas import cases as select_cases
 
+    contenders_module.CERIALIZER_MAX_FIELDS = args.cerializer_max_fields
     names = contenders_module.CONTENDERS
     if args.contenders:
         wanted = set(args.contenders.split(",")) | {"roastedavro", contenders_module.BASELINE}
@@ -606,7 +628,7 @@ def main(argv: list[str] | None = None) -> dict:
             + (f"  n/a: {', '.join(excluded)}" if excluded else ""))
 
     report: dict[str, Any] = {"environment": env, "cases": results}
-    memory: dict[str, Any] = {"peak_rss_after_setup_kib": peak_rss_kib()}
+    memory: dict[str, Any] = {"peak_rss_after_timing_kib": peak_rss_kib()}
     if not args.skip_memory and "market_tick" in schemas:
         checkpoints = [100_000] if args.quick else [100_000, 1_000_000]
         log(f"memory: market_tick dump+load x {', '.join(f'{c:,}' for c in checkpoints)} ...")
@@ -643,6 +665,7 @@ def main(argv: list[str] | None = None) -> dict:
 
     report["summary"] = summarize(results, names, contenders_module.BASELINE)
     report["elapsed_s"] = round(time.perf_counter() - started_all, 1)
+    env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     (args.out / "results.md").write_text(markdown(report, names))

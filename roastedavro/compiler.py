@@ -12,6 +12,7 @@ a failed build leaves nothing behind.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import importlib.util
 import io
@@ -55,10 +56,16 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("roastedavro", appauthor=False))
 
 
+@functools.lru_cache(maxsize=None)
 def _runtime_fingerprint() -> str:
+    # the declarations codecs compile against, and the built runtime they
+    # link to at import: a runtime rebuilt from changed sources never meets
+    # a codec built for the old one
+    from roastedavro import _runtime
+
     digest = hashlib.sha256()
-    for name in ("_runtime.pxd", "_runtime.pyx"):
-        digest.update((PACKAGE_DIR / name).read_bytes())
+    for path in (PACKAGE_DIR / "_runtime.pxd", PACKAGE_DIR / "_runtime.pyx", Path(_runtime.__file__)):
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
