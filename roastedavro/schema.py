@@ -9,6 +9,7 @@ from typing import Any
 
 import fastavro
 from marshmallow import Schema, ValidationError
+from marshmallow.decorators import PRE_DUMP
 
 from roastedavro import compiler
 from roastedavro.codegen import generate_module
@@ -42,6 +43,7 @@ class _Plan:
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
         self.dump_reasons = visitor.dump_needs_marshmallow
+        self.root_pre_dump = visitor.root_pre_dump
         self.load_reasons = visitor.load_needs_marshmallow
 
 
@@ -115,7 +117,7 @@ class CompiledSchema(Schema):
         plan = self._plan()
         codec.many = bool(self.many)
         codec.dump_with_marshmallow = self._dump_with_marshmallow
-        codec.dump_through_marshmallow = bool(plan.dump_reasons)
+        codec.dump_through_marshmallow = bool(plan.dump_reasons) or plan.root_pre_dump
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = self._load_with_marshmallow
@@ -149,6 +151,11 @@ class CompiledSchema(Schema):
 
     def _dump_with_marshmallow(self, obj: Any, many: bool) -> bytes:
         plan = self._plan()
+        if not plan.dump_reasons:
+            # only this schema's own pre_dump hooks: run them as marshmallow's
+            # dump does, then the compiled writer
+            processed = self._invoke_dump_processors(PRE_DUMP, obj, many=many, original_data=obj)
+            return self._roasted_codec.dump_records(processed, many)
         dumped = self.dump(obj, many=many)
         out = io.BytesIO()
         try:

@@ -154,6 +154,9 @@ class SchemaVisitor:
         self._namespaces: list[str | None] = []
         self.load_needs_marshmallow: list[str] = []
         self.dump_needs_marshmallow: list[str] = []
+        #: the root schema's own pre_dump hooks run before the compiled writer
+        self.root_pre_dump = False
+        self.records_checked = 0
 
     # -- records ------------------------------------------------------------
 
@@ -211,8 +214,11 @@ class SchemaVisitor:
         dump_tags = tags & {"pre_dump", "post_dump"}
         if load_tags:
             self.load_needs_marshmallow.append(f"{where}: {', '.join(sorted(load_tags))}")
-        if dump_tags:
+        if dump_tags == {"pre_dump"} and not self.records_checked:
+            self.root_pre_dump = True
+        elif dump_tags:
             self.dump_needs_marshmallow.append(f"{where}: {', '.join(sorted(dump_tags))}")
+        self.records_checked += 1
         if type(schema).get_attribute is not Schema.get_attribute:
             self.dump_needs_marshmallow.append(f"{where}: get_attribute")
 

@@ -463,3 +463,33 @@ def test_uuid_strings_on_the_wire_in_other_spellings():
         encoded = bad.encode()
         with pytest.raises(DecodeError, match="not a valid UUID"):
             schema.load_compiled(bytes([len(encoded) * 2]) + encoded)
+
+
+def test_root_pre_dump_runs_before_the_compiled_writer():
+    from marshmallow import post_dump, pre_dump
+
+    class Stamped(CompiledSchema):
+        at = fields.DateTime()
+        name = fields.String()
+
+        @pre_dump
+        def defaults(self, data, **kwargs):
+            return {"at": DATETIMES[0], **data, "name": data["name"].strip()}
+
+    schema = Stamped()
+    assert "write_Stamped" in schema.compile_to_string()
+    data = schema.dump_compiled({"name": "  ada "})
+    assert data == fastavro_bytes(schema, {"at": DATETIMES[0], "name": "ada"})
+    many = schema.dump_compiled([{"name": "a"}, {"name": "b "}], many=True)
+    assert many == fastavro_bytes(schema, [{"at": DATETIMES[0], "name": "a"},
+                                           {"at": DATETIMES[0], "name": "b"}], many=True)
+
+    class Rewritten(CompiledSchema):
+        name = fields.String()
+
+        @post_dump
+        def upper(self, data, **kwargs):
+            return {**data, "name": data["name"].upper()}
+
+    schema = Rewritten()
+    assert schema.dump_compiled({"name": "ada"}) == fastavro_bytes(schema, {"name": "ADA"})
