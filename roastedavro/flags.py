@@ -23,12 +23,17 @@ class CompileFlags:
     ``annotate``
         Keep Cython's HTML annotation next to the cached module
         (for profiling generated code with ``cython -a``-style reports).
+    ``validate``
+        ``False`` skips marshmallow's validators (field validators,
+        ``@validates``, ``@validates_schema``) on load, for trusted input:
+        such schemas then load on the compiled path. Hooks still run.
     """
 
     optimize: str = "-O1"
     max_depth: int = 500
     max_items: int = 100_000_000
     annotate: bool = False
+    validate: bool = True
 
     def __post_init__(self):
         if self.optimize not in ("-O0", "-O1", "-O2", "-O3", "-Os"):

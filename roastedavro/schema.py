@@ -24,6 +24,10 @@ from roastedavro.visitor import (
 )
 
 
+#: what CompileFlags(validate=False) skips
+VALIDATION = {"validators", "key validators", "validates", "validates_schema"}
+
+
 class _Plan:
     """What visiting a schema instance produced; computed once per instance."""
 
@@ -105,7 +109,7 @@ class CompiledSchema(Schema):
                                                flags.build_key())
             module = compiler.load(source, flags)
             codec = module.Codec(bindings, flags.max_depth, flags.max_items)
-            self._bind_entry_points(codec)
+            self._bind_entry_points(codec, flags)
             self._roasted_codec = codec
         return self
 
@@ -113,15 +117,19 @@ class CompiledSchema(Schema):
         if self._roasted_codec is None:
             self.compile()
 
-    def _bind_entry_points(self, codec) -> None:
+    def _bind_entry_points(self, codec, flags: CompileFlags) -> None:
         plan = self._plan()
+        load_reasons = [
+            (where, what) for where, what in plan.load_reasons
+            if flags.validate or what not in VALIDATION
+        ]
         codec.many = bool(self.many)
         codec.dump_with_marshmallow = self._dump_with_marshmallow
         codec.dump_through_marshmallow = bool(plan.dump_reasons) or plan.root_pre_dump
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = self._load_with_marshmallow
-        codec.load_through_marshmallow = bool(plan.load_reasons)
+        codec.load_through_marshmallow = bool(load_reasons)
         # From now on the codec's own methods are this instance's
         # dump_compiled/load_compiled: no Python frame between the caller and
         # the generated code.

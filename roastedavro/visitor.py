@@ -152,7 +152,9 @@ class SchemaVisitor:
         self._by_name: dict[str, tuple] = {}
         self._idents: set[str] = set()
         self._namespaces: list[str | None] = []
-        self.load_needs_marshmallow: list[str] = []
+        # why load runs through marshmallow: (where, what) pairs; what is a
+        # hook name, "validators", "key validators" or "dotted attribute"
+        self.load_needs_marshmallow: list[tuple[str, str]] = []
         self.dump_needs_marshmallow: list[str] = []
         #: the root schema's own pre_dump hooks run before the compiled writer
         self.root_pre_dump = False
@@ -213,7 +215,7 @@ class SchemaVisitor:
         load_tags = tags & {"pre_load", "post_load", "validates", "validates_schema"}
         dump_tags = tags & {"pre_dump", "post_dump"}
         if load_tags:
-            self.load_needs_marshmallow.append(f"{where}: {', '.join(sorted(load_tags))}")
+            self.load_needs_marshmallow.extend((where, tag) for tag in sorted(load_tags))
         if dump_tags == {"pre_dump"} and not self.records_checked:
             self.root_pre_dump = True
         elif dump_tags:
@@ -237,7 +239,7 @@ class SchemaVisitor:
         plan.dump_default = field.dump_default
         if "." in attribute:
             # marshmallow nests the loaded value under each part of the path
-            self.load_needs_marshmallow.append(f"{path}: dotted attribute")
+            self.load_needs_marshmallow.append((path, "dotted attribute"))
         self._set_avro_default(plan, path)
         if field.load_only and not (plan.value.nullable or plan.avro_default is not NO_DEFAULT
                                     or plan.dump_default is not missing):
@@ -282,7 +284,7 @@ class SchemaVisitor:
                 type(field).get_value is not fields.Field.get_value):
             self.dump_needs_marshmallow.append(f"{path}: {type(field).__name__}.serialize")
         if field.validators:
-            self.load_needs_marshmallow.append(f"{path}: validators")
+            self.load_needs_marshmallow.append((path, "validators"))
         encoder_class = self.registry.lookup(type(field)) or self.fallback
         encoder = encoder_class(field, self, path)
         nullable = bool(field.allow_none) and not getattr(encoder, "never_null", False)

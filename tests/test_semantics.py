@@ -258,3 +258,26 @@ def test_compiles_on_first_use():
 
     schema = Lazy()
     assert schema.load_compiled(schema.dump_compiled({"x": 1})) == {"x": 1}
+
+
+def test_validate_false_skips_validators_for_trusted_input():
+    from marshmallow import validate as validators
+
+    from roastedavro import CompileFlags
+
+    class Checked(CompiledSchema):
+        age = fields.Integer(validate=validators.Range(min=0))
+
+        @validates("age")
+        def not_too_old(self, value, **kwargs):
+            if value > 150:
+                raise ValidationError("too old")
+
+    checked = Checked().compile()
+    trusted = Checked().compile(CompileFlags(validate=False))
+    data = checked.dump_compiled({"age": -5})
+    with pytest.raises(ValidationError) as error:
+        checked.load_compiled(data)
+    assert error.value.messages == {"age": ["Must be greater than or equal to 0."]}
+    assert trusted.load_compiled(data) == {"age": -5}
+    assert trusted.load_compiled(trusted.dump_compiled({"age": 200})) == {"age": 200}

@@ -100,7 +100,7 @@ class MappingEncoder(Encoder):
         self.deserialize_keys = keys is not None and (
             type(keys)._deserialize is not fields.String._deserialize)
         if keys is not None and keys.validators:
-            visitor.load_needs_marshmallow.append(f"{path}: key validators")
+            visitor.load_needs_marshmallow.append((path, "key validators"))
         self.values = visitor.visit_value(field.value_field, f"{path}{{}}")
         self.mapping_type = getattr(field, "mapping_type", dict)
 
