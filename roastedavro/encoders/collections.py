@@ -7,6 +7,8 @@ alone). Reading accepts any block layout, including negative counts.
 
 from __future__ import annotations
 
+import contextlib
+
 from marshmallow import fields
 
 from roastedavro.encoders.base import Encoder
@@ -37,21 +39,35 @@ def emit_array_write(fn, value, items):
         fn.line("write_byte(w, 0)")
 
 
+@contextlib.contextmanager
+def emit_blocks(fn, level, min_size, before_first=None):
+    """The loop over an array's or map's blocks; the body reads one item.
+
+    Each block's count is checked against the remaining bytes (at least
+    ``min_size`` per item) before its first item is read. ``before_first``
+    emits lines once the first count is known.
+    """
+    count = level.c_local("long long", "count")
+    index = level.c_local("long long", "position")
+    fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+    if before_first is not None:
+        before_first(count)
+    fn.line(f"while {count}:")
+    with fn.indent():
+        fn.line(f"for {index} in range({count}):")
+        with fn.indent():
+            yield
+        fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+
+
 def emit_array_read(fn, target, items):
     with fn.collection() as level:
         result = level.c_local("list", "items")
-        count = level.c_local("long long", "count")
-        index = level.c_local("long long", "position")
         item = level.local("item")
         fn.line(f"{result} = []")
-        fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
-        fn.line(f"while {count}:")
-        with fn.indent():
-            fn.line(f"for {index} in range({count}):")
-            with fn.indent(), fn.naming(f"{fn.hint}_item"):
-                fn.read_value(items, item)
-                fn.line(f"{result}.append({item})")
-            fn.line(f"{count} = read_block_count(r, {items.min_size}, self.max_items)")
+        with emit_blocks(fn, level, items.min_size), fn.naming(f"{fn.hint}_item"):
+            fn.read_value(items, item)
+            fn.line(f"{result}.append({item})")
         fn.line(f"{target} = {result}")
 
 
@@ -154,24 +170,20 @@ class MappingEncoder(Encoder):
         min_size = 1 + self.values.min_size
         with fn.collection() as level:
             result = level.c_local("dict", "map")
-            count = level.c_local("long long", "count")
-            index = level.c_local("long long", "position")
             item = level.local("item")
-            fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
-            # sized for the first block: no resizing while it fills
-            fn.line(f"{result} = new_record_dict({count})")
-            fn.line(f"while {count}:")
-            with fn.indent():
-                fn.line(f"for {index} in range({count}):")
-                with fn.indent(), fn.naming(f"{fn.hint}_value"):
-                    fn.line(f"{level.key} = read_str(r)")
-                    if self.deserialize_keys:
-                        keys = fn.bind(self.keys, "keys")
-                        fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
-                        fn.flag_invalid(level.key)
-                    fn.read_value(self.values, item)
-                    fn.line(f"{result}[{level.key}] = {item}")
-                fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+
+            def presize(count):
+                # sized for the first block: no resizing while it fills
+                fn.line(f"{result} = new_record_dict({count})")
+
+            with emit_blocks(fn, level, min_size, presize), fn.naming(f"{fn.hint}_value"):
+                fn.line(f"{level.key} = read_str(r)")
+                if self.deserialize_keys:
+                    keys = fn.bind(self.keys, "keys")
+                    fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
+                    fn.flag_invalid(level.key)
+                fn.read_value(self.values, item)
+                fn.line(f"{result}[{level.key}] = {item}")
             if self.mapping_type is dict:
                 fn.line(f"{target} = {result}")
             else:
