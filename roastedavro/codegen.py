@@ -89,8 +89,10 @@ class CollectionLevel:
     def __init__(self, fn: FunctionEmitter, number: int):
         self.fn = fn
         self.number = number
-        self.part = self.c_local("int", "part", "PATH_NONE")
-        self.index = self.c_local("Py_ssize_t", "index", "0")
+        if fn.tracks_paths:
+            # the record's error handler reads these, so writers always have them
+            self.part = self.c_local("int", "part", "PATH_NONE")
+            self.index = self.c_local("Py_ssize_t", "index", "0")
         self.key = self.c_local("object", "key", "None")
 
     def c_local(self, ctype: str, base: str, initial: str | None = None) -> str:
@@ -110,8 +112,10 @@ class CollectionLevel:
 class FunctionEmitter:
     """The lines and local declarations of one generated function."""
 
-    def __init__(self, module: ModuleEmitter, record: RecordPlan):
+    def __init__(self, module: ModuleEmitter, record: RecordPlan, tracks_paths: bool):
         self.module = module
+        # writers record where in a collection a value is, for error paths
+        self.tracks_paths = tracks_paths
         self.record = record
         self.lines: list[str] = []
         self.c_locals: dict[str, tuple[str, str | None]] = {}
@@ -236,8 +240,8 @@ class FunctionEmitter:
 
 def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     """The writer and reader of one record, rendered from their templates."""
-    writer = FunctionEmitter(module, record)
-    reader = FunctionEmitter(module, record)
+    writer = FunctionEmitter(module, record, tracks_paths=True)
+    reader = FunctionEmitter(module, record, tracks_paths=False)
     write_fields, read_fields = [], []
     for number, plan in enumerate(record.fields):
         with writer.naming(plan.name), reader.naming(plan.name):
