@@ -159,6 +159,11 @@ cdef int write_float_value(Writer* w, object value, object field, object obj) ex
 cdef int write_str_value(Writer* w, object value, object field, object obj) except -1
 cdef int write_boolean_value(Writer* w, object value, object field, object obj) except -1
 cdef dict with_str_keys(dict mapping, object keys_field, object obj, bint always)
+# Load-side validation (see validators.py): does the loaded value pass one
+# marshmallow validator / the field's own _validate? Only the outcome is
+# used; marshmallow's load builds the error.
+cdef bint passes(object validator, object value) except -1
+cdef bint validation_passes(object field, object value) except -1
 # Where a record function is inside its collections, for error paths.
 cdef enum:
     PATH_NONE = -1

@@ -33,7 +33,9 @@ from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from libc.stdio cimport snprintf
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
+from marshmallow import ValidationError
 from marshmallow.utils import get_value as marshmallow_get_value
+from marshmallow.validate import Validator
 
 cdef extern from *:
     # GCC and clang's 128-bit integers: decimals of up to 38 digits in C
@@ -125,6 +127,24 @@ cdef object field_value(object obj, int source, str key, object default):
 
 cdef object convert(object field, object value, object obj, type expected):
     return support.serialize_value(field, value, obj, expected)
+
+
+cdef bint passes(object validator, object value) except -1:
+    # as marshmallow's And: a ValidationError, or False from a plain callable,
+    # fails; any other exception propagates as it does from marshmallow
+    try:
+        result = validator(value)
+    except ValidationError:
+        return False
+    return not (result is False and not isinstance(validator, Validator))
+
+
+cdef bint validation_passes(object field, object value) except -1:
+    try:
+        field._validate(value)
+    except ValidationError:
+        return False
+    return True
 
 
 cdef int write_long_value(Writer* w, object value, object field, object obj) except -1:

@@ -20,6 +20,7 @@ from marshmallow import missing
 
 from roastedavro import __version__
 from roastedavro.names import identifier
+from roastedavro.validators import failure_condition
 from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan, avro_schema
 
 # Names a generated identifier must not take: Python and Cython keywords,
@@ -35,6 +36,7 @@ RESERVED = (
         "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
         "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
         "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
+        "loaded",
         "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
         "DumpError", "ValidationError", "caught", "INVALID",
     }
@@ -227,9 +229,37 @@ class FunctionEmitter:
             self.line(f"    {target} = None")
             self.line("else:")
             with self.indent():
-                plan.encoder.emit_read(self, target)
+                self._read_checked(plan, target)
         else:
+            self._read_checked(plan, target)
+
+    def _read_checked(self, plan: ValuePlan, target: str) -> None:
+        if plan.validated_by is None:
             plan.encoder.emit_read(self, target)
+            return
+        if target.isidentifier():
+            plan.encoder.emit_read(self, target)
+            self.check_value(plan.validated_by, target)
+            return
+        # checked in a local, then stored: one dict store, no lookups
+        loaded = self.c_local("object", "loaded")
+        plan.encoder.emit_read(self, loaded)
+        self.check_value(plan.validated_by, loaded)
+        self.line(f"{target} = {loaded}")
+
+    def check_value(self, field, target: str) -> None:
+        """The field's validators on a loaded value (None is never validated).
+
+        Skipped once the record is known to be invalid: the value may then be
+        a placeholder, and marshmallow's load reports the errors anyway.
+        """
+        if field is None:
+            return
+        condition = failure_condition(self, field, target)
+        if condition is None:
+            return
+        self.line(f"if self.validate and not r.invalid and ({condition}):")
+        self.line("    r.invalid = 1")
 
     def declarations(self) -> list[str]:
         return [

@@ -15,6 +15,7 @@ from roastedavro import compiler
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.flags import CompileFlags
+from roastedavro.hooks import LoadHooks
 from roastedavro.visitor import (
     RecordPlan,
     SchemaVisitor,
@@ -24,8 +25,9 @@ from roastedavro.visitor import (
 )
 
 
-#: what CompileFlags(validate=False) skips
-VALIDATION = {"validators", "key validators", "validates", "validates_schema"}
+#: what CompileFlags(validate=False) skips among the reasons to load through
+#: marshmallow (a Pluck's schema's validation hooks)
+VALIDATION = {"validates", "validates_schema"}
 
 
 class _Plan:
@@ -130,6 +132,9 @@ class CompiledSchema(Schema):
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = self._load_with_marshmallow
         codec.load_through_marshmallow = bool(load_reasons)
+        codec.validate = flags.validate
+        hooks = LoadHooks(self)
+        codec.load_hooks = hooks if hooks else None
         # From now on the codec's own methods are this instance's
         # dump_compiled/load_compiled: no Python frame between the caller and
         # the generated code.

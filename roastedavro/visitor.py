@@ -18,6 +18,8 @@ from marshmallow import Schema, fields, missing
 
 from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
 from roastedavro.errors import CompileError
+from roastedavro.hooks import hook_tags, load_hooks_fallback
+from roastedavro.validators import has_validation
 from roastedavro.names import AVRO_NAME
 
 NO_DEFAULT = object()
@@ -30,6 +32,9 @@ class ValuePlan:
     encoder: Encoder
     nullable: bool = False
     null_first: bool = True
+    #: the field whose validators check this value once it is loaded
+    #: (None for the parts of a value: the items of Nested(many=True), ...)
+    validated_by: fields.Field | None = None
 
     def avro_type(self, names: NamedTypes) -> Any:
         inner = self.encoder.avro_type(names)
@@ -134,16 +139,6 @@ def meta_option(schema: Schema, name: str, inherited: bool) -> Any:
     return getattr(meta, name, None) if meta is not None else None
 
 
-def hook_tags(schema: Schema) -> set[str]:
-    """The marshmallow hook kinds a schema defines (pre_load, validates, ...)."""
-    tags = set()
-    for key, hooks in getattr(schema, "_hooks", {}).items():
-        if hooks:
-            # marshmallow 3 keys hooks by (tag, pass_many), marshmallow 4 by tag
-            tags.add(key[0] if isinstance(key, tuple) else key)
-    return tags
-
-
 class SchemaVisitor:
     def __init__(self, registry: EncoderRegistry, fallback: type[Encoder] = FallbackEncoder):
         self.registry = registry
@@ -153,7 +148,7 @@ class SchemaVisitor:
         self._idents: set[str] = set()
         self._namespaces: list[str | None] = []
         # why load runs through marshmallow: (where, what) pairs; what is a
-        # hook name, "validators", "key validators" or "dotted attribute"
+        # hook (pre_load, or a hook of a Pluck's schema) or "dotted attribute"
         self.load_needs_marshmallow: list[tuple[str, str]] = []
         self.dump_needs_marshmallow: list[str] = []
         #: the root schema's own pre_dump hooks run before the compiled writer
@@ -210,11 +205,20 @@ class SchemaVisitor:
         self._idents.add(ident)
         return ident
 
-    def check_schema(self, schema: Schema, where: str) -> None:
+    def check_schema(self, schema: Schema, where: str, compiled_load_hooks: bool = True) -> None:
+        """Note which of the schema's hooks the compiled codec cannot run itself.
+
+        ``@validates``, ``@validates_schema`` and ``post_load`` run on the
+        compiled result (see hooks.py) for records; a Pluck's schema keeps
+        them on marshmallow's path.
+        """
         tags = hook_tags(schema)
         load_tags = tags & {"pre_load", "post_load", "validates", "validates_schema"}
         dump_tags = tags & {"pre_dump", "post_dump"}
-        if load_tags:
+        fallback = load_hooks_fallback(schema)
+        if fallback:
+            self.load_needs_marshmallow.append((where, fallback))
+        elif load_tags and not compiled_load_hooks:
             self.load_needs_marshmallow.extend((where, tag) for tag in sorted(load_tags))
         if dump_tags == {"pre_dump"} and not self.records_checked:
             self.root_pre_dump = True
@@ -283,12 +287,11 @@ class SchemaVisitor:
         if type(field).serialize is not fields.Field.serialize or (
                 type(field).get_value is not fields.Field.get_value):
             self.dump_needs_marshmallow.append(f"{path}: {type(field).__name__}.serialize")
-        if field.validators:
-            self.load_needs_marshmallow.append((path, "validators"))
         encoder_class = self.registry.lookup(type(field)) or self.fallback
         encoder = encoder_class(field, self, path)
         nullable = bool(field.allow_none) and not getattr(encoder, "never_null", False)
-        return ValuePlan(encoder, nullable=nullable)
+        validated = has_validation(field) and not getattr(encoder, "validates_itself", False)
+        return ValuePlan(encoder, nullable=nullable, validated_by=field if validated else None)
 
     def claim_name(self, name: str, owner: Any, where: str) -> str:
         """Register a named Avro type (enum, fixed) in the current namespace.

@@ -54,6 +54,9 @@ class Encoder:
     never_null: ClassVar[bool] = False
     #: emit_write handles None itself (otherwise None is "Field may not be null.")
     accepts_none: ClassVar[bool] = False
+    #: emit_read already runs the field's validators (through the field's
+    #: own ``deserialize``); otherwise the generated code checks them after it
+    validates_itself: ClassVar[bool] = False
 
     def __init__(self, field: fields.Field, visitor: SchemaVisitor, path: str):
         self.field = field

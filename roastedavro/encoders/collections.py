@@ -12,6 +12,7 @@ import contextlib
 from marshmallow import fields
 
 from roastedavro.encoders.base import Encoder
+from roastedavro.validators import has_validation
 
 
 def emit_array_write(fn, value, items):
@@ -115,8 +116,7 @@ class MappingEncoder(Encoder):
         self.convert_keys = keys is not None and type(keys)._serialize is not fields.String._serialize
         self.deserialize_keys = keys is not None and (
             type(keys)._deserialize is not fields.String._deserialize)
-        if keys is not None and keys.validators:
-            visitor.load_needs_marshmallow.append((path, "key validators"))
+        self.validated_keys = keys is not None and has_validation(keys)
         self.values = visitor.visit_value(field.value_field, f"{path}{{}}")
         self.mapping_type = getattr(field, "mapping_type", dict)
 
@@ -182,6 +182,8 @@ class MappingEncoder(Encoder):
                     keys = fn.bind(self.keys, "keys")
                     fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
                     fn.flag_invalid(level.key)
+                if self.validated_keys:
+                    fn.check_value(self.keys, level.key)
                 fn.read_value(self.values, item)
                 fn.line(f"{result}[{level.key}] = {item}")
             if self.mapping_type is dict:

@@ -18,6 +18,8 @@ class FallbackEncoder(Encoder):
     # the Avro type is exactly the one given, null or not
     never_null = True
     accepts_none = True
+    # emit_read calls the field's own deserialize, validators included
+    validates_itself = True
 
     def choose_avro_type(self, override):
         if override is None:

@@ -6,6 +6,7 @@ from marshmallow import fields
 
 from roastedavro.encoders.base import Encoder
 from roastedavro.encoders.collections import emit_array_read, emit_array_write
+from roastedavro.hooks import LoadHooks
 
 
 class RecordValueEncoder(Encoder):
@@ -53,6 +54,9 @@ class NestedEncoder(Encoder):
         self.item = RecordValueEncoder(field, visitor, path, record)
         self.items = visitor.plain_value(self.item)
         self.many = bool(field.many)
+        # marshmallow loads a nested value with the nested schema's load:
+        # its @validates, @validates_schema and post_load run on the value
+        self.load_hooks = LoadHooks(field.schema)
         super().__init__(field, visitor, path)
 
     def choose_avro_type(self, override):
@@ -85,3 +89,11 @@ class NestedEncoder(Encoder):
             emit_array_read(fn, target, self.items)
         else:
             self.item.emit_read(fn, target)
+        if self.load_hooks:
+            hooks = fn.bind(self.load_hooks, "load_hooks")
+            # not on a record already known to be invalid: its values may be
+            # placeholders, and marshmallow's load builds the error anyway
+            fn.line("if not r.invalid:")
+            fn.line(f"    {target} = {hooks}({target}, {self.many}, self.validate)")
+            fn.line(f"    if {target} is INVALID:")
+            fn.line("        r.invalid = 1")
