@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import io
 import threading
+from functools import partial
 from typing import Any
 
 import fastavro
@@ -14,12 +15,14 @@ from marshmallow.decorators import PRE_DUMP
 from roastedavro import compiler
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
+from roastedavro.encoders.collections import in_path
 from roastedavro.flags import CompileFlags
 from roastedavro.hooks import LoadHooks
 from roastedavro.visitor import (
     RecordPlan,
     SchemaVisitor,
     avro_schema,
+    record_dump_datum,
     record_load_input,
     without_logical_types,
 )
@@ -169,11 +172,18 @@ class CompiledSchema(Schema):
             # dump does, then the compiled writer
             processed = self._invoke_dump_processors(PRE_DUMP, obj, many=many, original_data=obj)
             return self._roasted_codec.dump_records(processed, many)
+        # post_dump or hooks on nested schemas: marshmallow's dump output,
+        # mapped back to Avro values the way the compiled writer writes them
         dumped = self.dump(obj, many=many)
+        if many:
+            datum = [in_path(index, partial(record_dump_datum, plan.root), item)
+                     for index, item in enumerate(dumped)]
+        else:
+            datum = record_dump_datum(plan.root, dumped)
         out = io.BytesIO()
         try:
-            fastavro.schemaless_writer(out, plan.parsed_many if many else plan.parsed, dumped)
-        except (TypeError, ValueError, AttributeError, OverflowError) as error:
+            fastavro.schemaless_writer(out, plan.parsed_raw_many if many else plan.parsed_raw, datum)
+        except (TypeError, ValueError, AttributeError, OverflowError, KeyError) as error:
             raise ValidationError({"_schema": [f"Cannot write as Avro: {error}"]}) from None
         return out.getvalue()
 

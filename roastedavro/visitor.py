@@ -14,10 +14,10 @@ import math
 from typing import Any
 
 import fastavro
-from marshmallow import Schema, fields, missing
+from marshmallow import Schema, ValidationError, fields, missing
 
 from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
-from roastedavro.errors import CompileError
+from roastedavro.errors import CompileError, DumpError
 from roastedavro.hooks import hook_tags, load_hooks_fallback
 from roastedavro.validators import has_validation
 from roastedavro.names import AVRO_NAME
@@ -54,6 +54,9 @@ class ValuePlan:
 
     def load_input(self, raw: Any) -> Any:
         return None if raw is None else self.encoder.load_input(raw)
+
+    def dump_datum(self, dumped: Any) -> Any:
+        return None if dumped is None else self.encoder.dump_datum(dumped)
 
     @property
     def null_message(self) -> str:
@@ -333,3 +336,29 @@ def record_load_input(record: RecordPlan, raw: dict) -> dict:
     """marshmallow's load input for a record fastavro decoded without logical types."""
     return {plan.avro_name: plan.value.load_input(raw[plan.avro_name])
             for plan in record.fields if not plan.field.dump_only}
+
+
+def record_dump_datum(record: RecordPlan, dumped: dict) -> dict:
+    """The Avro record fastavro writes (without logical types) for marshmallow's dump output.
+
+    A field the output leaves out (load_only, or no value and no default)
+    is written as the compiled writer writes it: its default, else null.
+    """
+    datum = {}
+    for plan in record.fields:
+        key = plan.avro_name
+        try:
+            if key in dumped:
+                datum[key] = plan.value.dump_datum(dumped[key])
+            elif plan.dump_default is not missing:
+                default = plan.dump_default() if callable(plan.dump_default) else plan.dump_default
+                datum[key] = plan.value.dump_datum(plan.field._serialize(default, plan.name, None))
+            elif plan.avro_default is not NO_DEFAULT:
+                datum[key] = plan.avro_default
+            elif plan.value.nullable:
+                datum[key] = None
+            else:
+                raise ValidationError(plan.field.error_messages["required"])
+        except (ValidationError, DumpError) as error:
+            raise ValidationError({key: error.messages}) from None
+    return datum

@@ -99,6 +99,22 @@ class Encoder:
         """
         return raw
 
+    def dump_datum(self, dumped: Any) -> Any:
+        """The Avro value (as fastavro writes it without logical types) of
+        marshmallow's ``dump`` output for one value of this field.
+
+        Used only when a schema's dump runs through marshmallow (``post_dump``,
+        hooks on nested schemas); must write what the compiled writer writes
+        for the same object. Raises ``ValidationError`` or ``DumpError``.
+        """
+        return dumped
+
+    def object_from_dump(self, dumped: Any, python_type: type) -> Any:
+        """The Python value behind a dumped one (text for a date, ...), read by the field."""
+        if isinstance(dumped, python_type):
+            return dumped
+        return self.field._deserialize(dumped, self.field.name, None)
+
     def fetch(self, fn: FunctionEmitter, dump_key: str) -> str | None:
         """An expression for the field's value on dump, if not the default lookup.
 

@@ -9,10 +9,19 @@ from __future__ import annotations
 
 import contextlib
 
-from marshmallow import fields
+from marshmallow import ValidationError, fields
 
 from roastedavro.encoders.base import Encoder
+from roastedavro.errors import DumpError
 from roastedavro.validators import has_validation
+
+
+def in_path(part, convert, value):
+    """convert(value), with an error's messages nested under ``part``."""
+    try:
+        return convert(value)
+    except (ValidationError, DumpError) as error:
+        raise ValidationError({part: error.messages}) from None
 
 
 def emit_array_write(fn, value, items):
@@ -89,6 +98,9 @@ class ListEncoder(Encoder):
     def load_input(self, raw):
         return [self.items.load_input(item) for item in raw]
 
+    def dump_datum(self, dumped):
+        return [in_path(index, self.items.dump_datum, item) for index, item in enumerate(dumped)]
+
     def emit_write(self, fn, value):
         emit_array_write(fn, value, self.items)
 
@@ -128,6 +140,9 @@ class MappingEncoder(Encoder):
 
     def load_input(self, raw):
         return {key: self.values.load_input(item) for key, item in raw.items()}
+
+    def dump_datum(self, dumped):
+        return {key: in_path(key, self.values.dump_datum, item) for key, item in dumped.items()}
 
     def emit_write(self, fn, value):
         keys = "None" if self.keys is None else fn.bind(self.keys, "keys")

@@ -16,7 +16,14 @@ import uuid
 
 from marshmallow import fields
 
-from roastedavro._support import decimal_from_bytes
+from roastedavro._support import (
+    aware_datetime,
+    decimal_bytes,
+    decimal_from_bytes,
+    naive_datetime,
+    utc_datetime,
+)
+from roastedavro.errors import DumpError
 from roastedavro.encoders.base import Encoder
 
 # marshmallow 4's fields load their own Python values (a datetime for a
@@ -25,6 +32,7 @@ LOADS_OBJECTS = int(importlib.metadata.version("marshmallow").split(".")[0]) >= 
 
 UTC = datetime.timezone.utc
 EPOCH = datetime.datetime(1970, 1, 1)
+MICROSECOND = datetime.timedelta(microseconds=1)
 
 
 def logical_name(override):
@@ -80,6 +88,19 @@ class DateTimeEncoder(LogicalEncoder):
             value = value.replace(tzinfo=UTC)
         return self.input_from_object(value)
 
+    def dump_datum(self, dumped):
+        # the same normalisation as the runtime's write_timestamp_value
+        moment = self.object_from_dump(dumped, datetime.datetime)
+        if self.kind == "TIMESTAMP_LOCAL":
+            if moment.tzinfo is not None:
+                moment = naive_datetime(self.field, moment)
+        elif moment.tzinfo is None:
+            if self.kind == "TIMESTAMP_AWARE":
+                moment = aware_datetime(self.field, moment)
+        else:
+            moment = utc_datetime(moment)
+        return (moment.replace(tzinfo=None) - EPOCH) // MICROSECOND // self.unit
+
 
 class AwareDateTimeEncoder(DateTimeEncoder):
     """AwareDateTime: a naive value is an error unless the field has a default_timezone."""
@@ -112,6 +133,9 @@ class DateEncoder(LogicalEncoder):
     def load_input(self, raw):
         return self.input_from_object(EPOCH.date() + datetime.timedelta(days=raw))
 
+    def dump_datum(self, dumped):
+        return (self.object_from_dump(dumped, datetime.date) - EPOCH.date()).days
+
 
 class TimeEncoder(LogicalEncoder):
     field_class = fields.Time
@@ -133,6 +157,13 @@ class TimeEncoder(LogicalEncoder):
     def load_input(self, raw):
         moment = EPOCH + datetime.timedelta(microseconds=raw * self.unit)
         return self.input_from_object(moment.time())
+
+    def dump_datum(self, dumped):
+        time = self.object_from_dump(dumped, datetime.time)
+        if time.tzinfo is not None:
+            raise DumpError(f"Avro times have no time zone; got {time.isoformat()}.")
+        since_midnight = datetime.datetime.combine(EPOCH, time) - EPOCH
+        return since_midnight // MICROSECOND // self.unit
 
 
 class TimeDeltaEncoder(Encoder):
@@ -157,6 +188,12 @@ class TimeDeltaEncoder(Encoder):
         value = datetime.timedelta(microseconds=raw)
         # marshmallow 3 reads a number of `precision` units (lossy below it)
         return value if LOADS_OBJECTS else self.field._serialize(value, self.field.name, None)
+
+    def dump_datum(self, dumped):
+        micros = self.object_from_dump(dumped, datetime.timedelta) // MICROSECOND
+        if not -(2**63) <= micros < 2**63:
+            raise DumpError("Too long for a signed 64-bit count of microseconds.")
+        return micros
 
 
 class DecimalEncoder(Encoder):
@@ -233,6 +270,9 @@ class DecimalEncoder(Encoder):
     def load_input(self, raw):
         return decimal_from_bytes(raw, self.scale)
 
+    def dump_datum(self, dumped):
+        return decimal_bytes(self.field, dumped, None, self.scale, self.precision, self.size)
+
 
 class UUIDEncoder(Encoder):
     """UUID as Avro's uuid on a string, or on fixed(16) with metadata={"avro": "fixed"}."""
@@ -278,6 +318,10 @@ class UUIDEncoder(Encoder):
 
     def load_input(self, raw):
         return str(uuid.UUID(bytes=raw)) if self.fixed else raw
+
+    def dump_datum(self, dumped):
+        value = self.object_from_dump(dumped, uuid.UUID)
+        return value.bytes if self.fixed else str(value)
 
 
 class TextEncoder(Encoder):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from marshmallow import fields
 
 from roastedavro.encoders.base import Encoder
-from roastedavro.encoders.collections import emit_array_read, emit_array_write
+from roastedavro.encoders.collections import emit_array_read, emit_array_write, in_path
 from roastedavro.hooks import LoadHooks
 
 
@@ -34,6 +34,11 @@ class RecordValueEncoder(Encoder):
         from roastedavro.visitor import record_load_input
 
         return record_load_input(self.record, raw)
+
+    def dump_datum(self, dumped):
+        from roastedavro.visitor import record_dump_datum
+
+        return record_dump_datum(self.record, dumped)
 
     def emit_write(self, fn, value):
         fn.line(f"self.write_{self.record.ident}(w, {value}, depth + 1)")
@@ -77,6 +82,11 @@ class NestedEncoder(Encoder):
         if self.many:
             return [self.item.load_input(item) for item in raw]
         return self.item.load_input(raw)
+
+    def dump_datum(self, dumped):
+        if self.many:
+            return [in_path(index, self.item.dump_datum, item) for index, item in enumerate(dumped)]
+        return self.item.dump_datum(dumped)
 
     def emit_write(self, fn, value):
         if self.many:

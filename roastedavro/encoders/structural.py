@@ -9,7 +9,7 @@ from marshmallow import fields
 
 from roastedavro.names import AVRO_NAME, identifier
 from roastedavro.encoders.base import Encoder
-from roastedavro.encoders.collections import emit_array_read, emit_array_write
+from roastedavro.encoders.collections import emit_array_read, emit_array_write, in_path
 
 # the Avro type of a Python constant, and the runtime calls for it
 PRIMITIVE_OF = {type(None): "null", bool: "boolean", int: "long", float: "double", str: "string"}
@@ -142,6 +142,10 @@ class TupleEncoder(Encoder):
     def load_input(self, raw):
         return [item.load_input(raw[f"item{i}"]) for i, item in enumerate(self.items)]
 
+    def dump_datum(self, dumped):
+        return {f"item{i}": in_path(i, item.dump_datum, value)
+                for i, (item, value) in enumerate(zip(self.items, dumped))}
+
 
 class PluckEncoder(Encoder):
     """Pluck as the plucked field's Avro type (an array of it with many=True)."""
@@ -211,6 +215,11 @@ class PluckEncoder(Encoder):
         if self.many:
             return [self.inner.load_input(item) for item in raw]
         return self.inner.load_input(raw)
+
+    def dump_datum(self, dumped):
+        if self.many:
+            return [in_path(index, self.inner.dump_datum, item) for index, item in enumerate(dumped)]
+        return self.inner.dump_datum(dumped)
 
 
 class _PluckedItem(Encoder):
