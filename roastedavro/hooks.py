@@ -15,7 +15,7 @@ import inspect
 from typing import Any
 
 from marshmallow import Schema, ValidationError
-from marshmallow.decorators import POST_LOAD, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
+from marshmallow.decorators import POST_LOAD, PRE_DUMP, PRE_LOAD, VALIDATES, VALIDATES_SCHEMA
 from marshmallow.error_store import ErrorStore
 
 from roastedavro._support import INVALID
@@ -107,3 +107,17 @@ class LoadHooks:
             except ValidationError:
                 return INVALID
         return result
+
+
+class PreDump:
+    """A nested schema's ``pre_dump`` hooks, run on its value before the compiled writer.
+
+    As marshmallow's Nested field does: on the whole list with many=True,
+    never on None.
+    """
+
+    def __init__(self, schema: Schema):
+        self.schema = schema
+
+    def __call__(self, value: Any, many: bool) -> Any:
+        return self.schema._invoke_dump_processors(PRE_DUMP, value, many=many, original_data=value)

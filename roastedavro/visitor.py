@@ -208,12 +208,13 @@ class SchemaVisitor:
         self._idents.add(ident)
         return ident
 
-    def check_schema(self, schema: Schema, where: str, compiled_load_hooks: bool = True) -> None:
+    def check_schema(self, schema: Schema, where: str, compiled_hooks: bool = True) -> None:
         """Note which of the schema's hooks the compiled codec cannot run itself.
 
-        ``@validates``, ``@validates_schema`` and ``post_load`` run on the
-        compiled result (see hooks.py) for records; a Pluck's schema keeps
-        them on marshmallow's path.
+        For records, ``@validates``, ``@validates_schema`` and ``post_load``
+        run on the compiled result and ``pre_dump`` before the compiled
+        writer (see hooks.py); a Pluck's schema keeps them on marshmallow's
+        path, and ``post_dump`` always is.
         """
         tags = hook_tags(schema)
         load_tags = tags & {"pre_load", "post_load", "validates", "validates_schema"}
@@ -221,10 +222,12 @@ class SchemaVisitor:
         fallback = load_hooks_fallback(schema)
         if fallback:
             self.load_needs_marshmallow.append((where, fallback))
-        elif load_tags and not compiled_load_hooks:
+        elif load_tags and not compiled_hooks:
             self.load_needs_marshmallow.extend((where, tag) for tag in sorted(load_tags))
-        if dump_tags == {"pre_dump"} and not self.records_checked:
-            self.root_pre_dump = True
+        if dump_tags == {"pre_dump"} and compiled_hooks:
+            # the root's run before the writer; a nested schema's, in it
+            if not self.records_checked:
+                self.root_pre_dump = True
         elif dump_tags:
             self.dump_needs_marshmallow.append(f"{where}: {', '.join(sorted(dump_tags))}")
         self.records_checked += 1

@@ -1,7 +1,14 @@
+import inspect
 import io
 
 import fastavro
 import pytest
+from marshmallow import validates_schema
+
+# hook option for "the whole list with many=True": marshmallow 4 renamed
+# pass_many to pass_collection
+WHOLE_LIST = ({"pass_collection": True} if "pass_collection" in
+              inspect.signature(validates_schema).parameters else {"pass_many": True})
 
 
 def fastavro_bytes(schema, dumped, many=False):

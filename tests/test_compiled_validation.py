@@ -6,7 +6,6 @@ marshmallow's exact messages and valid_data.
 """
 
 import dataclasses
-import inspect
 
 import pytest
 from hypothesis import given, settings
@@ -22,11 +21,8 @@ from marshmallow import (
     validates_schema,
 )
 
+from conftest import WHOLE_LIST
 from roastedavro import CompileFlags, CompiledSchema
-
-# marshmallow 4 renamed pass_many to pass_collection
-WHOLE_LIST = ({"pass_collection": True} if "pass_collection" in
-              inspect.signature(validates_schema).parameters else {"pass_many": True})
 
 
 def count_fallbacks(schema):

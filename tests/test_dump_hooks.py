@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import Schema, ValidationError, fields, post_dump, pre_dump
 
-from conftest import fastavro_bytes
+from conftest import WHOLE_LIST, fastavro_bytes
 from roastedavro import CompiledSchema
 
 UTC = dt.timezone.utc
@@ -173,3 +173,42 @@ def test_a_post_dump_output_that_cannot_be_written_names_the_field():
     with pytest.raises(ValidationError) as error:
         Dropped().dump_compiled({"n": 1})
     assert error.value.messages == {"n": ["Missing data for required field."]}
+
+
+class Doubled(Schema):
+    n = fields.Integer()
+    at = fields.DateTime()
+
+    @pre_dump
+    def double(self, obj, **kwargs):
+        return {**obj, "n": obj["n"] * 2}
+
+
+class Totals(Schema):
+    n = fields.Integer()
+
+    @pre_dump(**WHOLE_LIST)
+    def summed(self, objs, many, **kwargs):
+        return [{"n": sum(o["n"] for o in objs)}] if many else objs
+
+
+class Holder(CompiledSchema):
+    one = fields.Nested(Doubled)
+    maybe = fields.Nested(Doubled, allow_none=True)
+    several = fields.Nested(Doubled, many=True)
+    listed = fields.List(fields.Nested(Doubled))
+    totals = fields.Nested(Totals, many=True)
+
+
+def test_nested_pre_dump_runs_inside_the_compiled_writer():
+    schema = Holder().compile()
+    assert not schema._roasted_codec.dump_through_marshmallow
+    obj = {"one": {"n": 1, "at": MOMENT}, "maybe": None, "several": [{"n": 2, "at": MOMENT}],
+           "listed": [{"n": 3, "at": MOMENT}, {"n": 4, "at": MOMENT}],
+           "totals": [{"n": 1}, {"n": 2}]}
+    expected = {"one": {"n": 2, "at": MOMENT}, "maybe": None, "several": [{"n": 4, "at": MOMENT}],
+                "listed": [{"n": 6, "at": MOMENT}, {"n": 8, "at": MOMENT}], "totals": [{"n": 3}]}
+    for record in (obj, {**obj, "maybe": {"n": 5, "at": MOMENT}}):
+        want = {**expected, "maybe": None if record["maybe"] is None else {"n": 10, "at": MOMENT}}
+        assert schema.dump_compiled(record) == fastavro_bytes(schema, want)
+        assert schema.load_compiled(schema.dump_compiled(record)) == schema.load(schema.dump(record))

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from marshmallow import fields
+from marshmallow.decorators import PRE_DUMP
 
 from roastedavro.encoders.base import Encoder
 from roastedavro.encoders.collections import emit_array_read, emit_array_write, in_path
-from roastedavro.hooks import LoadHooks
+from roastedavro.hooks import LoadHooks, PreDump, hook_tags
 
 
 class RecordValueEncoder(Encoder):
@@ -62,6 +63,7 @@ class NestedEncoder(Encoder):
         # marshmallow loads a nested value with the nested schema's load:
         # its @validates, @validates_schema and post_load run on the value
         self.load_hooks = LoadHooks(field.schema)
+        self.pre_dump = PRE_DUMP in hook_tags(field.schema)
         super().__init__(field, visitor, path)
 
     def choose_avro_type(self, override):
@@ -89,6 +91,9 @@ class NestedEncoder(Encoder):
         return self.item.dump_datum(dumped)
 
     def emit_write(self, fn, value):
+        if self.pre_dump:
+            hooks = fn.bind(PreDump(self.field.schema), "pre_dump")
+            fn.line(f"{value} = {hooks}({value}, {self.many})")
         if self.many:
             emit_array_write(fn, value, self.items)
         else:

@@ -155,7 +155,7 @@ class PluckEncoder(Encoder):
     def __init__(self, field, visitor, path):
         self.field, self.visitor, self.path = field, visitor, path
         nested = field.schema
-        visitor.check_schema(nested, path, compiled_load_hooks=False)
+        visitor.check_schema(nested, path, compiled_hooks=False)
         key = field.field_name
         inner = nested.fields[key]
         self.dump_key = inner.attribute or key
