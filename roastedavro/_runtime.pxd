@@ -164,6 +164,7 @@ cdef dict with_str_keys(dict mapping, object keys_field, object obj, bint always
 # used; marshmallow's load builds the error.
 cdef bint passes(object validator, object value) except -1
 cdef bint validation_passes(object field, object value) except -1
+cdef bint email_passes(object validator, object value) except -1
 # Where a record function is inside its collections, for error paths.
 cdef enum:
     PATH_NONE = -1

@@ -2,7 +2,7 @@
 
 Range, Length, Equal, OneOf (over a list or tuple) and Regexp become inline
 comparisons on the value, the same comparisons their ``__call__`` makes;
-any other validator (Email, URL, ContainsOnly, callables, user classes) is
+Email runs its accepting branch in the runtime; any other validator (Email, URL, ContainsOnly, callables, user classes) is
 called once through the runtime's ``passes``. Only the outcome matters
 here: a value that fails makes the codec load the bytes again through
 marshmallow, which raises the exact error.
@@ -53,6 +53,9 @@ def _condition(fn, validator, value: str) -> str | None:
         # sequence membership compares with ==, as OneOf's `in` does, and
         # cannot raise the TypeError OneOf turns into an error
         return f"{value} not in {fn.bind(tuple(validator.choices), 'choices')}"
+    if kind is validate.Email and all(
+            hasattr(validator, name) for name in ("USER_REGEX", "DOMAIN_REGEX", "DOMAIN_WHITELIST")):
+        return f"not email_passes({fn.bind(validator, 'validator')}, {value})"
     if kind is validate.Regexp:
         return f"{fn.bind(validator.regex, 'regex')}.match({value}) is None"
     return f"not passes({fn.bind(validator, 'validator')}, {value})"

@@ -362,3 +362,98 @@ def test_validate_false_skips_compiled_validators_and_hooks_but_not_post_load(or
     assert fallbacks == []
     checked = Validated().compile(CompileFlags(validate=False))
     assert checked.load_compiled(checked.dump_compiled({**GOOD, "qty": -1}))["qty"] == -1
+
+
+def test_hooks_get_marshmallows_arguments_and_run_once_on_success():
+    calls = []
+
+    class Recorded(CompiledSchema):
+        price = fields.Float(data_key="px", attribute="cost")
+        qty = fields.Integer()
+
+        @validates("price")
+        def price_ok(self, value, **kwargs):
+            calls.append(("validates", value, kwargs))
+
+        @validates_schema(**WHOLE_LIST)
+        def all_records(self, data, **kwargs):
+            calls.append(("validates_schema many", len(data) if kwargs["many"] else data, kwargs))
+
+        @validates_schema
+        def each_record(self, data, **kwargs):
+            calls.append(("validates_schema", dict(data), kwargs))
+
+        @post_load(**WHOLE_LIST)
+        def collection(self, data, **kwargs):
+            calls.append(("post_load many", kwargs))
+            return data
+
+        @post_load
+        def each(self, data, **kwargs):
+            calls.append(("post_load", dict(data), kwargs))
+            return data
+
+    schema = Recorded(partial=("qty",)).compile()
+    fallbacks = count_fallbacks(schema)
+    for many, value in ((False, {"cost": 1.5, "qty": 2}), (True, [{"cost": 1.5, "qty": 2}] * 2)):
+        calls.clear()
+        compiled = schema.load_compiled(schema.dump_compiled(value, many=many), many=many)
+        compiled_calls = list(calls)
+        calls.clear()
+        assert compiled == schema.load(schema.dump(value, many=many), many=many)
+        assert compiled_calls == calls
+    assert fallbacks == []
+
+
+def test_validates_returning_missing_and_only_exclude():
+    class Pruned(CompiledSchema):
+        a = fields.Integer()
+        b = fields.Integer()
+
+        @validates("a")
+        def drop_zero(self, value, **kwargs):
+            from marshmallow import missing
+            return missing if value == 0 else value
+
+        @validates("b")
+        def b_small(self, value, **kwargs):
+            if value > 9:
+                raise ValidationError("b too big")
+
+    for schema in (Pruned(), Pruned(exclude=("b",)), Pruned(only=("a",))):
+        for record in ({"a": 0, "b": 1}, {"a": 1, "b": 10}, {"a": 2, "b": 3}):
+            record = {k: v for k, v in record.items() if k in schema.fields}
+            assert_same_as_marshmallow(schema, record)
+
+
+def test_validates_on_a_field_that_does_not_exist_raises_marshmallows_error():
+    class Typo(CompiledSchema):
+        a = fields.Integer()
+
+        @validates("nope")
+        def check(self, value, **kwargs):
+            pass
+
+    schema = Typo()
+    with pytest.raises(ValueError, match="nope"):
+        schema.load({"a": 1})
+    with pytest.raises(ValueError, match="nope"):
+        schema.load_compiled(schema.dump_compiled({"a": 1}))
+
+
+class Contact(CompiledSchema):
+    email = fields.Email()
+    also = fields.String(validate=validate.Email(error="bad {input}"))
+
+
+@pytest.fixture(scope="module")
+def contacts():
+    return Contact().compile()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.emails(), st.text("ab@.-_ü+", max_size=12),
+                 st.builds(lambda u, d: f"{u}@{d}", st.text("a.+ü", max_size=4),
+                           st.sampled_from(["localhost", "example.com", "ex..com", "bücher.de", "-x.com"]))))
+def test_email_matches_marshmallow(contacts, address):
+    assert_same_as_marshmallow(contacts, {"email": address, "also": address})
