@@ -42,10 +42,9 @@ class _Plan:
         self.root: RecordPlan = visitor.visit_record(schema)
         self.records = list(visitor.records.values())
         self.avro = avro_schema(self.root)
-        self.parsed = fastavro.parse_schema(copy.deepcopy(self.avro))
-        self.parsed_many = fastavro.parse_schema({"type": "array", "items": copy.deepcopy(self.avro)})
-        # for marshmallow's own load: raw Avro values, which encoders map to
-        # the input marshmallow's fields expect
+        # for the paths through marshmallow: raw Avro values, which encoders
+        # map to marshmallow's load input (load_input) and from its dump
+        # output (dump_datum)
         raw = without_logical_types(self.avro)
         self.parsed_raw = fastavro.parse_schema(copy.deepcopy(raw))
         self.parsed_raw_many = fastavro.parse_schema({"type": "array", "items": raw})

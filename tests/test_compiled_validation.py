@@ -457,3 +457,16 @@ def contacts():
                            st.sampled_from(["localhost", "example.com", "ex..com", "bücher.de", "-x.com"]))))
 def test_email_matches_marshmallow(contacts, address):
     assert_same_as_marshmallow(contacts, {"email": address, "also": address})
+
+
+def test_the_example_runs(capsys):
+    import pathlib
+    import runpy
+
+    example = pathlib.Path(__file__).resolve().parents[1] / "examples" / "validated_orders.py"
+    runpy.run_path(str(example), run_name="__main__")
+    out = capsys.readouterr().out
+    assert "loaded: Order(symbol='AAPL'" in out
+    assert "same as marshmallow's load: True" in out
+    assert "malformed: truncated data" in out
+    assert "trusted: Order(symbol='aapl'" in out

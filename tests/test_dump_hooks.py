@@ -212,3 +212,50 @@ def test_nested_pre_dump_runs_inside_the_compiled_writer():
         want = {**expected, "maybe": None if record["maybe"] is None else {"n": 10, "at": MOMENT}}
         assert schema.dump_compiled(record) == fastavro_bytes(schema, want)
         assert schema.load_compiled(schema.dump_compiled(record)) == schema.load(schema.dump(record))
+
+
+# -- what dumps or loads through marshmallow, and still gives its results --------
+
+
+def test_dotted_attribute_overridden_get_attribute_and_pluck_hooks():
+    from marshmallow import post_load
+
+    class Dotted(CompiledSchema):
+        name = fields.String(attribute="meta.name")
+        at = fields.DateTime()
+
+    class Upper(CompiledSchema):
+        name = fields.String()
+        at = fields.DateTime()
+
+        def get_attribute(self, obj, attr, default):
+            return obj.get(attr.upper(), default)
+
+    class HookedKey(Schema):
+        id = fields.Integer()
+
+        @pre_dump
+        def bump(self, obj, **kwargs):
+            return {"id": obj["id"] + 1}
+
+        @post_load
+        def unwrap(self, data, **kwargs):
+            return ("key", data["id"])
+
+    class Plucked(CompiledSchema):
+        key = fields.Pluck(HookedKey, "id")
+        keys = fields.Pluck(HookedKey, "id", many=True)
+
+    cases = [
+        (Dotted(), {"meta": {"name": "ada"}, "at": MOMENT}, {"name": "ada", "at": MOMENT}),
+        (Upper(), {"NAME": "ada", "AT": MOMENT}, {"name": "ada", "at": MOMENT}),
+        (Plucked(), {"key": {"id": 1}, "keys": [{"id": 2}, {"id": 3}]}, {"key": 2, "keys": [3, 4]}),
+    ]
+    for schema, obj, written in cases:
+        data = schema.dump_compiled(obj)
+        assert data == fastavro_bytes(schema, written)
+        loaded = schema.load_compiled(data)
+        assert loaded == schema.load({k: v.isoformat() if isinstance(v, dt.datetime) else v
+                                      for k, v in written.items()})
+    assert Plucked().load_compiled(Plucked().dump_compiled(cases[2][1])) == {
+        "key": ("key", 2), "keys": [("key", 3), ("key", 4)]}
