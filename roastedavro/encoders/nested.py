@@ -100,15 +100,25 @@ class NestedEncoder(Encoder):
             self.item.emit_write(fn, value)
 
     def emit_read(self, fn, target):
+        if not self.load_hooks:
+            self._emit_records_read(fn, target)
+            return
+        # the loaded value goes through the nested schema's hooks before it
+        # is stored: a local, not a dict item read back
+        value = target if target.isidentifier() else fn.c_local("object", "loaded")
+        self._emit_records_read(fn, value)
+        hooks = fn.bind(self.load_hooks, "load_hooks")
+        # not on a record already known to be invalid: its values may be
+        # placeholders, and marshmallow's load builds the error anyway
+        fn.line("if not r.invalid:")
+        fn.line(f"    {value} = {hooks}({value}, {self.many}, self.validate)")
+        fn.line(f"    if {value} is INVALID:")
+        fn.line("        r.invalid = 1")
+        if value != target:
+            fn.line(f"{target} = {value}")
+
+    def _emit_records_read(self, fn, target):
         if self.many:
             emit_array_read(fn, target, self.items)
         else:
             self.item.emit_read(fn, target)
-        if self.load_hooks:
-            hooks = fn.bind(self.load_hooks, "load_hooks")
-            # not on a record already known to be invalid: its values may be
-            # placeholders, and marshmallow's load builds the error anyway
-            fn.line("if not r.invalid:")
-            fn.line(f"    {target} = {hooks}({target}, {self.many}, self.validate)")
-            fn.line(f"    if {target} is INVALID:")
-            fn.line("        r.invalid = 1")
