@@ -6,7 +6,7 @@ import threading
 import tracemalloc
 
 import pytest
-from marshmallow import ValidationError, fields
+from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
 from roastedavro import CompiledSchema, DecodeError
 
@@ -26,6 +26,37 @@ class Tree(CompiledSchema):
     flag = fields.Boolean()
 
 
+class CheckedLeaf(CompiledSchema):
+    name = fields.String(validate=validate.Length(max=3))
+    score = fields.Float(allow_none=True, validate=validate.Range(min=0.1))
+
+    @post_load
+    def make(self, data, **kwargs):
+        return ("leaf", data["name"], data["score"])
+
+
+class CheckedTree(CompiledSchema):
+    """Tree with validators and hooks: fuzzed bytes also reach marshmallow's load."""
+
+    id = fields.Integer(validate=validate.Range(max=2**62))
+    label = fields.String(allow_none=True, validate=validate.Length(max=30))
+    tags = fields.List(fields.String(validate=validate.Regexp(r"^0\.")))
+    attrs = fields.Dict(keys=fields.String(validate=validate.Length(max=1)),
+                        values=fields.Integer(allow_none=True, validate=validate.Range(-5, 5)))
+    leaves = fields.Nested(CheckedLeaf, many=True)
+    child = fields.Nested(lambda: CheckedTree(), allow_none=True)
+    flag = fields.Boolean()
+
+    @validates_schema
+    def flag_means_no_child(self, data, **kwargs):
+        if data["flag"] and data["child"] is not None:
+            raise ValidationError("a flagged tree has no child")
+
+    @post_load
+    def make(self, data, **kwargs):
+        return ("tree", sorted(data))
+
+
 def record(rng: random.Random, depth: int = 0) -> dict:
     return {
         "id": rng.randint(-2**63, 2**63 - 1),
@@ -43,6 +74,11 @@ def tree():
     return Tree().compile()
 
 
+@pytest.fixture(scope="module")
+def checked_tree():
+    return CheckedTree().compile()
+
+
 def mutations(rng: random.Random, data: bytes):
     """Seeded mutations of a valid encoding: flips, truncations, splices, varint bombs."""
     yield data[: rng.randrange(len(data))]
@@ -57,9 +93,11 @@ def mutations(rng: random.Random, data: bytes):
     yield data[:at] + b"\x01" + data[at:]                                     # negative counts/lengths
 
 
-def test_fuzzed_bytes_give_a_value_or_a_documented_error(tree):
+@pytest.mark.parametrize("which", ["tree", "checked_tree"])
+def test_fuzzed_bytes_give_a_value_or_a_documented_error(which, request):
     """Every mutation decodes to a value or raises DecodeError (or marshmallow's
     ValidationError for a decoded value it refuses); never anything else."""
+    tree = request.getfixturevalue(which)
     rng = random.Random(20261121)
     outcomes = {"value": 0, "DecodeError": 0, "ValidationError": 0}
     for _ in range(300):
@@ -74,6 +112,8 @@ def test_fuzzed_bytes_give_a_value_or_a_documented_error(tree):
             except ValidationError:
                 outcomes["ValidationError"] += 1
     assert outcomes["DecodeError"] > 1000 and outcomes["value"] > 0
+    if which == "checked_tree":
+        assert outcomes["ValidationError"] > 10
 
 
 def test_deep_recursion_in_hostile_bytes_is_bounded(tree):

@@ -18,7 +18,7 @@ import sys
 import atheris
 
 with atheris.instrument_imports():
-    from marshmallow import ValidationError, fields
+    from marshmallow import ValidationError, fields, post_load, validate, validates_schema
 
     from roastedavro import CompiledSchema, DecodeError
 
@@ -29,19 +29,28 @@ class Side(enum.Enum):
 
 
 class Leg(CompiledSchema):
-    price = fields.Decimal(places=4, metadata={"precision": 18})
+    price = fields.Decimal(places=4, metadata={"precision": 18}, validate=validate.Range(min=-10**6))
     side = fields.Enum(Side)
     at = fields.DateTime()
+
+    @post_load
+    def make(self, data, **kwargs):
+        return (data["side"], data["price"], data["at"])
 
 
 class Order(CompiledSchema):
     id = fields.UUID()
-    symbol = fields.String()
+    symbol = fields.String(validate=validate.Length(max=12))
     legs = fields.List(fields.Nested(Leg))
     attrs = fields.Dict(keys=fields.String(), values=fields.Float(allow_none=True))
     parent = fields.Nested(lambda: Order(), allow_none=True)
     day = fields.Date(allow_none=True)
-    pair = fields.Tuple((fields.Integer(), fields.Boolean()))
+    pair = fields.Tuple((fields.Integer(validate=validate.Range(-100, 100)), fields.Boolean()))
+
+    @validates_schema
+    def no_parent_for_empty(self, data, **kwargs):
+        if not data["legs"] and data["parent"] is not None:
+            raise ValidationError("an order without legs has no parent")
 
 
 SCHEMA = Order().compile()
