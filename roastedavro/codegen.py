@@ -126,6 +126,9 @@ class FunctionEmitter:
         self._names: set[str] = set()
         self._level = 0
         self._hints: list[str] = []
+        #: reading a value that load throws away (dump_only): marshmallow
+        #: neither validates it nor runs hooks on it
+        self.discarding = False
 
     # -- lines --------------------------------------------------------------
 
@@ -253,7 +256,7 @@ class FunctionEmitter:
         Skipped once the record is known to be invalid: the value may then be
         a placeholder, and marshmallow's load reports the errors anyway.
         """
-        if field is None:
+        if field is None or self.discarding:
             return
         condition = failure_condition(self, field, target)
         if condition is None:
@@ -332,8 +335,13 @@ def _fetch(fn: FunctionEmitter, plan) -> str:
 
 
 def _read_field_body(fn: FunctionEmitter, plan) -> list[str]:
-    target = "skipped" if plan.field.dump_only else f"record[{plan.load_key!r}]"
-    return _collect(fn, lambda: fn.read_value(plan.value, target))
+    if not plan.field.dump_only:
+        return _collect(fn, lambda: fn.read_value(plan.value, f"record[{plan.load_key!r}]"))
+    fn.discarding = True
+    try:
+        return _collect(fn, lambda: fn.read_value(plan.value, "skipped"))
+    finally:
+        fn.discarding = False
 
 
 def _render(template: str, **context) -> str:

@@ -470,3 +470,26 @@ def test_the_example_runs(capsys):
     assert "same as marshmallow's load: True" in out
     assert "malformed: truncated data" in out
     assert "trusted: Order(symbol='aapl'" in out
+
+
+def test_dump_only_values_are_neither_validated_nor_hooked_on_load():
+    calls = []
+
+    class Audited(Schema):
+        n = fields.Integer()
+
+        @post_load
+        def seen(self, data, **kwargs):
+            calls.append(data)
+            return data
+
+    class WithDumpOnly(CompiledSchema):
+        a = fields.Integer()
+        computed = fields.Integer(dump_only=True, validate=validate.Range(max=0))
+        audit = fields.Nested(Audited, dump_only=True)
+
+    schema = WithDumpOnly().compile()
+    fallbacks = count_fallbacks(schema)
+    data = schema.dump_compiled({"a": 1, "computed": 5, "audit": {"n": 1}})
+    assert schema.load_compiled(data) == {"a": 1} == schema.load({"a": 1})
+    assert calls == [] and fallbacks == []

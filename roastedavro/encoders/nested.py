@@ -100,7 +100,7 @@ class NestedEncoder(Encoder):
             self.item.emit_write(fn, value)
 
     def emit_read(self, fn, target):
-        if not self.load_hooks:
+        if not self.load_hooks or fn.discarding:
             self._emit_records_read(fn, target)
             return
         # the loaded value goes through the nested schema's hooks before it
