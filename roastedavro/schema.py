@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
+import sys
 import threading
 from functools import partial
 from typing import Any
@@ -173,12 +175,13 @@ class CompiledSchema(Schema):
             return self._roasted_codec.dump_records(processed, many)
         # post_dump or hooks on nested schemas: marshmallow's dump output,
         # mapped back to Avro values the way the compiled writer writes them
-        dumped = self.dump(obj, many=many)
-        if many:
-            datum = [in_path(index, partial(record_dump_datum, plan.root), item)
-                     for index, item in enumerate(dumped)]
-        else:
-            datum = record_dump_datum(plan.root, dumped)
+        with _within_recursion_limit("dump"):
+            dumped = self.dump(obj, many=many)
+            if many:
+                datum = [in_path(index, partial(record_dump_datum, plan.root), item)
+                         for index, item in enumerate(dumped)]
+            else:
+                datum = record_dump_datum(plan.root, dumped)
         out = io.BytesIO()
         try:
             fastavro.schemaless_writer(out, plan.parsed_raw_many if many else plan.parsed_raw, datum)
@@ -191,6 +194,21 @@ class CompiledSchema(Schema):
         plan = self._plan()
         raw = fastavro.schemaless_reader(
             io.BytesIO(bytes(data)), plan.parsed_raw_many if many else plan.parsed_raw, None)
-        if many:
-            return self.load([record_load_input(plan.root, item) for item in raw], many=True)
-        return self.load(record_load_input(plan.root, raw))
+        with _within_recursion_limit("load"):
+            if many:
+                return self.load([record_load_input(plan.root, item) for item in raw], many=True)
+            return self.load(record_load_input(plan.root, raw))
+
+
+@contextlib.contextmanager
+def _within_recursion_limit(direction: str):
+    """marshmallow nests a Python call chain per record level: data nested
+    within the codec's max_depth may still exceed Python's recursion limit
+    there. That is a ValidationError, never a RecursionError."""
+    try:
+        yield
+    except RecursionError:
+        raise ValidationError({"_schema": [
+            f"Records are nested too deeply for marshmallow's {direction}, which this schema "
+            f"needs (hooks or a failed validation); Python's recursion limit is "
+            f"{sys.getrecursionlimit()}."]}) from None

@@ -69,3 +69,40 @@ def test_deep_hostile_bytes_are_bounded(node):
     data = b"\x02\x00\x02" * 100_000
     with pytest.raises(DecodeError, match="nested more than"):
         node.load_compiled(data)
+
+
+def test_deep_data_on_marshmallows_path_is_a_validation_error_not_a_recursion_error():
+    from marshmallow import post_dump, validate
+
+    class Node(CompiledSchema):
+        v = fields.Integer(validate=validate.Range(min=0))
+        child = fields.Nested(lambda: Node(), allow_none=True)
+
+    class Shouting(CompiledSchema):
+        child = fields.Nested(lambda: Shouting(), allow_none=True)
+
+        @post_dump
+        def keep(self, data, **kwargs):
+            return data
+
+    def chain(depth, leaf):
+        record = {"v": leaf, "child": None}
+        for _ in range(depth):
+            record = {"v": 1, "child": record}
+        return record
+
+    node = Node()
+    assert node.load_compiled(node.dump_compiled(chain(400, 1)))["v"] == 1
+    with pytest.raises(ValidationError) as error:
+        node.load_compiled(node.dump_compiled(chain(400, -1)))
+    assert "nested too deeply for marshmallow's load" in str(error.value.messages["_schema"])
+    with pytest.raises(ValidationError) as error:
+        node.load_compiled(node.dump_compiled(chain(20, -1)))
+    assert "Must be greater than or equal to 0." in str(error.value.messages)
+
+    deep = {"child": None}
+    for _ in range(400):
+        deep = {"child": deep}
+    with pytest.raises(ValidationError) as error:
+        Shouting().dump_compiled(deep)
+    assert "nested too deeply for marshmallow's dump" in str(error.value.messages["_schema"])
