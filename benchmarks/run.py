@@ -296,7 +296,6 @@ def summarize(results: dict, contenders: tuple[str, ...], baseline: str) -> dict
 def environment(args) -> dict:
     import Cython
     import fastavro
-    import marshmallow
     import msgspec
 
     import roastedavro
@@ -421,8 +420,8 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
                   "under Compile cost.", ""]
         flat = memory.get("flat_check")
         if flat:
-            lines += [f"Flat-memory check, roastedavro dump_compiled + load_compiled of market_tick "
-                      f"(after a 10,000-iteration warm-up; RSS pass, then a tracemalloc pass):", "",
+            lines += ["Flat-memory check, roastedavro dump_compiled + load_compiled of market_tick "
+                      "(after a 10,000-iteration warm-up; RSS pass, then a tracemalloc pass):", "",
                       "| iterations | RSS | RSS growth | tracemalloc traced | traced growth |",
                       "| ---: | ---: | ---: | ---: | ---: |"]
             for rss, traced in zip(flat["rss"], flat["tracemalloc"]):
