@@ -25,7 +25,7 @@ from cpython.datetime cimport (
     timedelta_microseconds,
 )
 from cpython.dict cimport PyDict_Next
-from cpython.object cimport PyObject
+from cpython.object cimport PyObject, PyObject_GenericSetAttr, PyTypeObject
 from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLongLong
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.exc cimport PyErr_Clear
@@ -42,6 +42,25 @@ cdef extern from *:
     ctypedef long long int128 "__int128"
     ctypedef unsigned long long uint128 "unsigned __int128"
 
+cdef extern from *:
+    """
+    /* A 128-bit unsigned int from its two 64-bit halves, in one step:
+       CPython 3.13 made this public; before, int.from_bytes's own helper. */
+    static PyObject* roasted_uint128(unsigned long long high, unsigned long long low) {
+        unsigned char bytes[16];
+        for (int i = 0; i < 8; i++) {
+            bytes[i] = (unsigned char)(high >> (56 - 8 * i));
+            bytes[8 + i] = (unsigned char)(low >> (56 - 8 * i));
+        }
+    #if PY_VERSION_HEX >= 0x030D0000
+        return PyLong_FromUnsignedNativeBytes(bytes, 16, Py_ASNATIVEBYTES_BIG_ENDIAN);
+    #else
+        return _PyLong_FromByteArray(bytes, 16, 0, 0);
+    #endif
+    }
+    """
+    object roasted_uint128(unsigned long long high, unsigned long long low)
+
 from roastedavro import _support as support
 from roastedavro.errors import DecodeError, DumpError
 
@@ -54,9 +73,8 @@ cdef type TIME = datetime.time
 cdef type TIMEDELTA = datetime.timedelta
 cdef type UUID = uuid.UUID
 cdef object UUID_FROM_BYTES = uuid.UUID
-cdef object UUID_NEW = uuid.UUID.__new__
-cdef object OBJECT_SETATTR = object.__setattr__
 cdef object SAFE_UNKNOWN = uuid.SafeUUID.unknown
+cdef tuple EMPTY_TUPLE = ()
 cdef type DECIMAL = decimal.Decimal
 cdef object DECIMAL_FROM_TEXT = decimal.Decimal
 
@@ -360,6 +378,8 @@ cdef enum:
     FIRST_DAY = -719162
     LAST_DAY = 2932896
 cdef long long MICROS_PER_DAY = 86400000000
+# typed: a bare literal above 2**31 would make Cython divide Python ints
+cdef long long MICROS_PER_HOUR = 3600000000
 
 
 cdef object coerce(object field, object value, object obj, type expected):
@@ -431,7 +451,7 @@ cdef object read_timestamp(Reader* r, long long unit, bint aware):
     rest = n * unit - days * MICROS_PER_DAY
     civil_from_days(days, &year, &month, &day)
     return datetime_new(
-        year, month, day, <int>(rest // 3600000000), <int>(rest // 60000000 % 60),
+        year, month, day, <int>(rest // MICROS_PER_HOUR), <int>(rest // 60000000 % 60),
         <int>(rest // 1000000 % 60), <int>(rest % 1000000), UTC if aware else None)
 
 
@@ -467,7 +487,7 @@ cdef object read_time(Reader* r, long long unit):
     if micros < 0 or micros >= MICROS_PER_DAY // unit:
         raise DecodeError(u"time of day %d out of range" % micros, start)
     micros *= unit
-    return time_new(<int>(micros // 3600000000), <int>(micros // 60000000 % 60),
+    return time_new(<int>(micros // MICROS_PER_HOUR), <int>(micros // 60000000 % 60),
                     <int>(micros // 1000000 % 60), <int>(micros % 1000000), None, 0)
 
 
@@ -668,9 +688,11 @@ cdef inline int hex_value(unsigned char c) noexcept:
 
 cdef object uuid_from_halves(unsigned long long high, unsigned long long low):
     # what uuid.UUID(...) builds, without its Python-level parsing
-    value = UUID_NEW(UUID)
-    OBJECT_SETATTR(value, u"int", (PyLong_FromUnsignedLongLong(high) << 64) | PyLong_FromUnsignedLongLong(low))
-    OBJECT_SETATTR(value, u"is_safe", SAFE_UNKNOWN)
+    # object.__new__ and object.__setattr__ at C level (UUID's own
+    # __setattr__ refuses: UUIDs are immutable)
+    value = (<PyTypeObject*>UUID).tp_new(UUID, <PyObject*>EMPTY_TUPLE, NULL)
+    PyObject_GenericSetAttr(value, u"int", roasted_uint128(high, low))
+    PyObject_GenericSetAttr(value, u"is_safe", SAFE_UNKNOWN)
     return value
 
 
