@@ -30,7 +30,6 @@ from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLong
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.exc cimport PyErr_Clear
 from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
-from libc.stdio cimport snprintf
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
 from marshmallow import ValidationError
@@ -605,6 +604,7 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
     cdef Py_ssize_t n = size if size else read_length(r)
     cdef int128 unscaled
     cdef uint128 magnitude
+    cdef unsigned long long small
     cdef Py_ssize_t i, length = 0
     cdef char[48] reversed_digits
     cdef char[64] text
@@ -622,17 +622,37 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
             text[position] = 45
             position += 1
         magnitude = <uint128>(-unscaled if unscaled < 0 else unscaled)
-        while True:
+        # 128-bit division is a library call per digit: only above 2**64
+        while magnitude >> 64:
             reversed_digits[length] = <char>(48 + <int>(magnitude % 10))
             length += 1
             magnitude //= 10
-            if magnitude == 0:
+        small = <unsigned long long>magnitude
+        while True:
+            reversed_digits[length] = <char>(48 + <int>(small % 10))
+            length += 1
+            small //= 10
+            if small == 0:
                 break
         while length:
             length -= 1
             text[position] = reversed_digits[length]
             position += 1
-        position += snprintf(text + position, 16, b"E-%d", scale)
+        # the exponent, -scale, without snprintf's format parsing
+        text[position] = 69  # 'E'
+        text[position + 1] = 45  # '-'
+        position += 2
+        small = <unsigned long long>scale
+        while True:
+            reversed_digits[length] = <char>(48 + <int>(small % 10))
+            length += 1
+            small //= 10
+            if small == 0:
+                break
+        while length:
+            length -= 1
+            text[position] = reversed_digits[length]
+            position += 1
         return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
     r.pos += n
