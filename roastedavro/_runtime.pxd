@@ -226,6 +226,16 @@ cdef struct Reader:
     bint invalid
 
 cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
+# The errors of the inline readers below, formatted out of line so that the
+# readers stay small enough for the C compiler to inline at -O1.
+cdef enum:
+    BAD_INT = 0
+    BAD_INDEX = 1
+    BAD_BOOLEAN = 2
+    NEGATIVE_LENGTH = 3
+    LONG_LENGTH = 4
+    BAD_BLOCK_COUNT = 5
+cdef int raise_bad_value(Reader* r, int kind, long long value, long long bound, Py_ssize_t offset) except -1
 cdef int raise_truncated(Reader* r, Py_ssize_t needed) except -1
 cdef long long read_long_slow(Reader* r) except? -1
 cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items, Py_ssize_t offset) except -1
@@ -245,7 +255,7 @@ cdef inline long long read_int(Reader* r) except? -1:
     cdef Py_ssize_t start = r.pos
     cdef long long n = read_long(r)
     if n < -2147483648 or n > 2147483647:
-        raise_decode_error(r, u"value %d out of range for Avro int" % n, start)
+        raise_bad_value(r, BAD_INT, n, 0, start)
     return n
 
 cdef inline int read_index(Reader* r, long long branches) except -1:
@@ -253,7 +263,7 @@ cdef inline int read_index(Reader* r, long long branches) except -1:
     cdef Py_ssize_t start = r.pos
     cdef long long index = read_long(r)
     if index < 0 or index >= branches:
-        raise_decode_error(r, u"index %d out of range (expected 0..%d)" % (index, branches - 1), start)
+        raise_bad_value(r, BAD_INDEX, index, branches, start)
     return <int>index
 
 cdef inline bint read_boolean(Reader* r) except -1:
@@ -262,7 +272,7 @@ cdef inline bint read_boolean(Reader* r) except -1:
         raise_truncated(r, 1)
     b = r.data[r.pos]
     if b > 1:
-        raise_decode_error(r, u"invalid boolean byte 0x%02x" % b, r.pos)
+        raise_bad_value(r, BAD_BOOLEAN, b, 0, r.pos)
     r.pos += 1
     return b
 
@@ -287,9 +297,9 @@ cdef inline Py_ssize_t read_length(Reader* r) except -1:
     cdef Py_ssize_t start = r.pos
     cdef long long n = read_long(r)
     if n < 0:
-        raise_decode_error(r, u"negative length %d" % n, start)
+        raise_bad_value(r, NEGATIVE_LENGTH, n, 0, start)
     if n > r.end - r.pos:
-        raise_decode_error(r, u"length %d exceeds the %d bytes that remain" % (n, r.end - r.pos), start)
+        raise_bad_value(r, LONG_LENGTH, n, r.end - r.pos, start)
     return <Py_ssize_t>n
 
 cdef str invalid_utf8(Reader* r, Py_ssize_t n)
@@ -304,6 +314,10 @@ cdef inline str read_str(Reader* r):
     Py_DECREF(value)    # the cast above took a second reference
     return value
 
+# A map key: short ASCII keys come from a small cache of str objects (with
+# their hashes computed), as map keys repeat across messages.
+cdef str read_key(Reader* r)
+
 cdef inline bytes read_bytes(Reader* r):
     cdef Py_ssize_t n = read_length(r)
     value = (<const char*>r.data)[r.pos:r.pos + n]
@@ -317,7 +331,7 @@ cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_s
     cdef long long count = read_long(r)
     if count < 0:
         if count == -9223372036854775807 - 1:
-            raise_decode_error(r, u"invalid block count", start)
+            raise_bad_value(r, BAD_BLOCK_COUNT, count, 0, start)
         count = -count
         read_long(r)
     if count:

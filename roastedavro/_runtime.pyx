@@ -30,6 +30,8 @@ from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLong
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.exc cimport PyErr_Clear
 from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from libc.string cimport memcmp
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
 from marshmallow import ValidationError
@@ -283,6 +285,64 @@ cdef long long long_out_of_range(object value) except? -1:
 cdef int int_out_of_range(long long value) except -1:
     raise DumpError(
         u"Number out of range for Avro int (-2**31 .. 2**31-1): %d." % value)
+
+
+cdef extern from "Python.h":
+    int unicode_is_compact_ascii "PyUnicode_IS_COMPACT_ASCII"(PyObject* text)
+    const void* unicode_data "PyUnicode_DATA"(PyObject* text)
+    Py_ssize_t unicode_length "PyUnicode_GET_LENGTH"(PyObject* text)
+
+cdef enum:
+    KEY_CACHE_SLOTS = 1024       # a power of two
+    KEY_CACHE_MAX_LENGTH = 32
+
+# Owned references; only touched with the GIL held.
+cdef PyObject* KEY_CACHE[KEY_CACHE_SLOTS]
+
+
+cdef str read_key(Reader* r):
+    cdef Py_ssize_t start = r.pos
+    cdef Py_ssize_t n = read_length(r)
+    cdef const unsigned char* text = r.data + r.pos
+    cdef unsigned int h = 2166136261u
+    cdef Py_ssize_t i
+    cdef PyObject* cached
+    cdef unsigned int slot = 0
+    if n == 0 or n > KEY_CACHE_MAX_LENGTH:
+        r.pos = start
+        return read_str(r)
+    for i in range(n):  # FNV-1a
+        h = (h ^ text[i]) * 16777619u
+    slot = h & (KEY_CACHE_SLOTS - 1)
+    cached = KEY_CACHE[slot]
+    if (cached != NULL and unicode_length(cached) == n and unicode_is_compact_ascii(cached)
+            and memcmp(unicode_data(cached), text, n) == 0):
+        r.pos += n
+        return <str>cached
+    r.pos = start
+    value = read_str(r)
+    if unicode_is_compact_ascii(<PyObject*>value):
+        hash(value)  # kept in the str: dict inserts of a cached key skip hashing
+        Py_XDECREF(cached)
+        Py_INCREF(value)
+        KEY_CACHE[slot] = <PyObject*>value
+    return value
+
+
+cdef int raise_bad_value(Reader* r, int kind, long long value, long long bound, Py_ssize_t offset) except -1:
+    if kind == BAD_INT:
+        message = u"value %d out of range for Avro int" % value
+    elif kind == BAD_INDEX:
+        message = u"index %d out of range (expected 0..%d)" % (value, bound - 1)
+    elif kind == BAD_BOOLEAN:
+        message = u"invalid boolean byte 0x%02x" % value
+    elif kind == NEGATIVE_LENGTH:
+        message = u"negative length %d" % value
+    elif kind == LONG_LENGTH:
+        message = u"length %d exceeds the %d bytes that remain" % (value, bound)
+    else:
+        message = u"invalid block count"
+    return raise_decode_error(r, message, offset)
 
 
 cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1:

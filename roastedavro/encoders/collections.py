@@ -192,7 +192,7 @@ class MappingEncoder(Encoder):
                 fn.line(f"{result} = new_record_dict({count})")
 
             with emit_blocks(fn, level, min_size, presize), fn.naming(f"{fn.hint}_value"):
-                fn.line(f"{level.key} = read_str(r)")
+                fn.line(f"{level.key} = read_key(r)")
                 if self.deserialize_keys:
                     keys = fn.bind(self.keys, "keys")
                     fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
