@@ -8,6 +8,7 @@ exceptions with the byte offset or field path they belong to.
 
 import datetime
 import decimal
+import importlib.metadata
 import io
 import sys
 import uuid
@@ -148,14 +149,19 @@ cdef object convert(object field, object value, object obj, type expected):
     return support.serialize_value(field, value, obj, expected)
 
 
+# marshmallow 3 also fails a plain callable that returns False; 4 ignores
+# what validators return
+cdef bint FALSE_FAILS = int(importlib.metadata.version("marshmallow").split(".")[0]) < 4
+
+
 cdef bint passes(object validator, object value) except -1:
-    # as marshmallow's And: a ValidationError, or False from a plain callable,
-    # fails; any other exception propagates as it does from marshmallow
+    # as marshmallow's And: a ValidationError fails; any other exception
+    # propagates as it does from marshmallow
     try:
         result = validator(value)
     except ValidationError:
         return False
-    return not (result is False and not isinstance(validator, Validator))
+    return not (FALSE_FAILS and result is False and not isinstance(validator, Validator))
 
 
 cdef bint email_passes(object validator, object value) except -1:

@@ -493,3 +493,37 @@ def test_dump_only_values_are_neither_validated_nor_hooked_on_load():
     data = schema.dump_compiled({"a": 1, "computed": 5, "audit": {"n": 1}})
     assert schema.load_compiled(data) == {"a": 1} == schema.load({"a": 1})
     assert calls == [] and fallbacks == []
+
+
+def test_validators_on_nested_fields_see_the_hooked_value():
+    def two_legs(value):
+        if len(value) != 2:
+            raise ValidationError("two legs")
+
+    def small(leg):
+        if leg.qty >= 50:
+            raise ValidationError("too big")
+
+    class Basket(CompiledSchema):
+        legs = fields.Nested(LegSchema, many=True, validate=two_legs)
+        main = fields.Nested(LegSchema, validate=small)
+
+    schema = Basket().compile()
+    fallbacks = count_fallbacks(schema)
+    good = {"legs": [LEG, LEG], "main": LEG}
+    assert assert_same_as_marshmallow(schema, good)[1]["main"] == Leg(1, "buy")
+    assert fallbacks == []
+    for change in ({"legs": [LEG]}, {"main": {"qty": 60, "side": "buy"}}):
+        assert assert_same_as_marshmallow(schema, {**good, **change})[0] == "error"
+
+
+def test_a_validator_returning_false_as_the_installed_marshmallow_treats_it():
+    # marshmallow 3 fails the value; marshmallow 4 ignores what validators return
+    class Odd(CompiledSchema):
+        n = fields.Integer(validate=lambda n: n % 2 == 1)
+
+    schema = Odd().compile()
+    fallbacks = count_fallbacks(schema)
+    assert assert_same_as_marshmallow(schema, {"n": 3}) == ("ok", {"n": 3})
+    assert fallbacks == []
+    assert_same_as_marshmallow(schema, {"n": 2})
