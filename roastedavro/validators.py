@@ -2,10 +2,11 @@
 
 Range, Length, Equal, OneOf (over a list or tuple) and Regexp become inline
 comparisons on the value, the same comparisons their ``__call__`` makes;
-Email runs its accepting branch in the runtime; any other validator (Email, URL, ContainsOnly, callables, user classes) is
-called once through the runtime's ``passes``. Only the outcome matters
-here: a value that fails makes the codec load the bytes again through
-marshmallow, which raises the exact error.
+Email runs its accepting branch in the runtime; any other validator (URL,
+ContainsOnly, NoneOf, callables, user classes) is called once through the
+runtime's ``passes``. Only the outcome matters here: a value that fails
+makes the codec load the bytes again through marshmallow, which raises the
+exact error.
 """
 
 from __future__ import annotations
