@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import io
 import sys
@@ -175,13 +174,15 @@ class CompiledSchema(Schema):
             return self._roasted_codec.dump_records(processed, many)
         # post_dump or hooks on nested schemas: marshmallow's dump output,
         # mapped back to Avro values the way the compiled writer writes them
-        with _within_recursion_limit("dump"):
+        try:
             dumped = self.dump(obj, many=many)
             if many:
                 datum = [in_path(index, partial(record_dump_datum, plan.root), item)
                          for index, item in enumerate(dumped)]
             else:
                 datum = record_dump_datum(plan.root, dumped)
+        except RecursionError:
+            raise _too_deep("dump") from None
         out = io.BytesIO()
         try:
             fastavro.schemaless_writer(out, plan.parsed_raw_many if many else plan.parsed_raw, datum)
@@ -194,21 +195,19 @@ class CompiledSchema(Schema):
         plan = self._plan()
         raw = fastavro.schemaless_reader(
             io.BytesIO(bytes(data)), plan.parsed_raw_many if many else plan.parsed_raw, None)
-        with _within_recursion_limit("load"):
+        try:
             if many:
                 return self.load([record_load_input(plan.root, item) for item in raw], many=True)
             return self.load(record_load_input(plan.root, raw))
+        except RecursionError:
+            raise _too_deep("load") from None
 
 
-@contextlib.contextmanager
-def _within_recursion_limit(direction: str):
-    """marshmallow nests a Python call chain per record level: data nested
-    within the codec's max_depth may still exceed Python's recursion limit
-    there. That is a ValidationError, never a RecursionError."""
-    try:
-        yield
-    except RecursionError:
-        raise ValidationError({"_schema": [
-            f"Records are nested too deeply for marshmallow's {direction}, which this schema "
-            f"needs (hooks or a failed validation); Python's recursion limit is "
-            f"{sys.getrecursionlimit()}."]}) from None
+def _too_deep(direction: str) -> ValidationError:
+    # marshmallow nests a Python call chain per record level: data nested
+    # within the codec's max_depth may still exceed Python's recursion limit
+    # there. That is a ValidationError, never a RecursionError.
+    return ValidationError({"_schema": [
+        f"Records are nested too deeply for marshmallow's {direction}, which this schema "
+        f"needs (hooks or a failed validation); Python's recursion limit is "
+        f"{sys.getrecursionlimit()}."]})
