@@ -666,13 +666,32 @@ cdef int write_decimal_slow(Writer* w, object value, object field, object obj, i
     return write_bytes(w, encoded)
 
 
+cdef inline int put_digits(char* out, uint128 value) noexcept:
+    # The decimal digits of value at out; returns how many. 128-bit division
+    # is a library call per digit, so only the digits above 2**64 use it.
+    cdef char[40] reversed_digits
+    cdef int length = 0, i
+    cdef unsigned long long small
+    while value >> 64:
+        reversed_digits[length] = <char>(48 + <int>(value % 10))
+        length += 1
+        value //= 10
+    small = <unsigned long long>value
+    while True:
+        reversed_digits[length] = <char>(48 + <int>(small % 10))
+        length += 1
+        small //= 10
+        if small == 0:
+            break
+    for i in range(length):
+        out[i] = reversed_digits[length - 1 - i]
+    return length
+
+
 cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
     cdef Py_ssize_t n = size if size else read_length(r)
     cdef int128 unscaled
-    cdef uint128 magnitude
-    cdef unsigned long long small
-    cdef Py_ssize_t i, length = 0
-    cdef char[48] reversed_digits
+    cdef Py_ssize_t i
     cdef char[64] text
     cdef int position = 0
     if n > r.end - r.pos:
@@ -687,38 +706,12 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
         if unscaled < 0:
             text[position] = 45
             position += 1
-        magnitude = <uint128>(-unscaled if unscaled < 0 else unscaled)
-        # 128-bit division is a library call per digit: only above 2**64
-        while magnitude >> 64:
-            reversed_digits[length] = <char>(48 + <int>(magnitude % 10))
-            length += 1
-            magnitude //= 10
-        small = <unsigned long long>magnitude
-        while True:
-            reversed_digits[length] = <char>(48 + <int>(small % 10))
-            length += 1
-            small //= 10
-            if small == 0:
-                break
-        while length:
-            length -= 1
-            text[position] = reversed_digits[length]
-            position += 1
+        position += put_digits(text + position, <uint128>(-unscaled if unscaled < 0 else unscaled))
         # the exponent, -scale, without snprintf's format parsing
         text[position] = 69  # 'E'
         text[position + 1] = 45  # '-'
         position += 2
-        small = <unsigned long long>scale
-        while True:
-            reversed_digits[length] = <char>(48 + <int>(small % 10))
-            length += 1
-            small //= 10
-            if small == 0:
-                break
-        while length:
-            length -= 1
-            text[position] = reversed_digits[length]
-            position += 1
+        position += put_digits(text + position, <uint128>scale)
         return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
     r.pos += n

@@ -16,7 +16,7 @@ from marshmallow.decorators import PRE_DUMP
 from roastedavro import compiler
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
-from roastedavro.encoders.collections import in_path
+from roastedavro.encoders.collections import each_in_path
 from roastedavro.flags import CompileFlags
 from roastedavro.hooks import LoadHooks
 from roastedavro.visitor import (
@@ -177,8 +177,7 @@ class CompiledSchema(Schema):
         try:
             dumped = self.dump(obj, many=many)
             if many:
-                datum = [in_path(index, partial(record_dump_datum, plan.root), item)
-                         for index, item in enumerate(dumped)]
+                datum = each_in_path(partial(record_dump_datum, plan.root), dumped)
             else:
                 datum = record_dump_datum(plan.root, dumped)
         except RecursionError:

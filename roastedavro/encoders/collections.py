@@ -24,6 +24,11 @@ def in_path(part, convert, value):
         raise ValidationError({part: error.messages}) from None
 
 
+def each_in_path(convert, values) -> list:
+    """convert() on every item of a list, an error nested under the item's index."""
+    return [in_path(index, convert, value) for index, value in enumerate(values)]
+
+
 def emit_array_write(fn, value, items):
     """Write the sequence in ``value`` as an Avro array of ``items``."""
     with fn.collection() as level:
@@ -99,7 +104,7 @@ class ListEncoder(Encoder):
         return [self.items.load_input(item) for item in raw]
 
     def dump_datum(self, dumped):
-        return [in_path(index, self.items.dump_datum, item) for index, item in enumerate(dumped)]
+        return each_in_path(self.items.dump_datum, dumped)
 
     def emit_write(self, fn, value):
         emit_array_write(fn, value, self.items)

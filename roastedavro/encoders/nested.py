@@ -6,7 +6,7 @@ from marshmallow import fields
 from marshmallow.decorators import PRE_DUMP
 
 from roastedavro.encoders.base import Encoder
-from roastedavro.encoders.collections import emit_array_read, emit_array_write, in_path
+from roastedavro.encoders.collections import each_in_path, emit_array_read, emit_array_write
 from roastedavro.hooks import LoadHooks, PreDump, hook_tags
 
 
@@ -87,7 +87,7 @@ class NestedEncoder(Encoder):
 
     def dump_datum(self, dumped):
         if self.many:
-            return [in_path(index, self.item.dump_datum, item) for index, item in enumerate(dumped)]
+            return each_in_path(self.item.dump_datum, dumped)
         return self.item.dump_datum(dumped)
 
     def emit_write(self, fn, value):

@@ -9,7 +9,7 @@ from marshmallow import fields
 
 from roastedavro.names import AVRO_NAME, identifier
 from roastedavro.encoders.base import Encoder
-from roastedavro.encoders.collections import emit_array_read, emit_array_write, in_path
+from roastedavro.encoders.collections import each_in_path, emit_array_read, emit_array_write, in_path
 
 # the Avro type of a Python constant, and the runtime calls for it
 PRIMITIVE_OF = {type(None): "null", bool: "boolean", int: "long", float: "double", str: "string"}
@@ -218,7 +218,7 @@ class PluckEncoder(Encoder):
 
     def dump_datum(self, dumped):
         if self.many:
-            return [in_path(index, self.inner.dump_datum, item) for index, item in enumerate(dumped)]
+            return each_in_path(self.inner.dump_datum, dumped)
         return self.inner.dump_datum(dumped)
 
 
