@@ -19,7 +19,8 @@ import jinja2
 from marshmallow import missing
 
 from roastedavro import __version__
-from roastedavro.names import identifier
+from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
+from roastedavro.errors import CompileError
 from roastedavro.validators import failure_condition
 from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan, avro_schema
 
@@ -51,6 +52,16 @@ RESERVED |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (
     + (_PACKAGE / "_runtime.pxd").read_text()
 )))
 
+
+
+def _only_code(value):
+    # Every {{ }} in a template renders Code (built by codetext's channels or
+    # by an emitter) or an exact int: plain text cannot reach the module.
+    if isinstance(value, Code) or type(value) is int:
+        return value
+    raise CompileError(f"internal error: a template was given unchecked text {value!r}")
+
+
 _environment = jinja2.Environment(
     loader=jinja2.PackageLoader("roastedavro", "templates"),
     undefined=jinja2.StrictUndefined,
@@ -58,6 +69,7 @@ _environment = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
     autoescape=False,
+    finalize=_only_code,
 )
 
 
@@ -73,16 +85,19 @@ class ModuleEmitter:
         self.bindings: dict[str, Any] = {}
         self._names_by_id: dict[int, str] = {}
 
-    def bind(self, obj: Any, name: str) -> str:
+    def bind(self, obj: Any, name: str) -> Code:
         known = self._names_by_id.get(id(obj))
         if known is not None:
-            return f"self.{known}"
-        base, n = name, 2
-        while name in self.bindings:
+            return Code(f"self.{known}")
+        name = base = identifier(name)
+        n = 2
+        # never a name the skeleton gives the codec (max_depth, load_hooks, ...)
+        while name in self.bindings or name in RESERVED:
             name, n = f"{base}_{n}", n + 1
         self.bindings[name] = obj
+        # the object stays referenced by `bindings`, so its id is not reused
         self._names_by_id[id(obj)] = name
-        return f"self.{name}"
+        return Code(f"self.{name}")
 
 
 class CollectionLevel:
@@ -133,7 +148,9 @@ class FunctionEmitter:
     # -- lines --------------------------------------------------------------
 
     def line(self, text: str = "") -> None:
-        self.lines.append("    " * self._level + text if text else "")
+        # Checked with the whole function by codetext.check_function before
+        # anything is built: only names the emitters and runtime provide.
+        self.lines.append(Code("    " * self._level + text if text else ""))
 
     @contextlib.contextmanager
     def indent(self):
@@ -158,7 +175,7 @@ class FunctionEmitter:
         finally:
             self._hints.pop()
 
-    def name(self, hint: str) -> str:
+    def name(self, hint: str) -> Code:
         """A fresh local name based on ``hint``."""
         base = identifier(hint)
         name, n = base, 2
@@ -167,9 +184,9 @@ class FunctionEmitter:
         while name in self._names or name in RESERVED:
             name, n = f"{base}{n}", n + 1
         self._names.add(name)
-        return name
+        return Code(name)
 
-    def c_local(self, ctype: str, hint: str, initial: str | None = None) -> str:
+    def c_local(self, ctype: str, hint: str, initial: str | None = None) -> Code:
         """A C local; the same hint gives the same (shared) variable."""
         name = identifier(hint)
         if name not in self.c_locals:
@@ -197,16 +214,39 @@ class FunctionEmitter:
         finally:
             self._collection_level -= 1
 
-    def bind(self, obj: Any, what: str) -> str:
+    # -- the three channels for declaration text (see codetext) -------------
+
+    def bind(self, obj: Any, what: str) -> Code:
+        """``self.<name>``: any Python object, held by the codec as a constant."""
         return self.module.bind(obj, f"{self.record.ident}_{identifier(self.hint)}_{what}")
+
+    def literal(self, value: Any) -> Code:
+        """The ``repr`` of a str, int, float, bool, bytes or None (or a tuple
+        of them); other objects are bound."""
+        try:
+            return literal(value)
+        except TypeError:
+            return self.bind(value, "constant")
+
+    def int(self, value: Any, what: str, low: int = 0, high: int = 2**31 - 1) -> Code:
+        """An int from a declaration (a size, a precision): checked to be one."""
+        return checked_int(value, f"{self.hint}: {what}", low, high)
+
+    def comment(self, text: Any) -> Code:
+        """``# text``, with the text reduced to a safe alphabet."""
+        return Code(f"# {comment(text)}")
+
+    def message(self, message: Any) -> Code:
+        """An error message for raise_dump_error: a literal, or bound when it
+        is not a string (marshmallow allows dicts and lists)."""
+        if type(message) is str:
+            return literal(message)
+        return self.bind(message, "message")
 
     def flag_invalid(self, target: str) -> None:
         """After a deserialize helper: a value marshmallow's load refuses."""
         self.line(f"if {target} is INVALID:")
         self.line("    r.invalid = 1")
-
-    def literal(self, value: str) -> str:
-        return repr(value)
 
     # -- values -------------------------------------------------------------
 
@@ -217,12 +257,12 @@ class FunctionEmitter:
             self.line(f"    write_byte(w, {null_index * 2})  # union branch null")
             self.line("else:")
             with self.indent():
-                self.line(f"write_byte(w, {value_index * 2})  # union branch {plan.encoder.describe()}")
+                self.line(f"write_byte(w, {value_index * 2})  {self.comment('union branch ' + plan.encoder.describe())}")
                 plan.encoder.emit_write(self, value)
         else:
             if not getattr(plan.encoder, "accepts_none", False):
                 self.line(f"if {value} is None:")
-                self.line(f"    raise_dump_error({self.literal(plan.null_message)})")
+                self.line(f"    raise_dump_error({self.message(plan.null_message)})")
             plan.encoder.emit_write(self, value)
 
     def read_value(self, plan: ValuePlan, target: str) -> None:
@@ -264,38 +304,55 @@ class FunctionEmitter:
         self.line(f"if self.validate and not r.invalid and ({condition}):")
         self.line("    r.invalid = 1")
 
-    def declarations(self) -> list[str]:
+    def declarations(self) -> list[Code]:
         return [
-            f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else "")
+            Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
             for name, (ctype, initial) in self.c_locals.items()
         ]
 
+    def check(self, text: str) -> None:
+        """Refuse the rendered function if it uses a name nobody provided."""
+        own = {f"write_{self.record.ident}", f"read_{self.record.ident}", "value"}
+        check_function(text, self._names | set(self.c_locals) | own)
+
 
 def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
-    """The writer and reader of one record, rendered from their templates."""
+    """The writer and reader of one record, rendered from their templates and
+    checked (codetext.check_function) before they go into the module."""
     writer = FunctionEmitter(module, record, tracks_paths=True)
     reader = FunctionEmitter(module, record, tracks_paths=False)
     write_fields, read_fields = [], []
     for number, plan in enumerate(record.fields):
         with writer.naming(plan.name), reader.naming(plan.name):
-            value = "value"
+            heading = writer.comment(f"{plan.avro_name}: {plan.value.describe()}")
+            value = Code("value")
             body = _write_field_body(writer, plan, value)
-            write_fields.append({"plan": plan, "number": number, "value": value, "body": body,
-                                 "fetch": _fetch(writer, plan)})
-            read_fields.append(
-                {"plan": plan, "body": _read_field_body(reader, plan)})
-    context = {"record": record, "names": [p.name for p in record.fields]}
-    return {
-        "writer": _render("record_writer.pyx.j2", **context, fields=write_fields,
-                          declarations=writer.declarations(),
-                          path_levels=list(range(writer.path_levels))[::-1]),
-        "reader": _render("record_reader.pyx.j2", **context, fields=read_fields,
-                          declarations=reader.declarations(),
-                          skips=any(p.field.dump_only for p in record.fields)),
+            write_fields.append({"comment": heading, "number": number, "value": value,
+                                 "body": body, "fetch": _fetch(writer, plan)})
+            read_fields.append({"comment": heading, "body": _read_field_body(reader, plan)})
+    context = {
+        "ident": Code(record.ident),
+        "name": comment(record.full_name),
+        "field_names": literal(tuple(p.name for p in record.fields)),
     }
+    written = _render("record_writer.pyx.j2", **context, fields=write_fields,
+                      declarations=writer.declarations(),
+                      path_levels=list(range(writer.path_levels))[::-1])
+    read = _render("record_reader.pyx.j2", **context, fields=read_fields,
+                   declarations=reader.declarations(),
+                   skips=any(p.field.dump_only for p in record.fields))
+    writer.check(written)
+    reader.check(read)
+    return {"writer": _indented(written), "reader": _indented(read)}
 
 
-def _collect(fn: FunctionEmitter, emit) -> list[str]:
+def _indented(text: str) -> Code:
+    """A checked function, indented as a method of the codec class."""
+    return Code("".join("    " + line if line.strip() else line
+                        for line in text.splitlines(True)))
+
+
+def _collect(fn: FunctionEmitter, emit) -> list[Code]:
     start = len(fn.lines)
     emit()
     body = fn.lines[start:]
@@ -303,7 +360,7 @@ def _collect(fn: FunctionEmitter, emit) -> list[str]:
     return body
 
 
-def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[str]:
+def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[Code]:
     def emit():
         fn.line(f"if {value} is MISSING:")
         with fn.indent():
@@ -316,27 +373,36 @@ def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[str]:
                 fn.line(f"{value} = {default}")
             elif plan.value.nullable:
                 fn.line(f"{value} = None")
+            elif plan.field.required:
+                fn.line(f"raise_dump_error({fn.message(plan.field.error_messages['required'])})")
             else:
-                fn.line(f"raise_dump_error({fn.literal(plan.field.error_messages['required'])})")
+                # marshmallow's dump would leave it out; an Avro record cannot
+                fn.line(f"raise_dump_error({fn.message(NO_VALUE)})")
         fn.write_value(plan.value, value)
     return _collect(fn, emit)
 
 
-def _fetch(fn: FunctionEmitter, plan) -> str:
+#: a missing value of a field that is not required, has no default and is
+#: not nullable: marshmallow's dump would leave it out, Avro cannot
+NO_VALUE = ("No value to write: every field of an Avro record is written. Give the field a "
+            "value, a dump_default or load_default, or allow_none=True.")
+
+
+def _fetch(fn: FunctionEmitter, plan) -> Code:
     """Where dump finds a field's value."""
     if plan.field.load_only:
-        return "MISSING  # load_only: marshmallow's dump leaves it out"
+        return Code("MISSING  # load_only: marshmallow's dump leaves it out")
     own = plan.value.encoder.fetch(fn, plan.dump_key)
     if own is not None:
-        return own
+        return Code(own)
     # marshmallow reads dotted keys as paths into nested objects
     source = "SOURCE_OTHER" if "." in plan.dump_key else "source"
-    return f"field_value(obj, {source}, {plan.dump_key!r}, MISSING)"
+    return Code(f"field_value(obj, {source}, {literal(plan.dump_key)}, MISSING)")
 
 
-def _read_field_body(fn: FunctionEmitter, plan) -> list[str]:
+def _read_field_body(fn: FunctionEmitter, plan) -> list[Code]:
     if not plan.field.dump_only:
-        return _collect(fn, lambda: fn.read_value(plan.value, f"record[{plan.load_key!r}]"))
+        return _collect(fn, lambda: fn.read_value(plan.value, f"record[{literal(plan.load_key)}]"))
     fn.discarding = True
     try:
         return _collect(fn, lambda: fn.read_value(plan.value, "skipped"))
@@ -355,12 +421,15 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
     functions = [record_functions(record, module) for record in records]
     source = _render(
         "module.pyx.j2",
-        version=__version__,
-        label=label,
-        root=root,
-        records=records,
-        avro=avro_schema(root),
+        version=comment(__version__),
+        label=comment(label),
+        records=[comment(f"{record.full_name}: "
+                         + ", ".join(plan.avro_name for plan in record.fields))
+                 for record in records],
+        root_ident=Code(root.ident),
+        root_name=comment(root.full_name),
+        min_size=checked_int(root.min_size(), "the smallest record size", 0, 2**62),
         functions=functions,
-        bindings=list(module.bindings),
+        bindings=[(Code(name), literal(name)) for name in module.bindings],
     )
     return source, module.bindings

@@ -20,7 +20,7 @@ from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
 from roastedavro.errors import CompileError, DumpError
 from roastedavro.hooks import hook_tags, load_hooks_fallback
 from roastedavro.validators import has_validation
-from roastedavro.names import AVRO_NAME
+from roastedavro.names import AVRO_NAME, check_avro_type, identifier
 
 NO_DEFAULT = object()
 
@@ -89,10 +89,12 @@ class RecordPlan:
         return f"{self.namespace}.{self.name}" if self.namespace else self.name
 
     def min_size(self) -> int:
-        # Recursion in progress counts as 0: a conservative lower bound.
+        """The fewest bytes a record takes: the sum of its fields' (0 for a
+        record of only nulls and empty records). Recursion in progress
+        counts as 0: a conservative lower bound."""
         if self._min_size is None:
             self._min_size = 0
-            self._min_size = min(1, sum(f.value.min_size for f in self.fields))
+            self._min_size = sum(f.value.min_size for f in self.fields)
         return self._min_size
 
 
@@ -199,11 +201,16 @@ class SchemaVisitor:
         return record
 
     def _record_ident(self, name: str, namespace: str | None) -> str:
-        ident = name
+        """The name of a record's generated functions (write_<ident>, read_<ident>)."""
+        from roastedavro.codegen import RESERVED
+
+        ident = identifier(name)
         if ident in self._idents and namespace:
-            ident = f"{namespace.replace('.', '_')}_{name}"
+            ident = identifier(f"{namespace}_{name}")
         base, n = ident, 2
-        while ident in self._idents:
+        # never write_long, read_str, ...: the runtime's and skeleton's names
+        while (ident in self._idents or f"write_{ident}" in RESERVED
+               or f"read_{ident}" in RESERVED or ident in RESERVED):
             ident, n = f"{base}{n}", n + 1
         self._idents.add(ident)
         return ident
@@ -290,6 +297,10 @@ class SchemaVisitor:
         plan.value.null_first = False
 
     def visit_value(self, field: fields.Field, path: str) -> ValuePlan:
+        override = field.metadata.get("avro")
+        if isinstance(override, (dict, list)):
+            # declared Avro types are checked before any encoder sees them
+            check_avro_type(override, f"field {path!r}")
         if type(field).serialize is not fields.Field.serialize or (
                 type(field).get_value is not fields.Field.get_value):
             self.dump_needs_marshmallow.append(f"{path}: {type(field).__name__}.serialize")

@@ -11,6 +11,7 @@ from marshmallow import fields
 
 from roastedavro import CompileError, CompiledSchema, compiler
 from roastedavro.flags import CompileFlags
+from conftest import fastavro_bytes
 
 
 class Quote(CompiledSchema):
@@ -27,6 +28,23 @@ def test_field_names_cannot_shadow_generated_or_runtime_names():
     schema = type("Shadowing", (CompiledSchema,), attrs)()
     record = {name: [i] for i, name in enumerate(names)}
     assert schema.load_compiled(schema.dump_compiled(record)) == record
+
+
+def test_record_names_cannot_collide_with_generated_or_runtime_names():
+    # records named like the helpers their functions sit beside: write_long,
+    # read_str, dump_one, load_many, the codec's own attributes
+    names = ["write", "read", "long", "str", "long_value", "generic", "one", "many", "records",
+             "Codec", "self", "max_depth", "load_hooks", "dump", "load", "value"]
+    attrs = {}
+    for name in names:
+        inner = type(f"R_{name}", (CompiledSchema,), {
+            "x": fields.Integer(), "Meta": type("Meta", (), {"avro_name": name})})
+        attrs[f"f_{name}"] = fields.Nested(inner)
+    schema = type("Colliding", (CompiledSchema,), attrs)()
+    record = {f"f_{name}": {"x": i} for i, name in enumerate(names)}
+    data = schema.dump_compiled(record)
+    assert data == fastavro_bytes(schema, record)
+    assert schema.load_compiled(data) == record
 
 
 def test_source_is_deterministic_and_readable():

@@ -6,6 +6,7 @@ from conftest import fastavro_bytes
 from marshmallow import ValidationError, fields
 
 from roastedavro import CompiledSchema, DecodeError
+from roastedavro.codegen import NO_VALUE
 
 
 class Point(CompiledSchema):
@@ -34,6 +35,33 @@ GOOD = {
 }
 
 
+def test_missing_required_field_is_marshmallows_message(shape):
+    record = dict(GOOD)
+    del record["id"]
+    assert dump_error(shape, record) == {"id": ["Missing data for required field."]}
+
+
+def test_missing_collection_says_what_avro_needs(shape):
+    record = dict(GOOD)
+    del record["matrix"]
+    message = dump_error(shape, record)["matrix"][0]
+    assert "dump_default" in message and "allow_none=True" in message
+
+
+def test_list_given_without_many_says_so(shape):
+    messages = dump_error(shape, [GOOD, GOOD])
+    assert messages == {"_schema": [
+        "Expected a single record, got a list; pass many=True to write a list of records."]}
+    assert shape.load_compiled(shape.dump_compiled([GOOD], many=True), many=True)[0]["id"] == 1
+
+
+def test_codec_methods_have_signatures(shape):
+    import inspect
+
+    assert str(inspect.signature(shape.dump_compiled)) == "(obj, many=None)"
+    assert str(inspect.signature(shape.load_compiled)) == "(data, many=None)"
+
+
 def dump_error(schema, record):
     with pytest.raises(ValidationError) as error:
         schema.dump_compiled(record)
@@ -49,7 +77,9 @@ def dump_error(schema, record):
         ({"id": -(2**63) - 1}, {"id": ["Number out of range for Avro long (-2**63 .. 2**63-1): -9223372036854775809."]}),
         ({"points": [{"x": 1, "label": "a"}, {"x": 2**31, "label": "b"}]},
          {"points": {1: {"x": ["Number out of range for Avro int (-2**31 .. 2**31-1): 2147483648."]}}}),
-        ({"points": [{"x": 1}]}, {"points": {0: {"label": ["Missing data for required field."]}}}),
+        # not required, no default, not nullable: marshmallow's dump leaves
+        # it out, which an Avro record cannot; the message says what to do
+        ({"points": [{"x": 1}]}, {"points": {0: {"label": [NO_VALUE]}}}),
         ({"weights": {"w": "heavy"}}, {"weights": {"w": {"value": ["Not a valid number."]}}}),
         ({"matrix": [[1], [2, "x"]]}, {"matrix": {1: {1: ["Not a valid integer."]}}}),
         ({"matrix": 5}, {"matrix": ["Not a valid list."]}),

@@ -25,6 +25,7 @@ from roastedavro._support import (
 )
 from roastedavro.errors import DumpError
 from roastedavro.encoders.base import Encoder
+from roastedavro.names import MAX_SIZE, NAME_RULE, is_name
 
 # marshmallow 4's fields load their own Python values (a datetime for a
 # DateTime); marshmallow 3's want the text form
@@ -224,7 +225,8 @@ class DecimalEncoder(Encoder):
         else:
             raise self.error(f"metadata avro={override!r} is not a decimal type")
         precision, scale = avro.get("precision"), avro["scale"]
-        if not (isinstance(precision, int) and precision >= 1 and isinstance(scale, int)
+        # exactly ints (not bools, not strings): they become numbers in the code
+        if not (type(precision) is int and 1 <= precision <= MAX_SIZE and type(scale) is int
                 and 0 <= scale <= precision):
             raise self.error(f"decimal precision {precision!r} and scale {scale!r} are not valid "
                              "(need 0 <= scale <= precision, precision >= 1)")
@@ -232,13 +234,17 @@ class DecimalEncoder(Encoder):
             raise self.error(f"the Avro scale {scale} differs from places={-places.as_tuple().exponent}")
         if avro["type"] == "fixed":
             size = avro.get("size")
-            if not isinstance(size, int) or size < 1:
-                raise self.error("a fixed decimal needs a positive size")
-            most = math.floor(math.log10(2 ** (8 * size - 1) - 1))
+            if type(size) is not int or not 1 <= size <= MAX_SIZE:
+                raise self.error(f"a fixed decimal needs a positive integer size, not {size!r}")
+            # digits of the largest value: exact for any realistic size, and
+            # never a huge power of two for a hostile one
+            most = (len(str(2 ** (8 * size - 1) - 1)) - 1 if size <= 512
+                    else math.floor((8 * size - 1) * math.log10(2)))
             if precision > most:
                 raise self.error(f"fixed({size}) holds at most {most} digits, not precision {precision}")
-            if "name" not in avro:
-                raise self.error("a fixed decimal type needs a name")
+            if not is_name(avro.get("name")):
+                raise self.error(f"a fixed decimal type needs a valid name ({NAME_RULE}), "
+                                 f"not {avro.get('name')!r}")
             self.full_name = self.visitor.claim_name(avro["name"], ("decimal", size, precision, scale),
                                                      self.path)
         self.precision, self.scale = precision, scale
@@ -260,12 +266,17 @@ class DecimalEncoder(Encoder):
         field = fn.bind(self.field, "field")
         if self.custom_serialize:
             fn.line(f"{value} = coerce({field}, {value}, obj, DECIMAL)")
-        fn.line(f"write_decimal_value(w, {value}, {field}, obj, {self.scale}, "
-                f"{self.precision}, {self.size})")
+        scale, precision, size = self._numbers(fn)
+        fn.line(f"write_decimal_value(w, {value}, {field}, obj, {scale}, {precision}, {size})")
 
     def emit_read(self, fn, target):
-        fn.line(f"{target} = read_decimal(r, {self.scale}, {self.size})")
+        scale, precision, size = self._numbers(fn)
+        fn.line(f"{target} = read_decimal(r, {scale}, {size})")
         self.emit_deserialize(fn, target)
+
+    def _numbers(self, fn):
+        return (fn.int(self.scale, "decimal scale"), fn.int(self.precision, "decimal precision"),
+                fn.int(self.size, "fixed size"))
 
     def load_input(self, raw):
         return decimal_from_bytes(raw, self.scale)

@@ -97,13 +97,14 @@ class TupleEncoder(Encoder):
         super().__init__(field, visitor, path)
         self.items = [visitor.visit_value(inner, f"{path}[{i}]")
                       for i, inner in enumerate(field.tuple_fields)]
-        self.name = identifier(path).strip("_") + "_tuple"
+        stem = identifier(path).strip("_")
+        self.name = ("t" + stem if stem[:1].isdigit() else stem) + "_tuple"
         self.namespace = visitor.current_namespace
         visitor.claim_name(self.name, self, path)
 
     @property
     def min_size(self):
-        return min(1, sum(item.min_size for item in self.items))
+        return sum(item.min_size for item in self.items)
 
     def avro_type(self, names):
         definition = {"type": "record", "name": self.name,
@@ -187,9 +188,11 @@ class PluckEncoder(Encoder):
     def _emit_one_write(self, fn, value):
         with fn.collection() as level:
             item = level.local("plucked")
-            fn.line(f"{item} = field_value({value}, value_source({value}), {self.dump_key!r}, MISSING)")
+            key = fn.literal(self.dump_key)
+            fn.line(f"{item} = field_value({value}, value_source({value}), {key}, MISSING)")
             fn.line(f"if {item} is MISSING:")
-            fn.line(f"    raise_dump_error({self.inner.encoder.field.error_messages['required']!r})")
+            message = fn.message(self.inner.encoder.field.error_messages["required"])
+            fn.line(f"    raise_dump_error({message})")
             fn.write_value(self.inner, item)
 
     def emit_write(self, fn, value):
@@ -203,7 +206,7 @@ class PluckEncoder(Encoder):
         with fn.collection() as level:
             item = level.local("plucked")
             fn.read_value(self.inner, item)
-            fn.line(f"{target} = {{{self.load_key!r}: {item}}}")
+            fn.line(f"{target} = {{{fn.literal(self.load_key)}: {item}}}")
 
     def emit_read(self, fn, target):
         if self.many:
