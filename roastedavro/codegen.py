@@ -13,7 +13,7 @@ import contextlib
 import keyword
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, NamedTuple
 
 import jinja2
 from marshmallow import missing
@@ -22,7 +22,7 @@ from roastedavro import __version__
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
 from roastedavro.errors import CompileError
 from roastedavro.validators import failure_condition
-from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan, avro_schema
+from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan
 
 # Names a generated identifier must not take: Python and Cython keywords,
 # builtins, and the names the templates and runtime use themselves.
@@ -74,7 +74,8 @@ _environment = jinja2.Environment(
 
 
 class ModuleEmitter:
-    """Collects what the record functions need from outside their source.
+    """Collects what the record functions need from outside their source,
+    and the functions to check before the module is built.
 
     Python objects used on slow paths (field instances for their
     ``_serialize``, defaults, mapping types) become typed attributes of the
@@ -84,6 +85,16 @@ class ModuleEmitter:
     def __init__(self):
         self.bindings: dict[str, Any] = {}
         self._names_by_id: dict[int, str] = {}
+        self.checks: list[tuple[FunctionEmitter, str]] = []
+
+    def verify(self) -> None:
+        """codetext.check_function over every generated function.
+
+        Run before the module is built (tokenizing costs about as much as
+        generating), not when a cached build of the same source is loaded.
+        """
+        for emitter, text in self.checks:
+            emitter.check(text)
 
     def bind(self, obj: Any, name: str) -> Code:
         known = self._names_by_id.get(id(obj))
@@ -341,8 +352,7 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     read = _render("record_reader.pyx.j2", **context, fields=read_fields,
                    declarations=reader.declarations(),
                    skips=any(p.field.dump_only for p in record.fields))
-    writer.check(written)
-    reader.check(read)
+    module.checks += [(writer, written), (reader, read)]
     return {"writer": _indented(written), "reader": _indented(read)}
 
 
@@ -414,9 +424,18 @@ def _render(template: str, **context) -> str:
     return _environment.get_template(template).render(**context)
 
 
+class GeneratedModule(NamedTuple):
+    source: str
+    #: the objects the codec holds as constants, by attribute name
+    bindings: dict[str, Any]
+    #: raises CompileError if a generated function uses anything it was not
+    #: given; run before the source is built
+    verify: Callable[[], None]
+
+
 def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
-                    flags_key: str) -> tuple[str, dict[str, Any]]:
-    """The Cython source of a schema's codec, and the objects it binds."""
+                    flags_key: str) -> GeneratedModule:
+    """The Cython source of a schema's codec, the objects it binds, its check."""
     module = ModuleEmitter()
     functions = [record_functions(record, module) for record in records]
     source = _render(
@@ -432,4 +451,4 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         functions=functions,
         bindings=[(Code(name), literal(name)) for name in module.bindings],
     )
-    return source, module.bindings
+    return GeneratedModule(source, module.bindings, module.verify)

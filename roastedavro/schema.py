@@ -101,19 +101,19 @@ class CompiledSchema(Schema):
     def compile_to_string(self, flags: CompileFlags | None = None) -> str:
         """The Cython source that :meth:`compile` builds."""
         plan = self._plan()
-        source, _ = generate_module(plan.root, plan.records, self._label(),
-                                    (flags or CompileFlags()).build_key())
-        return source
+        return generate_module(plan.root, plan.records, self._label(),
+                               (flags or CompileFlags()).build_key()).source
 
     def compile(self, flags: CompileFlags | None = None) -> CompiledSchema:
         """Generate, build (or load from the cache) and attach the codec."""
         flags = flags or CompileFlags()
         with self._roasted_lock:
             plan = self._plan()
-            source, bindings = generate_module(plan.root, plan.records, self._label(),
-                                               flags.build_key())
-            module = compiler.load(source, flags)
-            codec = module.Codec(bindings, flags.max_depth, flags.max_items)
+            generated = generate_module(plan.root, plan.records, self._label(),
+                                        flags.build_key())
+            generated.verify()
+            module = compiler.load(generated.source, flags)
+            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items)
             self._bind_entry_points(codec, flags)
             self._roasted_codec = codec
         return self

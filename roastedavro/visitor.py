@@ -20,7 +20,7 @@ from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
 from roastedavro.errors import CompileError, DumpError
 from roastedavro.hooks import hook_tags, load_hooks_fallback
 from roastedavro.validators import has_validation
-from roastedavro.names import AVRO_NAME, check_avro_type, identifier
+from roastedavro.names import FULL_NAME, NAME_RULE, check_avro_type, identifier, is_name
 
 NO_DEFAULT = object()
 
@@ -175,10 +175,13 @@ class SchemaVisitor:
         # the namespace of the record it is defined in
         namespace = meta_option(schema, "avro_namespace", inherited=True) or enclosing_namespace
         where = path or type(schema).__name__
-        if not AVRO_NAME.match(name):
-            raise CompileError(f"{where}: {name!r} is not a valid Avro record name (set Meta.avro_name)")
-        if namespace is not None and not all(AVRO_NAME.match(p) for p in namespace.split(".")):
-            raise CompileError(f"{where}: {namespace!r} is not a valid Avro namespace")
+        if not is_name(name):
+            raise CompileError(f"{where}: {name!r} is not a valid Avro record name ({NAME_RULE}); "
+                               "set Meta.avro_name")
+        if namespace is not None and (type(namespace) is not str
+                                      or not FULL_NAME.match(namespace)):
+            raise CompileError(f"{where}: {namespace!r} is not a valid Avro namespace "
+                               f"(dot-separated names: {NAME_RULE})")
         record = RecordPlan(schema, name, namespace, self._record_ident(name, namespace))
         if record.full_name in self._by_name:
             raise CompileError(
@@ -245,7 +248,7 @@ class SchemaVisitor:
 
     def visit_record_field(self, name: str, field: fields.Field, path: str) -> FieldPlan:
         avro_name = field.data_key or name
-        if not AVRO_NAME.match(avro_name):
+        if not is_name(avro_name):
             raise CompileError(
                 f"field {path!r}: {avro_name!r} is not a valid Avro field name "
                 "(letters, digits and _, not starting with a digit); set data_key"
