@@ -64,6 +64,7 @@ def emit_blocks(fn, level, min_size, before_first=None):
     """
     count = level.c_local("long long", "count")
     index = level.c_local("long long", "position")
+    min_size = fn.int(min_size, "the smallest item size", 0, 2**62)
     fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
     if before_first is not None:
         before_first(count)
