@@ -1,12 +1,31 @@
 # The runtime of C-level primitives is compiled at install time; generated
 # codecs cimport it. Everything else is in setup.cfg.
-from Cython.Build import cythonize
+#
+# Building leaves the source tree as it was: Cython's C file, the object
+# files, the wheel's staging folders and the egg-info go to a temporary folder
+# that is removed when the build ends. (`pip install -e .` still puts the built
+# runtime beside its source, where an editable install imports it from; git
+# ignores it.)
+import atexit
+import shutil
+import tempfile
+
+from Cython.Distutils import build_ext
 from setuptools import Extension, setup
 
+scratch = tempfile.mkdtemp(prefix="roastedavro-build-")
+atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+
 setup(
-    ext_modules=cythonize(
-        [Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"],
-                   extra_compile_args=["-O2", "-g0"])],
-        compiler_directives={"language_level": 3},
-    )
+    ext_modules=[
+        Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"],
+                  extra_compile_args=["-O2", "-g0"]),
+    ],
+    cmdclass={"build_ext": build_ext},
+    options={
+        "build": {"build_base": scratch},
+        # the C file in build_temp, not beside the .pyx
+        "build_ext": {"cython_c_in_temp": True, "cython_directives": {"language_level": 3}},
+        "egg_info": {"egg_base": scratch},
+    },
 )
