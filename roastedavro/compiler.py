@@ -3,10 +3,18 @@
 The cache key covers everything that changes the binary: the generated
 source, the runtime's declarations, roastedavro's, Cython's and Python's
 versions, the platform and the build flags. A cached module is loaded
-without running Cython or the C compiler. Modules are built in a private
-temporary folder and moved into the cache with one atomic rename, so
-concurrent builds (threads or processes) never see a half-written file and
-a failed build leaves nothing behind.
+without running Cython or the C compiler.
+
+A cached module is machine code loaded into the process, so a damaged one
+must never reach the dynamic loader. Each module has a SHA-256 digest
+beside it; the module is hashed and compared before it is loaded, and a
+module that does not match its digest, or has none, is deleted and built
+again. Modules are built in a private temporary folder inside the cache,
+synced to disk and moved into place with one atomic rename; the digest is
+written the same way, after the module. Building one key is serialized
+across threads (a lock) and processes (a lock file): concurrent compiles of
+a schema build it once, and a failed or killed build leaves nothing that is
+ever loaded. Temporary folders of killed builds are removed by later builds.
 """
 
 from __future__ import annotations
@@ -14,9 +22,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import importlib.machinery
 import importlib.util
 import io
+import linecache
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -28,6 +39,11 @@ import time
 from pathlib import Path
 from types import ModuleType
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not on POSIX: threads are still serialized
+    fcntl = None
+
 from roastedavro import __version__
 from roastedavro.errors import CompileError
 from roastedavro.flags import CompileFlags
@@ -35,6 +51,9 @@ from roastedavro.flags import CompileFlags
 PACKAGE_DIR = Path(__file__).resolve().parent
 CACHE_ENV = "ROASTEDAVRO_CACHE_DIR"
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+DIGEST_SUFFIX = ".sha256"
+#: a build folder untouched for this long, whose process is gone, is removed
+STALE_AFTER = 600.0
 
 _loaded: dict[str, ModuleType] = {}
 _key_locks: dict[str, threading.Lock] = {}
@@ -42,6 +61,10 @@ _locks_guard = threading.Lock()
 # Cython's compiler keeps global state and reports through sys.stderr:
 # one Cython run at a time per process.
 _cython_lock = threading.Lock()
+# build folders: "<module name>.build-<pid>.<random>"; older versions of
+# roastedavro made "<module name>.<random>"
+_BUILD_FOLDER = re.compile(
+    r"roastedavro_codec_[0-9a-f]{32}\.(?:build-(?P<pid>[0-9]+)\.[a-z0-9_]+|[a-z0-9_]{8})\Z")
 
 #: timings of the last build or load in this process, for reports
 last_timing: dict[str, float] = {}
@@ -56,15 +79,29 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("roastedavro", appauthor=False))
 
 
+def _import_runtime() -> ModuleType:
+    try:
+        from roastedavro import _runtime
+    except ImportError as error:
+        raise ImportError(
+            f"roastedavro's C runtime (roastedavro._runtime) cannot be imported from {PACKAGE_DIR}: "
+            f"{error}. It is built when the package is installed: run `pip install .` (or "
+            "`pip install -e .` for development) in the source tree. If roastedavro is installed "
+            "already, this Python is importing the source tree instead (the current folder or "
+            "PYTHONPATH is the repository root): run it from another folder.",
+            name="roastedavro._runtime",
+        ) from error
+    return _runtime
+
+
 @functools.lru_cache(maxsize=None)
 def _runtime_fingerprint() -> str:
     # the declarations codecs compile against, and the built runtime they
     # link to at import: a runtime rebuilt from changed sources never meets
     # a codec built for the old one
-    from roastedavro import _runtime
-
+    runtime = _import_runtime()
     digest = hashlib.sha256()
-    for path in (PACKAGE_DIR / "_runtime.pxd", PACKAGE_DIR / "_runtime.pyx", Path(_runtime.__file__)):
+    for path in (PACKAGE_DIR / "_runtime.pxd", PACKAGE_DIR / "_runtime.pyx", Path(runtime.__file__)):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -89,6 +126,11 @@ def build_key(source: str, flags: CompileFlags) -> str:
     return digest.hexdigest()[:32]
 
 
+def source_filename(name: str) -> str:
+    """The file name tracebacks and ``linecache`` give the module ``name``'s source."""
+    return f"{name}.pyx"
+
+
 def load(source: str, flags: CompileFlags) -> ModuleType:
     """The extension module for ``source``: from memory, the disk cache, or built."""
     key = build_key(source, flags)
@@ -105,29 +147,196 @@ def load(source: str, flags: CompileFlags) -> ModuleType:
         directory = cache_dir()
         target = directory / f"{name}{EXT_SUFFIX}"
         started = time.perf_counter()
-        if target.exists():
-            last_timing.clear()
-        else:
-            _build(source, name, directory, target, flags)
+        last_timing.clear()
+        intact = _intact(target)
+        last_timing["verify"] = time.perf_counter() - started
+        if not intact:
+            with _build_lock(directory, name):
+                # another process may have built it while this one waited
+                if not _intact(target):
+                    _discard(target)
+                    _build(source, name, directory, target, flags)
         loaded_at = time.perf_counter()
-        module = _import(name, target)
+        module = _import(name, target, source)
         last_timing["load"] = time.perf_counter() - loaded_at
         last_timing["total"] = time.perf_counter() - started
         _loaded[key] = module
         return module
 
 
-def _import(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
+# -- the cache's integrity ------------------------------------------------------
+
+
+def _digest_path(target: Path) -> Path:
+    return target.with_name(target.name + DIGEST_SUFFIX)
+
+
+def _intact(target: Path) -> bool:
+    """Whether ``target`` exists and matches the digest recorded beside it."""
+    # bytes throughout: no codec to import on the way to a cached module
+    try:
+        expected = _digest_path(target).read_bytes().split()[0]
+        actual = hashlib.sha256(target.read_bytes()).hexdigest().encode()
+    except (OSError, IndexError):
+        return False
+    return actual == expected
+
+
+def _discard(target: Path) -> None:
+    # the digest first: a module without one is never loaded
+    for path in (_digest_path(target), target):
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _fsync_directory(directory: Path) -> None:
+    # makes a rename durable; not every platform or file system can
+    with contextlib.suppress(OSError):
+        _fsync(directory)
+
+
+def _install(built: Path, target: Path, scratch: Path) -> None:
+    """Moves ``built`` to ``target`` durably, then records its digest beside it."""
+    digest = hashlib.sha256(built.read_bytes()).hexdigest()
+    _fsync(built)
+    os.replace(built, target)
+    _fsync_directory(target.parent)
+    recorded = scratch / "digest"
+    with open(recorded, "w", encoding="ascii") as file:
+        file.write(f"{digest}  {target.name}\n")
+        file.flush()
+        os.fsync(file.fileno())
+    os.replace(recorded, _digest_path(target))
+    _fsync_directory(target.parent)
+
+
+@contextlib.contextmanager
+def _build_lock(directory: Path, name: str):
+    """Held by one process at a time per module; its lock file is removed on release."""
+    path = directory / f"{name}.lock"
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = _lock_file(path) if fcntl is not None else None
+    except OSError as error:
+        raise CompileError(
+            f"cannot write to the module cache {directory} ({error}); "
+            f"set {CACHE_ENV} to a writable folder"
+        ) from None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+            os.close(fd)
+
+
+def _lock_file(path: Path) -> int:
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                current = os.stat(path)
+            except FileNotFoundError:
+                current = None
+        except BaseException:
+            os.close(fd)
+            raise
+        # the previous holder removes the file as it releases it: hold the
+        # file that is there now
+        if current is not None and os.path.samestat(os.fstat(fd), current):
+            return fd
+        os.close(fd)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    if pid <= 0:
+        return False
+    if os.name == "nt":  # pragma: no cover - os.kill would end the process
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
+
+
+def _remove_stale_builds(directory: Path) -> None:
+    """Removes build folders left by killed processes.
+
+    A folder is stale when it has not changed for ``STALE_AFTER`` seconds and
+    the process named in it is not running (folders of older versions name
+    none). A build changes its folder every few seconds, and the age guard
+    covers caches shared between machines, whose process ids mean nothing here.
+    """
+    now = time.time()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        match = _BUILD_FOLDER.match(entry.name)
+        if match is None:
+            continue
+        try:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            if now - entry.stat(follow_symlinks=False).st_mtime < STALE_AFTER:
+                continue
+        except OSError:
+            continue
+        if match["pid"] is not None and _alive(int(match["pid"])):
+            continue
+        shutil.rmtree(entry.path, ignore_errors=True)
+
+
+# -- loading --------------------------------------------------------------------
+
+
+class _CodecLoader(importlib.machinery.ExtensionFileLoader):
+    """Loads a codec; gives its generated source to ``linecache`` and ``inspect``."""
+
+    def __init__(self, name: str, path: str, source: str):
+        super().__init__(name, path)
+        self._source = source
+
+    def get_source(self, fullname: str) -> str:
+        return self._source
+
+
+def _import(name: str, path: Path, source: str) -> ModuleType:
+    # Tracebacks through the codec show its lines: registered now, and found
+    # again through the module's loader if linecache's cache is cleared.
+    filename = source_filename(name)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    loader = _CodecLoader(name, str(path), source)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
+# -- building -------------------------------------------------------------------
+
+
 def _build(source: str, name: str, directory: Path, target: Path, flags: CompileFlags) -> None:
+    command = _compiler_command()  # a missing compiler fails before Cython runs
+    _remove_stale_builds(directory)
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        workdir = Path(tempfile.mkdtemp(prefix=f"{name}.", dir=directory))
+        workdir = Path(tempfile.mkdtemp(prefix=f"{name}.build-{os.getpid()}.", dir=directory))
     except OSError as error:
         raise CompileError(
             f"cannot write to the module cache {directory} ({error}); "
@@ -139,18 +348,46 @@ def _build(source: str, name: str, directory: Path, target: Path, flags: Compile
         started = time.perf_counter()
         c_file = _cythonize(pyx, name, flags)
         cythonized = time.perf_counter()
-        built = _compile_c(c_file, workdir / f"{name}{EXT_SUFFIX}", flags)
+        built = _compile_c(command, c_file, workdir / f"{name}{EXT_SUFFIX}", flags)
         compiled = time.perf_counter()
         last_timing.update(cython=cythonized - started, cc=compiled - cythonized)
-        # the source stays beside the module so tracebacks can show it
+        # the source stays beside the module for reading; tracebacks take it
+        # from linecache
         os.replace(pyx, directory / pyx.name)
         if flags.annotate:
             html = workdir / f"{name}.html"
             if html.exists():
                 os.replace(html, directory / html.name)
-        os.replace(built, target)
+        _install(built, target, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _source_named(filename: str):
+    # Cython names the source in tracebacks by its path relative to the
+    # current folder when it lies below it (here: the temporary build folder,
+    # gone after the build), else by the module name. Every build names it
+    # `filename`, whatever the current folder.
+    from Cython.Compiler import Main
+
+    setup = getattr(Main, "setup_source_object", None)
+    if setup is None:  # pragma: no cover - other Cython versions
+        yield
+        return
+
+    def setup_named(*args, **kwargs):
+        compilation_source = setup(*args, **kwargs)
+        description = getattr(compilation_source, "source_desc", None)
+        if hasattr(description, "file_path"):
+            description.file_path = filename
+        return compilation_source
+
+    Main.setup_source_object = setup_named
+    try:
+        yield
+    finally:
+        Main.setup_source_object = setup
 
 
 def _cythonize(pyx: Path, name: str, flags: CompileFlags) -> Path:
@@ -172,7 +409,8 @@ def _cythonize(pyx: Path, name: str, flags: CompileFlags) -> Path:
         c_line_in_traceback=False,
     )
     report = io.StringIO()
-    with _cython_lock, contextlib.redirect_stderr(report), contextlib.redirect_stdout(report):
+    with (_cython_lock, _source_named(source_filename(name)),
+          contextlib.redirect_stderr(report), contextlib.redirect_stdout(report)):
         try:
             result = compile_single(str(pyx), options, full_module_name=name)
             failed = result.num_errors > 0
@@ -187,12 +425,30 @@ def _cythonize(pyx: Path, name: str, flags: CompileFlags) -> Path:
 
 
 def _compiler_command() -> list[str]:
-    configured = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
-    return shlex.split(configured)
+    """The C compiler's command: ``CC``, else the compiler Python was built with."""
+    configured = os.environ.get("CC", "").strip()
+    if configured:
+        try:
+            command = shlex.split(configured)
+        except ValueError as error:
+            raise CompileError(f"CC={configured!r} is not a valid command: {error}") from None
+        if shutil.which(command[0]) is None:
+            raise CompileError(
+                f"no C compiler found: CC={configured!r} names {command[0]!r}, which is not an "
+                "executable file or a command on PATH. Set CC to an installed C compiler "
+                "(gcc or clang), or unset it"
+            )
+        return command
+    command = shlex.split(sysconfig.get_config_var("CC") or "cc")
+    if shutil.which(command[0]) is None:
+        raise CompileError(
+            f"no C compiler found: {command[0]!r} (the compiler Python was built with) is not "
+            "installed or not on PATH. Install gcc or clang, or set CC to your compiler"
+        )
+    return command
 
 
-def _compile_c(c_file: Path, output: Path, flags: CompileFlags) -> Path:
-    command = _compiler_command()
+def _compile_c(command: list[str], c_file: Path, output: Path, flags: CompileFlags) -> Path:
     includes = {sysconfig.get_path("include"), sysconfig.get_path("platinclude")}
     args = [
         flags.optimize, "-g0", "-fPIC", "-fno-semantic-interposition", "-fwrapv", "-fno-strict-aliasing", "-DNDEBUG",
@@ -205,9 +461,9 @@ def _compile_c(c_file: Path, output: Path, flags: CompileFlags) -> Path:
     args += [str(c_file), "-o", str(output)]
     try:
         completed = subprocess.run(command + args, capture_output=True, text=True)
-    except FileNotFoundError:
+    except OSError as error:
         raise CompileError(
-            f"no C compiler found: {command[0]!r} is not installed or not on PATH. "
+            f"the C compiler {' '.join(command)!r} cannot be run ({error.strerror or error}). "
             "Install gcc or clang, or set CC to your compiler"
         ) from None
     if completed.returncode != 0:
