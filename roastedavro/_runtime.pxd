@@ -26,7 +26,8 @@ cdef extern from "Python.h":
     # a dict with room for n keys: no resize while a record is filled in
     dict new_record_dict "_PyDict_NewPresized"(Py_ssize_t n)
 
-cdef int raise_dump_error(str message) except -1
+# any message marshmallow allows: a string, or a list or dict of them
+cdef int raise_dump_error(object message) except -1
 
 # ---------------------------------------------------------------- writing --
 
@@ -197,7 +198,7 @@ cdef object read_time(Reader* r, long long unit)
 cdef int write_timedelta_value(Writer* w, object value, object field, object obj) except -1
 cdef object read_timedelta(Reader* r)
 cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1
-cdef object read_decimal(Reader* r, int scale, Py_ssize_t size)
+cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size)
 cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1
 cdef object read_uuid(Reader* r, bint fixed)
 cdef object enum_value(dict values, object field, object value, object obj)
@@ -209,8 +210,15 @@ cdef object read_enum(Reader* r, tuple members)
 cdef bytes read_fixed(Reader* r, Py_ssize_t size)
 
 # any Avro type, through fastavro: for fields with no encoder of their own
-cdef int write_generic(Writer* w, object value, object parsed_schema) except -1
-cdef object read_generic(Reader* r, object parsed_schema)
+# An Avro type for the generic path: fastavro's parsed schema, and its named
+# types for the bounded check of the bytes before fastavro reads them.
+cdef class GenericType:
+    cdef readonly object parsed
+    cdef dict named
+    cdef readonly str name
+
+cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1
+cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items)
 cdef object as_list(object value)
 cdef dict as_dict(object value)
 
@@ -224,6 +232,10 @@ cdef struct Reader:
     # (NaN in a Float without allow_nan, ...): the caller lets marshmallow
     # report the error exactly as it would
     bint invalid
+    # how many more array/map items the message may announce: its length plus
+    # an allowance, so that items encoded in zero bytes (nulls, empty
+    # records) cost time and memory in proportion to the input
+    long long budget
 
 cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
 # The errors of the inline readers below, formatted out of line so that the
@@ -338,5 +350,5 @@ cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_s
         check_count(r, count, min_item_size, max_items, start)
     return count
 
-cdef int open_reader(Reader* r, object data, Py_buffer* view) except -1
+cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1
 cdef void close_reader(Py_buffer* view, int acquired) noexcept

@@ -279,7 +279,7 @@ cdef dict as_dict(object value):
     return support.as_dict(value)
 
 
-cdef int raise_dump_error(str message) except -1:
+cdef int raise_dump_error(object message) except -1:
     raise DumpError(message)
 
 
@@ -402,6 +402,13 @@ cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ss
         raise DecodeError(
             u"block of %d items needs at least %d bytes, %d remain"
             % (count, count * min_item_size, r.end - r.pos), offset)
+    # every item, of every collection in the message, is paid for from one
+    # budget: items that take no bytes cannot multiply the cost of a message
+    r.budget -= count
+    if r.budget < 0:
+        raise DecodeError(
+            u"the message announces more array and map items than its length allows "
+            u"(its length in bytes plus CompileFlags.item_allowance)", offset)
     return 0
 
 
@@ -411,23 +418,32 @@ cdef int check_finished(Reader* r) except -1:
     return 0
 
 
-cdef int open_reader(Reader* r, object data, Py_buffer* view) except -1:
+cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1:
     # bytes are read in place; bytearray, memoryview and other buffers through
     # the buffer protocol. Returns 1 when a buffer view was taken, which the
     # caller hands back to close_reader.
+    r.invalid = 0
     if type(data) is bytes:
         r.data = <const unsigned char*>PyBytes_AS_STRING(data)
         r.end = PyBytes_GET_SIZE(data)
         r.pos = 0
+        r.budget = r.end + allowance
         return 0
     try:
         PyObject_GetBuffer(data, view, PyBUF_SIMPLE)
     except TypeError:
         raise TypeError(
             "expected bytes or a bytes-like object, got %s" % type(data).__name__) from None
+    except BufferError:
+        # a strided memoryview (view[::2], a column of an array) has no
+        # contiguous bytes to read in place
+        raise TypeError(
+            "expected a contiguous buffer, got a non-contiguous %s; pass bytes(data)"
+            % type(data).__name__) from None
     r.data = <const unsigned char*>view.buf
     r.end = view.len
     r.pos = 0
+    r.budget = r.end + allowance
     return 1
 
 
@@ -688,19 +704,46 @@ cdef inline int put_digits(char* out, uint128 value) noexcept:
     return length
 
 
-cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
+# 10**0 .. 10**38: the bounds of decimal precisions that fit 128 bits
+cdef uint128[39] POWERS_OF_TEN_128
+POWERS_OF_TEN_128[0] = 1
+for _power in range(1, 39):
+    POWERS_OF_TEN_128[_power] = POWERS_OF_TEN_128[_power - 1] * 10
+
+
+cdef Py_ssize_t decimal_max_bytes(int precision) noexcept:
+    # the most bytes the two's complement of a precision-digit value needs:
+    # bits of 10**precision (an upper bound by log2(10) < 3.3220), plus sign
+    return (<Py_ssize_t>(precision * 3.3220) + 1 + 8) // 8
+
+
+cdef int raise_out_of_precision(Reader* r, int precision, int scale, Py_ssize_t offset) except -1:
+    raise DecodeError(u"decimal value has more digits than decimal(%d, %d) allows"
+                      % (precision, scale), offset)
+
+
+cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size):
+    cdef Py_ssize_t start = r.pos
     cdef Py_ssize_t n = size if size else read_length(r)
     cdef int128 unscaled
+    cdef uint128 magnitude
     cdef Py_ssize_t i
     cdef char[64] text
     cdef int position = 0
     if n > r.end - r.pos:
         raise_truncated(r, n)
+    if not size and n > decimal_max_bytes(precision):
+        # checked before any conversion: a long byte string never costs
+        # more than the declared precision allows
+        raise_out_of_precision(r, precision, scale, start)
     if 0 < n <= 16:
         # sign-extend the big-endian two's complement bytes
         unscaled = -1 if r.data[r.pos] & 0x80 else 0
         for i in range(n):
             unscaled = (unscaled << 8) | r.data[r.pos + i]
+        magnitude = -(<uint128>unscaled) if unscaled < 0 else <uint128>unscaled
+        if precision <= 38 and magnitude >= POWERS_OF_TEN_128[precision]:
+            raise_out_of_precision(r, precision, scale, start)
         r.pos += n
         # "<digits>E-<scale>": Decimal parses text in C
         if unscaled < 0:
@@ -714,8 +757,11 @@ cdef object read_decimal(Reader* r, int scale, Py_ssize_t size):
         position += put_digits(text + position, <uint128>scale)
         return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
+    value = support.decimal_from_bytes(encoded, scale, precision)
+    if value is None:
+        raise_out_of_precision(r, precision, scale, start)
     r.pos += n
-    return support.decimal_from_bytes(encoded, scale)
+    return value
 
 
 cdef const char* HEX_DIGITS = b"0123456789abcdef"
@@ -867,19 +913,127 @@ cdef bytes read_fixed(Reader* r, Py_ssize_t size):
     return value
 
 
-cdef int write_generic(Writer* w, object value, object parsed_schema) except -1:
+cdef class GenericType:
+    """An Avro type written and read through fastavro (fields with no encoder
+    of their own). Before fastavro reads a value, the runtime walks its bytes
+    once against the type, with the codec's limits: nesting depth, block
+    sizes, the message's item budget. fastavro's reader recurses in C
+    without a limit and allocates from announced counts, so it only ever
+    sees bytes that passed."""
+
+    def __init__(self, avro):
+        self.parsed = fastavro.parse_schema(avro)
+        self.named = support.named_types(self.parsed)
+        self.name = support.type_name(self.parsed)
+
+
+cdef int check_value_depth(object value, int remaining) except -1:
+    # containers nested deeper than the limit (or that contain themselves)
+    # would take fastavro's writer down the C stack
+    if type(value) is dict:
+        if remaining <= 0:
+            raise DumpError(u"Nested more than the codec's max_depth levels deep "
+                            u"(or contains itself).")
+        for item in (<dict>value).values():
+            check_value_depth(item, remaining - 1)
+    elif type(value) is list or type(value) is tuple:
+        if remaining <= 0:
+            raise DumpError(u"Nested more than the codec's max_depth levels deep "
+                            u"(or contains itself).")
+        for item in value:
+            check_value_depth(item, remaining - 1)
+    return 0
+
+
+cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1:
     cdef bytes encoded
+    check_value_depth(value, max_depth)
     out = io.BytesIO()
     try:
-        fastavro.schemaless_writer(out, parsed_schema, value)
-    except (TypeError, ValueError, AttributeError, OverflowError, KeyError) as error:
-        raise DumpError(u"Cannot be written as Avro %s: %s" % (support.type_name(parsed_schema), error)) from None
+        fastavro.schemaless_writer(out, avro.parsed, value)
+    except (TypeError, ValueError, AttributeError, OverflowError, KeyError, ArithmeticError) as error:
+        raise DumpError(u"Cannot be written as Avro %s: %s" % (avro.name, error)) from None
+    except RecursionError:
+        raise DumpError(u"Nested too deeply to be written.") from None
     encoded = out.getvalue()
     return write_raw(w, PyBytes_AS_STRING(encoded), len(encoded))
 
 
+cdef int skip_generic(Reader* r, object schema, dict named, int depth, int max_depth,
+                      Py_ssize_t max_items) except -1:
+    # Walks one value's bytes without building anything: every length,
+    # count, index and nesting level checked as the compiled readers check
+    # them, and every item paid for from the message's budget.
+    cdef long long count, i
+    cdef Py_ssize_t n, start = r.pos
+    cdef object kind
+    if depth > max_depth:
+        raise DecodeError(u"values nested more than %d levels deep" % max_depth, r.pos)
+    if type(schema) is list:
+        # a union is no level of its own: records, arrays and maps are
+        return skip_generic(r, (<list>schema)[read_index(r, len(<list>schema))], named,
+                            depth, max_depth, max_items)
+    if type(schema) is dict:
+        kind = (<dict>schema).get("type")
+        if kind == "record" or kind == "error":
+            for field in (<dict>schema)["fields"]:
+                skip_generic(r, field["type"], named, depth + 1, max_depth, max_items)
+            return 0
+        if kind == "enum":
+            read_index(r, len((<dict>schema)["symbols"]))
+            return 0
+        if kind == "fixed":
+            n = (<dict>schema)["size"]
+            if r.end - r.pos < n:
+                raise_truncated(r, n)
+            r.pos += n
+            return 0
+        if kind == "array" or kind == "map":
+            count = read_block_count(r, 0, max_items)
+            while count:
+                for i in range(count):
+                    if kind == "map":
+                        r.pos += read_length(r)
+                        skip_generic(r, (<dict>schema)["values"], named, depth + 1, max_depth,
+                                     max_items)
+                    else:
+                        skip_generic(r, (<dict>schema)["items"], named, depth + 1, max_depth,
+                                     max_items)
+                count = read_block_count(r, 0, max_items)
+            return 0
+        if (<dict>schema).get("logicalType") == "decimal" and kind == "bytes":
+            # fastavro converts any length; its cost grows with the square
+            n = read_length(r)
+            if n > decimal_max_bytes(min(<object>(<dict>schema).get("precision", 0), 10**9)):
+                raise DecodeError(u"decimal value has more digits than its precision allows",
+                                  start)
+            r.pos += n
+            return 0
+        schema = kind       # a primitive with a logical type, or {"type": <name>}
+    if schema == "null":
+        return 0
+    if schema == "boolean":
+        read_boolean(r)
+    elif schema == "int":
+        read_int(r)
+    elif schema == "long":
+        read_long(r)
+    elif schema == "float":
+        read_float(r)
+    elif schema == "double":
+        read_double(r)
+    elif schema == "bytes" or schema == "string":
+        r.pos += read_length(r)
+    else:
+        definition = named.get(schema)
+        if definition is None:
+            raise DecodeError(u"unknown Avro type %r" % (schema,), start)
+        return skip_generic(r, definition, named, depth, max_depth, max_items)
+    return 0
+
+
 cdef class _ReaderFile:
-    """A read-only file over a Reader, for fastavro; advances the Reader."""
+    """A read-only file over checked bytes, for fastavro."""
     cdef Reader* reader
 
     def read(self, Py_ssize_t n=-1):
@@ -891,11 +1045,17 @@ cdef class _ReaderFile:
         return value
 
 
-cdef object read_generic(Reader* r, object parsed_schema):
+cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items):
     cdef Py_ssize_t start = r.pos
+    cdef Reader checked
     cdef _ReaderFile source = _ReaderFile.__new__(_ReaderFile)
-    source.reader = r
+    skip_generic(r, avro.parsed, avro.named, 0, max_depth, max_items)
+    # fastavro reads exactly the bytes that passed
+    checked = r[0]
+    checked.pos = start
+    checked.end = r.pos
+    source.reader = &checked
     try:
-        return fastavro.schemaless_reader(source, parsed_schema, None)
-    except (EOFError, ValueError, IndexError, UnicodeDecodeError, TypeError) as error:
-        raise DecodeError(u"invalid %s value: %s" % (support.type_name(parsed_schema), error), start) from None
+        return fastavro.schemaless_reader(source, avro.parsed, None)
+    except (EOFError, ValueError, IndexError, UnicodeDecodeError, TypeError, ArithmeticError) as error:
+        raise DecodeError(u"invalid %s value: %s" % (avro.name, error), start) from None

@@ -71,16 +71,39 @@ def deserialize_value(field, value):
         return INVALID
 
 
+#: path parts nested as marshmallow nests them; deeper ones are joined into
+#: one key, so that printing the error never exhausts Python's recursion limit
+MAX_NESTED_PATH = 50
+
+
 def validation_error(error: DumpError) -> ValidationError:
     """The marshmallow ValidationError for an error raised in a codec.
 
     The path was collected innermost first; marshmallow nests messages by
-    field name, then list index or map key.
+    field name, then list index or map key. Past MAX_NESTED_PATH levels
+    (data nested hundreds of levels deep, or a value that contains itself)
+    the innermost parts become one dotted key.
     """
     messages = error.messages
-    for part in error.path:
+    path = error.path
+    if len(path) > MAX_NESTED_PATH:
+        inner = path[:len(path) - MAX_NESTED_PATH + 1]
+        messages = {".".join(str(part) for part in reversed(inner)): messages}
+        path = path[len(inner):]
+    for part in path:
         messages = {part: messages}
     return ValidationError(messages)
+
+
+def formatted(message, **values):
+    """A marshmallow error message with its placeholders filled; messages
+    may also be lists or dicts, which are reported as they are."""
+    if isinstance(message, str):
+        try:
+            return message.format(**values)
+        except (KeyError, IndexError, ValueError):
+            return message
+    return message
 
 
 def coerce(field, value, obj, expected: type):
@@ -100,7 +123,7 @@ def coerce(field, value, obj, expected: type):
             expected is datetime.date and isinstance(result, datetime.datetime)):
         message = field.error_messages.get("invalid") or f"Not a valid {expected.__name__}."
         obj_type = getattr(field, "OBJ_TYPE", expected.__name__)
-        raise DumpError(message.format(obj_type=obj_type, input=value))
+        raise DumpError(formatted(message, obj_type=obj_type, input=value))
     return _exact(result, expected)
 
 
@@ -132,7 +155,7 @@ def aware_datetime(field, value: datetime.datetime) -> datetime.datetime:
     timezone = getattr(field, "default_timezone", None)
     if timezone is None:
         message = field.error_messages.get("invalid_awareness", "Not a valid aware datetime.")
-        raise DumpError(message.format(awareness="aware", obj_type="datetime"))
+        raise DumpError(formatted(message, awareness="aware", obj_type="datetime"))
     return utc_datetime(value.replace(tzinfo=timezone))
 
 
@@ -141,7 +164,7 @@ def naive_datetime(field, value: datetime.datetime) -> datetime.datetime:
     timezone = getattr(field, "timezone", None)
     if timezone is None:
         message = field.error_messages.get("invalid_awareness", "Not a valid naive datetime.")
-        raise DumpError(message.format(awareness="naive", obj_type="datetime"))
+        raise DumpError(formatted(message, awareness="naive", obj_type="datetime"))
     return value.astimezone(timezone).replace(tzinfo=None)
 
 
@@ -180,8 +203,19 @@ def decimal_bytes(field, value, obj, scale: int, precision: int, size: int) -> b
     return unscaled.to_bytes((abs(unscaled).bit_length() + 8) // 8, "big", signed=True)
 
 
-def decimal_from_bytes(encoded: bytes, scale: int) -> decimal.Decimal:
-    return decimal.Decimal(int.from_bytes(encoded, "big", signed=True)).scaleb(-scale, context=_EXACT)
+def decimal_from_bytes(encoded: bytes, scale: int, precision: int | None = None):
+    """The Decimal of Avro decimal bytes; None when it has more than
+    ``precision`` digits (the reader raises the DecodeError)."""
+    unscaled = int.from_bytes(encoded, "big", signed=True)
+    if precision is not None and unscaled and abs(unscaled).bit_length() > precision * 3.3220:
+        return None       # more bits than any precision-digit number has
+    try:
+        value = decimal.Decimal(unscaled)
+        if precision is not None and unscaled and value.adjusted() + 1 > precision:
+            return None
+        return value.scaleb(-scale, context=_EXACT)
+    except decimal.DecimalException:
+        return None
 
 
 def enum_member(field, value, obj):
@@ -189,8 +223,34 @@ def enum_member(field, value, obj):
     enum_class = field.enum
     if isinstance(value, enum_class):
         return value
-    raise DumpError(field.error_messages["unknown"].format(
+    raise DumpError(formatted(field.error_messages["unknown"],
         choices=getattr(field, "choices_text", ", ".join(m.name for m in enum_class))))
+
+
+def named_types(parsed_schema) -> dict:
+    """Every named type (record, enum, fixed) in a fastavro-parsed schema, by
+    the name references use, for the runtime's check of generic-path bytes."""
+    named: dict = {}
+    stack = [parsed_schema]
+    while stack:
+        schema = stack.pop()
+        if isinstance(schema, list):
+            stack.extend(schema)
+        elif isinstance(schema, dict):
+            if isinstance(schema.get("__named_schemas"), dict):
+                named.update(schema["__named_schemas"])
+            kind = schema.get("type")
+            if kind in ("record", "error", "enum", "fixed") and isinstance(schema.get("name"), str):
+                named[schema["name"]] = schema
+            if kind in ("record", "error"):
+                stack.extend(field.get("type") for field in schema.get("fields", ()))
+            elif kind == "array":
+                stack.append(schema.get("items"))
+            elif kind == "map":
+                stack.append(schema.get("values"))
+            elif isinstance(kind, (dict, list)):
+                stack.append(kind)
+    return named
 
 
 def type_name(parsed_schema) -> str:

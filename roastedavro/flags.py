@@ -20,6 +20,12 @@ class CompileFlags:
         hostile or cyclic input from exhausting the C stack.
     ``max_items``
         The most items one array or map block may announce on load.
+    ``item_allowance``
+        How many items one message may announce beyond its length in bytes,
+        across all its arrays, maps and blocks (1,000,000 by default). Items
+        that take no bytes (nulls, empty records) could otherwise let a few
+        bytes announce billions of them: with this budget, decoding any
+        message costs time and memory in proportion to its length.
     ``annotate``
         Keep Cython's HTML annotation next to the cached module
         (for profiling generated code with ``cython -a``-style reports).
@@ -32,6 +38,7 @@ class CompileFlags:
     optimize: str = "-O1"
     max_depth: int = 500
     max_items: int = 100_000_000
+    item_allowance: int = 1_000_000
     annotate: bool = False
     validate: bool = True
 
@@ -42,6 +49,8 @@ class CompileFlags:
             raise ValueError("max_depth must be between 1 and 10000")
         if self.max_items < 1:
             raise ValueError("max_items must be positive")
+        if not 0 <= self.item_allowance <= 2**62:
+            raise ValueError("item_allowance must be between 0 and 2**62")
 
     def build_key(self) -> str:
         """The part of the flags that changes the compiled binary."""

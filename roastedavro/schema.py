@@ -113,7 +113,8 @@ class CompiledSchema(Schema):
                                         flags.build_key())
             generated.verify()
             module = compiler.load(generated.source, flags)
-            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items)
+            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
+                                 flags.item_allowance)
             self._bind_entry_points(codec, flags)
             self._roasted_codec = codec
         return self

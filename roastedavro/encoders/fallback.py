@@ -9,9 +9,9 @@ Python-level call per value: register an encoder for speed.
 
 from __future__ import annotations
 
-import fastavro
-
+from roastedavro._runtime import GenericType
 from roastedavro.encoders.base import Encoder
+from roastedavro.names import min_encoded_size
 
 
 class FallbackEncoder(Encoder):
@@ -30,10 +30,15 @@ class FallbackEncoder(Encoder):
                 "roastedavro.register_encoder (see Encoder in the README)"
             )
         try:
-            self.parsed = fastavro.parse_schema(override)
+            self.generic = GenericType(override)
         except Exception as error:
             raise self.error(f"metadata avro={override!r} is not a valid Avro type: {error}")
         return override
+
+    @property
+    def min_size(self):
+        # 0 for null and for records of only nulls: arrays of them are valid
+        return min_encoded_size(self.avro)
 
     def describe(self):
         return f"{super().describe()} (through marshmallow and fastavro)"
@@ -44,9 +49,10 @@ class FallbackEncoder(Encoder):
         return f"serialize_field({fn.bind(self.field, 'field')}, obj)"
 
     def emit_write(self, fn, value):
-        fn.line(f"write_generic(w, {value}, {fn.bind(self.parsed, 'parsed')})")
+        fn.line(f"write_generic(w, {value}, {fn.bind(self.generic, 'avro')}, self.max_depth)")
 
     def emit_read(self, fn, target):
-        fn.line(f"{target} = read_generic(r, {fn.bind(self.parsed, 'parsed')})")
+        avro = fn.bind(self.generic, "avro")
+        fn.line(f"{target} = read_generic(r, {avro}, self.max_depth, self.max_items)")
         fn.line(f"{target} = deserialize_field({fn.bind(self.field, 'field')}, {target})")
         fn.flag_invalid(target)

@@ -271,7 +271,7 @@ class DecimalEncoder(Encoder):
 
     def emit_read(self, fn, target):
         scale, precision, size = self._numbers(fn)
-        fn.line(f"{target} = read_decimal(r, {scale}, {size})")
+        fn.line(f"{target} = read_decimal(r, {scale}, {precision}, {size})")
         self.emit_deserialize(fn, target)
 
     def _numbers(self, fn):

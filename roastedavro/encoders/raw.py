@@ -9,6 +9,7 @@ from __future__ import annotations
 from marshmallow import fields
 
 from roastedavro.encoders.fallback import FallbackEncoder
+from roastedavro.names import min_encoded_size
 
 # Avro primitive -> (runtime writer, reader expression)
 DIRECT = {
@@ -40,9 +41,7 @@ class RawEncoder(FallbackEncoder):
 
     @property
     def min_size(self):
-        if self.fixed_size:
-            return self.fixed_size
-        return 8 if self.direct == "double" else 4 if self.direct == "float" else 1
+        return min_encoded_size(self.avro)
 
     def avro_type(self, names):
         return names.named(self.avro) if self.fixed_size else self.avro
@@ -58,7 +57,8 @@ class RawEncoder(FallbackEncoder):
     def emit_write(self, fn, value):
         field = fn.bind(self.field, "field")
         if self.fixed_size:
-            fn.line(f"write_fixed_value(w, {value}, {field}, obj, {self.fixed_size})")
+            size = fn.int(self.fixed_size, "fixed size")
+            fn.line(f"write_fixed_value(w, {value}, {field}, obj, {size})")
         elif self.direct:
             fn.line(f"{DIRECT[self.direct][0]}(w, {value}, {field}, obj)")
         else:
@@ -66,7 +66,7 @@ class RawEncoder(FallbackEncoder):
 
     def emit_read(self, fn, target):
         if self.fixed_size:
-            fn.line(f"{target} = read_fixed(r, {self.fixed_size})")
+            fn.line(f"{target} = read_fixed(r, {fn.int(self.fixed_size, 'fixed size')})")
         elif self.direct:
             fn.line(f"{target} = {DIRECT[self.direct][1]}")
         else:

@@ -7,6 +7,7 @@ import io
 import fastavro
 from marshmallow import fields
 
+from roastedavro._runtime import GenericType
 from roastedavro.names import AVRO_NAME, identifier
 from roastedavro.encoders.base import Encoder
 from roastedavro.encoders.collections import each_in_path, emit_array_read, emit_array_write, in_path
@@ -290,6 +291,6 @@ class ConstantEncoder(Encoder):
         if read is not None:
             fn.line(read)
         elif self.avro != "null":
-            parsed = fn.bind(fastavro.parse_schema(self.avro), "parsed")
-            fn.line(f"read_generic(r, {parsed})")
+            avro = fn.bind(GenericType(self.avro), "avro")
+            fn.line(f"read_generic(r, {avro}, self.max_depth, self.max_items)")
         fn.line(f"{target} = {constant}")
