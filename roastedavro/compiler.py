@@ -79,29 +79,16 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("roastedavro", appauthor=False))
 
 
-def _import_runtime() -> ModuleType:
-    try:
-        from roastedavro import _runtime
-    except ImportError as error:
-        raise ImportError(
-            f"roastedavro's C runtime (roastedavro._runtime) cannot be imported from {PACKAGE_DIR}: "
-            f"{error}. It is built when the package is installed: run `pip install .` (or "
-            "`pip install -e .` for development) in the source tree. If roastedavro is installed "
-            "already, this Python is importing the source tree instead (the current folder or "
-            "PYTHONPATH is the repository root): run it from another folder.",
-            name="roastedavro._runtime",
-        ) from error
-    return _runtime
-
-
 @functools.lru_cache(maxsize=None)
 def _runtime_fingerprint() -> str:
     # the declarations codecs compile against, and the built runtime they
     # link to at import: a runtime rebuilt from changed sources never meets
     # a codec built for the old one
-    runtime = _import_runtime()
+    # (importing roastedavro checked that the runtime is built)
+    from roastedavro import _runtime
+
     digest = hashlib.sha256()
-    for path in (PACKAGE_DIR / "_runtime.pxd", PACKAGE_DIR / "_runtime.pyx", Path(runtime.__file__)):
+    for path in (PACKAGE_DIR / "_runtime.pxd", PACKAGE_DIR / "_runtime.pyx", Path(_runtime.__file__)):
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
