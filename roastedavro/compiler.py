@@ -118,8 +118,12 @@ def source_filename(name: str) -> str:
     return f"{name}.pyx"
 
 
-def load(source: str, flags: CompileFlags) -> ModuleType:
-    """The extension module for ``source``: from memory, the disk cache, or built."""
+def load(source: str, flags: CompileFlags, verify=None) -> ModuleType:
+    """The extension module for ``source``: from memory, the disk cache, or built.
+
+    ``verify()`` runs before a build (not when a module built from the same
+    source is loaded) and raises to refuse the source.
+    """
     key = build_key(source, flags)
     module = _loaded.get(key)
     if module is not None:
@@ -138,6 +142,8 @@ def load(source: str, flags: CompileFlags) -> ModuleType:
         intact = _intact(target)
         last_timing["verify"] = time.perf_counter() - started
         if not intact:
+            if verify is not None:
+                verify()
             with _build_lock(directory, name):
                 # another process may have built it while this one waited
                 if not _intact(target):

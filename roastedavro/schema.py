@@ -111,8 +111,7 @@ class CompiledSchema(Schema):
             plan = self._plan()
             generated = generate_module(plan.root, plan.records, self._label(),
                                         flags.build_key())
-            generated.verify()
-            module = compiler.load(generated.source, flags)
+            module = compiler.load(generated.source, flags, verify=generated.verify)
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             self._bind_entry_points(codec, flags)
