@@ -216,7 +216,9 @@ def _build_lock(directory: Path, name: str):
     """Held by one process at a time per module; its lock file is removed on release."""
     path = directory / f"{name}.lock"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        # private to the user: anyone who can write here can run code in
+        # every process that loads a codec from it
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = _lock_file(path) if fcntl is not None else None
     except OSError as error:
         raise CompileError(
