@@ -211,6 +211,11 @@ def _install(built: Path, target: Path, scratch: Path) -> None:
     _fsync_directory(target.parent)
 
 
+def _unwritable(directory: Path, error: OSError) -> CompileError:
+    return CompileError(f"cannot write to the module cache {directory} ({error}); "
+                        f"set {CACHE_ENV} to a writable folder")
+
+
 @contextlib.contextmanager
 def _build_lock(directory: Path, name: str):
     """Held by one process at a time per module; its lock file is removed on release."""
@@ -221,10 +226,7 @@ def _build_lock(directory: Path, name: str):
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = _lock_file(path) if fcntl is not None else None
     except OSError as error:
-        raise CompileError(
-            f"cannot write to the module cache {directory} ({error}); "
-            f"set {CACHE_ENV} to a writable folder"
-        ) from None
+        raise _unwritable(directory, error) from None
     try:
         yield
     finally:
@@ -333,10 +335,7 @@ def _build(source: str, name: str, directory: Path, target: Path, flags: Compile
     try:
         workdir = Path(tempfile.mkdtemp(prefix=f"{name}.build-{os.getpid()}.", dir=directory))
     except OSError as error:
-        raise CompileError(
-            f"cannot write to the module cache {directory} ({error}); "
-            f"set {CACHE_ENV} to a writable folder"
-        ) from None
+        raise _unwritable(directory, error) from None
     try:
         pyx = workdir / f"{name}.pyx"
         pyx.write_text(source, encoding="utf-8")
