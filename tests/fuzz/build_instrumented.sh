@@ -40,6 +40,11 @@ for archive in "$libfuzzer" "$asan"; do
   [[ -f "$archive" ]] || { echo "missing $archive (install clang's compiler-rt)" >&2; exit 1; }
 done
 
+# OUT is replaced: only a folder this script made before (or an empty or missing one)
+if [[ -e "$out" && ! -f "$out/REVISION" && -n "$(ls -A "$out")" ]]; then
+  echo "$out exists and was not made by this script; give another folder" >&2
+  exit 1
+fi
 rm -rf "$out"
 mkdir -p "$out/src" "$out/cache"
 git -C "$repo" archive --format=tar "$rev" | tar -x -C "$out/src"
