@@ -209,14 +209,29 @@ cdef int write_enum_value(Writer* w, object value, object field, object obj, tup
 cdef object read_enum(Reader* r, tuple members)
 cdef bytes read_fixed(Reader* r, Py_ssize_t size)
 
-# any Avro type, through fastavro: for fields with no encoder of their own
-# An Avro type for the generic path: fastavro's parsed schema, and its named
-# types for the bounded check of the bytes before fastavro reads them.
+# Any Avro type, through fastavro: for fields with no encoder of their own.
+# A GenericType holds fastavro's parsed schema and a flat table of the type's
+# nodes, over which the runtime walks a value's bytes (bounded, allocating
+# nothing) before fastavro reads them.
+cdef struct GenericNode:
+    int kind            # GENERIC_NULL .. GENERIC_RECORD (_runtime.pyx)
+    int precision       # > 0 for a decimal on bytes or fixed
+    int scale
+    Py_ssize_t size     # fixed: bytes; enum: symbols; union: branches; record: fields
+    Py_ssize_t first    # union, record: first of its nodes in `links`; array, map: the item node
+    Py_ssize_t min_size # the fewest bytes one value takes
+
 cdef class GenericType:
     cdef readonly object parsed
     cdef dict named
     cdef readonly str name
+    cdef GenericNode* nodes
+    cdef Py_ssize_t* links
+    cdef Py_ssize_t node_count
 
+# max_depth bounds nesting (records, arrays, maps) within the value, and is
+# lowered to what the calling thread's C stack leaves room for: fastavro
+# recurses in C without a limit of its own.
 cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1
 cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items)
 cdef object as_list(object value)
@@ -236,6 +251,8 @@ cdef struct Reader:
     # an allowance, so that items encoded in zero bytes (nulls, empty
     # records) cost time and memory in proportion to the input
     long long budget
+    # the allowance the budget started with beyond the length, for the error
+    long long allowance
 
 cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
 # The errors of the inline readers below, formatted out of line so that the

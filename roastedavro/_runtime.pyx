@@ -6,6 +6,7 @@ capacity, multi-byte varints, and turning failures into the library's
 exceptions with the byte offset or field path they belong to.
 """
 
+import collections.abc
 import datetime
 import decimal
 import importlib.metadata
@@ -397,19 +398,25 @@ cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ss
     # by a count that the remaining bytes cannot back.
     if count > max_items:
         raise DecodeError(
-            u"block of %d items exceeds the limit of %d items" % (count, max_items), offset)
+            u"block of %d items exceeds the limit of %d items per block "
+            u"(CompileFlags.max_items)" % (count, max_items), offset)
     if min_item_size and count > (r.end - r.pos) // min_item_size:
         raise DecodeError(
             u"block of %d items needs at least %d bytes, %d remain"
-            % (count, count * min_item_size, r.end - r.pos), offset)
+            % (count, <object>count * min_item_size, r.end - r.pos), offset)
     # every item, of every collection in the message, is paid for from one
     # budget: items that take no bytes cannot multiply the cost of a message
     r.budget -= count
     if r.budget < 0:
-        raise DecodeError(
-            u"the message announces more array and map items than its length allows "
-            u"(its length in bytes plus CompileFlags.item_allowance)", offset)
+        raise_over_budget(r, offset)
     return 0
+
+
+cdef int raise_over_budget(Reader* r, Py_ssize_t offset) except -1:
+    raise DecodeError(
+        u"item budget exceeded: a message may announce at most its length in bytes plus "
+        u"CompileFlags.item_allowance array and map items in all (%d + %d here); "
+        u"compile with a larger item_allowance to accept more" % (r.end, r.allowance), offset)
 
 
 cdef int check_finished(Reader* r) except -1:
@@ -428,6 +435,7 @@ cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowanc
         r.end = PyBytes_GET_SIZE(data)
         r.pos = 0
         r.budget = r.end + allowance
+        r.allowance = allowance
         return 0
     try:
         PyObject_GetBuffer(data, view, PyBUF_SIMPLE)
@@ -444,6 +452,7 @@ cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowanc
     r.end = view.len
     r.pos = 0
     r.budget = r.end + allowance
+    r.allowance = allowance
     return 1
 
 
@@ -913,45 +922,353 @@ cdef bytes read_fixed(Reader* r, Py_ssize_t size):
     return value
 
 
+# ------------------------------------------------------- the generic path --
+#
+# Fields with no encoder of their own (Raw with a complex type, Function,
+# Method, user fields) are written and read by fastavro. fastavro's reader and
+# writer recurse in C without a limit and allocate from the counts they read,
+# so the runtime puts the compiled path's limits in front of them:
+#
+# - on load, one walk over the value's bytes against a flat table of the
+#   type's nodes: nesting depth, block counts (against the remaining bytes,
+#   max_items and the message's item budget), lengths, union and enum
+#   indexes, UTF-8, decimal digits. It allocates nothing. fastavro then reads
+#   exactly the bytes that passed.
+# - on dump, the value's nesting is checked before fastavro sees it (a value
+#   that contains itself is infinitely deep).
+#
+# The depth limit is the codec's max_depth, lowered to what the calling
+# thread's C stack has room for: fastavro takes up to about 3 KB of stack per
+# level (measured: records through unions, arrays and maps of records).
+
+cdef extern from *:
+    """
+    #include <pthread.h>
+
+    /* The bytes of C stack left below the caller, or -1 where unknown. The
+       stack's low end is looked up once per thread. */
+    static __thread char* roasted_stack_low = NULL;
+    static __thread int roasted_stack_state = 0;   /* 0 unknown, 1 known, -1 unavailable */
+
+    static Py_ssize_t roasted_stack_left(void) {
+        char here;
+        if (roasted_stack_state == 0) {
+            roasted_stack_state = -1;
+    #if defined(__GLIBC__)
+            {
+                pthread_attr_t attr;
+                void* low = NULL;
+                size_t size = 0;
+                if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+                    if (pthread_attr_getstack(&attr, &low, &size) == 0 && low != NULL) {
+                        roasted_stack_low = (char*)low;
+                        roasted_stack_state = 1;
+                    }
+                    pthread_attr_destroy(&attr);
+                }
+            }
+    #elif defined(__APPLE__)
+            {
+                char* high = (char*)pthread_get_stackaddr_np(pthread_self());
+                size_t size = pthread_get_stacksize_np(pthread_self());
+                if (high != NULL && size > 0) {
+                    roasted_stack_low = high - size;
+                    roasted_stack_state = 1;
+                }
+            }
+    #endif
+        }
+        if (roasted_stack_state != 1)
+            return -1;
+        return (Py_ssize_t)(&here - roasted_stack_low);
+    }
+
+    /* The offset of the first byte that does not belong to valid UTF-8 (as
+       Python's strict decoder has it: no overlong forms, no surrogates,
+       nothing past U+10FFFF), or -1 when all n bytes are valid. */
+    static Py_ssize_t roasted_invalid_utf8(const unsigned char* s, Py_ssize_t n) {
+        Py_ssize_t i = 0;
+        unsigned char c, c1;
+        while (i < n) {
+            c = s[i];
+            if (c < 0x80) {
+                i++;
+            } else if (c >= 0xC2 && c <= 0xDF) {
+                if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80) return i;
+                i += 2;
+            } else if (c >= 0xE0 && c <= 0xEF) {
+                if (i + 2 >= n) return i;
+                c1 = s[i + 1];
+                if ((c1 & 0xC0) != 0x80 || (c == 0xE0 && c1 < 0xA0) || (c == 0xED && c1 > 0x9F)
+                        || (s[i + 2] & 0xC0) != 0x80) return i;
+                i += 3;
+            } else if (c >= 0xF0 && c <= 0xF4) {
+                if (i + 3 >= n) return i;
+                c1 = s[i + 1];
+                if ((c1 & 0xC0) != 0x80 || (c == 0xF0 && c1 < 0x90) || (c == 0xF4 && c1 > 0x8F)
+                        || (s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return i;
+                i += 4;
+            } else {
+                return i;
+            }
+        }
+        return -1;
+    }
+    """
+    Py_ssize_t roasted_stack_left() noexcept nogil
+    Py_ssize_t roasted_invalid_utf8(const unsigned char* s, Py_ssize_t n) noexcept nogil
+
+cdef enum:
+    # C stack per level of nesting that fastavro may take, with room to spare
+    # (measured: up to 2.8 KB for records through unions), and what is kept
+    # back for everything else
+    GENERIC_LEVEL_BYTES = 4096
+    GENERIC_STACK_RESERVE = 262144
+    # the limit where the stack's size cannot be found
+    GENERIC_DEFAULT_DEPTH = 1000
+
+cdef enum:
+    GENERIC_NULL = 0
+    GENERIC_BOOLEAN = 1
+    GENERIC_INT = 2
+    GENERIC_LONG = 3
+    GENERIC_FLOAT = 4
+    GENERIC_DOUBLE = 5
+    GENERIC_BYTES = 6
+    GENERIC_STRING = 7
+    GENERIC_FIXED = 8
+    GENERIC_ENUM = 9
+    GENERIC_ARRAY = 10
+    GENERIC_MAP = 11
+    GENERIC_UNION = 12
+    GENERIC_RECORD = 13
+
+cdef dict GENERIC_PRIMITIVES = {
+    u"null": GENERIC_NULL, u"boolean": GENERIC_BOOLEAN, u"int": GENERIC_INT,
+    u"long": GENERIC_LONG, u"float": GENERIC_FLOAT, u"double": GENERIC_DOUBLE,
+    u"bytes": GENERIC_BYTES, u"string": GENERIC_STRING,
+}
+# the fewest bytes of each primitive
+cdef dict GENERIC_SIZES = {
+    GENERIC_NULL: 0, GENERIC_FLOAT: 4, GENERIC_DOUBLE: 8,
+}
+
+
+cdef int generic_depth(int max_depth) noexcept:
+    # max_depth, or fewer levels where the thread's C stack is short of room
+    cdef Py_ssize_t left = roasted_stack_left()
+    cdef Py_ssize_t levels
+    if left < 0:
+        levels = GENERIC_DEFAULT_DEPTH
+    else:
+        levels = (left - GENERIC_STACK_RESERVE) // GENERIC_LEVEL_BYTES
+    if levels < 0:
+        levels = 0
+    return max_depth if max_depth <= levels else <int>levels
+
+
+cdef str depth_note(int depth, int max_depth):
+    if depth < max_depth:
+        return (u" (max_depth is %d; this thread's C stack has room for %d levels of fastavro, "
+                u"which reads and writes this field)" % (max_depth, depth))
+    return u" (the codec's max_depth)"
+
+
+def _generic_nodes(parsed, dict named):
+    """The node table of a fastavro-parsed schema: a list of [kind, precision,
+    scale, size, first, min_size] and the list of links (record fields and
+    union branches, by node index). Named types are one node each, so
+    recursive types are cycles in the table."""
+    nodes = []
+    links = []
+    by_name = {}
+
+    def add(kind, size=0):
+        nodes.append([kind, 0, 0, size, 0, 0])
+        return len(nodes) - 1
+
+    def build(schema):
+        if type(schema) is str:
+            if schema in GENERIC_PRIMITIVES:
+                return add(GENERIC_PRIMITIVES[schema])
+            if schema in by_name:
+                return by_name[schema]
+            if schema not in named:
+                raise ValueError(u"unknown Avro type %r" % (schema,))
+            return build(named[schema])
+        if type(schema) is list:
+            index = add(GENERIC_UNION, len(schema))
+            first = len(links)
+            links.extend([0] * len(schema))
+            nodes[index][4] = first
+            for i, branch in enumerate(schema):
+                links[first + i] = build(branch)
+            return index
+        if type(schema) is not dict:
+            raise ValueError(u"not an Avro type: %r" % (schema,))
+        kind = schema.get("type")
+        name = schema.get("name")
+        if type(name) is str and kind in ("record", "error", "enum", "fixed") and name in by_name:
+            return by_name[name]
+        if kind in ("record", "error"):
+            fields = schema.get("fields", ())
+            index = add(GENERIC_RECORD, len(fields))
+            if type(name) is str:
+                by_name[name] = index
+            first = len(links)
+            links.extend([0] * len(fields))
+            nodes[index][4] = first
+            for i, field in enumerate(fields):
+                links[first + i] = build(field["type"])
+            return index
+        if kind == "enum":
+            index = add(GENERIC_ENUM, len(schema["symbols"]))
+        elif kind == "fixed":
+            index = add(GENERIC_FIXED, schema["size"])
+        elif kind == "array" or kind == "map":
+            index = add(GENERIC_ARRAY if kind == "array" else GENERIC_MAP)
+            nodes[index][4] = build(schema["items" if kind == "array" else "values"])
+            return index
+        else:
+            # a primitive with a logical type, or a type written {"type": T}
+            index = build(kind)
+            if nodes[index][0] not in (GENERIC_BYTES, GENERIC_FIXED) or index in by_name.values():
+                return index
+        if type(name) is str and kind in ("enum", "fixed"):
+            by_name[name] = index
+        if schema.get("logicalType") == "decimal" and nodes[index][0] in (GENERIC_BYTES, GENERIC_FIXED):
+            precision = schema.get("precision")
+            scale = schema.get("scale", 0)
+            if type(precision) is int and type(scale) is int and 1 <= precision <= 2**31 - 1:
+                nodes[index][1] = precision
+                nodes[index][2] = min(max(scale, 0), 2**31 - 1)
+        return index
+
+    build(parsed)
+    # the fewest bytes per node: a lower bound, improved until nothing changes
+    # (a type that contains itself without a way out never settles: stop)
+    for _ in range(64):
+        changed = False
+        for node in nodes:
+            kind = node[0]
+            if kind == GENERIC_FIXED:
+                size = node[3]
+            elif kind == GENERIC_RECORD:
+                size = sum(nodes[links[node[4] + i]][5] for i in range(node[3]))
+            elif kind == GENERIC_UNION:
+                size = 1 + min((nodes[links[node[4] + i]][5] for i in range(node[3])), default=0)
+            else:
+                size = GENERIC_SIZES.get(kind, 1)
+            size = min(size, 2**40)
+            if size != node[5]:
+                node[5] = size
+                changed = True
+        if not changed:
+            break
+    return nodes, links
+
+
 cdef class GenericType:
     """An Avro type written and read through fastavro (fields with no encoder
     of their own). Before fastavro reads a value, the runtime walks its bytes
-    once against the type, with the codec's limits: nesting depth, block
-    sizes, the message's item budget. fastavro's reader recurses in C
-    without a limit and allocates from announced counts, so it only ever
-    sees bytes that passed."""
+    once over the type's node table with the codec's limits: nesting depth,
+    block sizes, the message's item budget, lengths, indexes, UTF-8, decimal
+    digits. fastavro's reader recurses in C without a limit and allocates
+    from announced counts, so it only ever sees bytes that passed."""
 
     def __init__(self, avro):
+        cdef Py_ssize_t i
         self.parsed = fastavro.parse_schema(avro)
         self.named = support.named_types(self.parsed)
         self.name = support.type_name(self.parsed)
+        nodes, links = _generic_nodes(self.parsed, self.named)
+        self.nodes = <GenericNode*>PyMem_Malloc(len(nodes) * sizeof(GenericNode))
+        self.links = <Py_ssize_t*>PyMem_Malloc((len(links) + 1) * sizeof(Py_ssize_t))
+        if self.nodes == NULL or self.links == NULL:
+            raise MemoryError()
+        for i in range(len(nodes)):
+            kind, precision, scale, size, first, min_size = nodes[i]
+            self.nodes[i].kind = kind
+            self.nodes[i].precision = precision
+            self.nodes[i].scale = scale
+            self.nodes[i].size = size
+            self.nodes[i].first = first
+            self.nodes[i].min_size = min_size
+        for i in range(len(links)):
+            self.links[i] = links[i]
+        self.node_count = len(nodes)
+
+    def __dealloc__(self):
+        PyMem_Free(self.nodes)
+        PyMem_Free(self.links)
+
+    def __reduce__(self):
+        return (GenericType, (self.parsed,))
+
+    def __repr__(self):
+        return u"GenericType(%r)" % (self.parsed,)
 
 
-cdef int check_value_depth(object value, int remaining) except -1:
-    # containers nested deeper than the limit (or that contain themselves)
-    # would take fastavro's writer down the C stack
-    if type(value) is dict:
+# ---------------------------------------------------------- dump: the value --
+
+cdef object MAPPING = collections.abc.Mapping
+cdef tuple ITERABLE_ABCS = (collections.abc.Sequence, collections.abc.Set, collections.abc.MappingView)
+cdef tuple FLAT_TYPES = (str, bytes, bytearray, memoryview)
+
+
+cdef int too_deep_to_write(int depth, int max_depth) except -1:
+    raise DumpError(u"Nested more than %d levels deep, or contains itself%s."
+                    % (depth, depth_note(depth, max_depth)))
+
+
+cdef int check_value_depth(object value, int remaining, int depth, int max_depth) except -1:
+    # Everything fastavro may recurse into: mappings (records and maps),
+    # sequences and other sized iterables (arrays), tuples (arrays, and union
+    # branches named as (name, value)). Nesting past the limit, a value that
+    # contains itself included, would take fastavro's writer down the C stack.
+    cdef type kind = type(value)
+    if value is None or kind is str or kind is int or kind is float or kind is bool or kind is bytes:
+        return 0
+    if kind is dict:
         if remaining <= 0:
-            raise DumpError(u"Nested more than the codec's max_depth levels deep "
-                            u"(or contains itself).")
+            too_deep_to_write(depth, max_depth)
         for item in (<dict>value).values():
-            check_value_depth(item, remaining - 1)
-    elif type(value) is list or type(value) is tuple:
+            check_value_depth(item, remaining - 1, depth, max_depth)
+        return 0
+    if kind is list or kind is tuple:
         if remaining <= 0:
-            raise DumpError(u"Nested more than the codec's max_depth levels deep "
-                            u"(or contains itself).")
+            too_deep_to_write(depth, max_depth)
         for item in value:
-            check_value_depth(item, remaining - 1)
+            check_value_depth(item, remaining - 1, depth, max_depth)
+        return 0
+    if isinstance(value, FLAT_TYPES):
+        return 0
+    if isinstance(value, MAPPING):
+        items = value.values()
+    elif isinstance(value, ITERABLE_ABCS):
+        items = value
+    elif hasattr(kind, "__iter__") and hasattr(kind, "__len__"):
+        items = iter(value)
+        if items is value:
+            return 0    # a one-shot iterator: not consumed here
+    else:
+        return 0
+    if remaining <= 0:
+        too_deep_to_write(depth, max_depth)
+    for item in items:
+        check_value_depth(item, remaining - 1, depth, max_depth)
     return 0
 
 
 cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1:
     cdef bytes encoded
-    check_value_depth(value, max_depth)
+    cdef int depth = generic_depth(max_depth)
     out = io.BytesIO()
     try:
+        check_value_depth(value, depth, depth, max_depth)
         fastavro.schemaless_writer(out, avro.parsed, value)
-    except (TypeError, ValueError, AttributeError, OverflowError, KeyError, ArithmeticError) as error:
+    except (TypeError, ValueError, AttributeError, OverflowError, KeyError, IndexError,
+            ArithmeticError) as error:
         raise DumpError(u"Cannot be written as Avro %s: %s" % (avro.name, error)) from None
     except RecursionError:
         raise DumpError(u"Nested too deeply to be written.") from None
@@ -959,76 +1276,115 @@ cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth)
     return write_raw(w, PyBytes_AS_STRING(encoded), len(encoded))
 
 
-cdef int skip_generic(Reader* r, object schema, dict named, int depth, int max_depth,
-                      Py_ssize_t max_items) except -1:
-    # Walks one value's bytes without building anything: every length,
-    # count, index and nesting level checked as the compiled readers check
-    # them, and every item paid for from the message's budget.
-    cdef long long count, i
-    cdef Py_ssize_t n, start = r.pos
-    cdef object kind
-    if depth > max_depth:
-        raise DecodeError(u"values nested more than %d levels deep" % max_depth, r.pos)
-    if type(schema) is list:
-        # a union is no level of its own: records, arrays and maps are
-        return skip_generic(r, (<list>schema)[read_index(r, len(<list>schema))], named,
-                            depth, max_depth, max_items)
-    if type(schema) is dict:
-        kind = (<dict>schema).get("type")
-        if kind == "record" or kind == "error":
-            for field in (<dict>schema)["fields"]:
-                skip_generic(r, field["type"], named, depth + 1, max_depth, max_items)
-            return 0
-        if kind == "enum":
-            read_index(r, len((<dict>schema)["symbols"]))
-            return 0
-        if kind == "fixed":
-            n = (<dict>schema)["size"]
-            if r.end - r.pos < n:
-                raise_truncated(r, n)
-            r.pos += n
-            return 0
-        if kind == "array" or kind == "map":
-            count = read_block_count(r, 0, max_items)
-            while count:
-                for i in range(count):
-                    if kind == "map":
-                        r.pos += read_length(r)
-                        skip_generic(r, (<dict>schema)["values"], named, depth + 1, max_depth,
-                                     max_items)
-                    else:
-                        skip_generic(r, (<dict>schema)["items"], named, depth + 1, max_depth,
-                                     max_items)
-                count = read_block_count(r, 0, max_items)
-            return 0
-        if (<dict>schema).get("logicalType") == "decimal" and kind == "bytes":
-            # fastavro converts any length; its cost grows with the square
-            n = read_length(r)
-            if n > decimal_max_bytes(min(<object>(<dict>schema).get("precision", 0), 10**9)):
-                raise DecodeError(u"decimal value has more digits than its precision allows",
-                                  start)
-            r.pos += n
-            return 0
-        schema = kind       # a primitive with a logical type, or {"type": <name>}
-    if schema == "null":
+def check_generic_value(value, int max_depth=500):
+    """Raise DumpError when fastavro could not safely write ``value``: nested
+    deeper than max_depth (or than this thread's C stack allows), or
+    containing itself. For values written by fastavro outside a codec."""
+    cdef int depth = generic_depth(max_depth)
+    check_value_depth(value, depth, depth, max_depth)
+
+
+# ----------------------------------------------------------- load: the bytes --
+
+cdef int check_decimal(Reader* r, GenericNode* node, Py_ssize_t n, Py_ssize_t start) except -1:
+    # fastavro rounds a value with more digits than the precision (silently)
+    # and converts long byte strings in quadratic time: both are refused here
+    cdef int128 unscaled
+    cdef uint128 magnitude
+    cdef Py_ssize_t i
+    if node.kind == GENERIC_BYTES and n > decimal_max_bytes(node.precision):
+        return raise_out_of_precision(r, node.precision, node.scale, start)
+    if n == 0:
         return 0
-    if schema == "boolean":
+    if n <= 16:
+        if node.precision > 38:
+            return 0    # 16 bytes hold at most 39 digits, less than 10**39
+        unscaled = -1 if r.data[r.pos] & 0x80 else 0
+        for i in range(n):
+            unscaled = (unscaled << 8) | r.data[r.pos + i]
+        magnitude = -(<uint128>unscaled) if unscaled < 0 else <uint128>unscaled
+        if magnitude >= POWERS_OF_TEN_128[node.precision]:
+            raise_out_of_precision(r, node.precision, node.scale, start)
+        return 0
+    # long fixed decimals, or bytes within the precision's length: exactly
+    if not support.fits_precision(
+            int.from_bytes((<const char*>r.data)[r.pos:r.pos + n], "big", signed=True),
+            node.precision):
+        raise_out_of_precision(r, node.precision, node.scale, start)
+    return 0
+
+
+cdef int skip_text(Reader* r) except -1:
+    # a string or map key: its length, then valid UTF-8
+    cdef Py_ssize_t n = read_length(r)
+    cdef Py_ssize_t bad = roasted_invalid_utf8(r.data + r.pos, n)
+    if bad >= 0:
+        raise DecodeError(u"invalid UTF-8 in string", r.pos + bad)
+    r.pos += n
+    return 0
+
+
+cdef int too_deep_to_read(Reader* r, int depth, int max_depth) except -1:
+    raise DecodeError(u"values nested more than %d levels deep%s"
+                      % (depth, depth_note(depth, max_depth)), r.pos)
+
+
+cdef int skip_generic(Reader* r, GenericType avro, Py_ssize_t index, int remaining, int depth,
+                      int max_depth, Py_ssize_t max_items) except -1:
+    # One value's bytes, checked as the compiled readers check theirs, with
+    # every array and map item paid for from the message's budget.
+    # `remaining`: the levels of records, arrays and maps still allowed.
+    cdef GenericNode* node = &avro.nodes[index]
+    cdef Py_ssize_t n, start = r.pos, i, item_size
+    cdef long long count, position
+    cdef int kind
+    while node.kind == GENERIC_UNION:
+        node = &avro.nodes[avro.links[node.first + read_index(r, node.size)]]
+    kind = node.kind
+    if kind == GENERIC_NULL:
+        return 0
+    if kind == GENERIC_BOOLEAN:
         read_boolean(r)
-    elif schema == "int":
+    elif kind == GENERIC_INT:
         read_int(r)
-    elif schema == "long":
+    elif kind == GENERIC_LONG:
         read_long(r)
-    elif schema == "float":
+    elif kind == GENERIC_FLOAT:
         read_float(r)
-    elif schema == "double":
+    elif kind == GENERIC_DOUBLE:
         read_double(r)
-    elif schema == "bytes" or schema == "string":
-        r.pos += read_length(r)
+    elif kind == GENERIC_STRING:
+        skip_text(r)
+    elif kind == GENERIC_BYTES:
+        n = read_length(r)
+        if node.precision:
+            check_decimal(r, node, n, start)
+        r.pos += n
+    elif kind == GENERIC_FIXED:
+        if r.end - r.pos < node.size:
+            raise_truncated(r, node.size)
+        if node.precision:
+            check_decimal(r, node, node.size, start)
+        r.pos += node.size
+    elif kind == GENERIC_ENUM:
+        read_index(r, node.size)
     else:
-        definition = named.get(schema)
-        if definition is None:
-            raise DecodeError(u"unknown Avro type %r" % (schema,), start)
-        return skip_generic(r, definition, named, depth, max_depth, max_items)
+        if remaining <= 0:
+            too_deep_to_read(r, depth, max_depth)
+        if kind == GENERIC_RECORD:
+            for i in range(node.size):
+                skip_generic(r, avro, avro.links[node.first + i], remaining - 1, depth, max_depth,
+                             max_items)
+            return 0
+        # arrays and maps: each block's count checked before its items
+        item_size = avro.nodes[node.first].min_size + (1 if kind == GENERIC_MAP else 0)
+        count = read_block_count(r, item_size, max_items)
+        while count:
+            for position in range(count):
+                if kind == GENERIC_MAP:
+                    skip_text(r)
+                skip_generic(r, avro, node.first, remaining - 1, depth, max_depth, max_items)
+            count = read_block_count(r, item_size, max_items)
     return 0
 
 
@@ -1049,13 +1405,36 @@ cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t 
     cdef Py_ssize_t start = r.pos
     cdef Reader checked
     cdef _ReaderFile source = _ReaderFile.__new__(_ReaderFile)
-    skip_generic(r, avro.parsed, avro.named, 0, max_depth, max_items)
+    cdef int depth = generic_depth(max_depth)
+    skip_generic(r, avro, 0, depth, depth, max_depth, max_items)
     # fastavro reads exactly the bytes that passed
     checked = r[0]
     checked.pos = start
     checked.end = r.pos
     source.reader = &checked
     try:
-        return fastavro.schemaless_reader(source, avro.parsed, None)
-    except (EOFError, ValueError, IndexError, UnicodeDecodeError, TypeError, ArithmeticError) as error:
+        value = fastavro.schemaless_reader(source, avro.parsed, None)
+    except (EOFError, ValueError, IndexError, KeyError, UnicodeDecodeError, TypeError,
+            ArithmeticError) as error:
         raise DecodeError(u"invalid %s value: %s" % (avro.name, error), start) from None
+    if checked.pos != checked.end:
+        raise DecodeError(u"invalid %s value: %d of its %d bytes left unread"
+                          % (avro.name, checked.end - checked.pos, checked.end - start), start)
+    return value
+
+
+def decode_generic(data, GenericType avro, int max_depth=500, Py_ssize_t max_items=100_000_000,
+                   long long item_allowance=1_000_000):
+    """The value of Avro binary ``data`` (all of it) of the type ``avro``,
+    read by fastavro after the same bounded check as a generic-path field:
+    DecodeError with the offset for bytes that fail it, or that nest deeper
+    than max_depth (or than this thread's C stack allows fastavro)."""
+    cdef Reader r
+    cdef Py_buffer view
+    cdef int acquired = open_reader(&r, data, &view, item_allowance)
+    try:
+        value = read_generic(&r, avro, max_depth, max_items)
+        check_finished(&r)
+    finally:
+        close_reader(&view, acquired)
+    return value

@@ -9,8 +9,9 @@ Python-level call per value: register an encoder for speed.
 
 from __future__ import annotations
 
-from roastedavro._runtime import GenericType
+from roastedavro._runtime import GenericType, check_generic_value
 from roastedavro.encoders.base import Encoder
+from roastedavro.flags import CompileFlags
 from roastedavro.names import min_encoded_size
 
 
@@ -42,6 +43,13 @@ class FallbackEncoder(Encoder):
 
     def describe(self):
         return f"{super().describe()} (through marshmallow and fastavro)"
+
+    def dump_datum(self, dumped):
+        # marshmallow's dump output goes to fastavro's writer as it is: the
+        # codec's writer checks its nesting first, and so does this path
+        # (at the default max_depth: the encoder does not see the flags)
+        check_generic_value(dumped, CompileFlags.max_depth)
+        return dumped
 
     def fetch(self, fn, dump_key):
         # Field.serialize: the field's own lookup (Function and Method compute
