@@ -24,7 +24,9 @@ def serialize_value(field, value, obj, expected: type):
         result = field._serialize(value, field.name, obj)
     except ValidationError as error:
         raise DumpError(error.messages) from None
-    except (TypeError, ValueError, OverflowError, AttributeError):
+    except (TypeError, ValueError, ArithmeticError, AttributeError):
+        # ArithmeticError: OverflowError, and decimal's signals (a Decimal
+        # field quantizing a value past its context's precision)
         message = field.error_messages.get("invalid") or f"Not a valid {_TYPE_NAMES[expected]}."
         raise DumpError(message) from None
     if type(result) is expected:
@@ -117,7 +119,7 @@ def coerce(field, value, obj, expected: type):
         result = field._deserialize(field._serialize(value, field.name, obj), field.name, None)
     except ValidationError as error:
         raise DumpError(error.messages) from None
-    except (TypeError, ValueError, AttributeError, OverflowError):
+    except (TypeError, ValueError, AttributeError, ArithmeticError):
         result = None
     if not isinstance(result, expected) or (
             expected is datetime.date and isinstance(result, datetime.datetime)):
@@ -168,33 +170,102 @@ def naive_datetime(field, value: datetime.datetime) -> datetime.datetime:
     return value.astimezone(timezone).replace(tzinfo=None)
 
 
-_EXACT = decimal.Context(prec=decimal.MAX_PREC, traps=[decimal.Inexact, decimal.InvalidOperation])
+_EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
+                         traps=[decimal.Inexact, decimal.InvalidOperation])
+
+# log2(10) = 3.32192809488736..., bounded with room for float rounding
+_LOG2_10_ABOVE = 3.321928094888
+_LOG2_10_BELOW = 3.321928094887
+_POWERS_OF_TEN: dict[int, int] = {}
+
+
+def fits_precision(unscaled: int, precision: int) -> bool:
+    """|unscaled| < 10**precision, without computing 10**precision unless
+    the bit lengths leave it open (then once per precision)."""
+    # 10**P has floor(P log2 10) + 1 bits
+    bits = abs(unscaled).bit_length()
+    if bits < int(precision * _LOG2_10_BELOW):
+        return True
+    if bits > int(precision * _LOG2_10_ABOVE) + 2:
+        return False
+    power = _POWERS_OF_TEN.get(precision)
+    if power is None:
+        power = 10**precision
+        if len(_POWERS_OF_TEN) < 64:
+            _POWERS_OF_TEN[precision] = power
+    return abs(unscaled) < power
+
+
+def _decimal_of_int(n: int) -> decimal.Decimal:
+    """Decimal(n), exactly, in subquadratic time: Decimal(int) converts in
+    time quadratic in the digits (a megabyte takes minutes); halves joined
+    with decimal's own fast multiplication do not (CPython 3.12's
+    _pylong.int_to_decimal does the same)."""
+    if n.bit_length() <= 4096:
+        return decimal.Decimal(n)
+    powers: dict[int, decimal.Decimal] = {}
+
+    def power_of_two(w: int) -> decimal.Decimal:
+        result = powers.get(w)
+        if result is None:
+            if w <= 4096:
+                result = decimal.Decimal(1 << w)
+            else:
+                half = power_of_two(w >> 1)
+                result = _EXACT.multiply(half, half)
+                if w & 1:
+                    result = _EXACT.multiply(result, 2)
+            powers[w] = result
+        return result
+
+    def convert(n: int, w: int) -> decimal.Decimal:
+        if w <= 4096:
+            return decimal.Decimal(n)
+        low_bits = w >> 1
+        high = n >> low_bits
+        low = n - (high << low_bits)
+        return _EXACT.add(convert(low, low_bits),
+                          _EXACT.multiply(convert(high, w - low_bits), power_of_two(low_bits)))
+
+    value = convert(abs(n), abs(n).bit_length())
+    return _EXACT.minus(value) if n < 0 else value
 
 
 def decimal_bytes(field, value, obj, scale: int, precision: int, size: int) -> bytes:
     """The two's complement bytes of a decimal's unscaled value, as fastavro writes them.
 
     A value that would need rounding to fit the scale, or more digits than
-    the precision, is an error: never silently rounded.
+    the precision, is an error: never silently rounded. Digits are counted
+    before any conversion, so no value costs more than its precision allows,
+    and no decimal signal escapes.
     """
+    invalid = field.error_messages.get("invalid", "Not a valid number.")
+    too_big = (f"Does not fit decimal({precision}, {scale}): at most "
+               f"{precision - scale} digits before the point.")
     if type(value) is not decimal.Decimal:
         if value is True or value is False or not isinstance(value, (int, float, str, decimal.Decimal)):
-            raise DumpError(field.error_messages.get("invalid", "Not a valid number."))
-        try:
-            value = decimal.Decimal(str(value))
-        except decimal.InvalidOperation:
-            raise DumpError(field.error_messages.get("invalid", "Not a valid number.")) from None
+            raise DumpError(invalid)
+        if isinstance(value, int):
+            if not fits_precision(int(value), precision):
+                raise DumpError(too_big)
+            value = _decimal_of_int(int(value))
+        else:
+            try:
+                value = decimal.Decimal(str(value))
+            except (decimal.DecimalException, ValueError):
+                raise DumpError(invalid) from None
     if not value.is_finite():
         raise DumpError("Special numeric values (nan or infinity) are not permitted.")
+    if value and value.adjusted() >= precision - scale:
+        raise DumpError(too_big)      # 10**(precision - scale) or more
     try:
-        quantized = value.quantize(decimal.Decimal(1).scaleb(-scale), context=_EXACT)
+        quantized = value.quantize(decimal.Decimal((0, (1,), -scale)), context=_EXACT)
         # scaleb in the default context would round past 28 digits
         unscaled = int(quantized.scaleb(scale, context=_EXACT))
-    except (decimal.Inexact, decimal.InvalidOperation):
+    except decimal.DecimalException:
         raise DumpError(f"Has more than {scale} decimal places; it would be rounded.") from None
-    if abs(unscaled) >= 10**precision:
-        raise DumpError(f"Does not fit decimal({precision}, {scale}): at most "
-                        f"{precision - scale} digits before the point.")
+    if not fits_precision(unscaled, precision):
+        raise DumpError(too_big)
     if size:
         try:
             return unscaled.to_bytes(size, "big", signed=True)
@@ -205,15 +276,13 @@ def decimal_bytes(field, value, obj, scale: int, precision: int, size: int) -> b
 
 def decimal_from_bytes(encoded: bytes, scale: int, precision: int | None = None):
     """The Decimal of Avro decimal bytes; None when it has more than
-    ``precision`` digits (the reader raises the DecodeError)."""
+    ``precision`` digits (the reader raises the DecodeError). Time grows
+    less than quadratically with the length."""
     unscaled = int.from_bytes(encoded, "big", signed=True)
-    if precision is not None and unscaled and abs(unscaled).bit_length() > precision * 3.3220:
-        return None       # more bits than any precision-digit number has
+    if precision is not None and not fits_precision(unscaled, precision):
+        return None
     try:
-        value = decimal.Decimal(unscaled)
-        if precision is not None and unscaled and value.adjusted() + 1 > precision:
-            return None
-        return value.scaleb(-scale, context=_EXACT)
+        return _decimal_of_int(unscaled).scaleb(-scale, context=_EXACT)
     except decimal.DecimalException:
         return None
 
@@ -278,7 +347,7 @@ def serialize_field(field, obj):
         return field.serialize(field.name, obj, accessor=accessor)
     except ValidationError as error:
         raise DumpError(error.messages) from None
-    except (TypeError, ValueError, AttributeError, KeyError) as error:
+    except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
         raise DumpError(f"Cannot be serialized: {error}") from None
 
 
