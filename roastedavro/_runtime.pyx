@@ -954,7 +954,7 @@ cdef extern from *:
         char here;
         if (roasted_stack_state == 0) {
             roasted_stack_state = -1;
-    #if defined(__GLIBC__)
+    #if defined(__linux__)
             {
                 pthread_attr_t attr;
                 void* low = NULL;

@@ -635,3 +635,10 @@ def test_mutated_messages_give_a_value_or_a_clean_error_in_bounded_time_and_memo
         # nothing lost: what loaded dumps to bytes that load to the same value
         again = zeros.dump_compiled(loaded, many=many)
         assert zeros.load_compiled(again, many=many) == loaded
+
+
+def test_limits_are_checked_when_flags_are_made():
+    for bad in ({"max_depth": 0}, {"max_depth": 10_001}, {"max_items": 0}, {"max_items": 2**64},
+                {"item_allowance": -1}, {"item_allowance": 2**63}):
+        with pytest.raises(ValueError):
+            CompileFlags(**bad)
