@@ -233,6 +233,10 @@ cdef class GenericType:
 # lowered to what the calling thread's C stack leaves room for: fastavro
 # recurses in C without a limit of its own.
 cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1
+# For record writers and readers, every few levels of nesting: an error when
+# the calling thread's C stack is nearly used up (threads may have far less
+# stack than max_depth levels need).
+cdef int check_write_stack(int depth) except -1
 cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items)
 cdef object as_list(object value)
 cdef dict as_dict(object value)
@@ -269,6 +273,7 @@ cdef int raise_truncated(Reader* r, Py_ssize_t needed) except -1
 cdef long long read_long_slow(Reader* r) except? -1
 cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items, Py_ssize_t offset) except -1
 cdef int check_finished(Reader* r) except -1
+cdef int check_read_stack(Reader* r, int depth) except -1
 
 cdef inline long long read_long(Reader* r) except? -1:
     # one-byte varints (values -64..63) are by far the most common

@@ -1024,6 +1024,9 @@ cdef enum:
     # back for everything else
     GENERIC_LEVEL_BYTES = 4096
     GENERIC_STACK_RESERVE = 262144
+    # what record readers and writers keep back: 32 levels of theirs (well
+    # under 8 KB) and the Python code a field may call
+    RECORD_STACK_RESERVE = 65536
     # the limit where the stack's size cannot be found
     GENERIC_DEFAULT_DEPTH = 1000
 
@@ -1052,6 +1055,26 @@ cdef dict GENERIC_PRIMITIVES = {
 cdef dict GENERIC_SIZES = {
     GENERIC_NULL: 0, GENERIC_FLOAT: 4, GENERIC_DOUBLE: 8,
 }
+
+
+cdef int check_write_stack(int depth) except -1:
+    # For record writers, every few levels: recursive schemas nest one C
+    # call per record, and a thread's stack may be far smaller than
+    # max_depth levels need.
+    cdef Py_ssize_t left = roasted_stack_left()
+    if 0 <= left < RECORD_STACK_RESERVE:
+        raise DumpError(u"Records are nested %d levels deep, more than this thread's C stack "
+                        u"has room for (lower max_depth, or give the thread a larger stack)." % depth)
+    return 0
+
+
+cdef int check_read_stack(Reader* r, int depth) except -1:
+    # the same for record readers
+    cdef Py_ssize_t left = roasted_stack_left()
+    if 0 <= left < RECORD_STACK_RESERVE:
+        raise DecodeError(u"records nested %d levels deep, more than this thread's C stack has "
+                          u"room for" % depth, r.pos)
+    return 0
 
 
 cdef int generic_depth(int max_depth) noexcept:
