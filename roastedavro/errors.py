@@ -35,3 +35,34 @@ class DumpError(Exception):
         self.messages = messages if isinstance(messages, (list, dict)) else [messages]
         self.path = path if path is not None else []
 
+
+
+class SchemaError(ValueError):
+    """An Avro schema that is not valid: the message names where and the rule.
+
+    ``path`` is where in the schema the problem is (e.g. ``Order.lines.items``).
+    """
+
+    def __init__(self, message: str, path: str = ""):
+        super().__init__(f"{path}: {message}" if path else message)
+        self.reason = message
+        self.path = path
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path))
+
+
+class DatumError(ValueError, TypeError):
+    """A value that cannot be written as the schema's type (AvroCodec and
+    roastedavro.fastavro). A ValueError and a TypeError, as fastavro raises
+    both; ``path`` names the field, index or key, outermost first."""
+
+    def __init__(self, message: str, path: tuple = ()):
+        where = "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
+                        for part in path).lstrip(".")
+        super().__init__(f"{where}: {message}" if where else message)
+        self.reason = message
+        self.path = tuple(path)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path))

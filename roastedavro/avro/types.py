@@ -1,0 +1,342 @@
+"""Avro types as plain, immutable values: the model every part of roastedavro shares.
+
+A parsed schema is a tree of these types. A named type (record, error, enum,
+fixed) is defined once, where it first appears; every later use of it,
+including a record's use of itself, is a :class:`NamedRef` to its full name,
+as in the schema's JSON. :class:`Schema` holds the tree with a table of the
+named definitions, so a reference is one dictionary lookup and the tree has no
+cycles: the types compare, hash and print like any value.
+
+Nothing here knows about marshmallow, Cython or the wire format.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Iterator, Mapping, Union as _Union
+
+PRIMITIVE_TYPES = ("null", "boolean", "int", "long", "float", "double", "bytes", "string")
+NAMED_KINDS = ("record", "error", "enum", "fixed")
+ORDERS = ("ascending", "descending", "ignore")
+
+
+class _NoDefault:
+    """The default of a field that has none (``None`` is the JSON null default)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "NO_DEFAULT"
+
+    def __reduce__(self):
+        return (_NoDefault, ())
+
+
+NO_DEFAULT: Any = _NoDefault()
+
+
+def _frozen(value: Any) -> Any:
+    """A JSON value as an immutable, hashable one (dicts become sorted item tuples)."""
+    if isinstance(value, dict):
+        return ("{}",) + tuple(sorted((key, _frozen(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return ("[]",) + tuple(_frozen(item) for item in value)
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Logical:
+    """A logical type annotation of a type that is valid for it.
+
+    ``precision`` and ``scale`` are set for ``decimal`` only. A logicalType
+    the specification does not define, or one that is invalid for its type,
+    is not a ``Logical``: it stays among the type's properties, and values
+    are those of the underlying type (the specification's rule).
+    """
+
+    name: str
+    precision: int | None = None
+    scale: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class AvroType:
+    """Base of every Avro type.
+
+    ``props`` are the properties the schema gives the type beyond the ones
+    the specification defines for it, in their order (a logicalType that is
+    not understood is one of them).
+    """
+
+    @property
+    def type_name(self) -> str:
+        """The type's name in a schema: "long", "record", "array", ..."""
+        raise NotImplementedError
+
+    @property
+    def props_dict(self) -> dict:
+        return dict(self.props)  # type: ignore[attr-defined]
+
+
+def _props_field() -> Any:
+    return dataclasses.field(default=(), compare=True, hash=False, repr=False)
+
+
+@dataclasses.dataclass(frozen=True)
+class Primitive(AvroType):
+    name: str
+    logical: Logical | None = None
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    def __post_init__(self):
+        if self.name not in PRIMITIVE_TYPES:
+            raise ValueError(f"{self.name!r} is not an Avro primitive type")
+
+    @property
+    def type_name(self) -> str:
+        return self.name
+
+    def __hash__(self):
+        return hash((self.name, self.logical, _frozen(dict(self.props))))
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedType(AvroType):
+    """Record, error, enum or fixed: ``name`` is the full name."""
+
+    name: str
+
+    @property
+    def namespace(self) -> str | None:
+        namespace, _, _ = self.name.rpartition(".")
+        return namespace or None
+
+    @property
+    def simple_name(self) -> str:
+        return self.name.rpartition(".")[2]
+
+
+@dataclasses.dataclass(frozen=True)
+class Fixed(NamedType):
+    size: int = 0
+    aliases: tuple[str, ...] = ()
+    logical: Logical | None = None
+    doc: str | None = None
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    @property
+    def type_name(self) -> str:
+        return "fixed"
+
+    def __hash__(self):
+        return hash(("fixed", self.name, self.size, self.logical))
+
+
+@dataclasses.dataclass(frozen=True)
+class Enum(NamedType):
+    symbols: tuple[str, ...] = ()
+    #: the symbol a reader uses for a symbol it does not know (None: no default)
+    default: str | None = None
+    aliases: tuple[str, ...] = ()
+    doc: str | None = None
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    @property
+    def type_name(self) -> str:
+        return "enum"
+
+    def __hash__(self):
+        return hash(("enum", self.name, self.symbols, self.default))
+
+
+@dataclasses.dataclass(frozen=True)
+class Field:
+    name: str
+    type: AvroType
+    #: the default as a JSON value (NO_DEFAULT when the field has none)
+    default: Any = dataclasses.field(default=NO_DEFAULT, hash=False)
+    aliases: tuple[str, ...] = ()
+    doc: str | None = None
+    order: str = "ascending"
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not NO_DEFAULT
+
+
+@dataclasses.dataclass(frozen=True)
+class Record(NamedType):
+    fields: tuple[Field, ...] = ()
+    aliases: tuple[str, ...] = ()
+    doc: str | None = None
+    #: "record", or "error" (a record in protocols)
+    kind: str = "record"
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    @property
+    def type_name(self) -> str:
+        return self.kind
+
+    def field(self, name: str) -> Field | None:
+        for field in self.fields:
+            if field.name == name:
+                return field
+        return None
+
+    def __hash__(self):
+        return hash((self.kind, self.name, self.fields))
+
+
+@dataclasses.dataclass(frozen=True)
+class Array(AvroType):
+    items: AvroType
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    @property
+    def type_name(self) -> str:
+        return "array"
+
+    def __hash__(self):
+        return hash(("array", self.items))
+
+
+@dataclasses.dataclass(frozen=True)
+class Map(AvroType):
+    values: AvroType
+    props: tuple[tuple[str, Any], ...] = _props_field()
+
+    @property
+    def type_name(self) -> str:
+        return "map"
+
+    def __hash__(self):
+        return hash(("map", self.values))
+
+
+@dataclasses.dataclass(frozen=True)
+class Union(AvroType):
+    branches: tuple[AvroType, ...]
+
+    @property
+    def type_name(self) -> str:
+        return "union"
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedRef(AvroType):
+    """A use of a named type defined elsewhere in the schema (or enclosing it:
+    recursion). ``name`` is the full name; :meth:`Schema.deref` finds it."""
+
+    name: str
+
+    @property
+    def type_name(self) -> str:
+        return self.name
+
+
+AnyType = _Union[Primitive, Fixed, Enum, Record, Array, Map, Union, NamedRef]
+
+
+class Schema:
+    """A parsed Avro schema: the root type and the named types it defines.
+
+    Build one with :func:`roastedavro.avro.parse_schema` (or ``load_schema``
+    for ``.avsc`` files). Equal when their Parsing Canonical Forms are equal
+    and their full JSON is equal.
+    """
+
+    __slots__ = ("root", "named", "_canonical", "_fingerprints", "_json")
+
+    def __init__(self, root: AvroType, named: Mapping[str, NamedType]):
+        self.root = root
+        #: full name -> the definition, for every named type the root uses
+        self.named: Mapping[str, NamedType] = dict(named)
+        self._canonical: str | None = None
+        self._fingerprints: dict[str, Any] = {}
+        self._json: str | None = None
+
+    def deref(self, avro: AvroType) -> AvroType:
+        """The definition behind a reference; any other type as it is."""
+        if isinstance(avro, NamedRef):
+            return self.named[avro.name]
+        return avro
+
+    def walk(self) -> Iterator[AvroType]:
+        """Every type of the tree once, named definitions included (references not followed)."""
+        stack = [self.root]
+        while stack:
+            avro = stack.pop()
+            yield avro
+            if isinstance(avro, Record):
+                stack.extend(field.type for field in reversed(avro.fields))
+            elif isinstance(avro, Array):
+                stack.append(avro.items)
+            elif isinstance(avro, Map):
+                stack.append(avro.values)
+            elif isinstance(avro, Union):
+                stack.extend(reversed(avro.branches))
+
+    # -- text forms (see canonical.py) -------------------------------------
+
+    def canonical_form(self) -> str:
+        """The Parsing Canonical Form, as Java's SchemaNormalization.toParsingForm writes it."""
+        if self._canonical is None:
+            from roastedavro.avro.canonical import parsing_canonical_form
+
+            self._canonical = parsing_canonical_form(self)
+        return self._canonical
+
+    def fingerprint(self, algorithm: str = "CRC-64-AVRO") -> Any:
+        """The fingerprint of the canonical form: an int for CRC-64-AVRO
+        (as Java's ``fingerprint64``, unsigned), bytes for MD5 and SHA-256."""
+        known = self._fingerprints.get(algorithm)
+        if known is None:
+            from roastedavro.avro.canonical import fingerprint
+
+            known = self._fingerprints[algorithm] = fingerprint(self.canonical_form(), algorithm)
+        return known
+
+    @property
+    def fingerprint_hex(self) -> str:
+        """The CRC-64-AVRO fingerprint as 16 hex digits (little-endian bytes, as
+        single-object encoding writes them)."""
+        return self.fingerprint().to_bytes(8, "little").hex()
+
+    def to_dict(self) -> Any:
+        """The schema as JSON values (dict, list or str), every property kept."""
+        from roastedavro.avro.canonical import to_json_value
+
+        return to_json_value(self)
+
+    def to_json(self) -> str:
+        if self._json is None:
+            self._json = json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
+        return self._json
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Schema):
+            return NotImplemented
+        return self.root == other.root and self.named == other.named
+
+    def __hash__(self) -> int:
+        return hash(self.canonical_form())
+
+    def __repr__(self) -> str:
+        text = self.to_json()
+        return f"Schema({text if len(text) < 200 else text[:197] + '...'})"
+
+    def __reduce__(self):
+        return (_schema_from_json, (self.to_json(),))
+
+
+def _schema_from_json(text: str) -> Schema:
+    from roastedavro.avro.parse import parse_schema
+
+    return parse_schema(text)
