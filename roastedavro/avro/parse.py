@@ -1,0 +1,546 @@
+"""Avro schemas from JSON text, dicts and ``.avsc`` files into the model of types.py.
+
+One parser for every front end. It follows the specification, and Java's
+``Schema.Parser`` (the reference implementation) where the specification is
+silent: names and namespaces, duplicate and unknown names, unions, defaults
+checked against their types, logical types ignored when invalid. Every
+refusal is a :class:`SchemaError` naming where in the schema it is and the
+rule it breaks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from roastedavro.avro.types import (
+    NAMED_KINDS, NO_DEFAULT, ORDERS, PRIMITIVE_TYPES, Array, AvroType, Enum, Field, Fixed, Logical,
+    Map, NamedRef, NamedType, Primitive, Record, Schema, Union,
+)
+from roastedavro.errors import SchemaError
+
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+NAME_RULE = "letters, digits and _, not starting with a digit"
+
+# the attributes the specification defines per kind of type; any other is a
+# custom property, kept in order
+_OWN_KEYS = {
+    "record": {"type", "name", "namespace", "fields", "doc", "aliases"},
+    "enum": {"type", "name", "namespace", "symbols", "doc", "aliases", "default"},
+    "fixed": {"type", "name", "namespace", "size", "doc", "aliases"},
+    "array": {"type", "items"},
+    "map": {"type", "values"},
+    "primitive": {"type"},
+}
+_FIELD_KEYS = {"name", "type", "default", "doc", "aliases", "order"}
+
+# the underlying types each logical type annotates (fixed ones need a size)
+_LOGICAL_ON = {
+    "date": {"int"},
+    "time-millis": {"int"},
+    "time-micros": {"long"},
+    "timestamp-millis": {"long"},
+    "timestamp-micros": {"long"},
+    "timestamp-nanos": {"long"},
+    "local-timestamp-millis": {"long"},
+    "local-timestamp-micros": {"long"},
+    "local-timestamp-nanos": {"long"},
+    "uuid": {"string", "fixed"},
+    "decimal": {"bytes", "fixed"},
+    "big-decimal": {"bytes"},
+    "duration": {"fixed"},
+}
+_INT_RANGE = (-(2**31), 2**31 - 1)
+_LONG_RANGE = (-(2**63), 2**63 - 1)
+
+
+def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None) -> Schema:
+    """A :class:`Schema` from a dict, list, JSON text, type name or Schema.
+
+    ``named`` are named types defined elsewhere (other files) that this
+    schema may use by name.
+    """
+    if isinstance(source, Schema):
+        return source
+    if isinstance(source, (os.PathLike,)):
+        return load_schema(source)
+    if isinstance(source, (bytes, bytearray)):
+        source = bytes(source).decode("utf-8")
+    if isinstance(source, str):
+        source = _json_or_name(source)
+    parser = _Parser(named or {})
+    root = parser.parse(source, None, "")
+    return Schema(root, parser.named)
+
+
+def parse_schemas(sources: Iterable[Any]) -> list[Schema]:
+    """Several schemas whose named types may refer to each other, in any order.
+
+    Each schema may use the named types the others define; a schema whose
+    names are not known yet is tried again after the others.
+    """
+    pending = [(number, _json_or_name(s) if isinstance(s, str) else s)
+               for number, s in enumerate(sources)]
+    named: dict[str, NamedType] = {}
+    results: dict[int, Schema] = {}
+    while pending:
+        waiting, last_error = [], None
+        for number, source in pending:
+            try:
+                schema = parse_schema(source, named)
+            except _UnknownName as error:
+                waiting.append((number, source))
+                last_error = error
+                continue
+            _add_named(named, schema, f"schema {number}")
+            results[number] = schema
+        if len(waiting) == len(pending):
+            raise SchemaError(last_error.reason, last_error.path)  # type: ignore[union-attr]
+        pending = waiting
+    return [results[number] for number in sorted(results)]
+
+
+def load_schema(path: str | os.PathLike, named: Mapping[str, NamedType] | None = None) -> Schema:
+    """The schema in an ``.avsc`` file.
+
+    A name it uses that no earlier file defined is looked for in
+    ``<folder>/<full name>.avsc`` (as fastavro's ``load_schema`` does), and
+    that file is loaded first.
+    """
+    known: dict[str, NamedType] = dict(named or {})
+    return _load(Path(path), known, set())
+
+
+def _load(path: Path, known: dict[str, NamedType], loading: set[Path]) -> Schema:
+    path = path.resolve()
+    if path in loading:
+        raise SchemaError(f"{path.name} refers back to itself through other files", str(path))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise SchemaError(f"cannot read the schema file: {error.strerror or error}", str(path)) from None
+    source = _json_or_name(text, where=str(path))
+    while True:
+        try:
+            schema = parse_schema(source, known)
+        except _UnknownName as unknown:
+            other = path.parent / f"{unknown.name}.avsc"
+            if not other.is_file():
+                raise SchemaError(
+                    f"{unknown.reason}, and there is no file {other.name} next to {path.name}",
+                    unknown.path) from None
+            loading.add(path)
+            try:
+                _add_named(known, _load(other, known, loading), other.name)
+            finally:
+                loading.discard(path)
+            continue
+        _add_named(known, schema, path.name)
+        return schema
+
+
+def _add_named(known: dict[str, NamedType], schema: Schema, where: str) -> None:
+    for name, definition in schema.named.items():
+        previous = known.get(name)
+        if previous is not None and previous != definition:
+            raise SchemaError(f"defines {name!r} differently from an earlier schema", where)
+        known[name] = definition
+
+
+def _json_or_name(text: str, where: str = "") -> Any:
+    stripped = text.strip()
+    if stripped[:1] in ('{', '[', '"'):
+        try:
+            return json.loads(stripped)
+        except ValueError as error:
+            raise SchemaError(f"not valid JSON: {error}", where) from None
+    # a bare type name such as long or com.example.Order
+    return stripped
+
+
+class _UnknownName(SchemaError):
+    def __init__(self, name: str, message: str, path: str):
+        super().__init__(message, path)
+        self.name = name
+
+
+class _Parser:
+    def __init__(self, external: Mapping[str, NamedType]):
+        #: named types defined by other schemas that this one may use
+        self.external = external
+        #: named types this schema defines or uses, by full name
+        self.named: dict[str, NamedType] = {}
+
+    # -- dispatch -------------------------------------------------------------
+
+    def parse(self, node: Any, namespace: str | None, path: str) -> AvroType:
+        if isinstance(node, str):
+            return self.reference(node, namespace, path)
+        if isinstance(node, list):
+            return self.union(node, namespace, path)
+        if not isinstance(node, dict):
+            raise SchemaError(f"a schema is a type name, a JSON object or a list (a union), "
+                              f"not {_json_text(node)}", path or "schema")
+        kind = node.get("type")
+        if kind is None or "type" not in node:
+            raise SchemaError("no \"type\"", path or "schema")
+        if not isinstance(kind, str):
+            # Java's parser wants a name here; {"type": {...}} is not a schema
+            raise SchemaError(f"\"type\" must be a type name, not {_json_text(kind)}",
+                              path or "schema")
+        if kind in PRIMITIVE_TYPES:
+            return self.primitive(node, kind, path)
+        if kind in ("record", "error"):
+            return self.record(node, kind, namespace, path)
+        if kind == "enum":
+            return self.enum(node, namespace, path)
+        if kind == "fixed":
+            return self.fixed(node, namespace, path)
+        if kind == "array":
+            return Array(self.parse(self.required(node, "items", path), namespace, f"{path}.items"),
+                         self.props(node, "array"))
+        if kind == "map":
+            return Map(self.parse(self.required(node, "values", path), namespace, f"{path}.values"),
+                       self.props(node, "map"))
+        # {"type": "com.example.Order"}: a use of a named type
+        return self.reference(kind, namespace, path)
+
+    # -- names ----------------------------------------------------------------
+
+    def reference(self, name: str, namespace: str | None, path: str) -> AvroType:
+        if name in PRIMITIVE_TYPES:
+            return Primitive(name)
+        if not name:
+            raise SchemaError("an empty type name", path or "schema")
+        candidates = [name] if "." in name else (
+            [f"{namespace}.{name}", name] if namespace else [name])
+        for full in candidates:
+            if full in self.named:
+                return NamedRef(full)
+            if full in self.external:
+                # first use of a type another schema defines: this tree holds
+                # its definition, as if it were written here
+                definition = self.external[full]
+                self.named[full] = definition
+                for inner_name, inner in _named_in(definition).items():
+                    self.named.setdefault(inner_name, inner)
+                return definition
+        if name in NAMED_KINDS or name in ("array", "map"):
+            raise SchemaError(f"{name!r} needs a JSON object: {{\"type\": {name!r}, ...}}",
+                              path or "schema")
+        raise _UnknownName(candidates[0], f"{_show(name)} is not a defined type "
+                           "(named types must be defined before they are used)", path or "schema")
+
+    def full_name(self, node: dict, namespace: str | None, path: str, kind: str) -> tuple[str, str | None]:
+        name = node.get("name")
+        if name is None:
+            raise SchemaError(f"a {kind} needs a \"name\"", path or "schema")
+        if not isinstance(name, str):
+            raise SchemaError(f"the name {_json_text(name)} is not a string", path or "schema")
+        if "." in name:
+            full = name
+        else:
+            own = node.get("namespace", namespace) if "namespace" in node else namespace
+            if own is not None and not isinstance(own, str):
+                raise SchemaError(f"the namespace {_json_text(own)} is not a string",
+                                  path or name)
+            full = f"{own}.{name}" if own else name
+        check_full_name(full, path or full, "name")
+        if full.rpartition(".")[2] in PRIMITIVE_TYPES:
+            # the specification: primitive names are defined in no namespace
+            raise SchemaError(f"{full!r}: {full.rpartition('.')[2]!r} is a primitive type name "
+                              "and cannot name a type", path or full)
+        if full in self.named or full in self.external:
+            raise SchemaError(f"{full!r} is already defined (a name can be defined once)",
+                              path or full)
+        new_namespace = full.rpartition(".")[0] or None
+        return full, new_namespace
+
+    def aliases(self, node: dict, namespace: str | None, path: str, named: bool) -> tuple[str, ...]:
+        aliases = node.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise SchemaError(f"\"aliases\" must be a list of names, not {_json_text(aliases)}", path)
+        result = []
+        for alias in aliases:
+            if named:
+                check_full_name(alias, path, "alias")
+                if "." not in alias and namespace:
+                    alias = f"{namespace}.{alias}"
+            elif not NAME.match(alias):
+                raise SchemaError(f"the alias {_show(alias)} is not a valid name ({NAME_RULE})", path)
+            result.append(alias)
+        return tuple(result)
+
+    # -- kinds ----------------------------------------------------------------
+
+    def primitive(self, node: dict, kind: str, path: str) -> Primitive:
+        props = self.props(node, "primitive")
+        logical = _logical(node, kind, None)
+        if logical is not None:
+            props = tuple(item for item in props
+                          if item[0] not in ("logicalType", "precision", "scale"))
+        return Primitive(kind, logical, props)
+
+    def record(self, node: dict, kind: str, namespace: str | None, path: str) -> NamedType:
+        full, inner_namespace = self.full_name(node, namespace, path, kind)
+        path = path or full
+        fields_node = node.get("fields")
+        if "fields" not in node:
+            raise SchemaError(f"the {kind} {full!r} has no \"fields\"", path)
+        if not isinstance(fields_node, list):
+            raise SchemaError(f"\"fields\" must be a list, not {_json_text(fields_node)}", path)
+        aliases = self.aliases(node, inner_namespace, path, named=True)
+        doc = _doc(node, path)
+        # registered before its fields are parsed: a field may refer to the
+        # record itself (recursion)
+        self.named[full] = Record(full)
+        fields: list[Field] = []
+        seen: set[str] = set()
+        for number, field_node in enumerate(fields_node):
+            field = self.field(field_node, inner_namespace, path, number)
+            if field.name in seen:
+                raise SchemaError(f"two fields are named {field.name!r}", path)
+            seen.add(field.name)
+            fields.append(field)
+        record = Record(full, tuple(fields), aliases, doc, "error" if kind == "error" else "record",
+                        self.props(node, "record"))
+        self.named[full] = record
+        return record
+
+    def field(self, node: Any, namespace: str | None, path: str, number: int) -> Field:
+        if not isinstance(node, dict):
+            raise SchemaError(f"field {number} must be a JSON object, not {_json_text(node)}", path)
+        name = node.get("name")
+        if not isinstance(name, str):
+            raise SchemaError(f"field {number} needs a \"name\" that is a string", path)
+        where = f"{path}.{name}"
+        if not NAME.match(name):
+            raise SchemaError(f"{_show(name)} is not a valid field name ({NAME_RULE})", where)
+        if "type" not in node:
+            raise SchemaError("the field has no \"type\"", where)
+        avro = self.parse(node["type"], namespace, where)
+        default = node.get("default", NO_DEFAULT) if "default" in node else NO_DEFAULT
+        if default is not NO_DEFAULT:
+            problem = self.default_problem(avro, default)
+            if problem is not None:
+                raise SchemaError(f"the default {_json_text(default)} is not valid: {problem}", where)
+        order = node.get("order", "ascending")
+        if order not in ORDERS:
+            raise SchemaError(f"\"order\" must be one of {', '.join(ORDERS)}, not {_json_text(order)}",
+                              where)
+        aliases = self.aliases(node, None, where, named=False)
+        props = tuple((key, value) for key, value in node.items() if key not in _FIELD_KEYS)
+        return Field(name, avro, default, aliases, _doc(node, where), order, props)
+
+    def enum(self, node: dict, namespace: str | None, path: str) -> Enum:
+        full, inner_namespace = self.full_name(node, namespace, path, "enum")
+        path = path or full
+        symbols = node.get("symbols")
+        if not isinstance(symbols, list):
+            raise SchemaError(f"an enum needs \"symbols\", a list of names, not {_json_text(symbols)}",
+                              path)
+        seen: set[str] = set()
+        for symbol in symbols:
+            if not isinstance(symbol, str) or not NAME.match(symbol):
+                raise SchemaError(f"the symbol {_show(symbol)} is not a valid name ({NAME_RULE})", path)
+            if symbol in seen:
+                raise SchemaError(f"the symbol {symbol!r} appears twice", path)
+            seen.add(symbol)
+        default = node.get("default")
+        if "default" in node and default not in seen:
+            raise SchemaError(f"the enum default {_json_text(default)} is not one of its symbols", path)
+        enum = Enum(full, tuple(symbols), default, self.aliases(node, inner_namespace, path, True),
+                    _doc(node, path), self.props(node, "enum"))
+        self.named[full] = enum
+        return enum
+
+    def fixed(self, node: dict, namespace: str | None, path: str) -> Fixed:
+        full, inner_namespace = self.full_name(node, namespace, path, "fixed")
+        path = path or full
+        size = node.get("size")
+        if type(size) is not int or size < 0:
+            raise SchemaError(f"a fixed needs a \"size\" that is a non-negative integer, "
+                              f"not {_json_text(size)}", path)
+        if size > 2**31 - 1:
+            raise SchemaError(f"the size {size} is larger than 2**31 - 1", path)
+        props = self.props(node, "fixed")
+        logical = _logical(node, "fixed", size)
+        if logical is not None:
+            props = tuple(item for item in props
+                          if item[0] not in ("logicalType", "precision", "scale"))
+        fixed = Fixed(full, size, self.aliases(node, inner_namespace, path, True), logical,
+                      _doc(node, path), props)
+        self.named[full] = fixed
+        return fixed
+
+    def union(self, node: list, namespace: str | None, path: str) -> Union:
+        branches: list[AvroType] = []
+        seen: dict[str, int] = {}
+        for number, item in enumerate(node):
+            where = f"{path}[{number}]"
+            if isinstance(item, list):
+                raise SchemaError("a union cannot hold another union directly", where)
+            branch = self.parse(item, namespace, where)
+            key = branch.name if isinstance(branch, (NamedType, NamedRef)) else branch.type_name
+            if key in seen:
+                raise SchemaError(f"the union holds {key!r} twice (branches {seen[key]} and {number}); "
+                                  "a union has at most one branch of each type or name", path or "schema")
+            seen[key] = number
+            branches.append(branch)
+        return Union(tuple(branches))
+
+    # -- pieces -----------------------------------------------------------------
+
+    def required(self, node: dict, key: str, path: str) -> Any:
+        if key not in node:
+            raise SchemaError(f"a {node['type']} needs {key!r}", path or "schema")
+        return node[key]
+
+    def props(self, node: dict, kind: str) -> tuple[tuple[str, Any], ...]:
+        own = _OWN_KEYS[kind]
+        return tuple((key, value) for key, value in node.items() if key not in own)
+
+    def default_problem(self, avro: AvroType, value: Any) -> str | None:
+        """Why ``value`` is not a valid JSON default for ``avro`` (None: it is)."""
+        avro = self.named.get(avro.name, avro) if isinstance(avro, NamedRef) else avro
+        if isinstance(avro, Union):
+            # Java 1.12 takes a default that matches any branch
+            if any(self.default_problem(branch, value) is None for branch in avro.branches):
+                return None
+            return "it matches no branch of the union"
+        kind = avro.type_name
+        if kind == "null":
+            return None if value is None else "a null default must be null"
+        if kind == "boolean":
+            return None if isinstance(value, bool) else "a boolean default must be true or false"
+        if kind in ("int", "long"):
+            low, high = _INT_RANGE if kind == "int" else _LONG_RANGE
+            if type(value) is int and low <= value <= high:
+                return None
+            return f"an {kind} default must be an integer in [{low}, {high}]"
+        if kind in ("float", "double"):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return None
+            return f"a {kind} default must be a number"
+        if kind in ("bytes", "fixed"):
+            if not isinstance(value, str):
+                return f"a {kind} default must be a string"
+            if any(ord(char) > 255 for char in value):
+                return f"a {kind} default is a string of code points 0-255 (one per byte)"
+            if kind == "fixed" and len(value) != avro.size:  # type: ignore[attr-defined]
+                return f"a fixed default must have {avro.size} bytes"  # type: ignore[attr-defined]
+            return None
+        if kind == "string":
+            return None if isinstance(value, str) else "a string default must be a string"
+        if kind == "enum":
+            if value in avro.symbols:  # type: ignore[attr-defined]
+                return None
+            return "an enum default must be one of its symbols"
+        if kind == "array":
+            if not isinstance(value, list):
+                return "an array default must be a list"
+            for item in value:
+                problem = self.default_problem(avro.items, item)  # type: ignore[attr-defined]
+                if problem is not None:
+                    return f"an item: {problem}"
+            return None
+        if kind == "map":
+            if not isinstance(value, dict):
+                return "a map default must be a JSON object"
+            for key, item in value.items():
+                problem = self.default_problem(avro.values, item)  # type: ignore[attr-defined]
+                if problem is not None:
+                    return f"value {key!r}: {problem}"
+            return None
+        if kind in ("record", "error"):
+            if not isinstance(value, dict):
+                return "a record default must be a JSON object"
+            if not avro.fields and avro.name in self.named and self.named[avro.name] is not avro:
+                avro = self.named[avro.name]
+            for field in avro.fields:  # type: ignore[attr-defined]
+                if field.name in value:
+                    problem = self.default_problem(field.type, value[field.name])
+                elif field.has_default:
+                    problem = None
+                else:
+                    problem = "it has no value and no default"
+                if problem is not None:
+                    return f"field {field.name!r}: {problem}"
+            return None
+        return None
+
+
+def check_full_name(name: Any, path: str, what: str) -> None:
+    """A name or dotted full name, every part valid."""
+    if not isinstance(name, str) or not all(NAME.match(part) for part in name.split(".")):
+        raise SchemaError(f"the {what} {_show(name)} is not a valid Avro name "
+                          f"(dot-separated names of {NAME_RULE})", path or "schema")
+
+
+def _named_in(definition: AvroType) -> dict[str, NamedType]:
+    """The named types defined inside a definition (itself included)."""
+    found: dict[str, NamedType] = {}
+    stack = [definition]
+    while stack:
+        avro = stack.pop()
+        if isinstance(avro, NamedType) and avro.name not in found:
+            found[avro.name] = avro
+        if isinstance(avro, Record):
+            stack.extend(field.type for field in avro.fields)
+        elif isinstance(avro, Array):
+            stack.append(avro.items)
+        elif isinstance(avro, Map):
+            stack.append(avro.values)
+        elif isinstance(avro, Union):
+            stack.extend(avro.branches)
+    return found
+
+
+def _logical(node: dict, kind: str, size: int | None) -> Logical | None:
+    """The node's logical type if it is valid for it (else None: ignored, as
+    the specification and Java's parser do)."""
+    name = node.get("logicalType")
+    if not isinstance(name, str) or kind not in _LOGICAL_ON.get(name, ()):
+        return None
+    if name == "uuid" and kind == "fixed" and size != 16:
+        return None
+    if name == "duration" and size != 12:
+        return None
+    if name != "decimal":
+        return Logical(name)
+    precision, scale = node.get("precision"), node.get("scale", 0)
+    if type(precision) is not int or type(scale) is not int:
+        return None
+    if precision <= 0 or scale < 0 or scale > precision:
+        return None
+    if size is not None and precision > max_decimal_precision(size):
+        return None
+    return Logical(name, precision, scale)
+
+
+def max_decimal_precision(size: int) -> int:
+    """The most decimal digits a two's-complement number of ``size`` bytes holds."""
+    if size <= 0:
+        return 0
+    return int(math.floor(math.log10(2) * (8 * size - 1)))
+
+
+def _doc(node: dict, path: str) -> str | None:
+    doc = node.get("doc")
+    return doc if isinstance(doc, str) else None
+
+
+def _show(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else _json_text(value)
+
+
+def _json_text(value: Any) -> str:
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
