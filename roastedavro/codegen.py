@@ -434,7 +434,7 @@ class GeneratedModule(NamedTuple):
 
 
 def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
-                    flags_key: str) -> GeneratedModule:
+                    flags_key: str, fingerprint: str = "") -> GeneratedModule:
     """The Cython source of a schema's codec, the objects it binds, its check."""
     module = ModuleEmitter()
     functions = [record_functions(record, module) for record in records]
@@ -442,6 +442,7 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         "module.pyx.j2",
         version=comment(__version__),
         label=comment(label),
+        fingerprint=comment(fingerprint or "unknown"),
         records=[comment(f"{record.full_name}: "
                          + ", ".join(plan.avro_name for plan in record.fields))
                  for record in records],

@@ -64,7 +64,7 @@ _cython_lock = threading.Lock()
 # build folders: "<module name>.build-<pid>.<random>"; older versions of
 # roastedavro made "<module name>.<random>"
 _BUILD_FOLDER = re.compile(
-    r"roastedavro_codec_[0-9a-f]{32}\.(?:build-(?P<pid>[0-9]+)\.[a-z0-9_]+|[a-z0-9_]{8})\Z")
+    r"roastedavro_codec_(?:[0-9a-f]{32}|[0-9a-f]{16}_[0-9a-f]{20})\.(?:build-(?P<pid>[0-9]+)\.[a-z0-9_]+|[a-z0-9_]{8})\Z")
 
 #: timings of the last build or load in this process, for reports
 last_timing: dict[str, float] = {}
@@ -118,11 +118,13 @@ def source_filename(name: str) -> str:
     return f"{name}.pyx"
 
 
-def load(source: str, flags: CompileFlags, verify=None) -> ModuleType:
+def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None = None) -> ModuleType:
     """The extension module for ``source``: from memory, the disk cache, or built.
 
     ``verify()`` runs before a build (not when a module built from the same
-    source is loaded) and raises to refuse the source.
+    source is loaded) and raises to refuse the source. ``fingerprint`` (the
+    schema's CRC-64-AVRO in hex) names the module, so that the cache shows
+    which schema each file is for.
     """
     key = build_key(source, flags)
     module = _loaded.get(key)
@@ -134,7 +136,9 @@ def load(source: str, flags: CompileFlags, verify=None) -> ModuleType:
         module = _loaded.get(key)
         if module is not None:
             return module
-        name = f"roastedavro_codec_{key}"
+        name = (f"roastedavro_codec_{fingerprint}_{key[:20]}"
+                if fingerprint and re.fullmatch(r"[0-9a-f]{16}", fingerprint)
+                else f"roastedavro_codec_{key}")
         directory = cache_dir()
         target = directory / f"{name}{EXT_SUFFIX}"
         started = time.perf_counter()

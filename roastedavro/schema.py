@@ -14,6 +14,9 @@ from marshmallow import Schema, ValidationError
 from marshmallow.decorators import PRE_DUMP
 
 from roastedavro import compiler
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avro.types import Schema as AvroSchema
+from roastedavro.errors import CompileError, SchemaError
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.encoders.collections import each_in_path
@@ -43,6 +46,13 @@ class _Plan:
         self.root: RecordPlan = visitor.visit_record(schema)
         self.records = list(visitor.records.values())
         self.avro = avro_schema(self.root)
+        # the model every part shares: its fingerprint names the codec
+        try:
+            self.schema = parse_schema(self.avro)
+        except SchemaError as error:
+            raise CompileError(f"{type(schema).__name__}: the Avro schema written for it is "
+                               f"not valid: {error}") from None
+        self.fingerprint = self.schema.fingerprint_hex
         # for the paths through marshmallow: raw Avro values, which encoders
         # map to marshmallow's load input (load_input) and from its dump
         # output (dump_datum)
@@ -93,6 +103,11 @@ class CompiledSchema(Schema):
         """The Avro record schema the compiled codec writes and reads."""
         return copy.deepcopy(self._plan().avro)
 
+    @property
+    def avro_model(self) -> AvroSchema:
+        """The same schema as :class:`roastedavro.avro.Schema` (canonical form, fingerprints)."""
+        return self._plan().schema
+
     # -- compiling ----------------------------------------------------------
 
     def _label(self) -> str:
@@ -102,7 +117,7 @@ class CompiledSchema(Schema):
         """The Cython source that :meth:`compile` builds."""
         plan = self._plan()
         return generate_module(plan.root, plan.records, self._label(),
-                               (flags or CompileFlags()).build_key()).source
+                               (flags or CompileFlags()).build_key(), plan.fingerprint).source
 
     def compile(self, flags: CompileFlags | None = None) -> CompiledSchema:
         """Generate, build (or load from the cache) and attach the codec."""
@@ -110,8 +125,9 @@ class CompiledSchema(Schema):
         with self._roasted_lock:
             plan = self._plan()
             generated = generate_module(plan.root, plan.records, self._label(),
-                                        flags.build_key())
-            module = compiler.load(generated.source, flags, verify=generated.verify)
+                                        flags.build_key(), plan.fingerprint)
+            module = compiler.load(generated.source, flags, verify=generated.verify,
+                                   fingerprint=plan.fingerprint)
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             self._bind_entry_points(codec, flags)

@@ -16,6 +16,7 @@ from typing import Any
 import fastavro
 from marshmallow import Schema, ValidationError, fields, missing
 
+from roastedavro.avro.types import PRIMITIVE_TYPES
 from roastedavro.encoders import Encoder, EncoderRegistry, FallbackEncoder
 from roastedavro.errors import CompileError, DumpError
 from roastedavro.hooks import hook_tags, load_hooks_fallback
@@ -178,6 +179,10 @@ class SchemaVisitor:
         if not is_name(name):
             raise CompileError(f"{where}: {name!r} is not a valid Avro record name ({NAME_RULE}); "
                                "set Meta.avro_name")
+        if name in PRIMITIVE_TYPES:
+            raise CompileError(f"{where}: {name!r} is an Avro primitive type name; a record "
+                               "cannot take it (readers would read it as the primitive). "
+                               "Set Meta.avro_name")
         if namespace is not None and (type(namespace) is not str
                                       or not FULL_NAME.match(namespace)):
             raise CompileError(f"{where}: {namespace!r} is not a valid Avro namespace "

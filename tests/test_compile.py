@@ -33,7 +33,7 @@ def test_field_names_cannot_shadow_generated_or_runtime_names():
 def test_record_names_cannot_collide_with_generated_or_runtime_names():
     # records named like the helpers their functions sit beside: write_long,
     # read_str, dump_one, load_many, the codec's own attributes
-    names = ["write", "read", "long", "str", "long_value", "generic", "one", "many", "records",
+    names = ["write", "read", "str", "long_value", "generic", "one", "many", "records",
              "Codec", "self", "max_depth", "load_hooks", "dump", "load", "value"]
     attrs = {}
     for name in names:
@@ -45,6 +45,15 @@ def test_record_names_cannot_collide_with_generated_or_runtime_names():
     data = schema.dump_compiled(record)
     assert data == fastavro_bytes(schema, record)
     assert schema.load_compiled(data) == record
+
+
+def test_a_record_cannot_take_a_primitive_type_name():
+    # the specification: primitive names are defined in no namespace
+    inner = type("R_long", (CompiledSchema,), {
+        "x": fields.Integer(), "Meta": type("Meta", (), {"avro_name": "long"})})
+    schema = type("Holder", (CompiledSchema,), {"inner": fields.Nested(inner)})()
+    with pytest.raises(CompileError, match="'long' is an Avro primitive type name"):
+        schema.compile()
 
 
 def test_source_is_deterministic_and_readable():
