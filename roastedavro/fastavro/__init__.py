@@ -1,0 +1,76 @@
+"""fastavro's names and signatures over roastedavro's compiled codecs.
+
+``import roastedavro.fastavro as fastavro`` in code written for fastavro:
+``parse_schema``, ``schemaless_writer`` and ``schemaless_reader`` take the
+same arguments and give the same bytes and values, through a compiled codec
+per schema (compiled once, cached on disk, then a dictionary lookup per
+call). What roastedavro does not compile yet (reading with a different reader
+schema, fastavro's ``strict`` and ``return_record_name`` options, container
+files) is passed to fastavro itself, so code keeps working unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO
+
+import fastavro as _fastavro
+
+from roastedavro.fastavro import schema  # noqa: F401
+from roastedavro.fastavro._models import as_model, codec_for
+from roastedavro.fastavro.schema import load_schema, parse_schema
+
+__all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
+           "is_compiled"]
+
+
+def schemaless_writer(fo: BinaryIO, schema: Any, record: Any, *, strict: bool = False,
+                      strict_allow_default: bool = False,
+                      disable_tuple_notation: bool = False) -> None:
+    """Write ``record`` to ``fo`` as Avro binary without a header (fastavro's)."""
+    if strict or strict_allow_default or disable_tuple_notation:
+        # fastavro's stricter checks are fastavro's own
+        return _fastavro.schemaless_writer(
+            fo, schema, record, strict=strict, strict_allow_default=strict_allow_default,
+            disable_tuple_notation=disable_tuple_notation)
+    fo.write(codec_for(schema).dump(record))
+
+
+def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = None,
+                      return_record_name: bool = False,
+                      return_record_name_override: bool = False,
+                      handle_unicode_errors: str = "strict",
+                      return_named_type: bool = False,
+                      return_named_type_override: bool = False) -> Any:
+    """Read one datum from ``fo`` (fastavro's).
+
+    ``fo`` is read to its end: one datum per stream, as the compiled reader
+    checks that nothing follows it. With a ``reader_schema`` different from
+    the writer's, or fastavro's naming options, fastavro reads it.
+    """
+    options = (return_record_name or return_record_name_override or return_named_type
+               or return_named_type_override or handle_unicode_errors != "strict")
+    if options or (reader_schema is not None and not _same(writer_schema, reader_schema)):
+        return _fastavro.schemaless_reader(
+            fo, writer_schema, reader_schema, return_record_name=return_record_name,
+            return_record_name_override=return_record_name_override,
+            handle_unicode_errors=handle_unicode_errors, return_named_type=return_named_type,
+            return_named_type_override=return_named_type_override)
+    return codec_for(writer_schema).load(fo.read())
+
+
+def is_compiled(schema: Any) -> bool:
+    """Whether calls with this schema run a compiled codec (always, once compiled)."""
+    return codec_for(schema) is not None
+
+
+def _same(writer: Any, reader: Any) -> bool:
+    return writer is reader or as_model(writer).to_json() == as_model(reader).to_json()
+
+
+def __getattr__(name: str) -> Any:
+    # the rest of fastavro's API (writer, reader, json_writer, validate, ...)
+    # is fastavro's own until roastedavro provides it
+    try:
+        return getattr(_fastavro, name)
+    except AttributeError:
+        raise AttributeError(f"module 'roastedavro.fastavro' has no attribute {name!r}") from None

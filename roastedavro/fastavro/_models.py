@@ -1,0 +1,97 @@
+"""Schemas as fastavro takes them, to roastedavro's model and compiled codecs.
+
+fastavro's ``parse_schema`` returns a dict in which every use of a named type
+holds its whole definition again, marked ``__fastavro_parsed``. The model
+wants each named type defined once, so repeated definitions become names
+again before parsing. Codecs are cached by the schema object (a dict lookup
+per call) and by the schema's JSON text (one compile per distinct schema).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from roastedavro.avro.parse import parse_schema as parse_model
+from roastedavro.avro.types import Schema
+
+_NAMED = ("record", "error", "enum", "fixed")
+#: codecs by id() of the schema object the caller passed (the object is
+#: held, so its id cannot be reused while the entry lives)
+_BY_OBJECT: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+_BY_TEXT: dict[str, Any] = {}
+_OBJECTS_KEPT = 1024
+_lock = threading.Lock()
+
+
+def as_model(schema: Any) -> Schema:
+    """The model of a schema given as fastavro accepts it: a dict, list or
+    type name, parsed by fastavro or not, or a model ``Schema``."""
+    if isinstance(schema, Schema):
+        return schema
+    return parse_model(defined_once(schema))
+
+
+def defined_once(schema: Any) -> Any:
+    """A copy of fastavro's expanded form with each named type defined once."""
+    seen: set[str] = set()
+
+    def walk(node: Any, namespace: str | None) -> Any:
+        if isinstance(node, list):
+            return [walk(item, namespace) for item in node]
+        if not isinstance(node, dict):
+            return node
+        node = {key: value for key, value in node.items() if not key.startswith("__fastavro")
+                and key != "__named_schemas"}
+        kind = node.get("type")
+        if kind in _NAMED and isinstance(node.get("name"), str):
+            name = node["name"]
+            own = node.get("namespace", namespace) if "." not in name else name.rpartition(".")[0]
+            full = name if "." in name else (f"{own}.{name}" if own else name)
+            if full in seen:
+                return full
+            seen.add(full)
+            inner = full.rpartition(".")[0] or None
+            if kind in ("record", "error") and isinstance(node.get("fields"), list):
+                node["fields"] = [
+                    {**field, "type": walk(field["type"], inner)}
+                    if isinstance(field, dict) and "type" in field else field
+                    for field in node["fields"]]
+            return node
+        if kind == "array" and "items" in node:
+            node["items"] = walk(node["items"], namespace)
+        elif kind == "map" and "values" in node:
+            node["values"] = walk(node["values"], namespace)
+        elif isinstance(kind, (dict, list)):
+            node["type"] = walk(kind, namespace)
+        return node
+
+    return walk(schema, None)
+
+
+def codec_for(schema: Any):
+    """The compiled AvroCodec for a schema: a lookup after the first call."""
+    key = id(schema)
+    entry = _BY_OBJECT.get(key)
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    from roastedavro.codec import AvroCodec
+
+    model = as_model(schema)
+    text = model.to_json()
+    with _lock:
+        codec = _BY_TEXT.get(text)
+        if codec is None:
+            codec = _BY_TEXT[text] = AvroCodec(model)
+        if not isinstance(schema, (str, Schema)):
+            # dicts are not hashable: remember the object itself, LRU-bounded
+            _BY_OBJECT[key] = (schema, codec)
+            if len(_BY_OBJECT) > _OBJECTS_KEPT:
+                _BY_OBJECT.popitem(last=False)
+    return codec
+
+
+def schema_text(schema: Any) -> str:
+    return json.dumps(schema, sort_keys=True)
