@@ -222,3 +222,16 @@ def test_cache_key_covers_source_and_flags():
     assert compiler.build_key(source, CompileFlags()) != compiler.build_key(source, CompileFlags(optimize="-O2"))
     # runtime-only options do not rebuild
     assert compiler.build_key(source, CompileFlags()) == compiler.build_key(source, CompileFlags(max_depth=9))
+
+
+def test_the_schema_model_and_fingerprint_name_the_codec():
+    import fastavro
+    import fastavro.schema
+
+    schema = Quote()
+    model = schema.avro_model
+    canonical = fastavro.schema.to_parsing_canonical_form(fastavro.parse_schema(schema.avro_schema()))
+    assert model.canonical_form() == canonical
+    assert model.fingerprint_hex == fastavro.schema.fingerprint(canonical, "CRC-64-AVRO")
+    source = schema.compile_to_string()
+    assert f"of its Parsing Canonical Form): {model.fingerprint_hex}\n" in source

@@ -1,0 +1,146 @@
+"""roastedavro.fastavro against fastavro itself: same calls, same bytes, same values."""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import decimal
+import hashlib
+import io
+import json
+import uuid
+
+import fastavro
+import fastavro.schema
+import pytest
+
+import roastedavro.fastavro as dropin
+from roastedavro.errors import SchemaError
+
+codec_module = pytest.importorskip("roastedavro.codec", reason="AvroCodec not available")
+
+ORDER = {
+    "type": "record", "name": "Order", "namespace": "shop",
+    "fields": [
+        {"name": "id", "type": {"type": "string", "logicalType": "uuid"}},
+        {"name": "placed", "type": {"type": "long", "logicalType": "timestamp-micros"}},
+        {"name": "status", "type": {"type": "enum", "name": "Status",
+                                    "symbols": ["NEW", "PAID", "SHIPPED"]}},
+        {"name": "previous", "type": ["null", "Status"], "default": None},
+        {"name": "lines", "type": {"type": "array", "items": {
+            "type": "record", "name": "Line", "fields": [
+                {"name": "sku", "type": "string"},
+                {"name": "quantity", "type": "int"},
+                {"name": "price", "type": {"type": "bytes", "logicalType": "decimal",
+                                           "precision": 10, "scale": 2}},
+            ]}}},
+        {"name": "tags", "type": {"type": "map", "values": ["null", "string", "long"]}},
+        {"name": "parent", "type": ["null", "Order"], "default": None},
+        {"name": "note", "type": "string", "default": "none"},
+    ],
+}
+
+
+def order(n: int) -> dict:
+    return {
+        "id": uuid.UUID(int=n * 7919),
+        "placed": datetime.datetime(2026, 1, 2, 3, 4, 5, n, tzinfo=datetime.timezone.utc),
+        "status": ["NEW", "PAID", "SHIPPED"][n % 3],
+        "previous": None if n % 2 else "NEW",
+        "lines": [{"sku": f"sku-{i}", "quantity": i - n,
+                   "price": decimal.Decimal(f"{i * 3}.{n % 100:02d}")} for i in range(n % 4)],
+        "tags": {"a": None, "b": f"x{n}", "c": n * 1000},
+        "parent": None if n % 3 else {
+            "id": uuid.UUID(int=n), "placed": datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
+            "status": "PAID", "previous": None, "lines": [], "tags": {}, "parent": None},
+    }
+
+
+def fastavro_bytes(schema, datum) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(copy.deepcopy(schema)), datum)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("parsed", [False, True], ids=["plain", "parsed-by-fastavro"])
+def test_writer_and_reader_match_fastavro(parsed):
+    schema = fastavro.parse_schema(copy.deepcopy(ORDER)) if parsed else ORDER
+    for n in range(12):
+        datum = order(n)
+        out = io.BytesIO()
+        dropin.schemaless_writer(out, schema, datum)
+        expected = fastavro_bytes(ORDER, datum)
+        assert out.getvalue() == expected
+        ours = dropin.schemaless_reader(io.BytesIO(expected), schema)
+        theirs = fastavro.schemaless_reader(io.BytesIO(expected), fastavro.parse_schema(
+            copy.deepcopy(ORDER)))
+        assert ours == theirs
+
+
+def test_a_call_is_a_lookup_after_the_first():
+    schema = dropin.parse_schema(copy.deepcopy(ORDER))
+    from roastedavro.fastavro._models import codec_for
+
+    first = codec_for(schema)
+    assert codec_for(schema) is first
+    # an equal schema given as another object shares the compiled codec
+    assert codec_for(copy.deepcopy(ORDER)) is first
+
+
+def test_parse_schema_returns_fastavros_parsed_form():
+    assert dropin.parse_schema(copy.deepcopy(ORDER)) == fastavro.parse_schema(copy.deepcopy(ORDER))
+
+
+def test_parse_schema_refuses_invalid_schemas_with_schema_error():
+    bad = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "Nowhere"}]}
+    with pytest.raises(SchemaError, match="R.a.*'Nowhere' is not a defined type"):
+        dropin.parse_schema(bad)
+    assert issubclass(SchemaError, ValueError)
+
+
+def test_reading_with_another_reader_schema_resolves_as_fastavro():
+    writer = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}
+    reader = {"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": "long"}, {"name": "b", "type": "string", "default": "x"}]}
+    data = fastavro_bytes(writer, {"a": 5})
+    assert dropin.schemaless_reader(io.BytesIO(data), writer, reader) == {"a": 5, "b": "x"}
+
+
+@pytest.mark.parametrize("schema", [ORDER, "long", ["null", "string"],
+                                    {"type": "fixed", "name": "F", "namespace": "a.b", "size": 3},
+                                    {"type": "map", "values": {"type": "array", "items": "bytes"}}])
+def test_canonical_form_and_fingerprints_match_fastavro(schema):
+    parsed = fastavro.parse_schema(copy.deepcopy(schema))
+    canonical = fastavro.schema.to_parsing_canonical_form(parsed)
+    assert dropin.schema.to_parsing_canonical_form(copy.deepcopy(schema)) == canonical
+    for algorithm in fastavro.schema.FINGERPRINT_ALGORITHMS:
+        if algorithm.startswith("shake"):
+            continue  # fastavro needs a length for these
+        assert dropin.schema.fingerprint(canonical, algorithm) == \
+            fastavro.schema.fingerprint(canonical, algorithm), algorithm
+    assert dropin.schema.fingerprint(canonical, "sha256") == \
+        hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def test_load_schema_follows_names_to_other_files(tmp_path):
+    (tmp_path / "shop.Address.avsc").write_text(json.dumps({
+        "type": "record", "name": "Address", "namespace": "shop",
+        "fields": [{"name": "city", "type": "string"}]}))
+    (tmp_path / "shop.Customer.avsc").write_text(json.dumps({
+        "type": "record", "name": "Customer", "namespace": "shop",
+        "fields": [{"name": "home", "type": "Address"}, {"name": "work", "type": ["null", "Address"]}]}))
+    ours = dropin.load_schema(tmp_path / "shop.Customer.avsc")
+    theirs = fastavro.schema.load_schema(str(tmp_path / "shop.Customer.avsc"))
+    assert fastavro.schema.to_parsing_canonical_form(ours) == \
+        fastavro.schema.to_parsing_canonical_form(theirs)
+    datum = {"home": {"city": "Oslo"}, "work": {"city": "Bergen"}}
+    out = io.BytesIO()
+    dropin.schemaless_writer(out, ours, datum)
+    assert out.getvalue() == fastavro_bytes(theirs, datum)
+
+
+def test_the_rest_of_fastavros_api_is_fastavros():
+    assert dropin.writer is fastavro.writer
+    assert dropin.schema.expand_schema is fastavro.schema.expand_schema
+    with pytest.raises(AttributeError):
+        dropin.no_such_function
