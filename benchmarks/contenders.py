@@ -49,6 +49,8 @@ class Contender:
     dump_excluded: str | None = None
     load_excluded: str | None = None
     notes: list[str] = dataclasses.field(default_factory=list)
+    #: seconds taken by the setup (compiling, for the compiling libraries)
+    setup_s: float | None = None
 
 
 def avro_values(value: Any, uuid_as_str: bool = False) -> Any:
@@ -168,11 +170,23 @@ def make_avro(case: Case, schema, record, data) -> Contender:
     return Contender("avro", dump, avro_values(record, uuid_as_str=True), load, data)
 
 
-def make_cerializer(case: Case, schema, record, data) -> Contender:
+def _cerializer_modules():
+    """cerializer's modules, importable with any Cython 3: cerializer 1.5.1 reads
+    ``Cython.Utils.get_cython_cache_dir``, which Cython 3.1 moved to ``Cython.Build.Inline``."""
+    import Cython.Build.Inline
+    import Cython.Utils
+
+    if not hasattr(Cython.Utils, "get_cython_cache_dir"):
+        Cython.Utils.get_cython_cache_dir = Cython.Build.Inline.get_cython_cache_dir
     import cerializer.cerializer_handler as handler
     import cerializer.schema_handler as schema_handler
     import cerializer.utils as utils
 
+    return handler, schema_handler, utils
+
+
+def make_cerializer(case: Case, schema, record, data) -> Contender:
+    handler, schema_handler, utils = _cerializer_modules()
     avro = schema.avro_schema()
     if len(avro["fields"]) > CERIALIZER_MAX_FIELDS:
         reason = (f"skipped: {len(avro['fields'])} fields > --cerializer-max-fields "
@@ -324,3 +338,208 @@ def _difference(got: Any, want: Any, path: str = "") -> str:
                 return _difference(x, y, f"{path}[{index}]")
     text = f"{path or 'value'}: {got!r} != {want!r}"
     return text if len(text) <= 240 else text[:237] + "..."
+
+
+
+# -- contenders on plain Avro schemas (benchmarks/avro_codecs.py) ----------------------
+#
+# Each takes an AvroCase (benchmarks/avro_schemas.py), its datums and fastavro's
+# message for each datum. A contender's dump_input is the list of datums and its
+# load_input the list of what its load takes for each message (bytes, or a
+# BytesIO holding it for the stream-based libraries); a timed call is one
+# ``dump(x)`` or ``load(x)`` per item of the list.
+
+SCHEMA_CONTENDERS = ("AvroCodec", "roastedavro.fastavro", "fastavro", "cerializer", "spavro")
+
+
+def _sources(messages: list[bytes]) -> list[io.BytesIO]:
+    return [io.BytesIO(message) for message in messages]
+
+
+def _stream_reader(read: Callable[[io.BytesIO], Any]) -> Callable[[io.BytesIO], Any]:
+    def load(source, read=read):
+        source.seek(0)
+        return read(source)
+
+    return load
+
+
+def make_schema_avrocodec(case, datums, messages) -> Contender:
+    from roastedavro import AvroCodec
+
+    codec = AvroCodec(case.schema)
+    return Contender("AvroCodec", codec.dump, datums, codec.load, messages)
+
+
+def make_schema_roastedavro_fastavro(case, datums, messages) -> Contender:
+    # the drop-in, called as code written for fastavro calls it
+    import roastedavro.fastavro as drop_in
+
+    parsed = drop_in.parse_schema(case.schema)
+    writer, reader = drop_in.schemaless_writer, drop_in.schemaless_reader
+    writer(io.BytesIO(), parsed, datums[0])  # compiles the codec, outside the setup of others
+    return Contender(
+        "roastedavro.fastavro", _writer(lambda out, value: writer(out, parsed, value)), datums,
+        _stream_reader(lambda source: reader(source, parsed, None)), _sources(messages))
+
+
+def make_schema_fastavro(case, datums, messages) -> Contender:
+    parsed = fastavro.parse_schema(case.schema)
+    writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
+    return Contender(
+        "fastavro", _writer(lambda out, value: writer(out, parsed, value)), datums,
+        _stream_reader(lambda source: reader(source, parsed, None)), _sources(messages))
+
+
+def make_schema_cerializer(case, datums, messages) -> Contender:
+    handler, schema_handler, utils = _cerializer_modules()
+    avro = case.schema
+    if len(avro["fields"]) > CERIALIZER_MAX_FIELDS:
+        reason = (f"skipped: {len(avro['fields'])} fields > --cerializer-max-fields "
+                  f"{CERIALIZER_MAX_FIELDS}")
+        return Contender("cerializer", dump_excluded=reason, load_excluded=reason)
+    namespace, name = avro["namespace"], avro["name"]
+    schemata = schema_handler.CerializerSchemata(
+        [(utils.get_schema_identifier(namespace, name), avro)])
+    output: list[str] = []
+    try:
+        with quiet(output):
+            codec = handler.Cerializer(schemata, namespace, name)
+    except Exception as error:
+        lines = [line for line in "".join(output).splitlines() if "error" in line.lower()]
+        raise RuntimeError(f"{_short(error)}; {' | '.join(lines[-3:])}") from None
+    return Contender(
+        "cerializer", _writer(lambda out, value: codec.serialize_into(out, value)), datums,
+        _stream_reader(codec.deserialize_from), _sources(messages))
+
+
+def make_schema_spavro(case, datums, messages) -> Contender:
+    import spavro.fast_binary
+    import spavro.schema
+
+    # spavro's DatumWriter/DatumReader call these on the normalised schema; called
+    # directly here to leave out the wrappers (the encoder objects, a try block)
+    normalised = spavro.schema.parse(json.dumps(case.schema)).to_json()
+    write = spavro.fast_binary.get_writer(normalised)
+    read = spavro.fast_binary.get_reader(normalised)
+    return Contender("spavro", _writer(write), datums, _stream_reader(read), _sources(messages))
+
+
+SCHEMA_FACTORIES = {
+    "AvroCodec": make_schema_avrocodec,
+    "roastedavro.fastavro": make_schema_roastedavro_fastavro,
+    "fastavro": make_schema_fastavro,
+    "cerializer": make_schema_cerializer,
+    "spavro": make_schema_spavro,
+}
+
+
+def fastavro_reference(schema: dict, datums: list) -> tuple[list[bytes], list]:
+    """fastavro's message for each datum, and fastavro's reading of each message."""
+    parsed = fastavro.parse_schema(schema)
+    messages, values = [], []
+    for datum in datums:
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, parsed, datum)
+        messages.append(out.getvalue())
+        values.append(fastavro.schemaless_reader(io.BytesIO(messages[-1]), parsed, None))
+    return messages, values
+
+
+def build_for_schema(case, names: tuple[str, ...] = SCHEMA_CONTENDERS) -> tuple[dict[str, Contender], dict]:
+    """Set up each contender for an Avro-schema case and check it against fastavro.
+
+    A writer must produce fastavro's bytes for every datum, a reader must read
+    each of fastavro's messages to fastavro's values, with the same Python
+    types (``strict_difference``). A failing or disagreeing direction is
+    excluded from timing, with the reason.
+    """
+    import time
+
+    datums = case.datums()
+    messages, values = fastavro_reference(case.schema, datums)
+    reference = {"datums": datums, "messages": messages, "values": values}
+    contenders: dict[str, Contender] = {}
+    for name in names:
+        started = time.perf_counter()
+        try:
+            contender = SCHEMA_FACTORIES[name](case, datums, messages)
+        except Exception as error:  # noqa: BLE001 - report, don't crash
+            contender = Contender(name, dump_excluded=f"setup failed: {_short(error)}",
+                                  load_excluded=f"setup failed: {_short(error)}")
+        contender.setup_s = time.perf_counter() - started
+        contenders[name] = contender
+        if contender.dump_excluded is None:
+            contender.dump_excluded = _check_batch_dump(contender, messages)
+        if contender.load_excluded is None:
+            contender.load_excluded = _check_batch_load(contender, values)
+    return contenders, reference
+
+
+def _check_batch_dump(contender: Contender, messages: list[bytes]) -> str | None:
+    for index, (datum, message) in enumerate(zip(contender.dump_input, messages)):
+        try:
+            written = bytes(contender.dump(datum))
+        except Exception as error:  # noqa: BLE001
+            return f"datum {index}: dump raised {_short(error)}"
+        if written != message:
+            return (f"datum {index}: bytes differ from fastavro's ({len(written)} vs "
+                    f"{len(message)} bytes; first difference at byte "
+                    f"{_first_difference(written, message)})")
+    return None
+
+
+def _check_batch_load(contender: Contender, values: list) -> str | None:
+    for index, (source, want) in enumerate(zip(contender.load_input, values)):
+        try:
+            got = contender.load(source)
+        except Exception as error:  # noqa: BLE001
+            return f"message {index}: load raised {_short(error)}"
+        difference = strict_difference(got, want)
+        if difference:
+            return f"message {index}: value differs from fastavro's: {difference}"
+    return None
+
+
+def strict_difference(got: Any, want: Any, path: str = "") -> str | None:
+    """Where ``got`` differs from ``want`` in value or Python type (None if nowhere).
+
+    Stricter than ``==``: ``1`` is not ``True``, a ``str`` is not a ``UUID``,
+    ``Decimal("1.50")`` is not ``Decimal("1.5")``, a datetime must have the same
+    UTC offset, floats must be equal (NaN equals NaN).
+    """
+    where = path or "value"
+    if isinstance(got, dict) and isinstance(want, dict):
+        if set(got) != set(want):
+            missing = [key for key in want if key not in got]
+            extra = [key for key in got if key not in want]
+            return _clip(f"{where}: keys differ" + (f", missing {missing}" if missing else "")
+                         + (f", unexpected {extra}" if extra else ""))
+        for key in want:
+            difference = strict_difference(got[key], want[key], f"{path}.{key}")
+            if difference:
+                return difference
+        return None
+    if type(got) is not type(want):
+        return _clip(f"{where}: {type(got).__name__} {got!r} != {type(want).__name__} {want!r}")
+    if isinstance(want, list):
+        if len(got) != len(want):
+            return f"{where}: {len(got)} items != {len(want)}"
+        for index, (x, y) in enumerate(zip(got, want)):
+            difference = strict_difference(x, y, f"{path}[{index}]")
+            if difference:
+                return difference
+        return None
+    if isinstance(want, float):
+        same = got == want or (got != got and want != want)
+    elif isinstance(want, decimal.Decimal):
+        same = got == want and got.as_tuple().exponent == want.as_tuple().exponent
+    elif isinstance(want, (datetime.datetime, datetime.time)):
+        same = got == want and got.utcoffset() == want.utcoffset()
+    else:
+        same = got == want
+    return None if same else _clip(f"{where}: {got!r} != {want!r}")
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= 300 else text[:297] + "..."
