@@ -5,6 +5,9 @@ import fastavro
 import pytest
 from marshmallow import validates_schema
 
+# the session's Java Avro 1.12 oracle (tests/java_oracle.py)
+from java_oracle import java  # noqa: F401
+
 # hook option for "the whole list with many=True": marshmallow 4 renamed
 # pass_many to pass_collection
 WHOLE_LIST = ({"pass_collection": True} if "pass_collection" in

@@ -191,18 +191,26 @@ class JavaOracle:
 
 
 _oracle: JavaOracle | None = None
+_failure: Exception | None = None
 
 
 def start_oracle() -> JavaOracle:
     """The oracle of this process (started on first call)."""
-    global _oracle
+    global _oracle, _failure
     if _oracle is None:
         missing = [tool for tool in ("java", "javac") if shutil.which(tool) is None]
         if missing:
             pytest.skip(f"Java oracle: no {' or '.join(missing)} on PATH "
                         "(a JDK 11+ runs the comparisons with Java Avro 1.12)")
-        # anything else that goes wrong (download, javac) fails the test
-        _oracle = JavaOracle(_fetch_module().command())
+        # anything else that goes wrong (download, javac) is an error of every
+        # test that needs the oracle, tried once per session
+        if _failure is not None:
+            raise _failure
+        try:
+            _oracle = JavaOracle(_fetch_module().command())
+        except Exception as error:
+            _failure = error
+            raise
     return _oracle
 
 
