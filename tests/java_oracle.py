@@ -6,8 +6,8 @@ scripts/java/AvroOracle.java and talks JSON lines with it. Tests using it skip
 only when there is no ``java``/``javac`` on PATH; a failing download or
 compilation is an error.
 
-Schemas are given as JSON text or as JSON values (dict, list, str type names
-are JSON text too: pass ``'"long"'`` or ``json.dumps("long")``).
+Schemas are given as JSON values (dict, list), JSON text, or a bare type name
+(``"long"``, ``"com.example.Order"``), as parse_schema takes them.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import dataclasses
 import importlib.util
 import json
 import queue
+import re
 import shutil
 import subprocess
 import tempfile
@@ -32,6 +33,7 @@ SCRIPTS = Path(__file__).resolve().parent.parent / "scripts" / "java"
 BATCH = 500
 # one line (a batch included) must be answered within this
 TIMEOUT = 300.0
+_TYPE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*")
 
 
 class JavaOracleError(RuntimeError):
@@ -46,7 +48,10 @@ def _fetch_module():
 
 
 def schema_text(schema: Any) -> str:
-    return schema if isinstance(schema, str) else json.dumps(schema)
+    """JSON text of a schema given as JSON values, JSON text or a bare type name ("long")."""
+    if not isinstance(schema, str):
+        return json.dumps(schema)
+    return json.dumps(schema) if _TYPE_NAME.fullmatch(schema) else schema
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,6 +180,19 @@ class JavaOracle:
         for (text, data), answer in zip(cases, answers):
             self._ok(answer, f"to read {data.hex()} as {text}")
             results.append(RoundTrip(base64.b64decode(answer["data"]), answer["datum"], answer["json"],
+                                     answer["trailing"]))
+        return results
+
+    def roundtrip_single_each(self, cases: Iterable[tuple[Any, bytes]]) -> list[RoundTrip]:
+        """The same for single-object encoded messages: Java's message decoder checks the
+        marker and the fingerprint, its encoder writes them (``json`` is empty)."""
+        cases = [(schema_text(schema), data) for schema, data in cases]
+        answers = self.batch({"op": "roundtrip_single", "schema": text,
+                              "data": base64.b64encode(data).decode()} for text, data in cases)
+        results = []
+        for (text, data), answer in zip(cases, answers):
+            self._ok(answer, f"to read the message {data.hex()} as {text}")
+            results.append(RoundTrip(base64.b64decode(answer["data"]), answer["datum"], "",
                                      answer["trailing"]))
         return results
 

@@ -301,12 +301,12 @@ DATA = [
     ("Everything",
      {"null": None, "boolean": True, "int": -2**31, "long": -2**63, "float": 1.5, "double": -0.0,
       "bytes": b"\x00\xff", "string": "ü€😀", "optional": None, "choice": 7, "longs": [3, 27],
-      "map": {"a": 1, "b": None}, "suit": "HEARTS", "fixed": b"abc", "named": b"z",
+      "map": {"a": 1, "b": None}, "suit": "HEARTS", "fixed": b"abc", "named": b"xyz",
       "suits": {"k": ["SPADES", "HEARTS"]}, "list": {"value": 1, "next": {"value": 2, "next": None}}},
      '{"null": null, "boolean": true, "int": -2147483648, "long": -9223372036854775808, "float": 1.5,'
      ' "double": -0.0, "bytes": "\\u0000\\u00ff", "string": "ü€😀", "optional": null,'
      ' "choice": {"int": 7}, "longs": [3, 27], "map": {"a": {"int": 1}, "b": null},'
-     ' "suit": "HEARTS", "fixed": "abc", "named": {"n.F": "z"}, "suits": {"k": ["SPADES", "HEARTS"]},'
+     ' "suit": "HEARTS", "fixed": "abc", "named": {"n.F": "xyz"}, "suits": {"k": ["SPADES", "HEARTS"]},'
      ' "list": {"value": 1, "next": {"n.LongList": {"value": 2, "next": null}}}}'),
     ("Everything",
      {"null": None, "boolean": False, "int": 2**31 - 1, "long": 2**63 - 1, "float": -0.0,
@@ -350,3 +350,11 @@ def test_java_reads_random_datums_we_write(java, codecs, data):
     trips = java.roundtrip_each((BYTES_SCHEMAS[name], encoded) for encoded in written)
     for value, encoded, trip in zip(values, written, trips):
         assert trip.trailing == 0 and trip.data == encoded, (name, value, trip)
+
+
+def test_java_reads_and_writes_back_our_single_object_messages(java, codecs):
+    messages = [codecs[name].dump_single(datum) for name, datum, _ in DATA]
+    trips = java.roundtrip_single_each((BYTES_SCHEMAS[name], message)
+                                       for (name, _, _), message in zip(DATA, messages))
+    for (name, datum, _), message, trip in zip(DATA, messages, trips):
+        assert trip.trailing == 0 and trip.data == message, (name, datum, trip)

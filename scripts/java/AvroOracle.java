@@ -18,7 +18,11 @@
 //   {"op":"roundtrip", "schema":S, "data":base64}
 //        GenericDatumReader, then GenericDatumWriter on a binary encoder -> {"ok":true,
 //        "data":base64 of the re-encoding, "datum":GenericData.toString, "json":Avro JSON encoding,
-//        "trailing":bytes left unread}
+//        "trailing":bytes left unread}. Maps keep the order of their keys.
+//   {"op":"roundtrip_single", "schema":S, "data":base64}
+//        the same for a single-object encoded message (C3 01, fingerprint, datum), read with
+//        BinaryMessageDecoder (which checks marker and fingerprint) and written with
+//        BinaryMessageEncoder -> {"ok":true,"data":base64,"datum":..,"trailing":..}
 //   {"op":"encode_json", "schema":S, "json":text}
 //        the datum in Avro's JSON encoding (JsonDecoder) -> {"ok":true,"data":base64}
 //
@@ -34,6 +38,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -46,6 +51,8 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.io.BinaryDecoder;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
@@ -197,32 +204,46 @@ public final class AvroOracle {
         Schema schema = schema(request.get("schema"));
         byte[] data = Base64.getDecoder().decode(text(request, "data"));
         BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, null);
-        Object datum = new GenericDatumReader<Object>(schema).read(null, decoder);
+        Object datum = reader(schema).read(null, decoder);
         int trailing = decoder.inputStream().available();
 
         ByteArrayOutputStream binary = new ByteArrayOutputStream();
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(binary, null);
-        new GenericDatumWriter<Object>(schema).write(datum, encoder);
+        new GenericDatumWriter<Object>(schema, ORDERED_MAPS).write(datum, encoder);
         encoder.flush();
 
         ByteArrayOutputStream json = new ByteArrayOutputStream();
         JsonEncoder jsonEncoder = EncoderFactory.get().jsonEncoder(schema, json);
-        new GenericDatumWriter<Object>(schema).write(datum, jsonEncoder);
+        new GenericDatumWriter<Object>(schema, ORDERED_MAPS).write(datum, jsonEncoder);
         jsonEncoder.flush();
 
         response.put("data", Base64.getEncoder().encodeToString(binary.toByteArray()));
-        response.put("datum", GenericData.get().toString(datum));
+        response.put("datum", ORDERED_MAPS.toString(datum));
         response.put("json", json.toString(StandardCharsets.UTF_8));
         response.put("trailing", trailing);
         return response;
       }
+      case "roundtrip_single": {
+        Schema schema = schema(request.get("schema"));
+        byte[] data = Base64.getDecoder().decode(text(request, "data"));
+        Object datum = new BinaryMessageDecoder<Object>(ORDERED_MAPS, schema).decode(data);
+        // the datum's bytes once more, to count what the message decoder leaves unread
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, 10, Math.max(0, data.length - 10), null);
+        reader(schema).read(null, decoder);
+        ByteBuffer written = new BinaryMessageEncoder<Object>(ORDERED_MAPS, schema).encode(datum);
+        byte[] out = new byte[written.remaining()];
+        written.get(out);
+        response.put("data", Base64.getEncoder().encodeToString(out));
+        response.put("datum", ORDERED_MAPS.toString(datum));
+        response.put("trailing", decoder.inputStream().available());
+        return response;
+      }
       case "encode_json": {
         Schema schema = schema(request.get("schema"));
-        Object datum = new GenericDatumReader<Object>(schema)
-            .read(null, DecoderFactory.get().jsonDecoder(schema, text(request, "json")));
+        Object datum = reader(schema).read(null, DecoderFactory.get().jsonDecoder(schema, text(request, "json")));
         ByteArrayOutputStream binary = new ByteArrayOutputStream();
         BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(binary, null);
-        new GenericDatumWriter<Object>(schema).write(datum, encoder);
+        new GenericDatumWriter<Object>(schema, ORDERED_MAPS).write(datum, encoder);
         encoder.flush();
         response.put("data", Base64.getEncoder().encodeToString(binary.toByteArray()));
         return response;
@@ -230,6 +251,19 @@ public final class AvroOracle {
       default:
         throw new IllegalArgumentException("unknown op " + op);
     }
+  }
+
+  // maps keep the order of their keys, so that writing what was read gives the same bytes
+  // (a subclass of GenericData also keeps the reader off its fast path, which makes HashMaps)
+  private static final GenericData ORDERED_MAPS = new GenericData() {
+    @Override
+    public Object newMap(Object old, int size) {
+      return new LinkedHashMap<Object, Object>();
+    }
+  };
+
+  private static GenericDatumReader<Object> reader(Schema schema) {
+    return new GenericDatumReader<Object>(schema, schema, ORDERED_MAPS);
   }
 
   private static String hex(byte[] bytes) {
