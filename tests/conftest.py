@@ -8,6 +8,14 @@ from marshmallow import validates_schema
 # the session's Java Avro 1.12 oracle (tests/java_oracle.py)
 from java_oracle import java  # noqa: F401
 
+
+def pytest_collection_modifyitems(items):
+    # every test using the oracle is marked java: -m "not java" runs without a JVM
+    for item in items:
+        if "java" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.java)
+
+
 # hook option for "the whole list with many=True": marshmallow 4 renamed
 # pass_many to pass_collection
 WHOLE_LIST = ({"pass_collection": True} if "pass_collection" in

@@ -46,6 +46,14 @@ class SchemaCase:
         return self.text if self.text is not None else json.dumps(self.schema, ensure_ascii=False)
 
     @property
+    def input(self) -> Any:
+        """What to give parse_schema (and the Java oracle): JSON text, or the JSON value where a
+        str would read as a bare type name rather than as JSON."""
+        if self.text is not None:
+            return self.text
+        return json.dumps(self.schema) if isinstance(self.schema, str) else self.schema
+
+    @property
     def java_accepts(self) -> bool:
         return self.valid if self.java is None else self.java
 
