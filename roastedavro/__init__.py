@@ -16,17 +16,20 @@ except ImportError as error:
         name="roastedavro._runtime",
     ) from error
 
+from roastedavro.codec import AvroCodec, SchemaStore  # noqa: E402
 from roastedavro.encoders import Encoder, register_encoder  # noqa: E402
 from roastedavro.errors import CompileError, DecodeError  # noqa: E402
 from roastedavro.flags import CompileFlags  # noqa: E402
 from roastedavro.schema import CompiledSchema  # noqa: E402
 
 __all__ = [
+    "AvroCodec",
     "CompileError",
     "CompileFlags",
     "CompiledSchema",
     "DecodeError",
     "Encoder",
+    "SchemaStore",
     "__version__",
     "register_encoder",
 ]

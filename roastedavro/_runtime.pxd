@@ -8,6 +8,8 @@
 from libc.string cimport memcpy
 from libc.math cimport isinf
 from cpython.bytes cimport PyBytes_AS_STRING
+from cpython.dict cimport PyDict_GetItem
+from cpython.long cimport PyLong_AsLongLong
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF
@@ -374,3 +376,134 @@ cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_s
 
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1
 cdef void close_reader(Py_buffer* view, int acquired) noexcept
+
+
+# ------------------------------------------ AvroCodec: fastavro's datums --
+#
+# Python values as fastavro.schemaless_writer takes them (AvroCodec). The
+# exact Python type is written inline; anything else goes out of line,
+# where it is converted as fastavro converts it (roastedavro._datum) or
+# refused with a DumpError, which the codec reports as a DatumError naming
+# the value's path. The readers above return what fastavro's reader does.
+
+cdef int write_long_datum_slow(Writer* w, object value, int bits) except -1
+cdef int write_double_datum_slow(Writer* w, object value, bint single, bint lenient) except -1
+cdef int write_boolean_datum_slow(Writer* w, object value) except -1
+cdef int write_string_datum_slow(Writer* w, object value) except -1
+cdef int write_bytes_datum_slow(Writer* w, object value) except -1
+cdef int write_fixed_datum_slow(Writer* w, object value, Py_ssize_t size) except -1
+cdef int write_enum_datum_slow(Writer* w, object value, dict indexes) except -1
+cdef dict record_datum_slow(object value)
+cdef list array_datum_slow(object value)
+cdef dict map_datum_slow(object value)
+# a map key that is not an exact str: a str subclass passes, anything else is refused
+cdef int check_map_key(object key) except -1
+
+cdef inline int write_long_datum(Writer* w, object value) except -1:
+    if type(value) is int:
+        return write_long(w, as_long(value))
+    return write_long_datum_slow(w, value, 64)
+
+cdef inline int write_int_datum(Writer* w, object value) except -1:
+    if type(value) is int:
+        return write_long(w, as_int(value))
+    return write_long_datum_slow(w, value, 32)
+
+# `lenient`: a record's float or double field, where fastavro applies float()
+cdef inline int write_double_datum(Writer* w, object value, bint lenient) except -1:
+    if type(value) is float:
+        return write_double(w, PyFloat_AS_DOUBLE(value))
+    return write_double_datum_slow(w, value, False, lenient)
+
+cdef inline int write_float_datum(Writer* w, object value, bint lenient) except -1:
+    if type(value) is float:
+        return write_float(w, PyFloat_AS_DOUBLE(value))
+    return write_double_datum_slow(w, value, True, lenient)
+
+cdef inline int write_boolean_datum(Writer* w, object value) except -1:
+    if value is True:
+        return write_byte(w, 1)
+    if value is False:
+        return write_byte(w, 0)
+    return write_boolean_datum_slow(w, value)
+
+cdef inline int write_string_datum(Writer* w, object value) except -1:
+    if type(value) is str:
+        return write_str(w, <str>value)
+    return write_string_datum_slow(w, value)
+
+cdef inline int write_bytes_datum(Writer* w, object value) except -1:
+    if type(value) is bytes:
+        return write_bytes(w, <bytes>value)
+    return write_bytes_datum_slow(w, value)
+
+cdef inline int write_fixed_datum(Writer* w, object value, Py_ssize_t size) except -1:
+    if type(value) is bytes and len(<bytes>value) == size:
+        return write_raw(w, PyBytes_AS_STRING(value), size)
+    return write_fixed_datum_slow(w, value, size)
+
+cdef inline int write_enum_datum(Writer* w, object value, dict indexes) except -1:
+    # indexes: symbol -> its index; exact str symbols are found by hash
+    cdef PyObject* found
+    if type(value) is str:
+        found = PyDict_GetItem(indexes, value)
+        if found != NULL:
+            return write_long(w, PyLong_AsLongLong(<object>found))
+    return write_enum_datum_slow(w, value, indexes)
+
+cdef inline dict record_datum(object value):
+    if type(value) is dict:
+        return <dict>value
+    return record_datum_slow(value)
+
+cdef inline list array_datum(object value):
+    if type(value) is list:
+        return <list>value
+    return array_datum_slow(value)
+
+cdef inline dict map_datum(object value):
+    if type(value) is dict:
+        return <dict>value
+    return map_datum_slow(value)
+
+# How an exact int fits: 0 in an Avro int, 1 in a long, 2 in neither (for
+# the union branch fastavro chooses among int, long, float and double).
+cdef inline int int_size(object value) except -1:
+    cdef int overflow = 0
+    cdef long long n = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow:
+        return 2
+    return 0 if -2147483648 <= n <= 2147483647 else 1
+
+# Where a record function is inside its collections, for error paths: an
+# array's index, a map's key (PATH_* above).
+cdef int add_datum_path(object error, int part, Py_ssize_t index, object key) except -1
+
+cdef enum:
+    UNIT_MILLIS = 0
+    UNIT_MICROS = 1
+    UNIT_NANOS = 2
+
+# timestamp-* and local-timestamp-* (`local`): datetimes as fastavro writes
+# them (aware ones in UTC, naive ones as local time, wall-clock time for the
+# local types); other values as longs
+cdef int write_timestamp_datum(Writer* w, object value, int unit, bint local) except -1
+cdef int write_date_datum(Writer* w, object value) except -1
+cdef int write_time_datum(Writer* w, object value, int unit) except -1
+cdef int write_decimal_datum(Writer* w, object value, int scale, int precision, Py_ssize_t size) except -1
+cdef int write_uuid_datum(Writer* w, object value, bint fixed) except -1
+cdef int write_big_decimal_datum(Writer* w, object value) except -1
+cdef object read_big_decimal(Reader* r)
+cdef int write_duration_datum(Writer* w, object value) except -1
+cdef object read_duration(Reader* r)
+
+# skipping values (schema resolution): checked as reading them is, nothing built
+cdef inline int skip_raw(Reader* r, Py_ssize_t n) except -1:
+    if r.end - r.pos < n:
+        raise_truncated(r, n)
+    r.pos += n
+    return 0
+
+cdef inline int skip_length(Reader* r) except -1:
+    r.pos += read_length(r)
+    return 0

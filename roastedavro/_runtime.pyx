@@ -24,7 +24,7 @@ from cpython.datetime cimport (
     datetime_second, datetime_microsecond, datetime_tzinfo,
     date_year, date_month, date_day, time_hour, time_minute, time_second,
     time_microsecond, time_tzinfo, timedelta_days, timedelta_seconds,
-    timedelta_microseconds,
+    timedelta_microseconds, PyDateTime_Check, PyDate_Check, PyTime_Check,
 )
 from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject, PyObject_GenericSetAttr, PyTypeObject
@@ -34,6 +34,7 @@ from cpython.exc cimport PyErr_Clear
 from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.string cimport memcmp
+from libc.time cimport tm, mktime, time_t
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
 from marshmallow import ValidationError
@@ -65,6 +66,7 @@ cdef extern from *:
     object roasted_uint128(unsigned long long high, unsigned long long low)
 
 from roastedavro import _support as support
+from roastedavro import _datum as datums
 from roastedavro.errors import DecodeError, DumpError
 
 import_datetime()
@@ -659,12 +661,18 @@ for _power in range(1, 19):
 
 cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1:
     cdef int128 unscaled
+    if not (type(value) is DECIMAL and decimal_unscaled(value, scale, precision, &unscaled)):
+        return write_decimal_slow(w, value, field, obj, scale, precision, size)
+    return write_unscaled(w, unscaled, size)
+
+
+cdef int write_unscaled(Writer* w, int128 unscaled, Py_ssize_t size) except -1:
+    # A decimal's unscaled value: `size` bytes (fixed), else Avro bytes of
+    # fastavro's length
     cdef uint128 magnitude
     cdef Py_ssize_t length, i
     cdef int bits = 0
     cdef unsigned char* out
-    if not (type(value) is DECIMAL and decimal_unscaled(value, scale, precision, &unscaled)):
-        return write_decimal_slow(w, value, field, obj, scale, precision, size)
     if size:
         length = size
     else:
@@ -1461,3 +1469,215 @@ def decode_generic(data, GenericType avro, int max_depth=500, Py_ssize_t max_ite
     finally:
         close_reader(&view, acquired)
     return value
+
+
+# ------------------------------------------ AvroCodec: fastavro's datums --
+#
+# The out-of-line halves of the write_*_datum primitives (_runtime.pxd):
+# values that are not of the exact Python type, converted as fastavro
+# converts them or refused (roastedavro._datum says which and how).
+
+cdef object DURATION = datums.Duration
+
+
+cdef int write_long_datum_slow(Writer* w, object value, int bits) except -1:
+    return write_long(w, datums.long_datum(value, bits))
+
+
+cdef int write_double_datum_slow(Writer* w, object value, bint single, bint lenient) except -1:
+    cdef double number
+    if type(value) is int:
+        try:
+            number = <double>value
+        except OverflowError:
+            number = datums.double_datum(value, lenient)  # raises the error
+    else:
+        number = datums.double_datum(value, lenient)
+    if single:
+        return write_float(w, number)
+    return write_double(w, number)
+
+
+cdef int write_boolean_datum_slow(Writer* w, object value) except -1:
+    return write_byte(w, 1 if datums.boolean_datum(value) else 0)
+
+
+cdef int write_string_datum_slow(Writer* w, object value) except -1:
+    return write_str(w, datums.string_datum(value))
+
+
+cdef int write_bytes_datum_slow(Writer* w, object value) except -1:
+    return write_bytes(w, datums.bytes_datum(value))
+
+
+cdef int write_fixed_datum_slow(Writer* w, object value, Py_ssize_t size) except -1:
+    cdef bytes data = datums.fixed_datum(value, size)
+    return write_raw(w, PyBytes_AS_STRING(data), size)
+
+
+cdef int write_enum_datum_slow(Writer* w, object value, dict indexes) except -1:
+    return write_long(w, datums.enum_index(value, indexes))
+
+
+cdef dict record_datum_slow(object value):
+    return datums.record_datum(value)
+
+
+cdef list array_datum_slow(object value):
+    return datums.array_datum(value)
+
+
+cdef dict map_datum_slow(object value):
+    return datums.map_datum(value)
+
+
+cdef int check_map_key(object key) except -1:
+    datums.map_key(key)
+    return 0
+
+
+cdef int add_datum_path(object error, int part, Py_ssize_t index, object key) except -1:
+    if part == PATH_INDEX:
+        error.path.append(index)
+    elif part != PATH_NONE:
+        error.path.append(key)
+    return 0
+
+
+cdef int write_timestamp_datum(Writer* w, object value, int unit, bint local) except -1:
+    cdef long long micros
+    cdef tm fields
+    cdef time_t seconds
+    cdef object tz
+    if type(value) is int:
+        return write_long(w, as_long(value))
+    if not PyDateTime_Check(value):
+        return write_long_datum_slow(w, value, 64)
+    tz = datetime_tzinfo(value)
+    if local or tz is UTC:
+        # the fields as they are: wall-clock time, or UTC already
+        micros = (
+            (days_from_civil(datetime_year(value), datetime_month(value), datetime_day(value)) * 86400
+             + datetime_hour(value) * 3600 + datetime_minute(value) * 60 + datetime_second(value))
+            * 1000000 + datetime_microsecond(value))
+    elif tz is None:
+        # fastavro takes a naive datetime as local time, through C's mktime
+        fields.tm_year = datetime_year(value) - 1900
+        fields.tm_mon = datetime_month(value) - 1
+        fields.tm_mday = datetime_day(value)
+        fields.tm_hour = datetime_hour(value)
+        fields.tm_min = datetime_minute(value)
+        fields.tm_sec = datetime_second(value)
+        fields.tm_isdst = -1
+        seconds = mktime(&fields)
+        micros = <long long>seconds * 1000000 + datetime_microsecond(value)
+    else:
+        return write_long(w, datums.timestamp_datum(value, unit, local))
+    if unit == UNIT_MILLIS:
+        return write_long(w, floor_div(micros, 1000))
+    if unit == UNIT_MICROS:
+        return write_long(w, micros)
+    if -9223372036854775 <= micros <= 9223372036854775:
+        return write_long(w, micros * 1000)
+    return write_long(w, datums.timestamp_datum(value, unit, local))  # out of range: raises
+
+
+cdef int write_date_datum(Writer* w, object value) except -1:
+    if PyDate_Check(value):
+        # a datetime too: its date, as fastavro
+        return write_long(w, days_from_civil(date_year(value), date_month(value), date_day(value)))
+    if type(value) is int:
+        return write_long(w, as_int(value))
+    return write_long(w, datums.date_datum(value))
+
+
+cdef int write_time_datum(Writer* w, object value, int unit) except -1:
+    # fastavro ignores a time's tzinfo
+    cdef long long micros
+    if PyTime_Check(value):
+        micros = ((time_hour(value) * 3600LL + time_minute(value) * 60 + time_second(value)) * 1000000
+                  + time_microsecond(value))
+        return write_long(w, micros // 1000 if unit == UNIT_MILLIS else micros)
+    if type(value) is int:
+        return write_long(w, as_int(value) if unit == UNIT_MILLIS else as_long(value))
+    return write_long_datum_slow(w, value, 32 if unit == UNIT_MILLIS else 64)
+
+
+cdef int write_decimal_datum(Writer* w, object value, int scale, int precision, Py_ssize_t size) except -1:
+    cdef int128 unscaled
+    cdef bytes encoded
+    if type(value) is DECIMAL and decimal_unscaled(value, scale, precision, &unscaled):
+        return write_unscaled(w, unscaled, size)
+    encoded = datums.decimal_bytes(value, scale, precision, size)
+    if size:
+        return write_raw(w, PyBytes_AS_STRING(encoded), size)
+    return write_bytes(w, encoded)
+
+
+cdef bint is_uuid_text(str value) noexcept:
+    # xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx in hex digits, the usual spelling
+    cdef const unsigned char* text
+    cdef Py_ssize_t i
+    if not PyUnicode_IS_COMPACT_ASCII(value) or PyUnicode_GET_LENGTH(value) != 36:
+        return False
+    text = <const unsigned char*>PyUnicode_DATA(value)
+    for i in range(36):
+        if i == 8 or i == 13 or i == 18 or i == 23:
+            if text[i] != 45:
+                return False
+        elif hex_value(text[i]) < 0:
+            return False
+    return True
+
+
+cdef int write_uuid_datum(Writer* w, object value, bint fixed) except -1:
+    cdef bytes encoded
+    if type(value) is UUID:
+        return write_uuid_value(w, value, None, None, fixed)
+    if fixed:
+        encoded = datums.uuid_bytes(value)
+        return write_raw(w, PyBytes_AS_STRING(encoded), 16)
+    if type(value) is str and is_uuid_text(<str>value):
+        # written as it is, as fastavro writes strings
+        return write_str(w, <str>value)
+    return write_str(w, datums.uuid_text(value))
+
+
+cdef int write_big_decimal_datum(Writer* w, object value) except -1:
+    return write_bytes(w, datums.big_decimal_bytes(value))
+
+
+cdef object read_big_decimal(Reader* r):
+    # Java's encoding inside the bytes: the unscaled value as Avro bytes
+    # (two's complement), then the scale as an Avro int
+    cdef Py_ssize_t start = r.pos
+    cdef Py_ssize_t n = read_length(r)
+    cdef Reader inner = r[0]
+    cdef Py_ssize_t length
+    cdef long long scale
+    inner.end = r.pos + n
+    length = read_length(&inner)
+    if length == 0:
+        raise DecodeError(u"big-decimal without its unscaled value", start)
+    unscaled = (<const char*>inner.data)[inner.pos:inner.pos + length]
+    inner.pos += length
+    scale = read_int(&inner)
+    if inner.pos != inner.end:
+        raise DecodeError(u"%d bytes after a big-decimal's scale" % (inner.end - inner.pos), inner.pos)
+    r.pos = inner.end
+    return datums.big_decimal_value(unscaled, scale)
+
+
+cdef int write_duration_datum(Writer* w, object value) except -1:
+    cdef bytes encoded = datums.duration_bytes(value)
+    return write_raw(w, PyBytes_AS_STRING(encoded), 12)
+
+
+cdef object read_duration(Reader* r):
+    # three little-endian unsigned 32-bit ints: months, days, milliseconds
+    cdef unsigned int parts[3]
+    if r.end - r.pos < 12:
+        raise_truncated(r, 12)
+    memcpy(parts, r.data + r.pos, 12)
+    r.pos += 12
+    return DURATION(parts[0], parts[1], parts[2])

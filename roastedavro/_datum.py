@@ -1,0 +1,668 @@
+"""Python datums as fastavro takes and gives them, off the compiled fast paths.
+
+AvroCodec writes and reads the values ``fastavro.schemaless_writer`` takes and
+``schemaless_reader`` returns. Generated code writes values of the exact
+Python type its Avro type needs inline; this module handles the rest:
+
+- the conversions fastavro makes: a float or double field of a record given
+  an int or a numeric string (fastavro calls ``float()`` on it), a mapping
+  that is not a dict, a tuple or other iterable for an array, bytearray and
+  memoryview for bytes, a str subclass, an ISO date string for a date;
+- the union branch fastavro's ``write_union`` chooses when the type of a
+  value alone does not decide it (:class:`UnionChooser`);
+- field defaults, written as their schema JSON says (:func:`encode_default`);
+- the logical types fastavro 1.13 does not know, as the specification
+  defines them: ``big-decimal`` (a Decimal), ``duration`` (a
+  :class:`Duration`), ``uuid`` on ``fixed(16)`` (a UUID), and
+  ``timestamp-nanos`` / ``local-timestamp-nanos`` (an int of nanoseconds, as
+  fastavro reads them; a datetime is also written).
+
+Where fastavro would write bytes that do not hold the value, the value is
+refused instead, with a DumpError that the codec reports as a DatumError
+naming its path: a float with a fraction for an int or long (fastavro
+truncates it), an int outside the int range (fastavro writes it anyway, and
+readers fail or misread it), a float too large for a 32-bit float (fastavro
+writes infinity), a value other than True or False for a boolean (fastavro
+writes its truth value), a value other than None for null (fastavro writes
+nothing), a decimal whose scaled value has more digits than its precision,
+or -0 on a fixed decimal (fastavro writes -1 unit of the scale), a string
+that is not a UUID for a uuid, a str or a mapping for an array (fastavro
+writes its characters or keys).
+"""
+
+from __future__ import annotations
+
+import array
+import dataclasses
+import datetime
+import decimal
+import math
+import numbers
+import operator
+import reprlib
+import struct
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from roastedavro._support import _EXACT, _decimal_of_int
+from roastedavro.avro.types import (
+    Array, AvroType, Enum, Fixed, Map, NamedRef, Primitive, Record, Schema, Union,
+)
+from roastedavro.errors import DumpError, SchemaError
+
+INT_RANGE = (-(2**31), 2**31 - 1)
+LONG_RANGE = (-(2**63), 2**63 - 1)
+_UINT32 = 2**32 - 1
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_ONE_MICROSECOND = datetime.timedelta(microseconds=1)
+_DAYS_SHIFT = datetime.date(1970, 1, 1).toordinal()
+_short = reprlib.Repr()
+_short.maxstring = 60
+_short.maxother = 60
+
+
+@dataclasses.dataclass(frozen=True)
+class Duration:
+    """An Avro ``duration``: months, days and milliseconds, each 0 .. 2**32-1.
+
+    The specification's three little-endian unsigned 32-bit ints in a
+    ``fixed(12)``; the parts are independent (a month is not a number of days).
+    """
+
+    months: int = 0
+    days: int = 0
+    milliseconds: int = 0
+
+
+def describe(value: Any) -> str:
+    """A value for an error message: its type and a short repr."""
+    return f"{type(value).__name__} {_short.repr(value)}"
+
+
+def refused(expected: str, value: Any) -> DumpError:
+    return DumpError(f"expected {expected}, got {describe(value)}")
+
+
+# -- primitives ----------------------------------------------------------------
+
+
+def long_datum(value: Any, bits: int) -> int:
+    """An int or long from a value that is not an exact int.
+
+    bool and other integers (anything with ``__index__``) as fastavro; a float
+    or Decimal only when it has no fraction (fastavro truncates it).
+    """
+    try:
+        number = operator.index(value)
+    except TypeError:
+        if isinstance(value, (float, decimal.Decimal)) and _integral(value):
+            number = int(value)
+        else:
+            raise refused("an int", value) from None
+    low, high = INT_RANGE if bits == 32 else LONG_RANGE
+    if not low <= number <= high:
+        kind, bound = ("int", "2**31") if bits == 32 else ("long", "2**63")
+        raise DumpError(f"Number out of range for Avro {kind} (-{bound} .. {bound}-1): {number}.")
+    return number
+
+
+def _integral(value: float | decimal.Decimal) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value) and value.is_integer()
+    return value.is_finite() and value == value.to_integral_value()
+
+
+def double_datum(value: Any, lenient: bool) -> float:
+    """A float or double from a value that is not an exact float.
+
+    ``lenient``: a record's float or double field, where fastavro calls
+    ``float()`` on the value (so "1.5" and "NaN" are numbers there);
+    elsewhere a number as C's conversion takes it (ints, objects with
+    ``__float__`` or ``__index__``), never a string.
+    """
+    if lenient and isinstance(value, (str, bytes, bytearray)):
+        try:
+            return float(value)
+        except ValueError:
+            raise refused("a number", value) from None
+    kind = type(value)
+    if value is not None and not isinstance(value, (str, bytes, bytearray)) and (
+            hasattr(kind, "__float__") or hasattr(kind, "__index__")):
+        try:
+            return float(value)
+        except OverflowError:
+            raise DumpError(f"Number out of range for an Avro double: {_short.repr(value)}.") from None
+        except (TypeError, ValueError):
+            pass
+    raise refused("a number", value)
+
+
+def boolean_datum(value: Any) -> bool:
+    # 0 and 1 as ints; fastavro writes the truth value of anything
+    if type(value) is int and value in (0, 1):
+        return value == 1
+    raise refused("a bool", value)
+
+
+def string_datum(value: Any) -> str:
+    if isinstance(value, str):
+        return str.__str__(value)
+    raise refused("a str", value)
+
+
+def bytes_datum(value: Any) -> bytes:
+    """bytes from any bytes-like value (bytearray, memoryview, ...), as fastavro."""
+    if isinstance(value, (str, int)) or value is None:
+        raise refused("bytes", value)
+    try:
+        return bytes(memoryview(value))
+    except TypeError:
+        raise refused("bytes", value) from None
+
+
+def fixed_datum(value: Any, size: int) -> bytes:
+    data = bytes_datum(value)
+    if len(data) != size:
+        raise DumpError(f"expected {size} bytes for a fixed({size}), got {len(data)}")
+    return data
+
+
+def enum_index(value: Any, indexes: dict) -> int:
+    """A symbol's index: by hash (a str subclass, a str-valued Enum member),
+    else by equality as fastavro's ``symbols.index(value)``."""
+    try:
+        index = indexes.get(value)
+    except TypeError:  # unhashable
+        index = None
+    if index is None:
+        for symbol, position in indexes.items():
+            if value == symbol:
+                return position
+        raise DumpError(f"{_short.repr(value)} is not a symbol of the enum "
+                        f"({_short.repr(', '.join(indexes))})")
+    return index
+
+
+def record_datum(value: Any) -> dict:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise refused("a dict (or other mapping) for a record", value)
+
+
+def array_datum(value: Any) -> list:
+    """A list of the items of any iterable but a str, bytes or mapping (whose
+    characters, bytes or keys fastavro would write)."""
+    if isinstance(value, (str, bytes, bytearray, memoryview, Mapping)) or value is None:
+        raise refused("a list (or other sequence) for an array", value)
+    try:
+        return list(value)
+    except TypeError:
+        raise refused("a list (or other sequence) for an array", value) from None
+
+
+def map_datum(value: Any) -> dict:
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise refused("a dict (or other mapping) for a map", value)
+
+
+def map_key(key: Any) -> None:
+    if not isinstance(key, str):
+        raise DumpError(f"map keys must be strings, got {describe(key)}")
+
+
+def missing_field() -> DumpError:
+    return DumpError("no value and no default for the field")
+
+
+# -- logical types ---------------------------------------------------------------
+
+#: timestamp units (as _runtime.pxd's UNIT_*)
+UNIT_MILLIS, UNIT_MICROS, UNIT_NANOS = 0, 1, 2
+
+
+def timestamp_datum(value: Any, unit: int, local: bool) -> int:
+    """A timestamp in millis, micros or nanos, as fastavro converts a datetime:
+    an aware one to UTC, a naive one as local time (``time.mktime``), both
+    as wall-clock time for the local-timestamp types. Any other value is an
+    int written as it is."""
+    if not isinstance(value, datetime.datetime):
+        return long_datum(value, 64)
+    try:
+        if local:
+            micros = (value.replace(tzinfo=datetime.timezone.utc) - _EPOCH) // _ONE_MICROSECOND
+        elif value.utcoffset() is None:
+            micros = int(time.mktime(value.timetuple())) * 1000000 + value.microsecond
+        else:
+            micros = (value - _EPOCH) // _ONE_MICROSECOND
+    except (TypeError, ValueError, OverflowError) as error:
+        raise DumpError(f"cannot be written as a timestamp: {error}") from None
+    if unit == UNIT_MILLIS:
+        return micros // 1000
+    return long_datum(micros * 1000 if unit == UNIT_NANOS else micros, 64)
+
+
+def date_datum(value: Any) -> int:
+    """Days since 1970-01-01 from a date string in ISO format (as fastavro),
+    or an int written as it is."""
+    if isinstance(value, str):
+        try:
+            return datetime.date.fromisoformat(value).toordinal() - _DAYS_SHIFT
+        except ValueError:
+            raise refused("a date", value) from None
+    if isinstance(value, datetime.date):
+        return value.toordinal() - _DAYS_SHIFT
+    return long_datum(value, 32)
+
+
+def decimal_bytes(value: Any, scale: int, precision: int, size: int) -> bytes:
+    """The two's complement bytes of a Decimal's unscaled value, as fastavro
+    writes them (its length rule for bytes, sign-extended to a fixed's size),
+    or bytes given as they are.
+
+    fastavro's errors: more digits than the precision, more places than the
+    scale. Also refused: a value whose scaled digits exceed the precision
+    (fastavro writes 1E+5 for decimal(4, 2)), NaN and infinities.
+    """
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return fixed_datum(value, size) if size else bytes(value)
+    if not isinstance(value, decimal.Decimal):
+        raise refused("a Decimal", value)
+    if not value.is_finite():
+        raise DumpError(f"{value} cannot be written as an Avro decimal")
+    sign, digits, exponent = value.as_tuple()
+    where = f"decimal({precision}, {scale})"
+    if len(digits) > precision:
+        raise DumpError(f"{value} has {len(digits)} digits, more than the precision of {where}")
+    if exponent + scale < 0:
+        raise DumpError(f"{value} has more decimal places than the scale of {where}; "
+                        "it would be rounded")
+    nonzero = any(digits)
+    # digits counted before any power of ten is computed
+    if nonzero and len(digits) + exponent + scale > precision:
+        raise DumpError(f"{value} has more digits than the precision of {where} allows "
+                        f"at scale {scale}")
+    unscaled = int(decimal.Decimal((0, digits, exponent + scale))) if nonzero else 0
+    if sign:
+        unscaled = -unscaled
+    if size:
+        return unscaled.to_bytes(size, "big", signed=True)
+    return unscaled.to_bytes((abs(unscaled).bit_length() + 8) // 8, "big", signed=True)
+
+
+def uuid_text(value: Any) -> str:
+    """A uuid string: a string that is a UUID, written as it is."""
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, str):
+        try:
+            uuid.UUID(value)
+        except ValueError:
+            raise refused("a UUID", value) from None
+        return str.__str__(value)
+    raise refused("a UUID", value)
+
+
+def uuid_bytes(value: Any) -> bytes:
+    """A uuid on fixed(16): the UUID's 16 bytes (big-endian, as Java), or 16 bytes."""
+    if isinstance(value, uuid.UUID):
+        return value.bytes
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return fixed_datum(value, 16)
+    raise refused("a UUID", value)
+
+
+def _zigzag(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def big_decimal_bytes(value: Any) -> bytes:
+    """A big-decimal's bytes (Java's encoding): the unscaled value's minimal
+    two's complement as Avro bytes, then the scale as an Avro int."""
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value)
+    if not isinstance(value, decimal.Decimal):
+        raise refused("a Decimal", value)
+    if not value.is_finite():
+        raise DumpError(f"{value} cannot be written as an Avro big-decimal")
+    sign, digits, exponent = value.as_tuple()
+    scale = -exponent
+    if not INT_RANGE[0] <= scale <= INT_RANGE[1]:
+        raise DumpError(f"{_short.repr(value)}: its scale does not fit an Avro int")
+    unscaled = int(decimal.Decimal((sign, digits, 0)))
+    length = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
+    encoded = unscaled.to_bytes(length, "big", signed=True)
+    return _zigzag(len(encoded)) + encoded + _zigzag(scale)
+
+
+def big_decimal_value(unscaled: bytes, scale: int) -> decimal.Decimal:
+    return _decimal_of_int(int.from_bytes(unscaled, "big", signed=True)).scaleb(-scale, _EXACT)
+
+
+def duration_bytes(value: Any) -> bytes:
+    if isinstance(value, Duration):
+        parts = (value.months, value.days, value.milliseconds)
+        if not all(type(part) is int and 0 <= part <= _UINT32 for part in parts):
+            raise DumpError(f"{value}: months, days and milliseconds are ints from 0 to 2**32-1")
+        return struct.pack("<III", *parts)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return fixed_datum(value, 12)
+    raise refused("a Duration", value)
+
+
+def duration_value(months: int, days: int, milliseconds: int) -> Duration:
+    return Duration(months, days, milliseconds)
+
+
+# -- unions: fastavro's choice of branch -------------------------------------------
+
+# fastavro's LOGICAL_WRITERS, keyed as fastavro keys them ("long-timestamp-millis")
+_PREPARED = {
+    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
+    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
+    ("int", "date"), ("bytes", "decimal"), ("fixed", "decimal"), ("string", "uuid"),
+    ("int", "time-millis"), ("long", "time-micros"),
+}
+
+
+class UnionChooser:
+    """The branch of a union fastavro's ``write_union`` writes a datum as.
+
+    ``(name, value)`` tuples name the branch; otherwise the first branch whose
+    validation (fastavro's ``_validate``, logical types converted first)
+    accepts the datum, except that among records the one sharing most field
+    names with the datum wins, and a float branch gives way to a later
+    double. Used when the datum's exact type does not decide the branch.
+    """
+
+    def __init__(self, union: Union, schema: Schema):
+        self.branches = union.branches
+        self.schema = schema
+        self.text = "[" + ", ".join(branch_name(b) for b in union.branches) + "]"
+
+    def choose(self, datum: Any) -> tuple:
+        """(branch index, the value to write)."""
+        branches = self.branches
+        if isinstance(datum, tuple):
+            if len(datum) != 2:
+                raise DumpError(f"a tuple in a union names its branch: (name, value), not "
+                                f"{_short.repr(datum)}")
+            name, datum = datum
+            for index, branch in enumerate(branches):
+                if name == branch_name(branch):
+                    return index, datum
+            raise DumpError(f"the union {self.text} has no branch named {_short.repr(name)}")
+        deref = self.schema.deref
+        best, most_fields, could_be_float = -1, -1, False
+        for index, branch in enumerate(branches):
+            if could_be_float:
+                if isinstance(branch, Primitive) and branch.name == "double":
+                    best = index
+                    break
+                continue
+            if not accepts(datum, branch, self.schema):
+                continue
+            definition = deref(branch)
+            if isinstance(definition, Record) and definition.kind == "record":
+                names = {field.name for field in definition.fields}
+                count = len(names.intersection(datum))
+                if count > most_fields:
+                    best, most_fields = index, count
+            elif isinstance(definition, Primitive) and definition.name == "float":
+                best, could_be_float = index, True
+            else:
+                best = index
+                break
+        if best < 0:
+            raise DumpError(f"{describe(datum)} matches no branch of the union {self.text}")
+        return best, datum
+
+
+def branch_name(avro: AvroType) -> str:
+    """The name fastavro's tuple notation uses for a union branch."""
+    if isinstance(avro, (NamedRef, Record, Enum, Fixed)):
+        return avro.name
+    return avro.type_name
+
+
+def _prepare(datum: Any, avro: AvroType) -> Any:
+    """fastavro's LOGICAL_WRITERS (and ours for the logical types it lacks)
+    as its validation applies them: the datum as the underlying type."""
+    logical = getattr(avro, "logical", None)
+    if logical is None:
+        return datum
+    kind = avro.type_name
+    name = logical.name
+    try:
+        if (kind, name) in _PREPARED:
+            # only whether the result validates matters: any int for these
+            if name in ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
+                        "local-timestamp-micros"):
+                if isinstance(datum, datetime.datetime):
+                    return 0
+            elif name == "date":
+                if isinstance(datum, (datetime.date, str)):
+                    return date_datum(datum)
+            elif name == "decimal":
+                if isinstance(datum, decimal.Decimal):
+                    return decimal_bytes(datum, logical.scale, logical.precision,
+                                         avro.size if kind == "fixed" else 0)
+            elif name == "uuid":
+                return str(datum) if isinstance(datum, uuid.UUID) else datum
+            elif name in ("time-millis", "time-micros"):
+                if isinstance(datum, datetime.time):
+                    return 0
+            return datum
+        if name in ("timestamp-nanos", "local-timestamp-nanos"):
+            if isinstance(datum, datetime.datetime):
+                return 0
+        elif name == "big-decimal":
+            if isinstance(datum, decimal.Decimal):
+                return big_decimal_bytes(datum)
+        elif name == "uuid":  # on fixed(16)
+            if isinstance(datum, uuid.UUID):
+                return datum.bytes
+        elif name == "duration":
+            if isinstance(datum, Duration):
+                return duration_bytes(datum)
+    except DumpError:
+        # fastavro's own conversions raise out of the validation, and so out
+        # of the union; ours for the types it does not know just do not match
+        if (kind, name) in _PREPARED:
+            raise
+        return None
+    return datum
+
+
+def accepts(datum: Any, avro: AvroType, schema: Schema) -> bool:
+    """fastavro's ``_validate(datum, avro)`` (its Cython build), over our types."""
+    if isinstance(avro, NamedRef):
+        avro = schema.deref(avro)
+    datum = _prepare(datum, avro)
+    if isinstance(avro, Primitive):
+        kind = avro.name
+        if kind == "null":
+            return datum is None
+        if kind == "boolean":
+            return isinstance(datum, bool)
+        if kind == "string":
+            return isinstance(datum, str)
+        if kind in ("int", "long"):
+            low, high = INT_RANGE if kind == "int" else LONG_RANGE
+            return (isinstance(datum, numbers.Integral) and not isinstance(datum, bool)
+                    and low <= datum <= high)
+        if kind in ("float", "double"):
+            return isinstance(datum, numbers.Real) and not isinstance(datum, bool)
+        return isinstance(datum, (bytes, bytearray))  # bytes
+    if isinstance(avro, Fixed):
+        return isinstance(datum, (bytes, bytearray)) and len(datum) == avro.size
+    if isinstance(avro, Enum):
+        return datum in avro.symbols
+    if isinstance(avro, Array):
+        if not isinstance(datum, (Sequence, array.array)) or isinstance(datum, str):
+            return False
+        return all(accepts(item, avro.items, schema) for item in datum)
+    if isinstance(avro, Map):
+        if not isinstance(datum, Mapping) or not all(isinstance(key, str) for key in datum):
+            return False
+        return all(accepts(item, avro.values, schema) for item in datum.values())
+    if isinstance(avro, Record):
+        if not isinstance(datum, Mapping):
+            return False
+        if "-type" in datum and datum["-type"] != avro.name:
+            return False
+        for field in avro.fields:
+            value = datum.get(field.name, field.default if field.has_default else None)
+            if not accepts(value, field.type, schema):
+                return False
+        return True
+    if isinstance(avro, Union):
+        if isinstance(datum, tuple):
+            if len(datum) != 2:
+                return False
+            name, value = datum
+            for branch in avro.branches:
+                # fastavro's validation names only records; other branches
+                # by their schema, so only primitives match a name here
+                if isinstance(branch, (Record, NamedRef)):
+                    own = branch.name
+                elif isinstance(branch, Primitive) and branch.logical is None and not branch.props:
+                    own = branch.name
+                else:
+                    own = None
+                if own == name:
+                    return accepts(value, branch, schema)
+            return False
+        return any(accepts(datum, branch, schema) for branch in avro.branches)
+    return False
+
+
+# -- defaults ------------------------------------------------------------------------
+
+
+class _NotThisType(Exception):
+    pass
+
+
+def encode_default(avro: AvroType, value: Any, schema: Schema, where: str = "") -> bytes:
+    """The binary encoding of a field default given as schema JSON.
+
+    As the specification has it: bytes and fixed defaults are strings of code
+    points 0-255, a union's default belongs to its first branch (or, as Java
+    1.12 accepts, to the first branch it fits), logical types take the
+    underlying type's JSON. Raises SchemaError for a default that fits no type.
+    """
+    try:
+        return _encode(avro, value, schema)
+    except _NotThisType as error:
+        raise SchemaError(f"the default {_short.repr(value)} is not a valid value of its type "
+                          f"({error})", where) from None
+
+
+def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
+    avro = schema.deref(avro)
+    if isinstance(avro, Union):
+        for index, branch in enumerate(avro.branches):
+            try:
+                return _zigzag(index) + _encode(branch, value, schema)
+            except _NotThisType:
+                continue
+        raise _NotThisType("it fits no branch of the union")
+    if isinstance(avro, Primitive):
+        kind = avro.name
+        if kind == "null":
+            if value is None:
+                return b""
+        elif kind == "boolean":
+            if isinstance(value, bool):
+                return b"\x01" if value else b"\x00"
+        elif kind in ("int", "long"):
+            low, high = INT_RANGE if kind == "int" else LONG_RANGE
+            if type(value) is int and low <= value <= high:
+                return _zigzag(value)
+        elif kind in ("float", "double"):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                try:
+                    return struct.pack("<f" if kind == "float" else "<d", float(value))
+                except (OverflowError, struct.error):
+                    pass
+        elif kind == "string":
+            if isinstance(value, str):
+                try:
+                    encoded = value.encode("utf-8")
+                except UnicodeEncodeError:
+                    raise _NotThisType("not valid UTF-8") from None
+                return _zigzag(len(encoded)) + encoded
+        elif kind == "bytes":
+            encoded = _latin1(value)
+            if encoded is not None:
+                return _zigzag(len(encoded)) + encoded
+        raise _NotThisType(f"not a {kind}")
+    if isinstance(avro, Fixed):
+        encoded = _latin1(value)
+        if encoded is not None and len(encoded) == avro.size:
+            return encoded
+        raise _NotThisType(f"not {avro.size} bytes")
+    if isinstance(avro, Enum):
+        if isinstance(value, str) and value in avro.symbols:
+            return _zigzag(avro.symbols.index(value))
+        raise _NotThisType("not a symbol of the enum")
+    if isinstance(avro, Array):
+        if not isinstance(value, list):
+            raise _NotThisType("not a list")
+        if not value:
+            return b"\x00"
+        return _zigzag(len(value)) + b"".join(_encode(avro.items, item, schema)
+                                              for item in value) + b"\x00"
+    if isinstance(avro, Map):
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            raise _NotThisType("not a JSON object")
+        if not value:
+            return b"\x00"
+        parts = [_zigzag(len(value))]
+        for key, item in value.items():
+            key_bytes = key.encode("utf-8", "surrogatepass")
+            parts += [_zigzag(len(key_bytes)), key_bytes, _encode(avro.values, item, schema)]
+        return b"".join(parts) + b"\x00"
+    if isinstance(avro, Record):
+        if not isinstance(value, dict):
+            raise _NotThisType("not a JSON object")
+        parts = []
+        for field in avro.fields:
+            if field.name in value:
+                parts.append(_encode(field.type, value[field.name], schema))
+            elif field.has_default:
+                parts.append(_encode(field.type, field.default, schema))
+            else:
+                raise _NotThisType(f"no value for field {field.name!r}")
+        return b"".join(parts)
+    raise _NotThisType("unknown type")
+
+
+def _latin1(value: Any) -> bytes | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        return None
+
+
+def datum_error(error: DumpError):
+    """The public error for a DumpError out of generated code (path innermost first)."""
+    from roastedavro.errors import DatumError
+
+    messages = error.messages
+    if len(messages) == 1 and isinstance(messages[0], str):
+        reason = messages[0]
+    else:
+        reason = str(messages)
+    return DatumError(reason, tuple(reversed(error.path)))

@@ -1,0 +1,815 @@
+"""Cython source of an AvroCodec, generated from a parsed Avro schema.
+
+Each named record gets a writer, a reader and a skipper function (the
+skipper checks a value's bytes as the reader does without building it, for
+schema resolution); everything else is written inline where it is used.
+Values follow fastavro's conventions (see roastedavro._datum): the generated
+code writes values of the exact Python type the Avro type needs with the
+runtime's inline primitives, and hands any other value to the runtime's out
+of line conversions, so a record's fields cost no Python-level call.
+
+Schema text reaches the source only through codetext's channels: names of
+records become checked identifiers in function names, field names and
+symbols are repr literals or bound constants, sizes and precisions checked
+ints, and comments go through ``codetext.comment``. Every generated function
+is checked with ``codetext.check_function`` before a build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+from typing import Any
+
+from roastedavro import __version__
+from roastedavro._datum import UnionChooser, encode_default
+from roastedavro.avro.types import (
+    Array, AvroType, Enum, Fixed, Map, NamedRef, Primitive, Record, Schema, Union,
+)
+from roastedavro.codegen import GeneratedModule, ModuleEmitter, _environment, _indented
+from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
+from roastedavro.errors import CompileError
+
+_TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: arrays and maps nested inside one another within one function (records
+#: start a new function); deeper schemas would make C the compiler's problem
+MAX_NESTING = 64
+#: the largest size or precision that reaches generated code
+_MAX_SIZE = 2**31 - 1
+
+_JINJA_TAGS = re.compile(r"\{[{%#].*?[}%#]\}", re.S)
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _template_names() -> frozenset:
+    """Every name the avro_* templates write: what generated functions may use
+    besides their own locals (the module's imports, constants and locals)."""
+    names = set()
+    for path in _TEMPLATES.glob("avro_*.pyx.j2"):
+        text = _JINJA_TAGS.sub(" ", path.read_text())
+        text = re.sub(r"#[^\n]*", " ", text)
+        names.update(_WORDS.findall(re.sub(r"(['\"]).*?\1", " ", text)))
+    return frozenset(names)
+
+
+_ALLOWED = _template_names()
+
+# -- describing types (comments, messages) -------------------------------------
+
+
+def describe(avro: AvroType) -> str:
+    """A short text for a type: "long", "array<shop.Line>", "null | string"."""
+    if isinstance(avro, (NamedRef, Record, Enum)):
+        return avro.name
+    if isinstance(avro, Fixed):
+        return _with_logical(f"{avro.name} fixed({avro.size})", avro.logical)
+    if isinstance(avro, Array):
+        return f"array<{describe(avro.items)}>"
+    if isinstance(avro, Map):
+        return f"map<{describe(avro.values)}>"
+    if isinstance(avro, Union):
+        return " | ".join(describe(branch) for branch in avro.branches)
+    return _with_logical(avro.type_name, avro.logical)
+
+
+def _with_logical(text: str, logical) -> str:
+    if logical is None:
+        return text
+    if logical.name == "decimal":
+        return f"{text} decimal({logical.precision}, {logical.scale})"
+    return f"{text} {logical.name}"
+
+
+# -- sizes ------------------------------------------------------------------------
+
+_PRIMITIVE_SIZES = {"null": 0, "float": 4, "double": 8}
+
+
+class _MinSizes:
+    """The fewest bytes a value of each type takes (lower bounds; recursive
+    records settle by iteration, as the runtime's generic node table does)."""
+
+    def __init__(self, schema: Schema):
+        self.schema = schema
+        self.records = {name: 0 for name, avro in schema.named.items() if isinstance(avro, Record)}
+        for _ in range(64):
+            changed = False
+            for name in self.records:
+                size = min(sum(self.of(field.type) for field in schema.named[name].fields), 2**40)
+                if size != self.records[name]:
+                    self.records[name] = size
+                    changed = True
+            if not changed:
+                break
+
+    def of(self, avro: AvroType) -> int:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Primitive):
+            return _PRIMITIVE_SIZES.get(avro.name, 1)
+        if isinstance(avro, Fixed):
+            return avro.size
+        if isinstance(avro, Record):
+            return self.records.get(avro.name, 0)
+        if isinstance(avro, Union):
+            return 1 + min((self.of(branch) for branch in avro.branches), default=0)
+        return 1  # enum index, array and map block count
+
+
+# -- unions: the branch a value's exact Python type decides ---------------------
+
+# the exact types the generated dispatch tests, and how (`value` is the value)
+_TYPE_TESTS = {
+    "None": "{value} is None",
+    "str": "type({value}) is str",
+    "int": "type({value}) is int",
+    "float": "type({value}) is float",
+    "dict": "type({value}) is dict",
+    "list": "type({value}) is list",
+    "bool": "type({value}) is bool",
+    "bytes": "type({value}) is bytes",
+    "datetime": "type({value}) is DATETIME",
+    "date": "type({value}) is DATE",
+    "time": "type({value}) is TIME",
+    "Decimal": "type({value}) is DECIMAL",
+    "UUID": "type({value}) is UUID",
+    "Duration": "type({value}) is DURATION",
+}
+_TIMESTAMPS = ("timestamp-millis", "timestamp-micros", "timestamp-nanos",
+               "local-timestamp-millis", "local-timestamp-micros", "local-timestamp-nanos")
+
+
+def _accepted(avro: AvroType) -> dict[str, str]:
+    """Which exact Python types fastavro's validation of a branch may accept:
+    "yes" (every value of the type), "maybe" (some values), and for ints
+    "int32", "int64" (by range) or "real" (every int)."""
+    logical = getattr(avro, "logical", None)
+    name = logical.name if logical is not None else None
+    if isinstance(avro, Primitive):
+        kind = avro.name
+        if kind == "null":
+            return {"None": "yes"}
+        if kind == "boolean":
+            return {"bool": "yes"}
+        if kind == "int":
+            if name == "date":
+                return {"int": "int32", "date": "yes", "datetime": "yes", "str": "maybe"}
+            if name == "time-millis":
+                return {"int": "int32", "time": "yes"}
+            return {"int": "int32"}
+        if kind == "long":
+            if name in _TIMESTAMPS:
+                return {"int": "int64", "datetime": "yes"}
+            if name == "time-micros":
+                return {"int": "int64", "time": "yes"}
+            return {"int": "int64"}
+        if kind in ("float", "double"):
+            return {"int": "real", "float": "yes"}
+        if kind == "bytes":
+            return {"bytes": "yes", "Decimal": "yes"} if name else {"bytes": "yes"}
+        return {"str": "yes", "UUID": "yes"} if name == "uuid" else {"str": "yes"}
+    if isinstance(avro, Fixed):
+        accepted = {"bytes": "maybe"}
+        if name == "decimal":
+            accepted["Decimal"] = "maybe"
+        elif name == "uuid":
+            accepted["UUID"] = "yes"
+        elif name == "duration":
+            accepted["Duration"] = "yes"
+        return accepted
+    if isinstance(avro, Enum):
+        return {"str": "maybe"}
+    if isinstance(avro, Array):
+        return {"list": "maybe"}
+    if isinstance(avro, (Map, Record)):
+        return {"dict": "maybe"}
+    return {}
+
+
+def _is_primitive(avro: AvroType, name: str) -> bool:
+    return isinstance(avro, Primitive) and avro.name == name
+
+
+class _UnionPlan:
+    """The branch each exact Python type decides (fastavro's choice for every
+    value of that type), or None where fastavro's validation must decide."""
+
+    def __init__(self, union: Union, schema: Schema):
+        self.branches = [schema.deref(branch) for branch in union.branches]
+        self.tables = [_accepted(branch) for branch in self.branches]
+
+    def _double_after(self, index: int) -> int:
+        # fastavro prefers a double to a float: after a float branch matches,
+        # the first later double wins
+        if _is_primitive(self.branches[index], "float"):
+            for later in range(index + 1, len(self.branches)):
+                if _is_primitive(self.branches[later], "double"):
+                    return later
+        return index
+
+    def static(self, python_type: str) -> int | None:
+        found = [(index, table[python_type]) for index, table in enumerate(self.tables)
+                 if python_type in table]
+        if not found:
+            return None
+        index, how = found[0]
+        if how == "yes" or len(found) == 1:
+            return self._double_after(index)
+        return None
+
+    def for_int(self) -> list[int | None]:
+        """The branch of an int that fits an Avro int, a long, neither."""
+        result = []
+        for size in (0, 1, 2):
+            chosen = None
+            for index, table in enumerate(self.tables):
+                how = table.get("int")
+                if how == "real" or (how == "int64" and size <= 1) or (how == "int32" and size == 0):
+                    chosen = self._double_after(index)
+                    break
+            result.append(chosen)
+        return result
+
+
+# -- one generated function --------------------------------------------------------
+
+
+class _Function:
+    """The lines and C locals of one generated function.
+
+    Locals of collections and unions are numbered by nesting level (``items0``,
+    ``count1``, ``branch0``); values at one level share them.
+    """
+
+    def __init__(self, module: _Generator, kind: str, name: Code):
+        self.module = module
+        self.kind = kind  # "write", "read" or "skip"
+        self.name = name
+        self.lines: list[Code] = []
+        self.c_locals: dict[str, tuple[str, str | None]] = {}
+        self._indent = 0
+        self.nesting = 0
+        self.path_levels = 0
+        self.unions = 0
+
+    def line(self, text: str = "") -> None:
+        self.lines.append(Code("    " * self._indent + text if text else ""))
+
+    @contextlib.contextmanager
+    def indent(self):
+        self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent -= 1
+
+    def local(self, ctype: str, name: str, initial: str | None = None) -> str:
+        if name not in self.c_locals:
+            self.c_locals[name] = (ctype, initial)
+        return name
+
+    @contextlib.contextmanager
+    def collection(self):
+        """The level number of a collection nested in this function."""
+        level = self.nesting
+        if level >= MAX_NESTING:
+            raise CompileError(f"arrays and maps are nested more than {MAX_NESTING} levels deep "
+                               f"within one record ({self.name}); no codec is generated for it")
+        if self.kind == "write":
+            self.local("int", f"part{level}", "PATH_NONE")
+            self.local("Py_ssize_t", f"index{level}", "0")
+            self.local("object", f"key{level}", "None")
+            self.path_levels = max(self.path_levels, level + 1)
+        self.nesting += 1
+        try:
+            yield level
+        finally:
+            self.nesting -= 1
+
+    @contextlib.contextmanager
+    def union(self):
+        level = self.unions
+        self.unions += 1
+        try:
+            yield self.local("int", f"branch{level}")
+        finally:
+            self.unions -= 1
+
+    def declarations(self) -> list[Code]:
+        return [Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
+                for name, (ctype, initial) in self.c_locals.items()]
+
+    def collect(self, emit) -> list[Code]:
+        start = len(self.lines)
+        emit()
+        body = self.lines[start:]
+        del self.lines[start:]
+        return body
+
+    def check(self, text: str) -> None:
+        check_function(text, _ALLOWED | set(self.c_locals) | self.module.function_names)
+
+
+# -- the module ---------------------------------------------------------------------
+
+
+class _Generator:
+    def __init__(self, schema: Schema):
+        self.schema = schema
+        self.module = ModuleEmitter()
+        self.sizes = _MinSizes(schema)
+        self.records = [avro for avro in _records_in_order(schema)]
+        self.idents = _function_idents(self.records)
+        self.function_names = {f"{kind}_{ident}" for ident in self.idents.values()
+                               for kind in ("write", "read", "skip")}
+        self.function_names |= {"write_root", "read_root", "skip_root"}
+        self._enums: dict[str, tuple[Code, Code]] = {}
+        self._unions = 0
+        self.checks: list[tuple[_Function, str]] = []
+
+    # -- constants -------------------------------------------------------------
+
+    def bind(self, obj: Any, name: str) -> Code:
+        return self.module.bind(obj, f"const_{identifier(name)}")
+
+    def enum_constants(self, enum: Enum) -> tuple[Code, Code]:
+        """The enum's symbols (a tuple) and indexes (symbol -> index), bound once."""
+        known = self._enums.get(enum.name)
+        if known is None:
+            ident = identifier(enum.name)
+            symbols = tuple(enum.symbols)
+            indexes = {symbol: index for index, symbol in enumerate(symbols)}
+            known = self._enums[enum.name] = (self.bind(symbols, f"{ident}_symbols"),
+                                              self.bind(indexes, f"{ident}_indexes"))
+        return known
+
+    def union_chooser(self, union: Union) -> Code:
+        self._unions += 1
+        return self.bind(UnionChooser(union, self.schema), f"union{self._unions}")
+
+    # -- writing ---------------------------------------------------------------
+
+    def write_value(self, fn: _Function, avro: AvroType, value: str, lenient: bool = False) -> None:
+        """Lines that write the Python value in local ``value`` as ``avro``."""
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            fn.line(f"self.write_{self.idents[avro.name]}(w, {value}, depth + 1)")
+        elif isinstance(avro, Array):
+            self.write_array(fn, avro, value)
+        elif isinstance(avro, Map):
+            self.write_map(fn, avro, value)
+        elif isinstance(avro, Union):
+            self.write_union(fn, avro, value)
+        elif isinstance(avro, Enum):
+            indexes = self.enum_constants(avro)[1]
+            fn.line(f"write_enum_datum(w, {value}, <dict>{indexes})")
+        elif isinstance(avro, Primitive) and avro.name == "null":
+            fn.line(f"if {value} is not None:")
+            fn.line('    raise_dump_error(u"expected None for an Avro null")')
+        else:
+            fn.line(self.write_call(avro, value, lenient))
+
+    def write_call(self, avro: AvroType, value: str, lenient: bool) -> str:
+        logical = avro.logical
+        name = logical.name if logical is not None else None
+        if isinstance(avro, Fixed):
+            size = checked_int(avro.size, "a fixed size", 0, _MAX_SIZE)
+            if name == "decimal":
+                return (f"write_decimal_datum(w, {value}, {self.decimal_args(logical)}, {size})")
+            if name == "uuid":
+                return f"write_uuid_datum(w, {value}, True)"
+            if name == "duration":
+                return f"write_duration_datum(w, {value})"
+            return f"write_fixed_datum(w, {value}, {size})"
+        kind = avro.name
+        if name in _TIMESTAMPS:
+            local = "True" if name.startswith("local") else "False"
+            return f"write_timestamp_datum(w, {value}, {_UNITS[name.rpartition('-')[2]]}, {local})"
+        if name == "date":
+            return f"write_date_datum(w, {value})"
+        if name in ("time-millis", "time-micros"):
+            return f"write_time_datum(w, {value}, {_UNITS[name.rpartition('-')[2]]})"
+        if name == "decimal":
+            return f"write_decimal_datum(w, {value}, {self.decimal_args(logical)}, 0)"
+        if name == "big-decimal":
+            return f"write_big_decimal_datum(w, {value})"
+        if name == "uuid":
+            return f"write_uuid_datum(w, {value}, False)"
+        if kind in ("float", "double"):
+            return f"write_{kind}_datum(w, {value}, {'True' if lenient else 'False'})"
+        return f"write_{_WRITERS[kind]}_datum(w, {value})"
+
+    def decimal_args(self, logical) -> str:
+        scale = checked_int(logical.scale, "a decimal scale", 0, _MAX_SIZE)
+        precision = checked_int(logical.precision, "a decimal precision", 1, _MAX_SIZE)
+        return f"{scale}, {precision}"
+
+    def write_array(self, fn: _Function, avro: Array, value: str) -> None:
+        with fn.collection() as level:
+            items = fn.local("list", f"items{level}")
+            count = fn.local("Py_ssize_t", f"count{level}")
+            item = fn.local("object", f"item{level}")
+            fn.line(f"{items} = array_datum({value})")
+            fn.line(f"{count} = len({items})")
+            fn.line(f"if {count}:")
+            with fn.indent():
+                fn.line(f"write_long(w, {count})")
+                fn.line(f"part{level} = PATH_INDEX")
+                fn.line(f"index{level} = 0")
+                fn.line(f"for {item} in {items}:")
+                with fn.indent():
+                    self.write_value(fn, avro.items, item)
+                    fn.line(f"index{level} += 1")
+                # the count is already written: a list resized under us must
+                # not leave bytes that promise more or fewer items than follow
+                fn.line(f"if index{level} != {count}:")
+                fn.line('    raise_dump_error(u"the list changed size while it was being written")')
+                fn.line(f"part{level} = PATH_NONE")
+            fn.line("write_byte(w, 0)")
+
+    def write_map(self, fn: _Function, avro: Map, value: str) -> None:
+        with fn.collection() as level:
+            entries = fn.local("dict", f"entries{level}")
+            count = fn.local("Py_ssize_t", f"count{level}")
+            key, item = f"key{level}", fn.local("object", f"item{level}")
+            fn.line(f"{entries} = map_datum({value})")
+            fn.line(f"{count} = len({entries})")
+            fn.line(f"if {count}:")
+            with fn.indent():
+                fn.line(f"write_long(w, {count})")
+                fn.line(f"part{level} = PATH_KEY")
+                # iterating a dict that changes size is a RuntimeError
+                fn.line(f"for {key}, {item} in {entries}.items():")
+                with fn.indent():
+                    fn.line(f"if type({key}) is not str:")
+                    fn.line(f"    check_map_key({key})")
+                    fn.line(f"write_str(w, <str>{key})")
+                    self.write_value(fn, avro.values, item)
+                fn.line(f"part{level} = PATH_NONE")
+            fn.line("write_byte(w, 0)")
+
+    def write_union(self, fn: _Function, avro: Union, value: str) -> None:
+        plan = _UnionPlan(avro, self.schema)
+        with fn.union() as branch:
+            chooser = self.union_chooser(avro)
+            choose = f"{branch}, {value} = {chooser}.choose({value})"
+            arms = []
+            for python_type, test in _TYPE_TESTS.items():
+                if python_type == "int":
+                    by_size = plan.for_int()
+                    if any(index is not None for index in by_size):
+                        arms.append((test, by_size))
+                    continue
+                index = plan.static(python_type)
+                if index is not None:
+                    arms.append((test, index))
+            keyword = "if"
+            for test, index in arms:
+                fn.line(f"{keyword} {test.format(value=value)}:")
+                with fn.indent():
+                    if isinstance(index, list):
+                        self.int_arm(fn, branch, index, choose, value)
+                    else:
+                        fn.line(f"{branch} = {index}  {self.branch_comment(avro, index)}")
+                keyword = "elif"
+            if arms:
+                fn.line("else:")
+                with fn.indent():
+                    # fastavro's validation decides (roastedavro._datum.UnionChooser)
+                    fn.line(choose)
+            else:
+                fn.line(choose)
+            fn.line(f"write_long(w, {branch})")
+            keyword = "if"
+            for index, branch_type in enumerate(avro.branches):
+                if _is_primitive(branch_type, "null"):
+                    continue
+                fn.line(f"{keyword} {branch} == {index}:  {self.branch_comment(avro, index)}")
+                with fn.indent():
+                    self.write_value(fn, branch_type, value)
+                keyword = "elif"
+
+    def int_arm(self, fn: _Function, branch: str, by_size: list, choose: str, value: str) -> None:
+        def assign(index):
+            fn.line(choose if index is None else f"{branch} = {index}")
+
+        fits_int, fits_long, larger = by_size
+        if fits_int == fits_long == larger:
+            assign(fits_int)
+            return
+        size = fn.local("int", "size")
+        fn.line(f"{size} = int_size({value})  # 0: fits an int, 1: a long, 2: neither")
+        if fits_long == larger:
+            fn.line(f"if {size} == 0:")
+            with fn.indent():
+                assign(fits_int)
+            fn.line("else:")
+            with fn.indent():
+                assign(fits_long)
+            return
+        fn.line(f"if {size} == 0:")
+        with fn.indent():
+            assign(fits_int)
+        fn.line(f"elif {size} == 1:")
+        with fn.indent():
+            assign(fits_long)
+        fn.line("else:")
+        with fn.indent():
+            assign(larger)
+
+    def branch_comment(self, avro: Union, index: int) -> str:
+        return f"# {comment(describe(avro.branches[index]))}"
+
+    # -- reading ---------------------------------------------------------------
+
+    def read_value(self, fn: _Function, avro: AvroType, target: str) -> None:
+        """Lines that read one value of ``avro`` into ``target`` (an assignable expression)."""
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Array):
+            with fn.collection() as level:
+                items = fn.local("list", f"items{level}")
+                fn.line(f"{items} = []")
+                with self.blocks(fn, level, self.sizes.of(avro.items)):
+                    expression = self.read_expression(avro.items)
+                    if expression is not None:
+                        fn.line(f"{items}.append({expression})")
+                    else:
+                        item = fn.local("object", f"item{level}")
+                        self.read_value(fn, avro.items, item)
+                        fn.line(f"{items}.append({item})")
+                fn.line(f"{target} = {items}")
+        elif isinstance(avro, Map):
+            with fn.collection() as level:
+                entries = fn.local("dict", f"entries{level}")
+                key = fn.local("str", f"key{level}")
+
+                def presize(count):
+                    # sized for the first block: no resizing while it fills
+                    fn.line(f"{entries} = new_record_dict({count})")
+
+                with self.blocks(fn, level, 1 + self.sizes.of(avro.values), presize):
+                    fn.line(f"{key} = read_key(r)")
+                    self.read_value(fn, avro.values, f"{entries}[{key}]")
+                fn.line(f"{target} = {entries}")
+        elif isinstance(avro, Union):
+            self.dispatch(fn, avro, lambda branch: self.read_value(fn, branch, target))
+        else:
+            fn.line(f"{target} = {self.read_expression(avro)}")
+
+    def read_expression(self, avro: AvroType) -> str | None:
+        """The expression that reads one value of a type that needs no statements."""
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            return f"self.read_{self.idents[avro.name]}(r, depth + 1)"
+        if isinstance(avro, Enum):
+            symbols = self.enum_constants(avro)[0]
+            return f"read_enum(r, <tuple>{symbols})"
+        if isinstance(avro, Fixed):
+            size = checked_int(avro.size, "a fixed size", 0, _MAX_SIZE)
+            name = avro.logical.name if avro.logical is not None else None
+            if name == "decimal":
+                return f"read_decimal(r, {self.decimal_args(avro.logical)}, {size})"
+            if name == "uuid":
+                return "read_uuid(r, True)"
+            if name == "duration":
+                return "read_duration(r)"
+            return f"read_fixed(r, {size})"
+        if not isinstance(avro, Primitive):
+            return None
+        name = avro.logical.name if avro.logical is not None else None
+        if name in ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
+                    "local-timestamp-micros"):
+            unit = "1000" if name.endswith("millis") else "1"
+            return f"read_timestamp(r, {unit}, {'False' if name.startswith('local') else 'True'})"
+        if name == "date":
+            return "read_date(r)"
+        if name in ("time-millis", "time-micros"):
+            return f"read_time(r, {'1000' if name == 'time-millis' else '1'})"
+        if name == "decimal":
+            return f"read_decimal(r, {self.decimal_args(avro.logical)}, 0)"
+        if name == "big-decimal":
+            return "read_big_decimal(r)"
+        if name == "uuid":
+            return "read_uuid(r, False)"
+        # timestamp-nanos and local-timestamp-nanos: ints, as fastavro reads them
+        return _READERS[avro.name]
+
+    @contextlib.contextmanager
+    def blocks(self, fn: _Function, level: int, min_size: int, before_first=None):
+        """The loop over an array's or map's blocks; the body reads one item.
+
+        Each block's count is checked against the remaining bytes (at least
+        ``min_size`` per item), max_items and the message's item budget
+        before its first item is read.
+        """
+        count = fn.local("long long", f"count{level}")
+        position = fn.local("long long", f"position{level}")
+        size = checked_int(min_size, "the smallest item size", 0, 2**62)
+        fn.line(f"{count} = read_block_count(r, {size}, self.max_items)")
+        if before_first is not None:
+            before_first(count)
+        fn.line(f"while {count}:")
+        with fn.indent():
+            fn.line(f"for {position} in range({count}):")
+            with fn.indent():
+                yield
+            fn.line(f"{count} = read_block_count(r, {size}, self.max_items)")
+
+    def dispatch(self, fn: _Function, avro: Union, emit) -> None:
+        """Read a union's branch index, then ``emit(branch type)`` in its arm."""
+        count = len(avro.branches)
+        if count == 2:
+            fn.line(f"if read_index(r, 2) == 0:  {self.branch_comment(avro, 0)}")
+            with fn.indent():
+                emit(avro.branches[0])
+            fn.line(f"else:  {self.branch_comment(avro, 1)}")
+            with fn.indent():
+                emit(avro.branches[1])
+            return
+        with fn.union() as branch:
+            fn.line(f"{branch} = read_index(r, {checked_int(count, 'branches', 0, _MAX_SIZE)})")
+            for index, branch_type in enumerate(avro.branches):
+                keyword = "if" if index == 0 else "elif" if index < count - 1 else "else"
+                test = f" {branch} == {index}" if keyword != "else" else ""
+                fn.line(f"{keyword}{test}:  {self.branch_comment(avro, index)}")
+                with fn.indent():
+                    emit(branch_type)
+
+    # -- skipping --------------------------------------------------------------
+
+    def skip_value(self, fn: _Function, avro: AvroType) -> None:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            fn.line(f"self.skip_{self.idents[avro.name]}(r, depth + 1)")
+        elif isinstance(avro, (Array, Map)):
+            inner = avro.items if isinstance(avro, Array) else avro.values
+            with fn.collection() as level:
+                min_size = self.sizes.of(inner) + (1 if isinstance(avro, Map) else 0)
+                with self.blocks(fn, level, min_size):
+                    if isinstance(avro, Map):
+                        fn.line("skip_length(r)")
+                    self.skip_value(fn, inner)
+        elif isinstance(avro, Union):
+            self.dispatch(fn, avro, lambda branch: self.skip_value(fn, branch))
+        elif isinstance(avro, Enum):
+            fn.line(f"read_index(r, {checked_int(len(avro.symbols), 'symbols', 0, _MAX_SIZE)})")
+        elif isinstance(avro, Fixed):
+            fn.line(f"skip_raw(r, {checked_int(avro.size, 'a fixed size', 0, _MAX_SIZE)})")
+        else:
+            kind = avro.name
+            if kind in ("bytes", "string"):
+                fn.line("skip_length(r)")
+            elif kind in ("float", "double"):
+                fn.line(f"skip_raw(r, {4 if kind == 'float' else 8})")
+            elif kind != "null":
+                fn.line(f"{_READERS[kind]}")
+            else:
+                fn.line("pass  # null: no bytes")
+
+    # -- functions -------------------------------------------------------------
+
+    def record_functions(self, record: Record) -> list[Code]:
+        ident = self.idents[record.name]
+        writer = _Function(self, "write", Code(f"write_{ident}"))
+        reader = _Function(self, "read", Code(f"read_{ident}"))
+        skipper = _Function(self, "skip", Code(f"skip_{ident}"))
+        writer.local("object", "value")
+        written, read, skipped = [], [], []
+        for number, field in enumerate(record.fields):
+            heading = Code(f"# {comment(field.name + ': ' + describe(field.type))}")
+            key = literal(field.name)
+            written.append({"comment": heading, "number": number, "key": key,
+                            "body": writer.collect(lambda: self.write_field(writer, record, field))})
+            read.append({"comment": heading, "body": reader.collect(
+                lambda: self.read_value(reader, field.type, f"record[{key}]"))})
+            skipped.append({"comment": heading,
+                            "body": skipper.collect(lambda: self.skip_value(skipper, field.type))})
+        context = {"name": comment(record.name), "record": True}
+        return [
+            self.render("avro_writer.pyx.j2", writer, context, fields=written,
+                        field_names=literal(tuple(field.name for field in record.fields)),
+                        path_levels=list(range(writer.path_levels))[::-1]),
+            self.render("avro_reader.pyx.j2", reader, context, fields=read,
+                        field_count=checked_int(len(record.fields), "fields", 0, _MAX_SIZE)),
+            self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped),
+        ]
+
+    def write_field(self, fn: _Function, record: Record, field) -> None:
+        dereffed = self.schema.deref(field.type)
+        if field.has_default:
+            where = f"{record.name}.{field.name}"
+            encoded = encode_default(field.type, field.default, self.schema, where)
+            fn.line("if value is MISSING:")
+            fn.line(f"    write_encoded(w, {literal(encoded)})  # the default")
+            fn.line("else:")
+            with fn.indent():
+                self.write_value(fn, field.type, "value", lenient=_lenient(dereffed))
+            return
+        fn.line("if value is MISSING:")
+        if _nullable(dereffed):
+            # fastavro's rule: a union with null, missing, is null
+            fn.line("    value = None")
+        else:
+            fn.line('    raise_dump_error(u"no value and no default for the field")')
+        self.write_value(fn, field.type, "value", lenient=_lenient(dereffed))
+
+    def root_functions(self, root: AvroType) -> list[Code]:
+        writer = _Function(self, "write", Code("write_root"))
+        reader = _Function(self, "read", Code("read_root"))
+        skipper = _Function(self, "skip", Code("skip_root"))
+        writer.local("object", "value")
+        heading = Code(f"# {comment(describe(root))}")
+        written = [{"comment": heading, "body": writer.collect(
+            lambda: self.write_value(writer, root, "value"))}]
+        read = [{"comment": heading, "body": reader.collect(
+            lambda: self.read_value(reader, root, "result"))}]
+        skipped = [{"comment": heading, "body": skipper.collect(lambda: self.skip_value(skipper, root))}]
+        context = {"name": comment(describe(root)), "record": False}
+        return [
+            self.render("avro_writer.pyx.j2", writer, context, fields=written,
+                        path_levels=list(range(writer.path_levels))[::-1]),
+            self.render("avro_reader.pyx.j2", reader, context, fields=read),
+            self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped),
+        ]
+
+    def render(self, template: str, fn: _Function, context: dict, **more) -> Code:
+        text = _environment.get_template(template).render(
+            function=fn.name, declarations=fn.declarations(), **context, **more)
+        self.checks.append((fn, text))
+        return _indented(text)
+
+    def verify(self) -> None:
+        for fn, text in self.checks:
+            fn.check(text)
+
+    def generate(self) -> GeneratedModule:
+        schema = self.schema
+        root = schema.root
+        functions: list[Code] = []
+        for record in self.records:
+            functions += self.record_functions(record)
+        if isinstance(root, Record):
+            write_root = Code(f"write_{self.idents[root.name]}")
+            read_root = Code(f"read_{self.idents[root.name]}")
+        else:
+            functions += self.root_functions(root)
+            write_root, read_root = Code("write_root"), Code("read_root")
+        fingerprint = schema.fingerprint()
+        source = _environment.get_template("avro_module.pyx.j2").render(
+            root_name=comment(root.name if isinstance(root, Record) else describe(root)),
+            fingerprint=Code(f"0x{fingerprint:016x}"),
+            version=comment(__version__),
+            records=[comment(f"{record.name}: " + ", ".join(f.name for f in record.fields))
+                     for record in self.records],
+            functions=functions,
+            write_root=write_root,
+            read_root=read_root,
+            bindings=[(Code(name), literal(name)) for name in self.module.bindings],
+        )
+        return GeneratedModule(source, self.module.bindings, self.verify)
+
+
+_UNITS = {"millis": "UNIT_MILLIS", "micros": "UNIT_MICROS", "nanos": "UNIT_NANOS"}
+_WRITERS = {"boolean": "boolean", "int": "int", "long": "long", "bytes": "bytes",
+            "string": "string"}
+_READERS = {"null": "None", "boolean": "read_boolean(r)", "int": "read_int(r)",
+            "long": "read_long(r)", "float": "read_float(r)", "double": "read_double(r)",
+            "bytes": "read_bytes(r)", "string": "read_str(r)"}
+
+
+def _lenient(avro: AvroType) -> bool:
+    """A float or double field of a record: fastavro calls float() on its value."""
+    return isinstance(avro, Primitive) and avro.name in ("float", "double") and avro.logical is None
+
+
+def _nullable(avro: AvroType) -> bool:
+    """fastavro writes null for a missing field of these (``"null" in field_type``)."""
+    if isinstance(avro, Union):
+        return any(_is_primitive(branch, "null") for branch in avro.branches)
+    return _is_primitive(avro, "null")
+
+
+def _records_in_order(schema: Schema) -> list[Record]:
+    """The schema's records, each once, in the order they are defined."""
+    return [avro for avro in schema.walk() if isinstance(avro, Record)]
+
+
+def _function_idents(records: list[Record]) -> dict[str, Code]:
+    """Full name -> the identifier in its functions' names (write_<ident>):
+    the full name as an identifier, numbered when two full names make the
+    same one ("a.b_c" and "a_b.c"); "root" is the non-record root's."""
+    idents: dict[str, Code] = {}
+    taken = {"root"}
+    for record in records:
+        base = ident = identifier(record.name.replace(".", "_"))
+        number = 2
+        while ident in taken:
+            ident, number = Code(f"{base}_{number}"), number + 1
+        taken.add(ident)
+        idents[record.name] = ident
+    return idents
+
+
+def generate_avro_module(schema: Schema) -> GeneratedModule:
+    """The Cython source of a schema's AvroCodec, the objects it binds, its check."""
+    return _Generator(schema).generate()

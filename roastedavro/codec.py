@@ -1,0 +1,197 @@
+"""AvroCodec: a compiled codec for an Avro schema, with fastavro's datum conventions.
+
+``AvroCodec(schema).dump(datum)`` writes what ``fastavro.schemaless_writer``
+writes for the same schema and datum, and ``load`` returns what
+``fastavro.schemaless_reader`` returns (see roastedavro._datum for the
+conventions and the few values fastavro writes that are refused here).
+Single-object encoding (the specification's "Single object encoding": the
+marker C3 01, the schema's CRC-64-AVRO fingerprint as 8 little-endian
+bytes, then the datum) is ``dump_single`` and ``load_single``; a
+:class:`SchemaStore` reads messages of several schemas by their fingerprint.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Iterable, Iterator
+
+from roastedavro import compiler
+from roastedavro._datum import Duration  # noqa: F401  (the Python value of an Avro duration)
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avro.types import Schema
+from roastedavro.avrogen import generate_avro_module
+from roastedavro.errors import DecodeError
+from roastedavro.flags import CompileFlags
+
+#: the two bytes every single-object encoded message starts with
+SINGLE_OBJECT_MARKER = b"\xc3\x01"
+_HEADER_SIZE = 10
+
+# one codec object per schema (its full JSON: defaults and logical types
+# matter) and flags in a process: a second AvroCodec of an equal schema
+# builds nothing and loads nothing
+_codecs: dict[tuple[str, CompileFlags], Any] = {}
+_locks: dict[tuple[str, CompileFlags], threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def _compiled(schema: Schema, flags: CompileFlags):
+    key = (schema.to_json(), flags)
+    codec = _codecs.get(key)
+    if codec is not None:
+        return codec
+    with _locks_guard:
+        lock = _locks.setdefault(key, threading.Lock())
+    with lock:
+        codec = _codecs.get(key)
+        if codec is None:
+            generated = generate_avro_module(schema)
+            module = compiler.load(generated.source, flags, verify=generated.verify)
+            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
+                                 flags.item_allowance)
+            _codecs[key] = codec
+    return codec
+
+
+class SingleObjectError(DecodeError):
+    """Bytes that are not a single-object encoded message of a known schema:
+    too short, without the C3 01 marker, or with a fingerprint no codec has.
+    ``fingerprint`` is the message's (an int, None when it has none)."""
+
+    def __init__(self, message: str, offset: int, fingerprint: int | None = None):
+        super().__init__(message, offset)
+        self.fingerprint = fingerprint
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.offset, self.fingerprint))
+
+
+def _fingerprint_text(fingerprint: int) -> str:
+    return (f"0x{fingerprint:016x} (bytes {fingerprint.to_bytes(8, 'little').hex(' ')} "
+            "after the marker)")
+
+
+def read_header(data) -> tuple[int, memoryview]:
+    """The fingerprint of a single-object encoded message, and the message."""
+    view = memoryview(data)
+    if view.ndim != 1 or view.itemsize != 1:
+        view = view.cast("B")
+    if len(view) < _HEADER_SIZE:
+        raise SingleObjectError(
+            f"not a single-object encoded message: {len(view)} bytes, shorter than its "
+            f"{_HEADER_SIZE}-byte header", len(view))
+    if view[:2] != SINGLE_OBJECT_MARKER:
+        raise SingleObjectError(
+            f"not a single-object encoded message: it starts with {view[:2].hex(' ')}, "
+            f"not the marker c3 01", 0)
+    return int.from_bytes(view[2:_HEADER_SIZE], "little"), view
+
+
+class AvroCodec:
+    """A compiled codec for an Avro schema.
+
+    ``schema`` is a dict, list or JSON text (parsed with
+    ``roastedavro.avro.parse_schema``) or a parsed ``Schema``. The codec is
+    built (or loaded from the compile cache) on construction.
+
+    ``dump(datum) -> bytes`` writes a datum as fastavro's ``schemaless_writer``
+    does; a value that cannot be written raises ``DatumError`` naming its path
+    (``lines[2].price: ...``). ``load(data)`` reads bytes, bytearray or a
+    memoryview, all of it, as fastavro's ``schemaless_reader``; malformed or
+    trailing bytes raise ``DecodeError`` with the offset.
+    """
+
+    def __init__(self, schema: Any, flags: CompileFlags | None = None):
+        self.flags = flags if flags is not None else CompileFlags()
+        self.schema: Schema = schema if isinstance(schema, Schema) else parse_schema(schema)
+        #: CRC-64-AVRO of the schema's canonical form (an unsigned int)
+        self.fingerprint: int = self.schema.fingerprint()
+        self._header = SINGLE_OBJECT_MARKER + self.fingerprint.to_bytes(8, "little")
+        self._codec = codec = _compiled(self.schema, self.flags)
+        # the compiled entry points themselves: no Python frame in between
+        self.dump = codec.dump
+        self.load = codec.load
+
+    def dump(self, datum: Any) -> bytes:  # replaced by the compiled method
+        """The Avro binary of ``datum``."""
+        return self._codec.dump(datum)
+
+    def load(self, data) -> Any:  # replaced by the compiled method
+        """The datum of Avro binary ``data``."""
+        return self._codec.load(data)
+
+    def dump_single(self, datum: Any) -> bytes:
+        """``datum`` single-object encoded: C3 01, the fingerprint (8 bytes,
+        little-endian), then its Avro binary."""
+        return self._codec.dump_prefixed(self._header, datum)
+
+    def load_single(self, data) -> Any:
+        """The datum of a single-object encoded message of this codec's schema."""
+        fingerprint, view = read_header(data)
+        if fingerprint != self.fingerprint:
+            raise SingleObjectError(
+                f"the message's schema fingerprint is {_fingerprint_text(fingerprint)}, not "
+                f"this codec's {_fingerprint_text(self.fingerprint)}", 2, fingerprint)
+        return self._codec.load_from(view, _HEADER_SIZE)
+
+    def compile_to_string(self) -> str:
+        """The Cython source the codec is built from."""
+        return generate_avro_module(self.schema).source
+
+    def __repr__(self) -> str:
+        return f"AvroCodec({self.schema!r})"
+
+
+class SchemaStore:
+    """Codecs by the CRC-64-AVRO fingerprint of their schemas, for reading
+    single-object encoded messages whose schema the message names."""
+
+    def __init__(self, schemas: Iterable[Any] = (), flags: CompileFlags | None = None):
+        self.flags = flags
+        self._codecs: dict[int, AvroCodec] = {}
+        for schema in schemas:
+            self.add(schema)
+
+    def add(self, schema: Any) -> AvroCodec:
+        """Add a schema (anything AvroCodec takes) or an AvroCodec; returns its codec.
+
+        Two schemas with one fingerprint but different JSON (the canonical
+        form leaves out defaults and logical types) cannot share a store:
+        which one a message was written with would be a guess.
+        """
+        codec = schema if isinstance(schema, AvroCodec) else AvroCodec(schema, self.flags)
+        known = self._codecs.get(codec.fingerprint)
+        if known is not None:
+            if known.schema.to_json() == codec.schema.to_json():
+                return known
+            raise ValueError(
+                f"the store already has a different schema with fingerprint "
+                f"{_fingerprint_text(codec.fingerprint)}: {known.schema!r}")
+        self._codecs[codec.fingerprint] = codec
+        return codec
+
+    def lookup(self, fingerprint: int | bytes) -> AvroCodec | None:
+        """The codec of a fingerprint (an int, or its 8 little-endian bytes), or None."""
+        if isinstance(fingerprint, (bytes, bytearray, memoryview)):
+            fingerprint = int.from_bytes(fingerprint, "little")
+        return self._codecs.get(fingerprint)
+
+    def load_single(self, data) -> Any:
+        """The datum of a single-object encoded message, read with the codec
+        of the schema its fingerprint names."""
+        fingerprint, view = read_header(data)
+        codec = self._codecs.get(fingerprint)
+        if codec is None:
+            raise SingleObjectError(
+                f"no schema in the store has the message's fingerprint "
+                f"{_fingerprint_text(fingerprint)}", 2, fingerprint)
+        return codec._codec.load_from(view, _HEADER_SIZE)
+
+    def __contains__(self, fingerprint) -> bool:
+        return self.lookup(fingerprint) is not None
+
+    def __len__(self) -> int:
+        return len(self._codecs)
+
+    def __iter__(self) -> Iterator[AvroCodec]:
+        return iter(list(self._codecs.values()))

@@ -1,0 +1,329 @@
+"""AvroCodec against its oracles: fastavro 1.13.1 for the datum conventions
+(the bytes ``schemaless_writer`` writes, the values ``schemaless_reader``
+returns), the Avro specification (and Java Avro 1.12) where fastavro has no
+answer or a wrong one.
+
+Each schema is compiled once per module (fixtures); the tests vary datums.
+"""
+
+from __future__ import annotations
+
+import collections
+import datetime
+import decimal
+import io
+import math
+import struct
+import threading
+import types
+import uuid
+from collections.abc import Mapping
+
+import fastavro
+import pytest
+
+from roastedavro.codec import AvroCodec, Duration
+from roastedavro.errors import DatumError, DecodeError
+from roastedavro.flags import CompileFlags
+
+D = decimal.Decimal
+UTC = datetime.timezone.utc
+
+
+def fastavro_dump(schema, datum) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), datum)
+    return out.getvalue()
+
+
+def fastavro_load(schema, data: bytes):
+    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema), None)
+
+
+def same(a, b) -> bool:
+    """Equal values of equal types, NaN equal to NaN (values as read back)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return a == b or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+    if isinstance(a, datetime.datetime):
+        return a == b and a.tzinfo == b.tzinfo
+    if isinstance(a, D):
+        return a.as_tuple() == b.as_tuple()
+    return a == b
+
+
+def check_like_fastavro(codec, schema, datum):
+    """Our bytes are fastavro's, and reading them gives what fastavro reads."""
+    data = codec.dump(datum)
+    assert data == fastavro_dump(schema, datum)
+    loaded = codec.load(data)
+    assert same(loaded, fastavro_load(schema, data)), (loaded, fastavro_load(schema, data))
+    return data
+
+
+# -- primitives and records ---------------------------------------------------------
+
+PRIMITIVES = {"type": "record", "name": "Primitives", "namespace": "test", "fields": [
+    {"name": "b", "type": "boolean"},
+    {"name": "i", "type": "int"},
+    {"name": "l", "type": "long"},
+    {"name": "f", "type": "float"},
+    {"name": "d", "type": "double"},
+    {"name": "s", "type": "string"},
+    {"name": "by", "type": "bytes"},
+    {"name": "n", "type": "null"},
+    {"name": "e", "type": {"type": "enum", "name": "Suit",
+                           "symbols": ["SPADES", "HEARTS", "DIAMONDS", "CLUBS"]}},
+    {"name": "fx", "type": {"type": "fixed", "name": "Four", "size": 4}},
+]}
+
+
+def primitives(**values):
+    datum = {"b": True, "i": 1, "l": 2, "f": 1.5, "d": 2.5, "s": "x", "by": b"y", "n": None,
+             "e": "HEARTS", "fx": b"abcd"}
+    datum.update(values)
+    return datum
+
+
+@pytest.fixture(scope="module")
+def primitives_codec():
+    return AvroCodec(PRIMITIVES)
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"b": False, "i": 0, "l": 0, "f": 0.0, "d": -0.0, "s": "", "by": b"", "e": "SPADES",
+     "fx": b"\x00\x00\x00\x00"},
+    {"i": 2**31 - 1, "l": 2**63 - 1, "f": 3.4028234663852886e38, "d": 1.7976931348623157e308},
+    {"i": -(2**31), "l": -(2**63), "f": -1e-45, "d": 5e-324},
+    {"i": 63, "l": 64, "e": "CLUBS"},
+    {"i": -64, "l": -65, "s": "h\u00e9llo w\u00f6rld \u4e16\u754c \U0001f600"},
+    {"f": float("inf"), "d": float("-inf")},
+    {"f": float("nan"), "d": float("nan")},
+    {"f": 0.1, "d": 0.1},  # float narrows to the nearest 32-bit float, as fastavro
+    {"s": "a" * 300, "by": bytes(range(256)) * 3},
+])
+def test_primitives_as_fastavro(primitives_codec, values):
+    check_like_fastavro(primitives_codec, PRIMITIVES, primitives(**values))
+
+
+@pytest.mark.parametrize("values", [
+    # conversions fastavro makes, and so do we
+    {"i": True, "l": False},                        # bools are ints
+    {"f": 3, "d": -7},                              # ints for floats
+    {"d": "1.25", "f": "NaN"},                      # a record's float fields: float(value)
+    {"d": D("2.5"), "f": D("0.5")},
+    {"by": bytearray(b"xyz"), "fx": bytearray(b"wxyz")},
+    {"by": memoryview(b"xyz")},
+    {"i": 2.0, "l": -3.0},                          # floats without a fraction
+])
+def test_conversions_as_fastavro(primitives_codec, values):
+    check_like_fastavro(primitives_codec, PRIMITIVES, primitives(**values))
+
+
+class Text(str):
+    pass
+
+
+class Frozen(Mapping):
+    def __init__(self, data):
+        self._data = dict(data)
+
+    def __getitem__(self, key):
+        return self._data[key]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+
+@pytest.mark.parametrize("datum", [
+    collections.OrderedDict(primitives()),
+    Frozen(primitives()),
+    types.MappingProxyType(primitives()),
+    primitives(s=Text("sub"), e=Text("CLUBS")),
+    primitives(extra="ignored", more=[1, 2]),       # keys the schema lacks are left out
+])
+def test_record_datums_as_fastavro(primitives_codec, datum):
+    check_like_fastavro(primitives_codec, PRIMITIVES, datum)
+
+
+@pytest.mark.parametrize("values, path, message", [
+    ({"i": 2**31}, ("i",), "out of range for Avro int"),
+    ({"i": -(2**31) - 1}, ("i",), "out of range for Avro int"),
+    ({"l": 2**63}, ("l",), "out of range for Avro long"),
+    ({"i": 1.5}, ("i",), "expected an int, got float 1.5"),
+    ({"l": "5"}, ("l",), "expected an int, got str"),
+    ({"l": None}, ("l",), "expected an int, got NoneType"),
+    ({"f": 1e39}, ("f",), "out of range for Avro float"),
+    ({"d": "abc"}, ("d",), "expected a number"),
+    ({"d": None}, ("d",), "expected a number"),
+    ({"b": 2}, ("b",), "expected a bool"),
+    ({"b": None}, ("b",), "expected a bool"),
+    ({"b": "yes"}, ("b",), "expected a bool"),
+    ({"s": b"bytes"}, ("s",), "expected a str, got bytes"),
+    ({"s": None}, ("s",), "expected a str"),
+    ({"s": "\ud800"}, ("s",), "UTF-8"),
+    ({"by": "text"}, ("by",), "expected bytes, got str"),
+    ({"by": 5}, ("by",), "expected bytes, got int"),
+    ({"n": 0}, ("n",), "expected None"),
+    ({"e": "JOKER"}, ("e",), "'JOKER' is not a symbol of the enum"),
+    ({"e": 1}, ("e",), "is not a symbol"),
+    ({"e": ["SPADES"]}, ("e",), "is not a symbol"),
+    ({"fx": b"abc"}, ("fx",), "expected 4 bytes for a fixed(4), got 3"),
+    ({"fx": "abcd"}, ("fx",), "expected bytes, got str"),
+])
+def test_bad_values(primitives_codec, values, path, message):
+    with pytest.raises(DatumError) as caught:
+        primitives_codec.dump(primitives(**values))
+    assert caught.value.path == path
+    assert message in str(caught.value)
+    assert str(caught.value).startswith(f"{path[0]}: ")
+    # a ValueError and a TypeError, as fastavro raises either
+    assert isinstance(caught.value, ValueError) and isinstance(caught.value, TypeError)
+
+
+def test_a_missing_field_without_default(primitives_codec):
+    datum = primitives()
+    del datum["l"]
+    with pytest.raises(DatumError, match=r"^l: no value and no default for the field$"):
+        primitives_codec.dump(datum)
+    with pytest.raises(ValueError, match="no value and no default for l"):
+        fastavro_dump(PRIMITIVES, datum)
+
+
+@pytest.mark.parametrize("datum", [None, [("b", True)], "record", 5, object()])
+def test_records_are_mappings(primitives_codec, datum):
+    with pytest.raises(DatumError, match="expected a dict"):
+        primitives_codec.dump(datum)
+
+
+DEFAULTS = {"type": "record", "name": "Defaults", "fields": [
+    {"name": "id", "type": "int"},
+    {"name": "b", "type": "boolean", "default": True},
+    {"name": "i", "type": "int", "default": -3},
+    {"name": "l", "type": "long", "default": 2**40},
+    {"name": "f", "type": "float", "default": 1.5},
+    {"name": "d", "type": "double", "default": 7},
+    {"name": "s", "type": "string", "default": "caf\u00e9"},
+    {"name": "e", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"]},
+     "default": "GREEN"},
+    {"name": "a", "type": {"type": "array", "items": "int"}, "default": [1, 2]},
+    {"name": "m", "type": {"type": "map", "values": "string"}, "default": {"k": "v"}},
+    {"name": "u", "type": ["null", "string"], "default": None},
+    {"name": "u2", "type": ["string", "null"], "default": "first"},
+    {"name": "r", "type": {"type": "record", "name": "Inner", "fields": [
+        {"name": "x", "type": "int"}, {"name": "y", "type": "string", "default": "why"}]},
+     "default": {"x": 9}},
+    {"name": "nullable", "type": ["null", "long"]},     # missing and no default: null
+]}
+
+
+@pytest.fixture(scope="module")
+def defaults_codec():
+    return AvroCodec(DEFAULTS)
+
+
+def test_missing_fields_take_their_defaults_as_fastavro(defaults_codec):
+    # fastavro writes the JSON default through the field's type: the same bytes
+    data = defaults_codec.dump({"id": 1})
+    assert data == fastavro_dump(DEFAULTS, {"id": 1, "r": {"x": 9, "y": "why"}})
+    assert defaults_codec.load(data) == {
+        "id": 1, "b": True, "i": -3, "l": 2**40, "f": 1.5, "d": 7.0, "s": "caf\u00e9", "e": "GREEN",
+        "a": [1, 2], "m": {"k": "v"}, "u": None, "u2": "first", "r": {"x": 9, "y": "why"},
+        "nullable": None}
+
+
+def test_given_values_override_defaults(defaults_codec):
+    datum = {"id": 1, "b": False, "i": 4, "l": 5, "f": 2.5, "d": 3.5, "s": "t", "e": "RED",
+             "a": [], "m": {}, "u": "text", "u2": None, "r": {"x": 1, "y": "z"}, "nullable": 8}
+    check_like_fastavro(defaults_codec, DEFAULTS, datum)
+
+
+def test_an_explicit_none_is_not_a_missing_value(defaults_codec):
+    with pytest.raises(DatumError, match=r"^i: expected an int, got NoneType"):
+        defaults_codec.dump({"id": 1, "i": None})
+
+
+BYTES_DEFAULTS = {"type": "record", "name": "BytesDefaults", "fields": [
+    {"name": "raw", "type": "bytes", "default": "\u00ff\u0000a"},
+    {"name": "four", "type": {"type": "fixed", "name": "F4", "size": 4}, "default": "\u00e9tat"},
+    {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 5,
+                                "scale": 2}, "default": "\u0001\u0000"},
+    {"name": "either", "type": ["bytes", "null"], "default": "\u0080"},
+]}
+
+
+def test_bytes_defaults_follow_the_specification(java):
+    # Code points 0-255, one byte each (fastavro cannot write these defaults:
+    # it passes the JSON string to its bytes writer). Java encodes the same.
+    codec = AvroCodec(BYTES_DEFAULTS)
+    expected = b"\x06\xff\x00a" + b"\xe9tat" + b"\x04\x01\x00" + b"\x00\x02\x80"
+    assert codec.dump({}) == expected
+    assert java.roundtrip(BYTES_DEFAULTS, expected).data == expected
+    assert codec.load(expected) == {"raw": b"\xff\x00a", "four": b"\xe9tat",
+                                    "amount": D("2.56"), "either": b"\x80"}
+    with pytest.raises(TypeError):
+        fastavro_dump(BYTES_DEFAULTS, {})
+
+
+# -- decoding errors -------------------------------------------------------------------
+
+
+def test_every_truncation_is_a_decode_error(primitives_codec):
+    data = primitives_codec.dump(primitives(s="text", by=b"\x00\x01"))
+    for end in range(len(data)):
+        with pytest.raises(DecodeError) as caught:
+            primitives_codec.load(data[:end])
+        assert 0 <= caught.value.offset <= end
+
+
+def test_trailing_bytes(primitives_codec):
+    data = primitives_codec.dump(primitives())
+    with pytest.raises(DecodeError, match="2 trailing bytes") as caught:
+        primitives_codec.load(data + b"\x00\x00")
+    assert caught.value.offset == len(data)
+
+
+def test_loads_bytes_likes(primitives_codec):
+    data = primitives_codec.dump(primitives())
+    expected = primitives_codec.load(data)
+    assert primitives_codec.load(bytearray(data)) == expected
+    assert primitives_codec.load(memoryview(data)) == expected
+    with pytest.raises(TypeError):
+        primitives_codec.load("text")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda data: b"\x02" + data[1:], "invalid boolean byte 0x02"),
+    (lambda data: data[:1] + b"\x80\x80\x80\x80\x10" + data[2:], "out of range for Avro int"),
+])
+def test_malformed_values(primitives_codec, change, message):
+    data = primitives_codec.dump(primitives(i=1))
+    with pytest.raises(DecodeError, match=message):
+        primitives_codec.load(change(data))
+
+
+def test_bad_utf8_and_enum_index():
+    schema = {"type": "record", "name": "Text", "fields": [
+        {"name": "s", "type": "string"},
+        {"name": "e", "type": {"type": "enum", "name": "AB", "symbols": ["A", "B"]}}]}
+    codec = AvroCodec(schema)
+    with pytest.raises(DecodeError, match="invalid UTF-8") as caught:
+        codec.load(b"\x06ab\xff\x00")
+    assert caught.value.offset == 3
+    with pytest.raises(DecodeError, match=r"index 2 out of range \(expected 0..1\)"):
+        codec.load(b"\x02a\x04")
+    with pytest.raises(DecodeError, match="index -1 out of range"):
+        codec.load(b"\x02a\x01")
+    with pytest.raises(DecodeError, match="negative length"):
+        codec.load(b"\x01")
+    with pytest.raises(DecodeError, match="length 50 exceeds"):
+        codec.load(b"\x64ab")
