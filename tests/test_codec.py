@@ -327,3 +327,173 @@ def test_bad_utf8_and_enum_index():
         codec.load(b"\x01")
     with pytest.raises(DecodeError, match="length 50 exceeds"):
         codec.load(b"\x64ab")
+
+
+# -- arrays and maps ---------------------------------------------------------------------
+
+COLLECTIONS = {"type": "record", "name": "Collections", "fields": [
+    {"name": "ints", "type": {"type": "array", "items": "int"}},
+    {"name": "names", "type": {"type": "map", "values": "string"}},
+    {"name": "matrix", "type": {"type": "array", "items": {"type": "array", "items": "double"}}},
+    {"name": "index", "type": {"type": "map", "values": {
+        "type": "array", "items": {"type": "map", "values": "long"}}}},
+    {"name": "points", "type": {"type": "array", "items": {
+        "type": "record", "name": "Point", "fields": [{"name": "x", "type": "int"},
+                                                      {"name": "y", "type": "int"}]}}},
+    {"name": "nulls", "type": {"type": "array", "items": "null"}},
+]}
+
+
+def collections_datum(**values):
+    datum = {"ints": [1, 2, 3], "names": {"a": "x", "b": "y"}, "matrix": [[1.0], [], [2.5, 3.5]],
+             "index": {"k": [{"n": 1}, {}], "l": []}, "points": [{"x": 1, "y": 2}],
+             "nulls": [None, None]}
+    datum.update(values)
+    return datum
+
+
+@pytest.fixture(scope="module")
+def collections_codec():
+    return AvroCodec(COLLECTIONS)
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"ints": [], "names": {}, "matrix": [], "index": {}, "points": [], "nulls": []},
+    {"ints": list(range(-500, 500)), "names": {str(n): "v" * n for n in range(100)}},
+    {"index": {"\u00e9\u4e16": [{"a": 2**63 - 1, "b": -(2**63)}] * 3}},
+    {"points": [{"x": n, "y": -n} for n in range(70)]},
+])
+def test_collections_as_fastavro(collections_codec, values):
+    check_like_fastavro(collections_codec, COLLECTIONS, collections_datum(**values))
+
+
+def generated():
+    yield from (4, 5)
+
+
+@pytest.mark.parametrize("values", [
+    # the iterables and mappings fastavro takes for arrays and maps (made
+    # afresh for each writer: a generator is used up)
+    lambda: {"ints": (1, 2)},
+    lambda: {"ints": generated()},
+    lambda: {"ints": {7}},
+    lambda: {"ints": range(3)},
+    lambda: {"matrix": ((1.0, 2.0), [3.0])},
+    lambda: {"names": collections.OrderedDict([("z", "1"), ("a", "2")])},
+    lambda: {"names": types.MappingProxyType({"k": "v"})},
+    lambda: {"names": {Text("sub"): "key"}},
+])
+def test_collection_datums_as_fastavro(collections_codec, values):
+    expected = fastavro_dump(COLLECTIONS, collections_datum(**values()))
+    assert collections_codec.dump(collections_datum(**values())) == expected
+
+
+def test_python_arrays_as_fastavro(collections_codec):
+    import array
+
+    datum = collections_datum(ints=array.array("i", [5, -6, 7]))
+    assert collections_codec.dump(datum) == fastavro_dump(COLLECTIONS, datum)
+
+
+@pytest.mark.parametrize("values, path, message", [
+    ({"ints": [1, 2, "x"]}, ("ints", 2), "expected an int"),
+    ({"ints": "123"}, ("ints",), "expected a list (or other sequence) for an array, got str"),
+    ({"ints": {"a": 1}}, ("ints",), "expected a list"),
+    ({"ints": None}, ("ints",), "expected a list"),
+    ({"ints": 5}, ("ints",), "expected a list"),
+    ({"names": {"a": "x", "b": 2}}, ("names", "b"), "expected a str"),
+    ({"names": {"a": "x", 5: "y"}}, ("names", 5), "map keys must be strings, got int 5"),
+    ({"names": [("a", "x")]}, ("names",), "expected a dict (or other mapping) for a map"),
+    ({"matrix": [[1.0], [2.0, "x"]]}, ("matrix", 1, 1), "expected a number"),
+    ({"index": {"k": [{}, {"n": 1.5}]}}, ("index", "k", 1, "n"), "expected an int"),
+    ({"points": [{"x": 1, "y": 2}, {"x": 1}]}, ("points", 1, "y"), "no value and no default"),
+    ({"points": [{"x": 1, "y": 2}, 7]}, ("points", 1), "expected a dict"),
+    ({"nulls": [None, 0]}, ("nulls", 1), "expected None"),
+])
+def test_errors_name_the_path(collections_codec, values, path, message):
+    with pytest.raises(DatumError) as caught:
+        collections_codec.dump(collections_datum(**values))
+    assert caught.value.path == path
+    assert message in caught.value.reason
+
+
+def test_error_text():
+    error = DatumError("expected an int", ("index", "k", 1, "n"))
+    assert str(error) == "index.k[1].n: expected an int"
+
+
+class Shrinking:
+    """An int that empties the list it is in while it is written."""
+
+    def __init__(self, items):
+        self.items = items
+
+    def __index__(self):
+        self.items.clear()
+        return 1
+
+
+def test_a_list_that_changes_while_written(collections_codec):
+    items = [1, 2, 3]
+    items.insert(1, Shrinking(items))
+    with pytest.raises(DatumError, match="the list changed size"):
+        collections_codec.dump(collections_datum(ints=items))
+
+
+def _blocks(*blocks) -> bytes:
+    """Array blocks as Java writes them when it knows their byte sizes: a
+    negative count, the block's size, the items; then 0."""
+    out = b""
+    for count, payload, sized in blocks:
+        if sized:
+            out += zigzag(-count) + zigzag(len(payload)) + payload
+        else:
+            out += zigzag(count) + payload
+    return out + b"\x00"
+
+
+def zigzag(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def test_reads_any_block_layout():
+    schema = {"type": "array", "items": "int"}
+    codec = AvroCodec(schema)
+    data = _blocks((2, zigzag(1) + zigzag(-2), True), (1, zigzag(300), False),
+                   (3, zigzag(4) * 3, True))
+    assert codec.load(data) == fastavro_load(schema, data) == [1, -2, 300, 4, 4, 4]
+    assert codec.dump([1, -2]) == fastavro_dump(schema, [1, -2]) == b"\x04\x02\x03\x00"
+    assert codec.dump([]) == b"\x00"
+
+
+def test_counts_are_checked_before_anything_is_read(collections_codec):
+    # an array announcing a million ints in a few bytes: refused at once
+    huge = zigzag(10**6)
+    with pytest.raises(DecodeError, match="needs at least"):
+        collections_codec.load(huge + b"\x02")
+    # items of no bytes (nulls) are paid for from the message's item budget
+    data = collections_codec.dump(collections_datum(nulls=[]))
+    tail = len(zigzag(0))  # the nulls array is last: an empty one is one 0 byte
+    many_nulls = data[:-tail] + zigzag(10**7) + b"\x00"
+    with pytest.raises(DecodeError, match="item budget exceeded"):
+        collections_codec.load(many_nulls)
+    within = data[:-tail] + zigzag(1000) + b"\x00"
+    assert collections_codec.load(within)["nulls"] == [None] * 1000
+    small = AvroCodec(COLLECTIONS, CompileFlags(max_items=10))
+    with pytest.raises(DecodeError, match="limit of 10 items per block"):
+        small.load(within)
+    with pytest.raises(DecodeError, match="item budget exceeded"):
+        AvroCodec(COLLECTIONS, CompileFlags(item_allowance=10)).load(within)
+
+
+def test_a_negative_block_count_at_the_minimum():
+    codec = AvroCodec({"type": "array", "items": "int"})
+    with pytest.raises(DecodeError, match="invalid block count"):
+        codec.load(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01")
