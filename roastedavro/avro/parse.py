@@ -155,11 +155,16 @@ def _json_or_name(text: str, where: str = "") -> Any:
     stripped = text.strip()
     if stripped[:1] in ('{', '[', '"'):
         try:
-            return json.loads(stripped)
+            return json.loads(stripped, parse_constant=_no_constant)
         except ValueError as error:
             raise SchemaError(f"not valid JSON: {error}", where) from None
     # a bare type name such as long or com.example.Order
     return stripped
+
+
+def _no_constant(name: str) -> Any:
+    # NaN and Infinity are not JSON (Java's parser refuses them too)
+    raise ValueError(f"{name} is not a JSON value")
 
 
 class _UnknownName(SchemaError):
@@ -206,8 +211,11 @@ class _Parser:
         if kind == "map":
             return Map(self.parse(self.required(node, "values", path), namespace, f"{path}.values"),
                        self.props(node, "map"))
-        # {"type": "com.example.Order"}: a use of a named type
-        return self.reference(kind, namespace, path)
+        # {"type": "com.example.Order"}: Java's parser refuses a use of a
+        # named type written as an object; the name alone is the schema
+        self.reference(kind, namespace, path)
+        raise SchemaError(f"{{\"type\": {kind!r}}} is not a schema: write the type's name, "
+                          f"{kind!r}, on its own", path or "schema")
 
     # -- names ----------------------------------------------------------------
 
@@ -254,11 +262,20 @@ class _Parser:
             # the specification: primitive names are defined in no namespace
             raise SchemaError(f"{full!r}: {full.rpartition('.')[2]!r} is a primitive type name "
                               "and cannot name a type", path or full)
-        if full in self.named or full in self.external:
+        if full in self.named:
             raise SchemaError(f"{full!r} is already defined (a name can be defined once)",
                               path or full)
         new_namespace = full.rpartition(".")[0] or None
         return full, new_namespace
+
+    def define(self, definition: NamedType, path: str):
+        """Register a named type; another schema's definition of the name must be the same."""
+        known = self.external.get(definition.name)
+        if known is not None and known != definition:
+            raise SchemaError(f"{definition.name!r} is already defined differently by another schema",
+                              path)
+        self.named[definition.name] = definition
+        return definition
 
     def aliases(self, node: dict, namespace: str | None, path: str, named: bool) -> tuple[str, ...]:
         aliases = node.get("aliases", [])
@@ -270,8 +287,7 @@ class _Parser:
                 check_full_name(alias, path, "alias")
                 if "." not in alias and namespace:
                     alias = f"{namespace}.{alias}"
-            elif not NAME.match(alias):
-                raise SchemaError(f"the alias {_show(alias)} is not a valid name ({NAME_RULE})", path)
+            # a field's aliases are any strings (the specification and Java)
             result.append(alias)
         return tuple(result)
 
@@ -308,8 +324,7 @@ class _Parser:
             fields.append(field)
         record = Record(full, tuple(fields), aliases, doc, "error" if kind == "error" else "record",
                         self.props(node, "record"))
-        self.named[full] = record
-        return record
+        return self.define(record, path)
 
     def field(self, node: Any, namespace: str | None, path: str, number: int) -> Field:
         if not isinstance(node, dict):
@@ -355,8 +370,7 @@ class _Parser:
             raise SchemaError(f"the enum default {_json_text(default)} is not one of its symbols", path)
         enum = Enum(full, tuple(symbols), default, self.aliases(node, inner_namespace, path, True),
                     _doc(node, path), self.props(node, "enum"))
-        self.named[full] = enum
-        return enum
+        return self.define(enum, path)
 
     def fixed(self, node: dict, namespace: str | None, path: str) -> Fixed:
         full, inner_namespace = self.full_name(node, namespace, path, "fixed")
@@ -374,8 +388,7 @@ class _Parser:
                           if item[0] not in ("logicalType", "precision", "scale"))
         fixed = Fixed(full, size, self.aliases(node, inner_namespace, path, True), logical,
                       _doc(node, path), props)
-        self.named[full] = fixed
-        return fixed
+        return self.define(fixed, path)
 
     def union(self, node: list, namespace: str | None, path: str) -> Union:
         branches: list[AvroType] = []
@@ -515,7 +528,7 @@ def _logical(node: dict, kind: str, size: int | None) -> Logical | None:
     precision, scale = node.get("precision"), node.get("scale", 0)
     if type(precision) is not int or type(scale) is not int:
         return None
-    if precision <= 0 or scale < 0 or scale > precision:
+    if precision <= 0 or precision > 2**31 - 1 or scale < 0 or scale > precision:
         return None
     if size is not None and precision > max_decimal_precision(size):
         return None
