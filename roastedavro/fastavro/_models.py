@@ -46,6 +46,9 @@ def defined_once(schema: Any) -> Any:
         node = {key: value for key, value in node.items() if not key.startswith("__fastavro")
                 and key != "__named_schemas"}
         kind = node.get("type")
+        if set(node) == {"type"} and isinstance(kind, (str, list, dict)):
+            # fastavro takes {"type": X} for X itself (Java's parser does not)
+            return walk(kind, namespace)
         if kind in _NAMED and isinstance(node.get("name"), str):
             name = node["name"]
             own = node.get("namespace", namespace) if "." not in name else name.rpartition(".")[0]
