@@ -497,3 +497,205 @@ def test_a_negative_block_count_at_the_minimum():
     codec = AvroCodec({"type": "array", "items": "int"})
     with pytest.raises(DecodeError, match="invalid block count"):
         codec.load(b"\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01")
+
+
+# -- unions ---------------------------------------------------------------------------
+
+def _record(name, *fields):
+    return {"type": "record", "name": name, "fields": [{"name": n, "type": t} for n, t in fields]}
+
+
+UNIONS = {"type": "record", "name": "Unions", "namespace": "u", "fields": [
+    {"name": "null_str", "type": ["null", "string"]},
+    {"name": "str_null", "type": ["string", "null"]},
+    {"name": "numbers", "type": ["null", "int", "long", "double"]},
+    {"name": "long_int", "type": ["long", "int"]},
+    {"name": "float_double", "type": ["float", "double"]},
+    {"name": "float_only", "type": ["null", "float"]},
+    {"name": "int_float", "type": ["int", "float"]},
+    {"name": "bool_int", "type": ["boolean", "int"]},
+    {"name": "record", "type": ["null", _record("One", ("x", "int"))]},
+    {"name": "records", "type": [_record("A", ("a", ["null", "int"]), ("shared", "int")),
+                                 _record("B", ("b", ["null", "int"]), ("shared", "int"))]},
+    {"name": "record_map", "type": [_record("C", ("x", "int")), {"type": "map", "values": "int"}]},
+    {"name": "map_record", "type": [{"type": "map", "values": "int"}, "C"]},
+    {"name": "array", "type": ["null", {"type": "array", "items": "int"}]},
+    {"name": "enum_str", "type": [{"type": "enum", "name": "Side", "symbols": ["L", "R"]},
+                                  "string"]},
+    {"name": "str_enum", "type": ["string", "Side"]},
+    {"name": "fixed_bytes", "type": [{"type": "fixed", "name": "Two", "size": 2}, "bytes"]},
+    {"name": "bytes_fixed", "type": ["bytes", "Two"]},
+    {"name": "timestamp", "type": ["null", {"type": "long", "logicalType": "timestamp-millis"},
+                                   "string"]},
+    {"name": "date_str", "type": [{"type": "int", "logicalType": "date"}, "string"]},
+    {"name": "decimal", "type": ["null", {"type": "bytes", "logicalType": "decimal",
+                                          "precision": 5, "scale": 2}]},
+    {"name": "uuid", "type": ["null", {"type": "string", "logicalType": "uuid"}]},
+    {"name": "everything", "type": ["null", "boolean", "int", "long", "float", "double",
+                                    "bytes", "string"]},
+]}
+
+
+def unions_datum(**values):
+    datum = {"null_str": None, "str_null": "s", "numbers": 1, "long_int": 1, "float_double": 1.5,
+             "float_only": None, "int_float": 1, "bool_int": True, "record": None,
+             "records": {"a": 1, "shared": 2}, "record_map": {"x": 1}, "map_record": {},
+             "array": None, "enum_str": "L", "str_enum": "L", "fixed_bytes": b"ab",
+             "bytes_fixed": b"ab", "timestamp": None, "date_str": 5, "decimal": None,
+             "uuid": None, "everything": None}
+    datum.update(values)
+    return datum
+
+
+@pytest.fixture(scope="module")
+def unions_codec():
+    return AvroCodec(UNIONS)
+
+
+@pytest.mark.parametrize("values", [
+    {"null_str": "text", "str_null": None},
+    {"numbers": None}, {"numbers": 2**31 - 1}, {"numbers": 2**31}, {"numbers": -(2**63)},
+    {"numbers": 2**63},          # too large for a long: the double
+    {"numbers": 2.5},
+    {"long_int": 5}, {"long_int": -(2**40)},
+    {"float_double": 2.5}, {"float_double": 7},      # a later double wins over a float
+    {"float_only": 0.25}, {"float_only": 3},
+    {"int_float": 2**40}, {"int_float": 0.5},
+    {"bool_int": False}, {"bool_int": 1},
+    {"record": {"x": 5}}, {"record": collections.OrderedDict(x=6)},
+    {"records": {"b": 1, "shared": 2}},             # most fields in common: B
+    {"records": {"shared": 2}},                     # a tie: the first
+    {"records": {"b": None, "a": None, "shared": 3}},
+    {"record_map": {"x": 1}},                       # fastavro: a later map beats a record
+    {"record_map": {"x": 1, "y": "z"}},             # not a map of ints: the record
+    {"record_map": {}},
+    {"map_record": {"x": 1}},
+    {"array": [1, 2]}, {"array": []},
+    {"enum_str": "R"}, {"enum_str": "other"},       # a symbol: the enum, else the string
+    {"str_enum": "R"},
+    {"fixed_bytes": b"xyz"}, {"fixed_bytes": b""}, {"fixed_bytes": bytearray(b"cd")},
+    {"bytes_fixed": b"cd"},
+    {"timestamp": datetime.datetime(2020, 5, 17, 1, 2, 3, tzinfo=UTC)},
+    {"timestamp": 1589677323000}, {"timestamp": "later"},
+    {"date_str": datetime.date(2021, 1, 2)}, {"date_str": "2021-01-02"},   # an ISO date: the date
+    {"date_str": datetime.datetime(2021, 1, 2, 3, 4)},
+    {"decimal": D("123.45")}, {"decimal": D("-0.01")},
+    {"uuid": uuid.UUID(int=7)}, {"uuid": "00000000-0000-0000-0000-000000000007"},
+    {"everything": True}, {"everything": 5}, {"everything": 2**50}, {"everything": 1.5},
+    {"everything": b"b"}, {"everything": "s"}, {"everything": bytearray(b"ba")},
+])
+def test_branches_as_fastavro_chooses_them(unions_codec, values):
+    check_like_fastavro(unions_codec, UNIONS, unions_datum(**values))
+
+
+@pytest.mark.parametrize("values", [
+    # fastavro's tuple notation names the branch
+    {"records": ("u.B", {"shared": 2})},
+    {"records": ("u.A", {"b": 1, "shared": 2})},
+    {"long_int": ("int", 5)},
+    {"everything": ("long", 1)}, {"everything": ("float", 1.5)}, {"everything": ("null", None)},
+    {"record_map": ("u.C", {"x": 1})}, {"record_map": ("map", {"x": 1})},
+    {"str_enum": ("u.Side", "R")},
+    {"fixed_bytes": ("bytes", b"ab")},
+    # ... and so does a "-type" key in a record's dict
+    {"records": {"-type": "u.A", "b": 1, "shared": 2}},
+    {"records": {"-type": "u.B", "a": 1, "shared": 2}},
+])
+def test_named_branches_as_fastavro(unions_codec, values):
+    datum = unions_datum(**values)
+    assert unions_codec.dump(datum) == fastavro_dump(UNIONS, datum)
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"numbers": "one"}, "str 'one' matches no branch of the union [null, int, long, double]"),
+    ({"null_str": 5}, "matches no branch"),
+    ({"numbers": True}, "bool True matches no branch"),   # bools are no numbers in unions
+    ({"records": {"shared": "2"}}, "matches no branch"),
+    ({"records": ("u.Z", {})}, "the union [u.A, u.B] has no branch named 'u.Z'"),
+    ({"records": ("u.A", {}, 3)}, "a tuple in a union names its branch"),
+    ({"record": {"x": "5"}}, "expected an int"),
+    ({"fixed_bytes": "ab"}, "matches no branch"),
+])
+def test_values_of_no_branch(unions_codec, values, message):
+    field = next(iter(values))
+    with pytest.raises(DatumError) as caught:
+        unions_codec.dump(unions_datum(**values))
+    assert caught.value.path[0] == field
+    assert message in caught.value.reason
+    with pytest.raises((ValueError, TypeError)):
+        fastavro_dump(UNIONS, unions_datum(**values))
+
+
+def test_union_values_read_back(unions_codec):
+    datum = unions_datum(records={"b": 1, "shared": 2}, numbers=2**40, everything=b"x")
+    loaded = unions_codec.load(unions_codec.dump(datum))
+    assert loaded["records"] == {"b": 1, "shared": 2}
+    assert loaded["numbers"] == 2**40 and loaded["everything"] == b"x"
+
+
+def test_union_index_out_of_range(unions_codec):
+    data = bytearray(unions_codec.dump(unions_datum()))
+    data[0] = 4  # null_str is first: branch 2 of 2
+    with pytest.raises(DecodeError, match=r"index 2 out of range \(expected 0..1\)") as caught:
+        unions_codec.load(bytes(data))
+    assert caught.value.offset == 0
+
+
+ROOT_UNION = ["null", "string", {"type": "record", "name": "Leaf", "fields": [
+    {"name": "v", "type": ["null", "Leaf"]}]}]
+
+
+@pytest.mark.parametrize("datum", [None, "s", {"v": None}, {"v": {"v": {"v": None}}}])
+def test_a_union_at_the_root(datum):
+    check_like_fastavro(AvroCodec(ROOT_UNION), ROOT_UNION, datum)
+
+
+# -- where fastavro writes bytes that do not hold the value ------------------------------
+
+DECIMAL_4_2 = {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}
+DEVIATIONS = {"type": "record", "name": "Deviations", "fields": [
+    {"name": "i", "type": "int", "default": 0},
+    {"name": "f", "type": "float", "default": 0},
+    {"name": "nf", "type": ["null", "float"], "default": None},
+    {"name": "b", "type": "boolean", "default": False},
+    {"name": "n", "type": "null", "default": None},
+    {"name": "a", "type": {"type": "array", "items": "string"}, "default": []},
+    {"name": "u", "type": {"type": "string", "logicalType": "uuid"},
+     "default": "00000000-0000-0000-0000-000000000000"},
+    {"name": "d", "type": DECIMAL_4_2, "default": "\u0000"},
+]}
+
+
+@pytest.mark.parametrize("field, datum, fastavro_writes, message", [
+    ("i", 1.5, b"\x02", "expected an int, got float 1.5"),                 # truncated
+    ("i", 2**40, b"\x80\x80\x80\x80\x80\x40", "out of range for Avro int"),  # not an int
+    ("f", 1e39, b"\x00\x00\x80\x7f", "out of range for Avro float"),    # infinity
+    ("nf", 1e39, b"\x02\x00\x00\x80\x7f", "out of range for Avro float"),
+    ("b", "no", b"\x01", "expected a bool"),                               # its truth value
+    ("b", None, b"\x00", "expected a bool"),
+    ("n", 5, b"", "expected None"),                                         # nothing at all
+    ("a", "ab", b"\x04\x02a\x02b\x00",                                     # its characters
+     "expected a list (or other sequence) for an array, got str"),
+    ("a", {"k": 1}, b"\x02\x02k\x00", "expected a list"),                 # its keys
+    ("u", "not-a-uuid", b"\x14not-a-uuid", "expected a UUID"),
+    # a decimal's scaled digits beyond its precision: 1E+5 and 123.4 at scale 2
+    ("d", D("1E+5"), b"\x08\x00\x98\x96\x80", "more digits than the precision of decimal(4, 2)"),
+    ("d", D("123.4"), b"\x04\x30\x34", "more digits than the precision"),
+])
+def test_refused_where_fastavro_writes_something_else(field, datum, fastavro_writes, message):
+    field_type = next(f["type"] for f in DEVIATIONS["fields"] if f["name"] == field)
+    assert fastavro_dump(field_type, datum) == fastavro_writes
+    with pytest.raises(DatumError) as caught:
+        AvroCodec(DEVIATIONS).dump({field: datum})
+    assert caught.value.path == (field,)
+    assert message in caught.value.reason
+
+
+def test_negative_zero_on_a_fixed_decimal():
+    # fastavro writes -0 as ff fe (-0.02 here); it is zero
+    schema = {"type": "fixed", "name": "Money", "size": 2, "logicalType": "decimal",
+              "precision": 4, "scale": 2}
+    assert fastavro_dump(schema, D("-0")) == b"\xff\xfe"
+    codec = AvroCodec(schema)
+    assert codec.dump(D("-0")) == codec.dump(D("0")) == b"\x00\x00"
+    assert codec.load(b"\x00\x00") == D("0.00")
