@@ -699,3 +699,231 @@ def test_negative_zero_on_a_fixed_decimal():
     codec = AvroCodec(schema)
     assert codec.dump(D("-0")) == codec.dump(D("0")) == b"\x00\x00"
     assert codec.load(b"\x00\x00") == D("0.00")
+
+
+# -- logical types ---------------------------------------------------------------------
+
+def _logical(base, name, **more):
+    return {"type": base, "logicalType": name, **more}
+
+
+LOGICAL = {"type": "record", "name": "Logical", "fields": [
+    {"name": "ts_ms", "type": _logical("long", "timestamp-millis")},
+    {"name": "ts_us", "type": _logical("long", "timestamp-micros")},
+    {"name": "lts_ms", "type": _logical("long", "local-timestamp-millis")},
+    {"name": "lts_us", "type": _logical("long", "local-timestamp-micros")},
+    {"name": "day", "type": _logical("int", "date")},
+    {"name": "t_ms", "type": _logical("int", "time-millis")},
+    {"name": "t_us", "type": _logical("long", "time-micros")},
+    {"name": "dec", "type": _logical("bytes", "decimal", precision=10, scale=3)},
+    {"name": "dec_fixed", "type": {"type": "fixed", "name": "Money", "size": 8,
+                                   "logicalType": "decimal", "precision": 18, "scale": 4}},
+    {"name": "dec_wide", "type": _logical("bytes", "decimal", precision=60, scale=10)},
+    {"name": "dec_wide_fixed", "type": {"type": "fixed", "name": "Wide", "size": 30,
+                                        "logicalType": "decimal", "precision": 60, "scale": 0}},
+    {"name": "id", "type": _logical("string", "uuid")},
+]}
+
+EPOCH = datetime.datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def logical_datum(**values):
+    moment = datetime.datetime(2024, 2, 29, 23, 59, 58, 123456, tzinfo=UTC)
+    datum = {"ts_ms": moment, "ts_us": moment, "lts_ms": moment.replace(tzinfo=None),
+             "lts_us": moment.replace(tzinfo=None), "day": moment.date(),
+             "t_ms": moment.time(), "t_us": moment.time(), "dec": D("1234567.891"),
+             "dec_fixed": D("-12345678901234.5678"), "dec_wide": D("1" * 50 + ".0123456789"),
+             "dec_wide_fixed": D("-" + "9" * 60), "id": uuid.UUID("12345678-1234-5678-1234-567812345678")}
+    datum.update(values)
+    return datum
+
+
+@pytest.fixture(scope="module")
+def logical_codec():
+    return AvroCodec(LOGICAL)
+
+
+class MyDateTime(datetime.datetime):
+    pass
+
+
+IST = datetime.timezone(datetime.timedelta(hours=5, minutes=30))
+
+
+@pytest.mark.parametrize("values", [
+    {},
+    {"ts_ms": EPOCH, "ts_us": EPOCH, "lts_ms": EPOCH, "lts_us": EPOCH},
+    # before 1970 a part of a millisecond rounds down, as fastavro
+    {"ts_ms": datetime.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)},
+    {"ts_ms": datetime.datetime(1, 1, 1, tzinfo=UTC), "ts_us": datetime.datetime(1, 1, 1, tzinfo=UTC)},
+    {"ts_ms": datetime.datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC)},
+    # other time zones: the same instant in UTC; local timestamps keep the wall clock
+    {"ts_ms": datetime.datetime(2024, 1, 1, 5, 30, tzinfo=IST),
+     "ts_us": datetime.datetime(2024, 1, 1, 5, 30, 0, 7, tzinfo=IST),
+     "lts_ms": datetime.datetime(2024, 1, 1, 5, 30, tzinfo=IST),
+     "lts_us": datetime.datetime(2024, 1, 1, 5, 30, tzinfo=IST)},
+    # naive datetimes are local time for timestamps (C's mktime), as fastavro
+    {"ts_ms": datetime.datetime(2024, 7, 1, 12), "ts_us": datetime.datetime(1960, 7, 1, 12, 0, 0, 5)},
+    {"ts_ms": MyDateTime(2024, 7, 1, 12, tzinfo=UTC), "lts_us": MyDateTime(2024, 7, 1, 12)},
+    # ints are written as they are
+    {"ts_ms": 1, "ts_us": -1, "lts_ms": 2**40, "lts_us": 0, "day": -5, "t_ms": 3, "t_us": 4},
+    {"day": datetime.date(1, 1, 1)}, {"day": datetime.date(9999, 12, 31)},
+    {"day": datetime.datetime(2020, 2, 2, 23, 59)},     # a datetime's date
+    {"day": "2020-02-02"},                                # an ISO date string
+    {"t_ms": datetime.time(23, 59, 59, 999999), "t_us": datetime.time(0, 0)},
+    {"t_ms": datetime.time(1, 2, 3, 4567, tzinfo=IST), "t_us": datetime.time(1, 2, tzinfo=IST)},
+    {"dec": D("0"), "dec_fixed": D("0"), "dec_wide": D("0"), "dec_wide_fixed": D("0")},
+    {"dec": D("-0.001"), "dec_fixed": D("0.0001"), "dec_wide": D("-1E-10")},
+    {"dec": D("9999999.999"), "dec_fixed": D("99999999999999.9999")},
+    {"dec": D("-9999999.999"), "dec_fixed": D("-99999999999999.9999")},
+    {"dec": D("-1.28"), "dec_fixed": D("-0.0128"), "dec_wide_fixed": D("9" * 60)},
+    {"dec": D("12.5"), "dec_fixed": D("7")},              # fewer places than the scale
+    {"dec": D("1E+2"), "dec_wide": D("1.5E+20")},         # exponents
+    {"dec": b"\x01\x00", "dec_fixed": b"\x00" * 7 + b"\x05"},   # bytes written as they are
+    {"id": uuid.UUID(int=0)}, {"id": uuid.UUID(int=2**128 - 1)},
+    {"id": "12345678-1234-5678-1234-567812345678"},      # strings as they are
+    {"id": "{12345678-1234-5678-1234-567812345678}"},
+    {"id": "12345678123456781234567812345678"},
+])
+def test_logical_types_as_fastavro(logical_codec, values):
+    check_like_fastavro(logical_codec, LOGICAL, logical_datum(**values))
+
+
+def test_naive_timestamps_in_another_time_zone(logical_codec, monkeypatch):
+    import time
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        for moment in (datetime.datetime(2024, 7, 1, 12, 0, 0, 1500), datetime.datetime(2024, 1, 1),
+                       datetime.datetime(1950, 3, 3, 3, 3)):
+            datum = logical_datum(ts_ms=moment, ts_us=moment, lts_ms=moment)
+            check_like_fastavro(logical_codec, LOGICAL, datum)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+
+
+@pytest.mark.parametrize("values, path, message", [
+    ({"ts_ms": datetime.date(2020, 1, 1)}, ("ts_ms",), "expected an int, got date"),
+    ({"ts_ms": "2020-01-01T00:00:00"}, ("ts_ms",), "expected an int, got str"),
+    ({"day": "yesterday"}, ("day",), "expected a date, got str 'yesterday'"),
+    ({"day": 2**31}, ("day",), "out of range for Avro int"),
+    ({"t_ms": 1.5}, ("t_ms",), "expected an int"),
+    ({"dec": D("1.2345")}, ("dec",), "more decimal places than the scale of decimal(10, 3)"),
+    ({"dec": D("12345678.9")}, ("dec",), "more digits than the precision of decimal(10, 3)"),
+    ({"dec": D("1.230000000000")}, ("dec",), "13 digits, more than the precision"),
+    ({"dec": D("NaN")}, ("dec",), "cannot be written as an Avro decimal"),
+    ({"dec": D("-Infinity")}, ("dec",), "cannot be written"),
+    ({"dec": 1.5}, ("dec",), "expected a Decimal, got float"),
+    ({"dec": 5}, ("dec",), "expected a Decimal, got int"),
+    ({"dec_fixed": b"\x00"}, ("dec_fixed",), "expected 8 bytes for a fixed(8), got 1"),
+    ({"id": 5}, ("id",), "expected a UUID, got int"),
+    ({"id": "1234"}, ("id",), "expected a UUID, got str"),
+])
+def test_bad_logical_values(logical_codec, values, path, message):
+    with pytest.raises(DatumError) as caught:
+        logical_codec.dump(logical_datum(**values))
+    assert caught.value.path == path
+    assert message in caught.value.reason
+
+
+def test_logical_values_out_of_python_range(logical_codec):
+    data = logical_codec.dump(logical_datum(ts_ms=0))
+    start = len(zigzag(0))
+    too_late = zigzag(253402300800000)  # 10000-01-01 in milliseconds
+    with pytest.raises(DecodeError, match="outside the years 1-9999") as caught:
+        logical_codec.load(too_late + data[start:])
+    assert caught.value.offset == 0
+
+
+def test_time_of_day_out_of_range():
+    codec = AvroCodec(_logical("int", "time-millis"))
+    assert codec.load(zigzag(86399999)) == datetime.time(23, 59, 59, 999000)
+    for millis in (86400000, -1):
+        with pytest.raises(DecodeError, match="time of day"):
+            codec.load(zigzag(millis))
+
+
+# the logical types fastavro 1.13.1 does not know, by the specification
+
+NEW_LOGICAL = {"type": "record", "name": "NewLogical", "fields": [
+    {"name": "ts_ns", "type": _logical("long", "timestamp-nanos")},
+    {"name": "lts_ns", "type": _logical("long", "local-timestamp-nanos")},
+    {"name": "big", "type": _logical("bytes", "big-decimal")},
+    {"name": "span", "type": {"type": "fixed", "name": "Span", "size": 12,
+                              "logicalType": "duration"}},
+    {"name": "key", "type": {"type": "fixed", "name": "Key", "size": 16, "logicalType": "uuid"}},
+]}
+
+
+@pytest.fixture(scope="module")
+def new_logical_codec():
+    return AvroCodec(NEW_LOGICAL)
+
+
+def big_decimal_bytes(unscaled: int, scale: int) -> bytes:
+    """Java's BigDecimalConversion: the unscaled BigInteger.toByteArray() as
+    Avro bytes, the scale as an Avro int, all of it as Avro bytes."""
+    length = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
+    inner = zigzag(length) + unscaled.to_bytes(length, "big", signed=True) + zigzag(scale)
+    return zigzag(len(inner)) + inner
+
+
+@pytest.mark.parametrize("big, unscaled, scale", [
+    (D("123.45"), 12345, 2), (D("-1"), -1, 0), (D("0.00"), 0, 2), (D("1E+3"), 1, -3),
+    (D("-128"), -128, 0), (D("128"), 128, 0), (D("-0.5"), -5, 1),
+    (D((0, tuple(map(int, str(2**200))), -30)), 2**200, 30),
+])
+def test_big_decimal_as_java_writes_it(new_logical_codec, big, unscaled, scale):
+    moment = datetime.datetime(2024, 1, 1, 0, 0, 0, 1, tzinfo=UTC)
+    datum = {"ts_ns": moment, "lts_ns": moment.replace(tzinfo=None), "big": big,
+             "span": Duration(1, 2, 3), "key": uuid.UUID(int=1)}
+    nanos = 1704067200000001000
+    expected = (zigzag(nanos) * 2 + big_decimal_bytes(unscaled, scale)
+                + struct.pack("<III", 1, 2, 3) + uuid.UUID(int=1).bytes)
+    data = new_logical_codec.dump(datum)
+    assert data == expected
+    assert new_logical_codec.load(data) == {"ts_ns": nanos, "lts_ns": nanos, "big": big,
+                                            "span": Duration(1, 2, 3), "key": uuid.UUID(int=1)}
+    assert str(new_logical_codec.load(data)["big"]) == str(big)   # the scale kept
+    # fastavro reads the underlying types: the same bytes, raw
+    raw = fastavro_load(NEW_LOGICAL, data)
+    assert raw["ts_ns"] == nanos and raw["span"] == expected[-28:-16] and raw["key"] == uuid.UUID(int=1).bytes
+
+
+def test_new_logical_types_take_their_underlying_values(new_logical_codec):
+    # ints, bytes: written as they are (fastavro's way with logical types)
+    datum = {"ts_ns": -5, "lts_ns": 2**63 - 1, "big": b"\x02\x07\x00", "span": b"x" * 12,
+             "key": b"k" * 16}
+    assert new_logical_codec.dump(datum) == fastavro_dump(NEW_LOGICAL, datum)
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"ts_ns": datetime.datetime(2300, 1, 1, tzinfo=UTC)}, "out of range for Avro long"),
+    ({"big": D("NaN")}, "cannot be written as an Avro big-decimal"),
+    ({"big": 1.5}, "expected a Decimal"),
+    ({"span": Duration(-1, 0, 0)}, "ints from 0 to 2**32-1"),
+    ({"span": Duration(2**32, 0, 0)}, "ints from 0 to 2**32-1"),
+    ({"span": datetime.timedelta(days=1)}, "expected a Duration"),
+    ({"key": "12345678-1234-5678-1234-567812345678"}, "expected a UUID, got str"),
+    ({"key": b"short"}, "expected 16 bytes"),
+])
+def test_bad_new_logical_values(new_logical_codec, values, message):
+    datum = {"ts_ns": 0, "lts_ns": 0, "big": D(1), "span": Duration(), "key": uuid.UUID(int=0)}
+    datum.update(values)
+    with pytest.raises(DatumError) as caught:
+        new_logical_codec.dump(datum)
+    assert caught.value.path == tuple(values)
+    assert message in caught.value.reason
+
+
+def test_malformed_big_decimals(new_logical_codec):
+    head = zigzag(0) * 2
+    tail = struct.pack("<III", 0, 0, 0) + bytes(16)
+    with pytest.raises(DecodeError, match="big-decimal without its unscaled value"):
+        new_logical_codec.load(head + b"\x04\x00\x00" + tail)
+    with pytest.raises(DecodeError, match="1 bytes after a big-decimal's scale"):
+        new_logical_codec.load(head + b"\x08\x02\x05\x00\x00" + tail)
+    with pytest.raises(DecodeError):  # the unscaled length runs past the big-decimal
+        new_logical_codec.load(head + b"\x04\x08\x05" + tail)
