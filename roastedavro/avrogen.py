@@ -749,11 +749,11 @@ class _Generator:
         for record in self.records:
             functions += self.record_functions(record)
         if isinstance(root, Record):
-            write_root = Code(f"write_{self.idents[root.name]}")
-            read_root = Code(f"read_{self.idents[root.name]}")
+            ident = self.idents[root.name]
+            roots = {f"{kind}_root": Code(f"{kind}_{ident}") for kind in ("write", "read", "skip")}
         else:
             functions += self.root_functions(root)
-            write_root, read_root = Code("write_root"), Code("read_root")
+            roots = {f"{kind}_root": Code(f"{kind}_root") for kind in ("write", "read", "skip")}
         fingerprint = schema.fingerprint()
         source = _environment.get_template("avro_module.pyx.j2").render(
             root_name=comment(root.name if isinstance(root, Record) else describe(root)),
@@ -762,8 +762,7 @@ class _Generator:
             records=[comment(f"{record.name}: " + ", ".join(f.name for f in record.fields))
                      for record in self.records],
             functions=functions,
-            write_root=write_root,
-            read_root=read_root,
+            **roots,
             bindings=[(Code(name), literal(name)) for name in self.module.bindings],
         )
         return GeneratedModule(source, self.module.bindings, self.verify)

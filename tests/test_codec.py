@@ -927,3 +927,109 @@ def test_malformed_big_decimals(new_logical_codec):
         new_logical_codec.load(head + b"\x08\x02\x05\x00\x00" + tail)
     with pytest.raises(DecodeError):  # the unscaled length runs past the big-decimal
         new_logical_codec.load(head + b"\x04\x08\x05" + tail)
+
+
+# -- recursion and depth --------------------------------------------------------------
+
+NODE = {"type": "record", "name": "Node", "namespace": "tree", "fields": [
+    {"name": "value", "type": "int"},
+    {"name": "next", "type": ["null", "Node"], "default": None},
+    {"name": "children", "type": {"type": "array", "items": "Node"}, "default": []},
+]}
+
+
+def chain(depth: int) -> dict:
+    node = {"value": 0, "next": None, "children": []}
+    for value in range(1, depth):
+        node = {"value": value, "next": node, "children": []}
+    return node
+
+
+def chain_bytes(depth: int) -> bytes:
+    """A chain's encoding, built by hand: value, union branch, ..., null, children."""
+    out = b""
+    for value in range(depth - 1, 0, -1):
+        out += zigzag(value) + b"\x02"
+    return out + zigzag(0) + b"\x00" + b"\x00" * depth
+
+
+@pytest.fixture(scope="module")
+def node_codec():
+    return AvroCodec(NODE)
+
+
+def test_recursive_records_as_fastavro(node_codec):
+    tree = {"value": 1, "next": chain(3), "children": [chain(2), {"value": 5, "children": [chain(4)]}]}
+    check_like_fastavro(node_codec, NODE, tree)
+    deep = chain(400)
+    data = node_codec.dump(deep)
+    assert data == fastavro_dump(NODE, deep) == chain_bytes(400)
+    assert node_codec.load(data) == deep
+
+
+def test_depth_is_bounded_by_max_depth():
+    codec = AvroCodec(NODE, CompileFlags(max_depth=20))
+    assert codec.load(codec.dump(chain(21))) == chain(21)
+    with pytest.raises(DatumError, match="records are nested more than 20 levels deep") as caught:
+        codec.dump(chain(22))
+    assert caught.value.path == ("next",) * 21
+    with pytest.raises(DecodeError, match="records nested more than 20 levels deep"):
+        codec.load(chain_bytes(22))
+    with pytest.raises(DecodeError, match="records nested more than 20 levels deep"):
+        codec._codec.skip(chain_bytes(22))
+
+
+def test_a_datum_that_contains_itself(node_codec):
+    node = {"value": 1, "children": []}
+    node["next"] = node
+    with pytest.raises(DatumError, match="nested more than 500 levels"):
+        node_codec.dump(node)
+    looped = {"value": 1, "next": None}
+    looped["children"] = [looped]
+    with pytest.raises(DatumError, match="nested more than 500 levels"):
+        node_codec.dump(looped)
+
+
+def test_a_small_thread_stack_ends_in_a_clean_error():
+    codec = AvroCodec(NODE, CompileFlags(max_depth=10000))
+    datum, data = chain(9000), chain_bytes(9000)
+    errors = []
+
+    def run():
+        for call in (lambda: codec.dump(datum), lambda: codec.load(data),
+                     lambda: codec._codec.skip(data)):
+            try:
+                call()
+            except (DatumError, DecodeError) as error:
+                errors.append(error)
+
+    size = threading.stack_size(256 * 1024)
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(size)
+    assert [type(error) for error in errors] == [DatumError, DecodeError, DecodeError]
+    assert all("C stack" in str(error) for error in errors)
+
+
+# -- skipping (schema resolution's skippers) --------------------------------------------
+
+@pytest.mark.parametrize("codec_name, schema, datum", [
+    ("primitives_codec", PRIMITIVES, primitives(s="text", by=b"\x00\x01")),
+    ("collections_codec", COLLECTIONS, collections_datum()),
+    ("unions_codec", UNIONS, unions_datum(records={"b": 1, "shared": 2}, numbers=2**40,
+                                          array=[1, 2], everything="s")),
+    ("logical_codec", LOGICAL, logical_datum()),
+    ("node_codec", NODE, {"value": 1, "next": chain(3), "children": [chain(2)]}),
+])
+def test_skipping_checks_what_loading_checks(request, codec_name, schema, datum):
+    codec = request.getfixturevalue(codec_name)
+    data = codec.dump(datum)
+    assert codec._codec.skip(data) is None
+    for end in range(len(data)):
+        with pytest.raises(DecodeError):
+            codec._codec.skip(data[:end])
+    with pytest.raises(DecodeError, match="trailing"):
+        codec._codec.skip(data + b"\x00")
