@@ -22,6 +22,7 @@ import enum
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import uuid
@@ -406,8 +407,11 @@ def make_schema_cerializer(case, datums, messages) -> Contender:
         with quiet(output):
             codec = handler.Cerializer(schemata, namespace, name)
     except Exception as error:
-        lines = [line for line in "".join(output).splitlines() if "error" in line.lower()]
-        raise RuntimeError(f"{_short(error)}; {' | '.join(lines[-3:])}") from None
+        # Cython's messages: "<file>.pyx:<line>:<column>: <message>"
+        found = re.findall(r"\.pyx:(\d+):\d+: (.+)", "".join(output))
+        messages = "; ".join(f"line {line}: {text}" for line, text in found[:3])
+        raise RuntimeError(f"{type(error).__name__} in the code cerializer generated: "
+                           f"{messages or _short(error)}") from None
     return Contender(
         "cerializer", _writer(lambda out, value: codec.serialize_into(out, value)), datums,
         _stream_reader(codec.deserialize_from), _sources(messages))
