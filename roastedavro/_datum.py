@@ -390,6 +390,16 @@ class UnionChooser:
 
     def choose(self, datum: Any) -> tuple:
         """(branch index, the value to write)."""
+        try:
+            return self._choose(datum)
+        except DumpError:
+            raise
+        except (TypeError, ValueError, ArithmeticError, AttributeError, LookupError) as error:
+            # a value whose own methods fail while it is compared or measured
+            raise DumpError(f"{describe(datum)} cannot be checked against the union "
+                            f"{self.text}: {error}") from None
+
+    def _choose(self, datum: Any) -> tuple:
         branches = self.branches
         if isinstance(datum, tuple):
             if len(datum) != 2:
@@ -398,6 +408,9 @@ class UnionChooser:
             name, datum = datum
             for index, branch in enumerate(branches):
                 if name == branch_name(branch):
+                    if branch_name(branch) == "null" and datum is not None:
+                        # fastavro writes nothing for it: the value would be lost
+                        raise refused("None for an Avro null", datum)
                     return index, datum
             raise DumpError(f"the union {self.text} has no branch named {_short.repr(name)}")
         deref = self.schema.deref

@@ -626,6 +626,21 @@ def test_values_of_no_branch(unions_codec, values, message):
         fastavro_dump(UNIONS, unions_datum(**values))
 
 
+class Unequal:
+    """A value that cannot be compared."""
+
+    def __eq__(self, other):
+        raise TypeError("no comparisons")
+
+    __hash__ = object.__hash__
+
+
+def test_a_value_that_fails_while_its_branch_is_chosen(unions_codec):
+    with pytest.raises(DatumError, match="cannot be checked against the union") as caught:
+        unions_codec.dump(unions_datum(enum_str=Unequal()))
+    assert caught.value.path == ("enum_str",)
+
+
 def test_union_values_read_back(unions_codec):
     datum = unions_datum(records={"b": 1, "shared": 2}, numbers=2**40, everything=b"x")
     loaded = unions_codec.load(unions_codec.dump(datum))
@@ -659,6 +674,7 @@ DEVIATIONS = {"type": "record", "name": "Deviations", "fields": [
     {"name": "nf", "type": ["null", "float"], "default": None},
     {"name": "b", "type": "boolean", "default": False},
     {"name": "n", "type": "null", "default": None},
+    {"name": "nu", "type": ["null", "string"], "default": None},
     {"name": "a", "type": {"type": "array", "items": "string"}, "default": []},
     {"name": "u", "type": {"type": "string", "logicalType": "uuid"},
      "default": "00000000-0000-0000-0000-000000000000"},
@@ -674,6 +690,7 @@ DEVIATIONS = {"type": "record", "name": "Deviations", "fields": [
     ("b", "no", b"\x01", "expected a bool"),                               # its truth value
     ("b", None, b"\x00", "expected a bool"),
     ("n", 5, b"", "expected None"),                                         # nothing at all
+    ("nu", ("null", 5), b"\x00", "expected None for an Avro null"),
     ("a", "ab", b"\x04\x02a\x02b\x00",                                     # its characters
      "expected a list (or other sequence) for an array, got str"),
     ("a", {"k": 1}, b"\x02\x02k\x00", "expected a list"),                 # its keys
