@@ -35,10 +35,10 @@ import json
 import math
 import numbers
 import string
-import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from fastavro._logical_readers_py import LOGICAL_READERS
 from fastavro._logical_writers_py import LOGICAL_WRITERS  # the ones _validation_py uses
 from hypothesis import reject, strategies as st
 
@@ -308,9 +308,8 @@ def _latin1_text(min_size=0, max_size=4):
 class _Drawer:
     """Draws one schema in document order, keeping what a later part may refer to."""
 
-    def __init__(self, draw, max_depth: int):
+    def __init__(self, draw):
         self.draw = draw
-        self.max_depth = max_depth
         self.resolver = Resolver()
         self.open: list[str] = []  # records whose fields are being drawn, outermost first
 
@@ -602,7 +601,7 @@ def avro_schemas(draw, max_depth: int = 3, records_only: bool = False) -> Any:
     ``records_only`` makes the top level a record (as registries and
     container files mostly have).
     """
-    drawer = _Drawer(draw, max_depth)
+    drawer = _Drawer(draw)
     if records_only or draw(st.integers(0, 2)) > 0:
         return drawer.record(max_depth, None)
     return drawer.type(max_depth, None)
@@ -619,6 +618,16 @@ def record_schemas(max_depth: int = 3):
 _MIN_TS = datetime.datetime(1, 1, 1)
 _MAX_TS = datetime.datetime(9999, 12, 31, 23, 59, 59, 999999)
 _MAP_KEYS = st.text(max_size=5).filter(lambda key: key != "-type")
+
+
+def fastavro_logical(node) -> tuple | None:
+    """The node's logical type if fastavro 1.13.1 converts it (else its values
+    are the underlying type's, in fastavro: timestamp-nanos, big-decimal,
+    duration, uuid on fixed)."""
+    if node.logical is None:
+        return None
+    base = "fixed" if isinstance(node, FixedT) else node.name
+    return node.logical if f"{base}-{node.logical[0]}" in LOGICAL_READERS else None
 
 
 def _millis(value):
@@ -653,7 +662,7 @@ def _logical_values(logical: tuple):
         return st.datetimes(_MIN_TS, _MAX_TS).map(_millis)
     if name == "local-timestamp-micros":
         return st.datetimes(_MIN_TS, _MAX_TS)
-    return None
+    raise AssertionError(f"no values for the logical type {name}")
 
 
 def _primitive_values(name: str):
@@ -769,7 +778,7 @@ class _FastavroUnions:
 def _reads_back_same(value, node) -> bool:
     """Whether ``value`` drawn for one branch reads back equal (and of the same
     type) when written as this other branch."""
-    if isinstance(node, Prim) and node.logical is None:
+    if isinstance(node, Prim) and fastavro_logical(node) is None:
         if node.name in ("int", "long"):
             return isinstance(value, int) and not isinstance(value, bool)
         if node.name == "double":
@@ -778,7 +787,7 @@ def _reads_back_same(value, node) -> bool:
             return isinstance(value, str)
         if node.name == "bytes":
             return isinstance(value, bytes)
-    if isinstance(node, FixedT) and node.logical is None:
+    if isinstance(node, FixedT) and fastavro_logical(node) is None:
         return isinstance(value, bytes) and len(value) == node.size
     if isinstance(node, EnumT):
         return isinstance(value, str) and value in node.symbols
@@ -794,14 +803,12 @@ class _Values:
     def value(self, draw, node, depth: int):
         node = self.resolver.deref(node)
         if isinstance(node, Prim):
-            if node.logical is not None:
+            if fastavro_logical(node) is not None:
                 return draw(_logical_values(node.logical))
             return draw(_primitive_values(node.name))
         if isinstance(node, FixedT):
-            if node.logical is not None and node.logical[0] == "decimal":
+            if fastavro_logical(node) is not None:  # decimal
                 return draw(_decimals(node.logical[1], node.logical[2]))
-            if node.logical is not None and node.logical[0] == "uuid":
-                return draw(st.uuids())
             return draw(st.binary(min_size=node.size, max_size=node.size))
         if isinstance(node, EnumT):
             return draw(st.sampled_from(node.symbols))
