@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -690,7 +691,7 @@ class _Generator:
                         field_names=literal(tuple(field.name for field in record.fields)),
                         path_levels=list(range(writer.path_levels))[::-1]),
             self.render("avro_reader.pyx.j2", reader, context, fields=read,
-                        field_count=checked_int(len(record.fields), "fields", 0, _MAX_SIZE)),
+                        field_names=self.bind(_field_template(record), f"{ident}_fields")),
             self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped),
         ]
 
@@ -786,6 +787,16 @@ def _nullable(avro: AvroType) -> bool:
     if isinstance(avro, Union):
         return any(_is_primitive(branch, "null") for branch in avro.branches)
     return _is_primitive(avro, "null")
+
+
+def _field_template(record: Record) -> dict:
+    """The dict a reader copies for each record: every field name, in order.
+
+    Interned, the names are the very objects the generated code stores
+    under (Cython interns its identifier-like constants), so each store
+    finds its key by identity.
+    """
+    return dict.fromkeys(sys.intern(field.name) for field in record.fields)
 
 
 def _records_in_order(schema: Schema) -> list[Record]:
