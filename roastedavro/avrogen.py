@@ -469,7 +469,7 @@ class _Generator:
                 fn.line(f"{keyword} {test.format(value=value)}:")
                 with fn.indent():
                     if isinstance(index, list):
-                        self.int_arm(fn, branch, index, choose, value)
+                        self.int_arm(fn, avro, branch, index, choose, value)
                     else:
                         fn.line(f"{branch} = {index}  {self.branch_comment(avro, index)}")
                 keyword = "elif"
@@ -490,9 +490,14 @@ class _Generator:
                     self.write_value(fn, branch_type, value)
                 keyword = "elif"
 
-    def int_arm(self, fn: _Function, branch: str, by_size: list, choose: str, value: str) -> None:
+    def int_arm(self, fn: _Function, avro: Union, branch: str, by_size: list, choose: str,
+                value: str) -> None:
+        """An int's branch by its size: what fits an Avro int, a long, neither."""
         def assign(index):
-            fn.line(choose if index is None else f"{branch} = {index}")
+            if index is None:
+                fn.line(choose)
+            else:
+                fn.line(f"{branch} = {index}  {self.branch_comment(avro, index)}")
 
         fits_int, fits_long, larger = by_size
         if fits_int == fits_long == larger:
@@ -501,22 +506,15 @@ class _Generator:
         size = fn.local("int", "size")
         fn.line(f"{size} = int_size({value})  # 0: fits an int, 1: a long, 2: neither")
         if fits_long == larger:
-            fn.line(f"if {size} == 0:")
+            conditions = [(f"{size} == 0", fits_int), (None, fits_long)]
+        elif fits_int == fits_long:
+            conditions = [(f"{size} <= 1", fits_int), (None, larger)]
+        else:
+            conditions = [(f"{size} == 0", fits_int), (f"{size} == 1", fits_long), (None, larger)]
+        for number, (condition, index) in enumerate(conditions):
+            fn.line(f"{'if' if number == 0 else 'elif'} {condition}:" if condition else "else:")
             with fn.indent():
-                assign(fits_int)
-            fn.line("else:")
-            with fn.indent():
-                assign(fits_long)
-            return
-        fn.line(f"if {size} == 0:")
-        with fn.indent():
-            assign(fits_int)
-        fn.line(f"elif {size} == 1:")
-        with fn.indent():
-            assign(fits_long)
-        fn.line("else:")
-        with fn.indent():
-            assign(larger)
+                assign(index)
 
     def branch_comment(self, avro: Union, index: int) -> str:
         return f"# {comment(describe(avro.branches[index]))}"
