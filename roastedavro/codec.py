@@ -141,6 +141,10 @@ class AvroCodec:
     def __repr__(self) -> str:
         return f"AvroCodec({self.schema!r})"
 
+    def __reduce__(self):
+        # another process builds or loads the same module from its cache
+        return (AvroCodec, (self.schema.to_json(), self.flags))
+
 
 class SchemaStore:
     """Codecs by the CRC-64-AVRO fingerprint of their schemas, for reading

@@ -1050,3 +1050,71 @@ def test_skipping_checks_what_loading_checks(request, codec_name, schema, datum)
             codec._codec.skip(data[:end])
     with pytest.raises(DecodeError, match="trailing"):
         codec._codec.skip(data + b"\x00")
+
+
+# -- the codec object and its source --------------------------------------------------
+
+def test_an_equal_schema_reuses_the_compiled_codec(primitives_codec):
+    import json
+
+    from roastedavro import compiler
+    from roastedavro.avro import parse_schema
+
+    compiler.last_timing.clear()
+    again = AvroCodec(json.dumps(PRIMITIVES))
+    assert again._codec is primitives_codec._codec
+    assert compiler.last_timing == {}   # nothing built or loaded
+    assert AvroCodec(parse_schema(PRIMITIVES))._codec is primitives_codec._codec
+    other_limits = AvroCodec(PRIMITIVES, CompileFlags(max_depth=7))
+    assert other_limits._codec is not primitives_codec._codec
+    assert type(other_limits._codec) is type(primitives_codec._codec)  # one module
+
+
+def test_the_source_names_the_schema(node_codec):
+    source = node_codec.compile_to_string()
+    assert source.startswith(
+        f"# Avro codec for tree.Node (CRC-64-AVRO fingerprint 0x{node_codec.fingerprint:016x}),")
+    for function in ("write_tree_Node", "read_tree_Node", "skip_tree_Node"):
+        assert f"cdef {'int' if function[0] != 'r' else 'dict'} {function}(self" in source
+    assert AvroCodec(ROOT_UNION).compile_to_string().startswith(
+        "# Avro codec for null | string | Leaf (CRC-64-AVRO")
+
+
+def test_names_that_make_the_same_identifier():
+    # a.b_c and a_b.c are both a_b_c; a record called root meets the root's functions
+    schema = {"type": "array", "items": {"type": "record", "name": "root", "fields": [
+        {"name": "one", "type": {"type": "record", "name": "a.b_c", "fields": [
+            {"name": "x", "type": "int"}]}},
+        {"name": "two", "type": {"type": "record", "name": "a_b.c", "fields": [
+            {"name": "y", "type": "string"}]}}]}}
+    codec = AvroCodec(schema)
+    source = codec.compile_to_string()
+    for function in ("write_root(", "write_root_2(", "write_a_b_c(", "write_a_b_c_2("):
+        assert f"cdef int {function}self" in source
+    datum = [{"one": {"x": 1}, "two": {"y": "z"}}]
+    assert codec.load(codec.dump(datum)) == datum
+
+
+def test_declaration_text_reaches_the_source_only_as_checked_text():
+    # a model built by hand, past the parser's name rules: any text at all
+    from roastedavro.avro import Enum, Field, Primitive, Record, Schema
+
+    hostile = 'x"\n    import os  # \\'
+    enum = Enum(f"e.{hostile}", symbols=(hostile, "B"))
+    record = Record(f"r.{hostile}", fields=(
+        Field(hostile, Primitive("int")),
+        Field("e", enum),
+        Field("s", Primitive("string"), default=hostile)))
+    codec = AvroCodec(Schema(record, {record.name: record, enum.name: enum}))
+    datum = {hostile: 5, "e": hostile}
+    assert codec.load(codec.dump(datum)) == {hostile: 5, "e": hostile, "s": hostile}
+    assert not any(line.lstrip().startswith("import os")
+                   for line in codec.compile_to_string().splitlines())
+
+
+def test_codecs_pickle(primitives_codec):
+    import pickle
+
+    again = pickle.loads(pickle.dumps(primitives_codec))
+    assert again.schema == primitives_codec.schema and again.flags == primitives_codec.flags
+    assert again.dump(primitives()) == primitives_codec.dump(primitives())
