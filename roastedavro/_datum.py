@@ -76,9 +76,20 @@ class Duration:
     milliseconds: int = 0
 
 
+def shown(value: Any) -> str:
+    """A short repr for an error message, whatever the value's own repr does
+    (past 4300 digits an int has none at all)."""
+    if isinstance(value, int) and value.bit_length() > 128:
+        return f"<an int of {value.bit_length()} bits>"
+    try:
+        return _short.repr(value)
+    except Exception:
+        return f"<a {type(value).__name__}>"
+
+
 def describe(value: Any) -> str:
     """A value for an error message: its type and a short repr."""
-    return f"{type(value).__name__} {_short.repr(value)}"
+    return f"{type(value).__name__} {shown(value)}"
 
 
 def refused(expected: str, value: Any) -> DumpError:
@@ -104,7 +115,8 @@ def long_datum(value: Any, bits: int) -> int:
     low, high = INT_RANGE if bits == 32 else LONG_RANGE
     if not low <= number <= high:
         kind, bound = ("int", "2**31") if bits == 32 else ("long", "2**63")
-        raise DumpError(f"Number out of range for Avro {kind} (-{bound} .. {bound}-1): {number}.")
+        raise DumpError(f"Number out of range for Avro {kind} (-{bound} .. {bound}-1): "
+                        f"{shown(number)}.")
     return number
 
 
@@ -133,7 +145,7 @@ def double_datum(value: Any, lenient: bool) -> float:
         try:
             return float(value)
         except OverflowError:
-            raise DumpError(f"Number out of range for an Avro double: {_short.repr(value)}.") from None
+            raise DumpError(f"Number out of range for an Avro double: {shown(value)}.") from None
         except (TypeError, ValueError):
             pass
     raise refused("a number", value)
@@ -180,8 +192,8 @@ def enum_index(value: Any, indexes: dict) -> int:
         for symbol, position in indexes.items():
             if value == symbol:
                 return position
-        raise DumpError(f"{_short.repr(value)} is not a symbol of the enum "
-                        f"({_short.repr(', '.join(indexes))})")
+        raise DumpError(f"{shown(value)} is not a symbol of the enum "
+                        f"({shown(', '.join(indexes))})")
     return index
 
 
@@ -336,7 +348,7 @@ def big_decimal_bytes(value: Any) -> bytes:
     sign, digits, exponent = value.as_tuple()
     scale = -exponent
     if not INT_RANGE[0] <= scale <= INT_RANGE[1]:
-        raise DumpError(f"{_short.repr(value)}: its scale does not fit an Avro int")
+        raise DumpError(f"{shown(value)}: its scale does not fit an Avro int")
     unscaled = int(decimal.Decimal((sign, digits, 0)))
     length = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
     encoded = unscaled.to_bytes(length, "big", signed=True)
@@ -404,7 +416,7 @@ class UnionChooser:
         if isinstance(datum, tuple):
             if len(datum) != 2:
                 raise DumpError(f"a tuple in a union names its branch: (name, value), not "
-                                f"{_short.repr(datum)}")
+                                f"{shown(datum)}")
             name, datum = datum
             for index, branch in enumerate(branches):
                 if name == branch_name(branch):
@@ -412,7 +424,7 @@ class UnionChooser:
                         # fastavro writes nothing for it: the value would be lost
                         raise refused("None for an Avro null", datum)
                     return index, datum
-            raise DumpError(f"the union {self.text} has no branch named {_short.repr(name)}")
+            raise DumpError(f"the union {self.text} has no branch named {shown(name)}")
         deref = self.schema.deref
         best, most_fields, could_be_float = -1, -1, False
         for index, branch in enumerate(branches):
@@ -576,7 +588,7 @@ def encode_default(avro: AvroType, value: Any, schema: Schema, where: str = "") 
     try:
         return _encode(avro, value, schema)
     except _NotThisType as error:
-        raise SchemaError(f"the default {_short.repr(value)} is not a valid value of its type "
+        raise SchemaError(f"the default {shown(value)} is not a valid value of its type "
                           f"({error})", where) from None
 
 

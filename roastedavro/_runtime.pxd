@@ -400,13 +400,21 @@ cdef dict map_datum_slow(object value)
 cdef int check_map_key(object key) except -1
 
 cdef inline int write_long_datum(Writer* w, object value) except -1:
+    cdef int overflow = 0
+    cdef long long n
     if type(value) is int:
-        return write_long(w, as_long(value))
+        n = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if not overflow:
+            return write_long(w, n)
     return write_long_datum_slow(w, value, 64)
 
 cdef inline int write_int_datum(Writer* w, object value) except -1:
+    cdef int overflow = 0
+    cdef long long n
     if type(value) is int:
-        return write_long(w, as_int(value))
+        n = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if not overflow and -2147483648 <= n <= 2147483647:
+            return write_long(w, n)
     return write_long_datum_slow(w, value, 32)
 
 # `lenient`: a record's float or double field, where fastavro applies float()

@@ -1549,10 +1549,8 @@ cdef int write_timestamp_datum(Writer* w, object value, int unit, bint local) ex
     cdef tm fields
     cdef time_t seconds
     cdef object tz
-    if type(value) is int:
-        return write_long(w, as_long(value))
     if not PyDateTime_Check(value):
-        return write_long_datum_slow(w, value, 64)
+        return write_long_datum(w, value)
     tz = datetime_tzinfo(value)
     if local or tz is UTC:
         # the fields as they are: wall-clock time, or UTC already
@@ -1587,7 +1585,7 @@ cdef int write_date_datum(Writer* w, object value) except -1:
         # a datetime too: its date, as fastavro
         return write_long(w, days_from_civil(date_year(value), date_month(value), date_day(value)))
     if type(value) is int:
-        return write_long(w, as_int(value))
+        return write_int_datum(w, value)
     return write_long(w, datums.date_datum(value))
 
 
@@ -1598,9 +1596,9 @@ cdef int write_time_datum(Writer* w, object value, int unit) except -1:
         micros = ((time_hour(value) * 3600LL + time_minute(value) * 60 + time_second(value)) * 1000000
                   + time_microsecond(value))
         return write_long(w, micros // 1000 if unit == UNIT_MILLIS else micros)
-    if type(value) is int:
-        return write_long(w, as_int(value) if unit == UNIT_MILLIS else as_long(value))
-    return write_long_datum_slow(w, value, 32 if unit == UNIT_MILLIS else 64)
+    if unit == UNIT_MILLIS:
+        return write_int_datum(w, value)
+    return write_long_datum(w, value)
 
 
 cdef int write_decimal_datum(Writer* w, object value, int scale, int precision, Py_ssize_t size) except -1:

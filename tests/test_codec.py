@@ -1118,3 +1118,24 @@ def test_codecs_pickle(primitives_codec):
     again = pickle.loads(pickle.dumps(primitives_codec))
     assert again.schema == primitives_codec.schema and again.flags == primitives_codec.flags
     assert again.dump(primitives()) == primitives_codec.dump(primitives())
+
+
+@pytest.mark.parametrize("values, path, message", [
+    ({"i": 10**5000}, ("i",), "out of range for Avro int (-2**31 .. 2**31-1): <an int of 16610 bits>"),
+    ({"l": -(10**5000)}, ("l",), "out of range for Avro long"),
+    ({"d": 10**5000}, ("d",), "out of range for an Avro double: <an int of 16610 bits>"),
+    ({"e": [10**5000]}, ("e",), "is not a symbol of the enum"),
+])
+def test_huge_ints_are_reported_not_printed(primitives_codec, values, path, message):
+    with pytest.raises(DatumError) as caught:
+        primitives_codec.dump(primitives(**values))
+    assert caught.value.path == path
+    assert message in caught.value.reason
+
+
+def test_huge_ints_in_unions(unions_codec):
+    with pytest.raises(DatumError, match="out of range for an Avro double") as caught:
+        unions_codec.dump(unions_datum(numbers=10**5000))
+    assert caught.value.path == ("numbers",)
+    with pytest.raises(DatumError, match="<an int of 16610 bits> matches no branch"):
+        unions_codec.dump(unions_datum(long_int=10**5000))
