@@ -319,7 +319,7 @@ class _Generator:
         self.schema = schema
         self.module = ModuleEmitter()
         self.sizes = _MinSizes(schema)
-        self.records = [avro for avro in _records_in_order(schema)]
+        self.records = _records_in_order(schema)
         self.idents = _function_idents(self.records)
         self.function_names = {f"{kind}_{ident}" for ident in self.idents.values()
                                for kind in ("write", "read", "skip")}

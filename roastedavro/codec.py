@@ -16,12 +16,14 @@ import threading
 from typing import Any, Iterable, Iterator
 
 from roastedavro import compiler
-from roastedavro._datum import Duration  # noqa: F401  (the Python value of an Avro duration)
+from roastedavro._datum import Duration  # the Python value of an Avro duration
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.avrogen import generate_avro_module
 from roastedavro.errors import DecodeError
 from roastedavro.flags import CompileFlags
+
+__all__ = ["AvroCodec", "Duration", "SchemaStore", "SingleObjectError", "SINGLE_OBJECT_MARKER"]
 
 #: the two bytes every single-object encoded message starts with
 SINGLE_OBJECT_MARKER = b"\xc3\x01"
