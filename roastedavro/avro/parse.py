@@ -256,6 +256,8 @@ class _Parser:
             if own is not None and not isinstance(own, str):
                 raise SchemaError(f"the namespace {_json_text(own)} is not a string",
                                   path or name)
+            if own:
+                check_full_name(own, path or f"{own}.{name}", "namespace")
             full = f"{own}.{name}" if own else name
         check_full_name(full, path or full, "name")
         if full.rpartition(".")[2] in PRIMITIVE_TYPES:
@@ -366,7 +368,7 @@ class _Parser:
                 raise SchemaError(f"the symbol {symbol!r} appears twice", path)
             seen.add(symbol)
         default = node.get("default")
-        if "default" in node and default not in seen:
+        if "default" in node and (not isinstance(default, str) or default not in seen):
             raise SchemaError(f"the enum default {_json_text(default)} is not one of its symbols", path)
         enum = Enum(full, tuple(symbols), default, self.aliases(node, inner_namespace, path, True),
                     _doc(node, path), self.props(node, "enum"))
@@ -410,7 +412,8 @@ class _Parser:
 
     def required(self, node: dict, key: str, path: str) -> Any:
         if key not in node:
-            raise SchemaError(f"a {node['type']} needs {key!r}", path or "schema")
+            article = "an" if node["type"] == "array" else "a"
+            raise SchemaError(f"{article} {node['type']} needs {key!r}", path or "schema")
         return node[key]
 
     def props(self, node: dict, kind: str) -> tuple[tuple[str, Any], ...]:
@@ -434,7 +437,7 @@ class _Parser:
             low, high = _INT_RANGE if kind == "int" else _LONG_RANGE
             if type(value) is int and low <= value <= high:
                 return None
-            return f"an {kind} default must be an integer in [{low}, {high}]"
+            return f"{'an' if kind == 'int' else 'a'} {kind} default must be an integer in [{low}, {high}]"
         if kind in ("float", "double"):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return None
