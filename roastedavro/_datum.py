@@ -410,6 +410,10 @@ class UnionChooser:
             # a value whose own methods fail while it is compared or measured
             raise DumpError(f"{describe(datum)} cannot be checked against the union "
                             f"{self.text}: {error}") from None
+        except RecursionError:
+            # validation recurses in Python: a value that contains itself
+            raise DumpError(f"a {type(datum).__name__} nested too deeply (or containing itself) "
+                            f"to be checked against the union {self.text}") from None
 
     def _choose(self, datum: Any) -> tuple:
         branches = self.branches
@@ -505,6 +509,18 @@ def _prepare(datum: Any, avro: AvroType) -> Any:
             raise
         return None
     return datum
+
+
+class Validator:
+    """fastavro's validation of one type, for the values the generated checks
+    leave to Python (mappings that are not dicts, tuples in unions, decimals)."""
+
+    def __init__(self, avro: AvroType, schema: Schema):
+        self.avro = avro
+        self.schema = schema
+
+    def __call__(self, datum: Any) -> bool:
+        return accepts(datum, self.avro, self.schema)
 
 
 def accepts(datum: Any, avro: AvroType, schema: Schema) -> bool:

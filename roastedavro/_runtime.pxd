@@ -7,7 +7,8 @@
 
 from libc.string cimport memcpy
 from libc.math cimport isinf
-from cpython.bytes cimport PyBytes_AS_STRING
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_GET_SIZE
+from cpython.bytearray cimport PyByteArray_Check, PyByteArray_GET_SIZE
 from cpython.dict cimport PyDict_GetItem
 from cpython.long cimport PyLong_AsLongLong
 from cpython.float cimport PyFloat_AS_DOUBLE
@@ -515,3 +516,33 @@ cdef inline int skip_raw(Reader* r, Py_ssize_t n) except -1:
 cdef inline int skip_length(Reader* r) except -1:
     r.pos += read_length(r)
     return 0
+
+# fastavro's validation (its _validate), for the branch of a union with
+# several records and maps, which it chooses by validating the value against
+# each: the exact Python types inline, others as numbers.Integral/Real say
+cdef bint valid_integer_slow(object value, int bits) except -1
+cdef bint valid_real_slow(object value) except -1
+cdef bint valid_symbol(object value, dict indexes) except -1
+cdef bint valid_date(object value) except -1
+
+cdef inline bint valid_integer(object value, int bits) except -1:
+    cdef int size
+    if type(value) is int:
+        size = int_size(value)
+        return size == 0 or (size == 1 and bits == 64)
+    return valid_integer_slow(value, bits)
+
+cdef inline bint valid_real(object value) except -1:
+    if type(value) is float or type(value) is int:
+        return True
+    return valid_real_slow(value)
+
+cdef inline bint valid_bytes(object value) noexcept:
+    return PyBytes_Check(value) or PyByteArray_Check(value)
+
+cdef inline bint valid_fixed(object value, Py_ssize_t size) noexcept:
+    if PyBytes_Check(value):
+        return PyBytes_GET_SIZE(value) == size
+    if PyByteArray_Check(value):
+        return PyByteArray_GET_SIZE(value) == size
+    return False

@@ -11,6 +11,7 @@ import datetime
 import decimal
 import importlib.metadata
 import io
+import numbers
 import sys
 import uuid
 
@@ -1679,3 +1680,43 @@ cdef object read_duration(Reader* r):
     memcpy(parts, r.data + r.pos, 12)
     r.pos += 12
     return DURATION(parts[0], parts[1], parts[2])
+
+
+cdef object INTEGRAL = numbers.Integral
+cdef object REAL = numbers.Real
+
+
+cdef tuple INT_RANGE = (-2**31, 2**31 - 1)
+cdef tuple LONG_RANGE = (-2**63, 2**63 - 1)
+
+
+cdef bint valid_integer_slow(object value, int bits) except -1:
+    # numbers.Integral but not bool (numpy's ints, ...), compared as Python ints
+    if value is True or value is False or not isinstance(value, INTEGRAL):
+        return False
+    low, high = INT_RANGE if bits == 32 else LONG_RANGE
+    return low <= value <= high
+
+
+cdef bint valid_real_slow(object value) except -1:
+    return isinstance(value, REAL) and not (value is True or value is False)
+
+
+cdef bint valid_symbol(object value, dict indexes) except -1:
+    # `value in symbols`: equality, as fastavro's list membership
+    if type(value) is str:
+        return value in indexes
+    for symbol in indexes:
+        if value == symbol:
+            return True
+    return False
+
+
+cdef bint valid_date(object value) except -1:
+    if PyDate_Check(value):
+        return True
+    if isinstance(value, str):
+        # fastavro converts it first: a string that is no ISO date is an error
+        datums.date_datum(value)
+        return True
+    return valid_integer(value, 32)

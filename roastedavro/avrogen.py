@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from roastedavro import __version__
-from roastedavro._datum import UnionChooser, encode_default
+from roastedavro._datum import UnionChooser, Validator, encode_default
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, NamedRef, Primitive, Record, Schema, Union,
 )
@@ -218,6 +218,10 @@ class _UnionPlan:
             return self._double_after(index)
         return None
 
+    def dict_branches(self) -> list[int]:
+        """The branches a dict may be written as (records and maps), in order."""
+        return [index for index, table in enumerate(self.tables) if "dict" in table]
+
     def for_int(self) -> list[int | None]:
         """The branch of an int that fits an Avro int, a long, neither."""
         result = []
@@ -244,7 +248,7 @@ class _Function:
 
     def __init__(self, module: _Generator, kind: str, name: Code):
         self.module = module
-        self.kind = kind  # "write", "read" or "skip"
+        self.kind = kind  # "write", "read", "skip" or "check"
         self.name = name
         self.lines: list[Code] = []
         self.c_locals: dict[str, tuple[str, str | None]] = {}
@@ -252,6 +256,7 @@ class _Function:
         self.nesting = 0
         self.path_levels = 0
         self.unions = 0
+        self.checks = 0
 
     def line(self, text: str = "") -> None:
         self.lines.append(Code("    " * self._indent + text if text else ""))
@@ -296,6 +301,16 @@ class _Function:
         finally:
             self.unions -= 1
 
+    @contextlib.contextmanager
+    def check_level(self):
+        """The level number of a validation nested in this function."""
+        level = self.checks
+        self.checks += 1
+        try:
+            yield level
+        finally:
+            self.checks -= 1
+
     def declarations(self) -> list[Code]:
         return [Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
                 for name, (ctype, initial) in self.c_locals.items()]
@@ -323,7 +338,11 @@ class _Generator:
         self.idents = _function_idents(self.records)
         self.function_names = {f"{kind}_{ident}" for ident in self.idents.values()
                                for kind in ("write", "read", "skip")}
+        self.function_names |= {f"accepts_{ident}" for ident in self.idents.values()}
         self.function_names |= {"write_root", "read_root", "skip_root"}
+        #: records whose validators (accepts_<ident>) are used, and those generated
+        self.validated: dict[str, Record] = {}
+        self._validators_done: set[str] = set()
         self._enums: dict[str, tuple[Code, Code]] = {}
         self._unions = 0
         self.checks: list[tuple[_Function, str]] = []
@@ -456,6 +475,9 @@ class _Generator:
             choose = f"{branch}, {value} = {chooser}.choose({value})"
             arms = []
             for python_type, test in _TYPE_TESTS.items():
+                if python_type == "dict" and len(plan.dict_branches()) > 1:
+                    arms.append((test, "dict"))
+                    continue
                 if python_type == "int":
                     by_size = plan.for_int()
                     if any(index is not None for index in by_size):
@@ -470,6 +492,8 @@ class _Generator:
                 with fn.indent():
                     if isinstance(index, list):
                         self.int_arm(fn, avro, branch, index, choose, value)
+                    elif index == "dict":
+                        self.dict_arm(fn, avro, plan, branch, choose, value)
                     else:
                         fn.line(f"{branch} = {index}  {self.branch_comment(avro, index)}")
                 keyword = "elif"
@@ -489,6 +513,171 @@ class _Generator:
                 with fn.indent():
                     self.write_value(fn, branch_type, value)
                 keyword = "elif"
+
+    def dict_arm(self, fn: _Function, avro: Union, plan: _UnionPlan, branch: str, choose: str,
+                 value: str) -> None:
+        """fastavro's choice for a dict among records and maps: each in order that
+        its validation accepts the dict; a record sharing more field names with
+        the dict than the ones before it, or a map outright (then no later one)."""
+        most, fields = fn.local("int", "most"), fn.local("int", "fields")
+        fn.line(f"{branch} = -1")
+        fn.line(f"{most} = -1")
+
+        def emit(indexes):
+            if not indexes:
+                return
+            index, rest = indexes[0], indexes[1:]
+            definition = plan.branches[index]
+            accepted = self.check(fn, definition, value)
+            if isinstance(definition, Record):
+                fn.line(f"if {accepted}:  {self.branch_comment(avro, index)}")
+                with fn.indent():
+                    names = " + ".join(f"({literal(field.name)} in <dict>{value})"
+                                       for field in definition.fields) or "0"
+                    fn.line(f"{fields} = {names}")
+                    fn.line(f"if {fields} > {most}:")
+                    fn.line(f"    {most} = {fields}")
+                    fn.line(f"    {branch} = {index}")
+                emit(rest)
+            else:
+                fn.line(f"if {accepted}:  {self.branch_comment(avro, index)}")
+                fn.line(f"    {branch} = {index}")
+                if rest:
+                    fn.line("else:")
+                    with fn.indent():
+                        emit(rest)
+
+        emit(plan.dict_branches())
+        fn.line(f"if {branch} < 0:")
+        with fn.indent():
+            fn.line(choose)  # none: fastavro's validation says why
+
+    # -- fastavro's validation -------------------------------------------------
+
+    def check(self, fn: _Function, avro: AvroType, value: str) -> str:
+        """A bint expression: whether fastavro's validation accepts ``value`` as
+        ``avro``. Lines it needs first are emitted before it."""
+        avro = self.schema.deref(avro)
+        logical = getattr(avro, "logical", None)
+        name = logical.name if logical is not None else None
+        if isinstance(avro, Record):
+            self.validated.setdefault(avro.name, avro)
+            return f"self.accepts_{self.idents[avro.name]}({value}, depth + 1)"
+        if isinstance(avro, Enum):
+            return f"valid_symbol({value}, <dict>{self.enum_constants(avro)[1]})"
+        if isinstance(avro, Fixed):
+            if name is None:
+                return f"valid_fixed({value}, {checked_int(avro.size, 'a fixed size', 0, _MAX_SIZE)})"
+            return f"{self.validator(avro)}({value})"
+        if isinstance(avro, Array):
+            return self.check_array(fn, avro, value)
+        if isinstance(avro, Map):
+            return self.check_map(fn, avro, value)
+        if isinstance(avro, Union):
+            return self.check_union(fn, avro, value)
+        kind = avro.name
+        if name in _TIMESTAMPS:
+            return f"(isinstance({value}, DATETIME) or valid_integer({value}, 64))"
+        if name == "date":
+            return f"valid_date({value})"
+        if name in ("time-millis", "time-micros"):
+            bits = 32 if name == "time-millis" else 64
+            return f"(isinstance({value}, TIME) or valid_integer({value}, {bits}))"
+        if name == "uuid":
+            return f"(isinstance({value}, str) or isinstance({value}, UUID))"
+        if name is not None:  # decimals: converted first, which may fail as fastavro's does
+            return f"{self.validator(avro)}({value})"
+        return {
+            "null": "{value} is None", "boolean": "type({value}) is bool",
+            "int": "valid_integer({value}, 32)", "long": "valid_integer({value}, 64)",
+            "float": "valid_real({value})", "double": "valid_real({value})",
+            "bytes": "valid_bytes({value})", "string": "isinstance({value}, str)",
+        }[kind].format(value=value)
+
+    def validator(self, avro: AvroType) -> Code:
+        return self.bind(Validator(avro, self.schema), "validator")
+
+    def check_array(self, fn: _Function, avro: Array, value: str) -> str:
+        with fn.check_level() as level:
+            ok, item = fn.local("bint", f"ok{level}"), fn.local("object", f"checked{level}")
+            fn.line(f"if type({value}) is list or type({value}) is tuple:")
+            with fn.indent():
+                fn.line(f"{ok} = True")
+                fn.line(f"for {item} in {value}:")
+                with fn.indent():
+                    accepted = self.check(fn, avro.items, item)
+                    fn.line(f"if not {accepted}:")
+                    fn.line(f"    {ok} = False")
+                    fn.line("    break")
+            fn.line("else:  # other sequences, as fastavro says")
+            fn.line(f"    {ok} = {self.validator(avro)}({value})")
+        return ok
+
+    def check_map(self, fn: _Function, avro: Map, value: str) -> str:
+        with fn.check_level() as level:
+            ok, item = fn.local("bint", f"ok{level}"), fn.local("object", f"checked{level}")
+            key = fn.local("object", f"checked_key{level}")
+            fn.line(f"if type({value}) is dict:")
+            with fn.indent():
+                fn.line(f"{ok} = True")
+                fn.line(f"for {key}, {item} in (<dict>{value}).items():")
+                with fn.indent():
+                    fn.line(f"if not isinstance({key}, str):")
+                    fn.line(f"    {ok} = False")
+                    fn.line("    break")
+                    accepted = self.check(fn, avro.values, item)
+                    fn.line(f"if not {accepted}:")
+                    fn.line(f"    {ok} = False")
+                    fn.line("    break")
+            fn.line("else:  # other mappings, as fastavro says")
+            fn.line(f"    {ok} = {self.validator(avro)}({value})")
+        return ok
+
+    def check_union(self, fn: _Function, avro: Union, value: str) -> str:
+        with fn.check_level() as level:
+            ok = fn.local("bint", f"ok{level}")
+            fn.line(f"if isinstance({value}, tuple):  # a branch named in tuple notation")
+            fn.line(f"    {ok} = {self.validator(avro)}({value})")
+            fn.line("else:")
+            with fn.indent():
+                # the first branch that accepts it; later ones only if none has
+                for number, branch in enumerate(avro.branches):
+                    accepted = self.check(fn, branch, value)
+                    fn.line(f"{ok} = {accepted}")
+                    if number < len(avro.branches) - 1:
+                        fn.line(f"if not {ok}:")
+                        fn._indent += 1
+                fn._indent -= max(len(avro.branches) - 1, 0)
+                if not avro.branches:
+                    fn.line(f"{ok} = False")
+        return ok
+
+    def validator_function(self, record: Record) -> Code:
+        ident = self.idents[record.name]
+        fn = _Function(self, "check", Code(f"accepts_{ident}"))
+        fn.local("object", "value")
+        fields = []
+        for field in record.fields:
+            heading = Code(f"# {comment(field.name + ': ' + describe(field.type))}")
+            # the default's JSON value as fastavro validates it, or None
+            default = self.literal_or_bound(field.default if field.has_default else None)
+
+            def body(field=field):
+                accepted = self.check(fn, field.type, "value")
+                fn.line(f"if not {accepted}:")
+                fn.line("    return False")
+
+            fields.append({"comment": heading, "key": literal(field.name), "default": default,
+                           "body": fn.collect(body)})
+        return self.render("avro_validator.pyx.j2", fn, {"name": comment(record.name)},
+                           fields=fields, full_name=literal(record.name),
+                           fallback=self.validator(record))
+
+    def literal_or_bound(self, value: Any) -> Code:
+        try:
+            return literal(value)
+        except TypeError:
+            return self.bind(value, "default")
 
     def int_arm(self, fn: _Function, avro: Union, branch: str, by_size: list, choose: str,
                 value: str) -> None:
@@ -747,6 +936,12 @@ class _Generator:
         functions: list[Code] = []
         for record in self.records:
             functions += self.record_functions(record)
+        # the validators the union dispatch uses, and those they use in turn
+        while len(self._validators_done) < len(self.validated):
+            for name, record in list(self.validated.items()):
+                if name not in self._validators_done:
+                    self._validators_done.add(name)
+                    functions.append(self.validator_function(record))
         if isinstance(root, Record):
             ident = self.idents[root.name]
             roots = {f"{kind}_root": Code(f"{kind}_{ident}") for kind in ("write", "read", "skip")}

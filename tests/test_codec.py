@@ -606,6 +606,80 @@ def test_named_branches_as_fastavro(unions_codec, values):
     assert unions_codec.dump(datum) == fastavro_dump(UNIONS, datum)
 
 
+EVENTS = {"type": "record", "name": "Envelope", "namespace": "ev", "fields": [
+    {"name": "events", "type": {"type": "array", "items": [
+        _record("Click", ("x", "int"), ("y", "int"),
+                ("at", {"type": "long", "logicalType": "timestamp-millis"}),
+                ("meta", ["null", "string", "long"])),
+        {"type": "record", "name": "Purchase", "fields": [
+            {"name": "sku", "type": "string"},
+            {"name": "lines", "type": {"type": "array", "items": _record(
+                "Line", ("qty", "int"), ("price", "double"))}},
+            {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B"]},
+             "default": "A"}]},
+        {"type": "record", "name": "Note", "fields": [
+            {"name": "text", "type": "string"},
+            {"name": "tags", "type": {"type": "map", "values": "string"}, "default": {}},
+            # fastavro validates a missing field's JSON default: this one never passes
+            {"name": "raw", "type": "bytes", "default": "\u00ff"}]},
+        {"type": "map", "values": "string"}]}}]}
+CLICK = {"x": 1, "y": 2, "at": datetime.datetime(2024, 1, 1, tzinfo=UTC), "meta": None}
+
+
+@pytest.fixture(scope="module")
+def events_codec():
+    return AvroCodec(EVENTS)
+
+
+@pytest.mark.parametrize("event", [
+    CLICK,
+    dict(CLICK, at=5, meta=("long", 7)), dict(CLICK, meta="m"),
+    {"sku": "s", "lines": [{"qty": 1, "price": 2.5}, {"qty": 2, "price": 3}]},
+    {"sku": "s", "lines": (), "kind": "B"},
+    {"text": "t", "tags": {"a": "b"}, "raw": b"r"},
+    {"text": "t", "raw": bytearray(b"r")},
+    {"text": "t"},                                  # not a Note (its raw default): the map
+    {"sku": "s", "text": "t"},                      # no record: the map
+    dict(CLICK, sku="s", lines=[]),                 # Click and Purchase: Click has more fields
+    {"x": 1, "y": 2, "at": 3, "meta": None, "sku": "s", "lines": [], "kind": "A"},
+    {"-type": "ev.Purchase", "sku": "s", "lines": [], "x": 1, "y": 2, "at": 3, "meta": None},
+    {"sku": "s", "lines": [{"qty": 2**31, "price": 1.0}]},   # not a Purchase: no branch
+    {"x": 1, "y": 2, "at": "soon"},
+    {"sku": "s", "lines": [{"qty": 1, "price": "1.5"}]},     # fastavro validates before float()
+    {"text": "t", "tags": {"k": 5}, "raw": b""},
+    collections.OrderedDict(sku="s", lines=[]),     # not a dict: validated in Python
+])
+def test_records_and_maps_in_a_union_as_fastavro(events_codec, event):
+    datum = {"events": [CLICK, event, event]}
+    try:
+        expected = fastavro_dump(EVENTS, datum)
+    except (ValueError, TypeError):
+        with pytest.raises(DatumError, match="matches no branch") as caught:
+            events_codec.dump(datum)
+        assert caught.value.path == ("events", 1)
+        return
+    assert events_codec.dump(datum) == expected
+    assert same(events_codec.load(expected), fastavro_load(EVENTS, expected))
+
+
+CHAIN = {"type": "record", "name": "Chain", "fields": [
+    {"name": "next", "type": ["null", _record("End", ("v", "int")), "Chain"]}]}
+
+
+def test_validating_a_datum_that_contains_itself():
+    # a union of two records: fastavro's choice validates the whole value
+    codec = AvroCodec(CHAIN)
+    check_like_fastavro(codec, CHAIN, {"next": {"next": {"next": {"v": 1}}}})
+    looped = {"next": None}
+    looped["next"] = looped
+    with pytest.raises(DatumError, match="nested more than 500 levels"):
+        codec.dump(looped)
+    mapping = collections.OrderedDict(next=None)   # validated in Python
+    mapping["next"] = mapping
+    with pytest.raises(DatumError, match="nested too deeply"):
+        codec.dump({"next": mapping})
+
+
 @pytest.mark.parametrize("values, message", [
     ({"numbers": "one"}, "str 'one' matches no branch of the union [null, int, long, double]"),
     ({"null_str": 5}, "matches no branch"),
