@@ -1,4 +1,4 @@
-"""The README's first Python snippet runs as written (no placeholders)."""
+"""The README's runnable Python snippets run as written (no placeholders)."""
 
 import re
 from pathlib import Path
@@ -12,3 +12,11 @@ def test_readme_quick_snippet_runs(capsys):
     namespace = {"__name__": "readme"}
     exec(compile(snippets[0], str(README), "exec"), namespace)
     assert "markets.v1" in capsys.readouterr().out
+
+
+def test_readme_avro_codec_snippet_runs(capsys):
+    snippets = [snippet for snippet in re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+                if snippet.startswith("from decimal import Decimal\nfrom roastedavro import AvroCodec")]
+    assert len(snippets) == 1, "the README shows AvroCodec"
+    exec(compile(snippets[0], str(README), "exec"), {"__name__": "readme"})
+    assert capsys.readouterr().out.startswith("0x")
