@@ -27,7 +27,20 @@ writes its truth value), a value other than None for null (fastavro writes
 nothing), a decimal whose scaled value has more digits than its precision,
 or -0 on a fixed decimal (fastavro writes -1 unit of the scale), a string
 that is not a UUID for a uuid, a str or a mapping for an array (fastavro
-writes its characters or keys).
+writes its characters or keys), a value named as the null branch of a union
+that is not None.
+
+Unions: the generated code decides the branch by the value's exact type
+where fastavro's choice is the same for every value of that type, and
+otherwise replicates fastavro's validation (in generated code for dicts
+among records and maps, here for the rest). Where a single branch takes a
+type (one record for dicts, one array for lists), the value is written as
+that branch without being validated first, so a value fastavro would refuse
+there is either refused by the branch's writer or, where that writer
+converts it (a numeric string for a record's double field, 2.0 for an int),
+written. Defaults are written as the specification says (a union's default
+in its first branch that fits it), where fastavro would pick a double over
+an earlier float for a number.
 """
 
 from __future__ import annotations
