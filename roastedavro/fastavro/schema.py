@@ -54,10 +54,12 @@ def fingerprint(parsing_canonical_form: str, algorithm: str) -> str:
         return crc64_avro(data).to_bytes(8, "little").hex()
     if algorithm not in FINGERPRINT_ALGORITHMS:
         raise ValueError(f"Unknown schema fingerprint algorithm {algorithm}")
-    return hashlib.new(algorithm, data).hexdigest()
+    # the Avro specification's names, and hashlib's
+    return hashlib.new({"MD5": "md5", "SHA-256": "sha256"}.get(algorithm, algorithm), data).hexdigest()
 
 
-FINGERPRINT_ALGORITHMS = sorted(hashlib.algorithms_guaranteed | {"CRC-64-AVRO"})
+#: fastavro's: hashlib's guaranteed algorithms, CRC-64-AVRO, MD5 and SHA-256
+FINGERPRINT_ALGORITHMS = _schema.FINGERPRINT_ALGORITHMS
 
 
 def __getattr__(name: str) -> Any:
