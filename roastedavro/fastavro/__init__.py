@@ -16,7 +16,7 @@ from typing import Any, BinaryIO
 import fastavro as _fastavro
 
 from roastedavro.fastavro import schema  # noqa: F401
-from roastedavro.fastavro._models import as_model, codec_for
+from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for
 from roastedavro.fastavro.schema import load_schema, parse_schema
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
@@ -32,7 +32,10 @@ def schemaless_writer(fo: BinaryIO, schema: Any, record: Any, *, strict: bool = 
         return _fastavro.schemaless_writer(
             fo, schema, record, strict=strict, strict_allow_default=strict_allow_default,
             disable_tuple_notation=disable_tuple_notation)
-    fo.write(codec_for(schema).dump(record))
+    # inline the cache lookup: this call is on the hot path
+    entry = BY_OBJECT.get(id(schema))
+    codec = entry[1] if entry is not None and entry[0] is schema else codec_for(schema)
+    fo.write(codec.dump(record))
 
 
 def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = None,
@@ -47,15 +50,18 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     checks that nothing follows it. With a ``reader_schema`` different from
     the writer's, or fastavro's naming options, fastavro reads it.
     """
-    options = (return_record_name or return_record_name_override or return_named_type
-               or return_named_type_override or handle_unicode_errors != "strict")
-    if options or (reader_schema is not None and not _same(writer_schema, reader_schema)):
+    if (reader_schema is not None and reader_schema is not writer_schema
+            and not _same(writer_schema, reader_schema)) or return_record_name \
+            or return_record_name_override or return_named_type or return_named_type_override \
+            or handle_unicode_errors != "strict":
         return _fastavro.schemaless_reader(
             fo, writer_schema, reader_schema, return_record_name=return_record_name,
             return_record_name_override=return_record_name_override,
             handle_unicode_errors=handle_unicode_errors, return_named_type=return_named_type,
             return_named_type_override=return_named_type_override)
-    return codec_for(writer_schema).load(fo.read())
+    entry = BY_OBJECT.get(id(writer_schema))
+    codec = entry[1] if entry is not None and entry[0] is writer_schema else codec_for(writer_schema)
+    return codec.load(fo.read())
 
 
 def is_compiled(schema: Any) -> bool:

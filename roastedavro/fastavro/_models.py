@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from typing import Any
 
 from roastedavro.avro.parse import parse_schema as parse_model
@@ -20,7 +19,7 @@ from roastedavro.avro.types import Schema
 _NAMED = ("record", "error", "enum", "fixed")
 #: codecs by id() of the schema object the caller passed (the object is
 #: held, so its id cannot be reused while the entry lives)
-_BY_OBJECT: OrderedDict[int, tuple[Any, Any]] = OrderedDict()
+BY_OBJECT: dict[int, tuple[Any, Any]] = {}
 _BY_TEXT: dict[str, Any] = {}
 _OBJECTS_KEPT = 1024
 _lock = threading.Lock()
@@ -77,7 +76,7 @@ def defined_once(schema: Any) -> Any:
 def codec_for(schema: Any):
     """The compiled AvroCodec for a schema: a lookup after the first call."""
     key = id(schema)
-    entry = _BY_OBJECT.get(key)
+    entry = BY_OBJECT.get(key)
     if entry is not None and entry[0] is schema:
         return entry[1]
     from roastedavro.codec import AvroCodec
@@ -90,9 +89,10 @@ def codec_for(schema: Any):
             codec = _BY_TEXT[text] = AvroCodec(model)
         if not isinstance(schema, (str, Schema)):
             # dicts are not hashable: remember the object itself, LRU-bounded
-            _BY_OBJECT[key] = (schema, codec)
-            if len(_BY_OBJECT) > _OBJECTS_KEPT:
-                _BY_OBJECT.popitem(last=False)
+            BY_OBJECT[key] = (schema, codec)
+            if len(BY_OBJECT) > _OBJECTS_KEPT:
+                # the oldest entry goes (dicts keep insertion order)
+                del BY_OBJECT[next(iter(BY_OBJECT))]
     return codec
 
 
