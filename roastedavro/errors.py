@@ -57,9 +57,19 @@ class DatumError(ValueError, TypeError):
     roastedavro.fastavro). A ValueError and a TypeError, as fastavro raises
     both; ``path`` names the field, index or key, outermost first."""
 
+    #: a longer path (deep recursion) is shown by its ends
+    SHOWN_PARTS = 24
+
     def __init__(self, message: str, path: tuple = ()):
-        where = "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
-                        for part in path).lstrip(".")
+        def text(parts):
+            return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
+                           for part in parts)
+        half = self.SHOWN_PARTS // 2
+        if len(path) > self.SHOWN_PARTS:
+            where = (text(path[:half]) + f" ...({len(path) - 2 * half} more)... "
+                     + text(path[-half:])).lstrip(".")
+        else:
+            where = text(path).lstrip(".")
         super().__init__(f"{where}: {message}" if where else message)
         self.reason = message
         self.path = tuple(path)
