@@ -144,3 +144,30 @@ def test_the_rest_of_fastavros_api_is_fastavros():
     assert dropin.schema.expand_schema is fastavro.schema.expand_schema
     with pytest.raises(AttributeError):
         dropin.no_such_function
+
+
+def test_schemaless_reader_reads_a_stream_of_datums_as_fastavro(tmp_path):
+    schema = dropin.parse_schema(copy.deepcopy(ORDER))
+    data = b"".join(fastavro_bytes(ORDER, order(n)) for n in range(5))
+    theirs, stream = [], io.BytesIO(data)
+    while True:
+        try:
+            theirs.append(fastavro.schemaless_reader(stream, schema))
+        except EOFError:
+            break
+    path = tmp_path / "datums.bin"
+    path.write_bytes(data)
+    with open(path, "rb") as file:
+        for fo in (io.BytesIO(data), file):
+            ours = []
+            while True:
+                try:
+                    ours.append(dropin.schemaless_reader(fo, schema))
+                except EOFError:
+                    break
+            assert ours == theirs and len(ours) == 5
+    # a truncated datum is a DecodeError, not a silently shorter stream
+    from roastedavro import DecodeError
+
+    with pytest.raises(DecodeError):
+        dropin.schemaless_reader(io.BytesIO(fastavro_bytes(ORDER, order(4))[:-1]), schema)

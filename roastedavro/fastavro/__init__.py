@@ -11,6 +11,7 @@ files) is passed to fastavro itself, so code keeps working unchanged.
 
 from __future__ import annotations
 
+import io
 from typing import Any, BinaryIO
 
 import fastavro as _fastavro
@@ -46,9 +47,10 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
                       return_named_type_override: bool = False) -> Any:
     """Read one datum from ``fo`` (fastavro's).
 
-    ``fo`` is read to its end: one datum per stream, as the compiled reader
-    checks that nothing follows it. With a ``reader_schema`` different from
-    the writer's, or fastavro's naming options, fastavro reads it.
+    As fastavro, it reads one datum and leaves ``fo`` just after it, so a
+    stream of datums is read by calling it again. Streams that cannot seek,
+    a ``reader_schema`` different from the writer's, and fastavro's naming
+    options are fastavro's own.
     """
     if (reader_schema is not None and reader_schema is not writer_schema
             and not _same(writer_schema, reader_schema)) or return_record_name \
@@ -61,7 +63,25 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
             return_named_type_override=return_named_type_override)
     entry = BY_OBJECT.get(id(writer_schema))
     codec = entry[1] if entry is not None and entry[0] is writer_schema else codec_for(writer_schema)
-    return codec.load(fo.read())
+    if type(fo) is io.BytesIO:
+        # one datum from the current position; the stream is left after it
+        start = fo.tell()
+        with fo.getbuffer() as view:
+            if start >= len(view):
+                raise EOFError  # the end of a stream of datums, as fastavro says it
+            datum, end = codec._codec.load_one(view, start)
+        fo.seek(end)
+        return datum
+    if not fo.seekable():
+        # bytes read past the datum could not be given back: fastavro reads it
+        return _fastavro.schemaless_reader(fo, writer_schema, reader_schema)
+    start = fo.tell()
+    rest = fo.read()
+    if not rest:
+        raise EOFError
+    datum, end = codec._codec.load_one(rest, 0)
+    fo.seek(start + end)
+    return datum
 
 
 def is_compiled(schema: Any) -> bool:
