@@ -330,16 +330,24 @@ class _Function:
 
 
 class _Generator:
-    def __init__(self, schema: Schema):
+    """The functions of one schema: an AvroCodec's module, or (with a
+    ``prefix``) a fragment for another module, whose function and constant
+    names all start with the prefix and which has no skippers."""
+
+    def __init__(self, schema: Schema, module: ModuleEmitter | None = None, prefix: str = ""):
         self.schema = schema
-        self.module = ModuleEmitter()
+        self.module = module if module is not None else ModuleEmitter()
+        self.prefix = prefix
         self.sizes = _MinSizes(schema)
         self.records = _records_in_order(schema)
         self.idents = _function_idents(self.records)
-        self.function_names = {f"{kind}_{ident}" for ident in self.idents.values()
-                               for kind in ("write", "read", "skip")}
-        self.function_names |= {f"accepts_{ident}" for ident in self.idents.values()}
-        self.function_names |= {"write_root", "read_root", "skip_root"}
+        kinds = ("write", "read") if prefix else ("write", "read", "skip")
+        self.function_names = {self.function(kind, ident) for ident in self.idents.values()
+                               for kind in kinds + ("accepts",)}
+        if prefix:
+            self.function_names |= {f"{prefix}_write", f"{prefix}_read"}
+        else:
+            self.function_names |= {"write_root", "read_root", "skip_root"}
         #: records whose validators (accepts_<ident>) are used, and those generated
         self.validated: dict[str, Record] = {}
         self._validators_done: set[str] = set()
@@ -349,8 +357,14 @@ class _Generator:
 
     # -- constants -------------------------------------------------------------
 
+    def function(self, kind: str, ident: str) -> Code:
+        """The name of a record's writer, reader, skipper or validator."""
+        if self.prefix:
+            return Code(f"{self.prefix}_{kind}_{ident}")
+        return Code(f"{kind}_{ident}")
+
     def bind(self, obj: Any, name: str) -> Code:
-        return self.module.bind(obj, f"const_{identifier(name)}")
+        return self.module.bind(obj, f"{self.prefix or 'const'}_{identifier(name)}")
 
     def enum_constants(self, enum: Enum) -> tuple[Code, Code]:
         """The enum's symbols (a tuple) and indexes (symbol -> index), bound once."""
@@ -373,7 +387,7 @@ class _Generator:
         """Lines that write the Python value in local ``value`` as ``avro``."""
         avro = self.schema.deref(avro)
         if isinstance(avro, Record):
-            fn.line(f"self.write_{self.idents[avro.name]}(w, {value}, depth + 1)")
+            fn.line(f"self.{self.function('write', self.idents[avro.name])}(w, {value}, depth + 1)")
         elif isinstance(avro, Array):
             self.write_array(fn, avro, value)
         elif isinstance(avro, Map):
@@ -562,7 +576,7 @@ class _Generator:
         name = logical.name if logical is not None else None
         if isinstance(avro, Record):
             self.validated.setdefault(avro.name, avro)
-            return f"self.accepts_{self.idents[avro.name]}({value}, depth + 1)"
+            return f"self.{self.function('accepts', self.idents[avro.name])}({value}, depth + 1)"
         if isinstance(avro, Enum):
             return f"valid_symbol({value}, <dict>{self.enum_constants(avro)[1]})"
         if isinstance(avro, Fixed):
@@ -654,7 +668,7 @@ class _Generator:
 
     def validator_function(self, record: Record) -> Code:
         ident = self.idents[record.name]
-        fn = _Function(self, "check", Code(f"accepts_{ident}"))
+        fn = _Function(self, "check", self.function("accepts", ident))
         fn.local("object", "value")
         fields = []
         for field in record.fields:
@@ -669,7 +683,8 @@ class _Generator:
 
             fields.append({"comment": heading, "key": literal(field.name), "default": default,
                            "body": fn.collect(body)})
-        return self.render("avro_validator.pyx.j2", fn, {"name": comment(record.name)},
+        return self.render("avro_validator.pyx.j2", fn,
+                           {"name": comment(record.name), "fragment": bool(self.prefix)},
                            fields=fields, full_name=literal(record.name),
                            fallback=self.validator(record))
 
@@ -748,7 +763,7 @@ class _Generator:
         """The expression that reads one value of a type that needs no statements."""
         avro = self.schema.deref(avro)
         if isinstance(avro, Record):
-            return f"self.read_{self.idents[avro.name]}(r, depth + 1)"
+            return f"self.{self.function('read', self.idents[avro.name])}(r, depth + 1)"
         if isinstance(avro, Enum):
             symbols = self.enum_constants(avro)[0]
             return f"read_enum(r, <tuple>{symbols})"
@@ -828,7 +843,7 @@ class _Generator:
     def skip_value(self, fn: _Function, avro: AvroType) -> None:
         avro = self.schema.deref(avro)
         if isinstance(avro, Record):
-            fn.line(f"self.skip_{self.idents[avro.name]}(r, depth + 1)")
+            fn.line(f"self.{self.function('skip', self.idents[avro.name])}(r, depth + 1)")
         elif isinstance(avro, (Array, Map)):
             inner = avro.items if isinstance(avro, Array) else avro.values
             with fn.collection() as level:
@@ -858,9 +873,9 @@ class _Generator:
 
     def record_functions(self, record: Record) -> list[Code]:
         ident = self.idents[record.name]
-        writer = _Function(self, "write", Code(f"write_{ident}"))
-        reader = _Function(self, "read", Code(f"read_{ident}"))
-        skipper = _Function(self, "skip", Code(f"skip_{ident}"))
+        writer = _Function(self, "write", self.function("write", ident))
+        reader = _Function(self, "read", self.function("read", ident))
+        skipper = _Function(self, "skip", self.function("skip", ident))
         writer.local("object", "value")
         written, read, skipped = [], [], []
         for number, field in enumerate(record.fields):
@@ -870,17 +885,20 @@ class _Generator:
                             "body": writer.collect(lambda: self.write_field(writer, record, field))})
             read.append({"comment": heading, "body": reader.collect(
                 lambda: self.read_value(reader, field.type, f"record[{key}]"))})
-            skipped.append({"comment": heading,
-                            "body": skipper.collect(lambda: self.skip_value(skipper, field.type))})
-        context = {"name": comment(record.name), "record": True}
-        return [
+            if not self.prefix:
+                skipped.append({"comment": heading, "body": skipper.collect(
+                    lambda: self.skip_value(skipper, field.type))})
+        context = {"name": comment(record.name), "record": True, "fragment": bool(self.prefix)}
+        functions = [
             self.render("avro_writer.pyx.j2", writer, context, fields=written,
                         field_names=literal(tuple(field.name for field in record.fields)),
                         path_levels=list(range(writer.path_levels))[::-1]),
             self.render("avro_reader.pyx.j2", reader, context, fields=read,
                         field_names=self.bind(_field_template(record), f"{ident}_fields")),
-            self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped),
         ]
+        if not self.prefix:
+            functions.append(self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped))
+        return functions
 
     def write_field(self, fn: _Function, record: Record, field) -> None:
         dereffed = self.schema.deref(field.type)
@@ -902,23 +920,32 @@ class _Generator:
         self.write_value(fn, field.type, "value", lenient=_lenient(dereffed))
 
     def root_functions(self, root: AvroType) -> list[Code]:
-        writer = _Function(self, "write", Code("write_root"))
-        reader = _Function(self, "read", Code("read_root"))
-        skipper = _Function(self, "skip", Code("skip_root"))
+        """write_root, read_root and skip_root; a fragment's <prefix>_write and
+        <prefix>_read (for a record too: its value is one level deeper)."""
+        if self.prefix:
+            names = {kind: Code(f"{self.prefix}_{kind}") for kind in ("write", "read")}
+        else:
+            names = {kind: Code(f"{kind}_root") for kind in ("write", "read", "skip")}
+        writer = _Function(self, "write", names["write"])
+        reader = _Function(self, "read", names["read"])
         writer.local("object", "value")
         heading = Code(f"# {comment(describe(root))}")
         written = [{"comment": heading, "body": writer.collect(
             lambda: self.write_value(writer, root, "value"))}]
         read = [{"comment": heading, "body": reader.collect(
             lambda: self.read_value(reader, root, "result"))}]
-        skipped = [{"comment": heading, "body": skipper.collect(lambda: self.skip_value(skipper, root))}]
-        context = {"name": comment(describe(root)), "record": False}
-        return [
+        context = {"name": comment(describe(root)), "record": False, "fragment": bool(self.prefix)}
+        functions = [
             self.render("avro_writer.pyx.j2", writer, context, fields=written,
                         path_levels=list(range(writer.path_levels))[::-1]),
             self.render("avro_reader.pyx.j2", reader, context, fields=read),
-            self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped),
         ]
+        if "skip" in names:
+            skipper = _Function(self, "skip", names["skip"])
+            skipped = [{"comment": heading,
+                        "body": skipper.collect(lambda: self.skip_value(skipper, root))}]
+            functions.append(self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped))
+        return functions
 
     def render(self, template: str, fn: _Function, context: dict, **more) -> Code:
         text = _environment.get_template(template).render(
@@ -930,23 +957,31 @@ class _Generator:
         for fn, text in self.checks:
             fn.check(text)
 
+    def validator_functions(self) -> list[Code]:
+        """The validators the union dispatch uses so far, and those they use
+        in turn, each once."""
+        functions = []
+        while len(self._validators_done) < len(self.validated):
+            for name, record in list(self.validated.items()):
+                if name not in self._validators_done:
+                    self._validators_done.add(name)
+                    functions.append(self.validator_function(record))
+        return functions
+
     def generate(self) -> GeneratedModule:
         schema = self.schema
         root = schema.root
         functions: list[Code] = []
         for record in self.records:
             functions += self.record_functions(record)
-        # the validators the union dispatch uses, and those they use in turn
-        while len(self._validators_done) < len(self.validated):
-            for name, record in list(self.validated.items()):
-                if name not in self._validators_done:
-                    self._validators_done.add(name)
-                    functions.append(self.validator_function(record))
+        functions += self.validator_functions()
         if isinstance(root, Record):
             ident = self.idents[root.name]
             roots = {f"{kind}_root": Code(f"{kind}_{ident}") for kind in ("write", "read", "skip")}
         else:
             functions += self.root_functions(root)
+            # a union of several records at the root validates them too
+            functions += self.validator_functions()
             roots = {f"{kind}_root": Code(f"{kind}_root") for kind in ("write", "read", "skip")}
         fingerprint = schema.fingerprint()
         source = _environment.get_template("avro_module.pyx.j2").render(
@@ -1016,3 +1051,38 @@ def _function_idents(records: list[Record]) -> dict[str, Code]:
 def generate_avro_module(schema: Schema) -> GeneratedModule:
     """The Cython source of a schema's AvroCodec, the objects it binds, its check."""
     return _Generator(schema).generate()
+
+
+def fragment_function_names(schema: Schema, prefix: str) -> set[str]:
+    """The names of the functions generate_fragment makes for ``schema``."""
+    return set(_Generator(schema, ModuleEmitter(), prefix).function_names)
+
+
+def generate_fragment(schema: Schema, prefix: str, module: ModuleEmitter) -> list[Code]:
+    """Functions that write and read values of ``schema``'s type as AvroCodec
+    does, for embedding in another generated module (the marshmallow codec's,
+    for fields with a declared Avro type):
+
+    ``cdef int <prefix>_write(self, Writer* w, object datum, int depth) except -1``
+    ``cdef object <prefix>_read(self, Reader* r, int depth)``
+
+    and the writers, readers and validators of the records in the type, all
+    named ``<prefix>_...``. ``depth`` is the caller's record depth: records
+    inside count from it, against the host's ``self.max_depth``. Constants are
+    bound on ``module`` (codec attributes named ``<prefix>_...``) and each
+    function is added to ``module.checks`` (codetext.check_function).
+
+    The host module provides what avro_module.pyx.j2 declares: the runtime's
+    datum primitives, MISSING, DumpError, PyDict_Copy and the exact types
+    DATETIME ... DURATION.
+    """
+    if not prefix or identifier(prefix) != prefix:
+        raise CompileError(f"internal error: fragment prefix {prefix!r} is not an identifier")
+    generator = _Generator(schema, module, prefix)
+    functions: list[Code] = []
+    for record in generator.records:
+        functions += generator.record_functions(record)
+    functions += generator.root_functions(schema.root)
+    functions += generator.validator_functions()
+    module.checks += generator.checks
+    return functions

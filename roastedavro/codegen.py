@@ -86,6 +86,11 @@ class ModuleEmitter:
         self.bindings: dict[str, Any] = {}
         self._names_by_id: dict[int, str] = {}
         self.checks: list[tuple[FunctionEmitter, str]] = []
+        #: functions generated for declared Avro types (see fragment)
+        self.fragments: list[Code] = []
+        self._fragment_prefixes: dict[str, Code] = {}
+        #: method names of the codec that bindings must not take
+        self._functions: set[str] = set()
 
     def verify(self) -> None:
         """codetext.check_function over every generated function.
@@ -103,12 +108,39 @@ class ModuleEmitter:
         name = base = identifier(name)
         n = 2
         # never a name the skeleton gives the codec (max_depth, load_hooks, ...)
-        while name in self.bindings or name in RESERVED:
+        while name in self.bindings or name in RESERVED or name in self._functions:
             name, n = f"{base}_{n}", n + 1
         self.bindings[name] = obj
         # the object stays referenced by `bindings`, so its id is not reused
         self._names_by_id[id(obj)] = name
         return Code(f"self.{name}")
+
+    def fragment(self, schema, hint: str) -> Code:
+        """The prefix of the functions that write and read values of a parsed
+        Avro schema's type with AvroCodec's generated code and conventions:
+        ``self.<prefix>_write(w, value, depth)`` and
+        ``self.<prefix>_read(r, depth)`` (roastedavro.avrogen.generate_fragment).
+        Generated once per distinct type (its full JSON) in a module.
+        """
+        from roastedavro.avrogen import fragment_function_names, generate_fragment
+
+        key = schema.to_json()
+        prefix = self._fragment_prefixes.get(key)
+        if prefix is not None:
+            return prefix
+        # never write_<ident>/read_<ident> (the records'), a binding or a
+        # name the skeleton uses
+        base = prefix = Code(f"avro_{identifier(hint)}".rstrip("_"))
+        number = 2
+        while True:
+            names = fragment_function_names(schema, prefix)
+            if not names & (self._functions | set(self.bindings) | RESERVED):
+                break
+            prefix, number = Code(f"{base}{number}"), number + 1
+        self._functions |= names
+        self._fragment_prefixes[key] = prefix
+        self.fragments += generate_fragment(schema, prefix, self)
+        return prefix
 
 
 class CollectionLevel:
@@ -450,6 +482,7 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         root_name=comment(root.full_name),
         min_size=checked_int(root.min_size(), "the smallest record size", 0, 2**62),
         functions=functions,
+        fragments=module.fragments,
         bindings=[(Code(name), literal(name)) for name in module.bindings],
     )
     return GeneratedModule(source, module.bindings, module.verify)

@@ -3,14 +3,22 @@
 Raw, Function, Method and user fields without a registered encoder compile
 when ``metadata={"avro": <Avro type>}`` says what goes on the wire: the value
 goes through the field's own marshmallow ``serialize``/``deserialize`` and is
-written and read by fastavro for that type. Correct for any Avro type, but a
-Python-level call per value: register an encoder for speed.
+written and read by AvroCodec's generated code for that type (any Avro type,
+unions of records included), with fastavro's value conventions: records as
+dicts, enums as str, a union's branch chosen as fastavro chooses it, or
+named with ``"-type"`` or tuple notation. The field's own serialize and
+deserialize cost a Python-level call per value: register an encoder for speed.
 """
 
 from __future__ import annotations
 
-from roastedavro._runtime import GenericType, check_generic_value
+import json
+
+from roastedavro._runtime import check_generic_value
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avro.types import Schema
 from roastedavro.encoders.base import Encoder
+from roastedavro.errors import SchemaError
 from roastedavro.flags import CompileFlags
 from roastedavro.names import min_encoded_size
 
@@ -31,8 +39,9 @@ class FallbackEncoder(Encoder):
                 "roastedavro.register_encoder (see Encoder in the README)"
             )
         try:
-            self.generic = GenericType(override)
-        except Exception as error:
+            #: the declared type as roastedavro's schema model (avro.types.Schema)
+            self.declared = parse_schema(override)
+        except (SchemaError, TypeError, ValueError) as error:
             raise self.error(f"metadata avro={override!r} is not a valid Avro type: {error}")
         return override
 
@@ -42,7 +51,9 @@ class FallbackEncoder(Encoder):
         return min_encoded_size(self.avro)
 
     def describe(self):
-        return f"{super().describe()} (through marshmallow and fastavro)"
+        from roastedavro.avrogen import describe
+
+        return f"{describe(self.declared.root)} (as AvroCodec writes it)"
 
     def dump_datum(self, dumped):
         # marshmallow's dump output goes to fastavro's writer as it is: the
@@ -56,11 +67,29 @@ class FallbackEncoder(Encoder):
         # their value from the object), default and conversion
         return f"serialize_field({fn.bind(self.field, 'field')}, obj)"
 
+    def in_namespace(self, namespace):
+        """The declared type as it is inside a record of ``namespace`` (as
+        avro_schema() writes it): its named types take that namespace, so
+        "-type" and tuple notation name them as fastavro does there."""
+        if not namespace:
+            return self.declared
+        text = json.dumps(self.avro)
+        wrapper = "Declared"
+        while f'"{wrapper}"' in text:
+            wrapper += "_"
+        parsed = parse_schema({"type": "record", "name": wrapper, "namespace": namespace,
+                               "fields": [{"name": "value", "type": self.avro}]})
+        named = {name: avro for name, avro in parsed.named.items() if name != parsed.root.name}
+        return Schema(parsed.root.fields[0].type, named)
+
     def emit_write(self, fn, value):
-        fn.line(f"write_generic(w, {value}, {fn.bind(self.generic, 'avro')}, self.max_depth)")
+        # the fragment's errors are DumpErrors: the record writer's handler
+        # adds the field's path, as for any other field
+        prefix = fn.module.fragment(self.in_namespace(fn.record.namespace), fn.hint)
+        fn.line(f"self.{prefix}_write(w, {value}, depth)")
 
     def emit_read(self, fn, target):
-        avro = fn.bind(self.generic, "avro")
-        fn.line(f"{target} = read_generic(r, {avro}, self.max_depth, self.max_items)")
+        prefix = fn.module.fragment(self.in_namespace(fn.record.namespace), fn.hint)
+        fn.line(f"{target} = self.{prefix}_read(r, depth)")
         fn.line(f"{target} = deserialize_field({fn.bind(self.field, 'field')}, {target})")
         fn.flag_invalid(target)

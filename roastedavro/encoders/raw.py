@@ -1,7 +1,8 @@
 """Raw: whatever the value is, written as the Avro type metadata names.
 
-Primitive and fixed types are written and read in C; anything else goes
-through fastavro, as for fields without an encoder.
+Primitive and plain fixed types are written and read in C with the field's
+own conversions; any other Avro type (unions, records, logical types, ...)
+goes through AvroCodec's generated code, as for fields without an encoder.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class RawEncoder(FallbackEncoder):
             self.fixed_size = avro["size"]
         self.direct = avro if isinstance(avro, str) and avro in DIRECT else None
         if self.direct is None and not self.fixed_size:
-            # any other Avro type: the generic path, null included
+            # any other Avro type: AvroCodec's code, null included
             self.never_null = self.accepts_none = True
         return avro
 
