@@ -9,6 +9,7 @@ marshmallow's own load of what fastavro reads.
 
 import datetime as dt
 import decimal
+import threading
 import uuid
 
 import pytest
@@ -331,3 +332,34 @@ def test_compile_to_string_shows_the_fragment_functions():
     assert "# label: string" in source
     assert "# null | string | long" in source
     assert "write_generic(w" not in source and "read_generic(r" not in source
+
+
+def test_a_small_thread_stack_ends_in_clean_errors(declared):
+    # a thread's stack may be far smaller than max_depth records need
+    tree = leaf(0)
+    for depth in range(480):
+        tree = {"value": depth, "children": [], "next": tree}
+    record = {**BASE, "tree": tree}
+    data = declared.dump_compiled(record)
+    errors = []
+
+    def run():
+        try:
+            declared.dump_compiled(record)
+        except ValidationError as error:
+            errors.append(error)
+        try:
+            declared.load_compiled(data)
+        except DecodeError as error:
+            errors.append(error)
+
+    size = threading.stack_size(64 * 1024)
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(size)
+    assert [type(error) for error in errors] == [ValidationError, DecodeError]
+    assert all("C stack has room for" in str(error) for error in errors)
+    assert declared.load_compiled(data) == declared.load(fastavro_read(declared, data))
