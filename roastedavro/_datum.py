@@ -425,8 +425,9 @@ class UnionChooser:
                             f"{self.text}: {error}") from None
         except RecursionError:
             # validation recurses in Python: a value that contains itself
-            raise DumpError(f"a {type(datum).__name__} nested too deeply (or containing itself) "
-                            f"to be checked against the union {self.text}") from None
+            raise DumpError(f"the {type(datum).__name__} is nested too deeply for Python's "
+                            f"recursion limit, or contains itself: it cannot be checked against "
+                            f"the union {self.text}") from None
 
     def _choose(self, datum: Any) -> tuple:
         branches = self.branches
