@@ -106,3 +106,32 @@ def test_deep_data_on_marshmallows_path_is_a_validation_error_not_a_recursion_er
     with pytest.raises(ValidationError) as error:
         Shouting().dump_compiled(deep)
     assert "nested too deeply for marshmallow's dump" in str(error.value.messages["_schema"])
+
+
+def test_deep_records_in_a_small_thread_stack_end_in_a_clean_error():
+    # max_depth 10,000 is more than a 256 KB thread stack holds: every 32
+    # levels the record functions check the room left, so the deep value is
+    # a clean error there (and works on the main thread), never an overflow
+    import threading
+
+    deep = Node().compile(CompileFlags(max_depth=10_000))
+    value = chain(5_000)
+    data = deep.dump_compiled(value)
+    outcomes = []
+
+    def run():
+        with pytest.raises(ValidationError, match="C stack"):
+            deep.dump_compiled(value)
+        with pytest.raises(DecodeError, match="C stack"):
+            deep.load_compiled(data)
+        assert deep.load_compiled(deep.dump_compiled(chain(20))) == chain(20)
+        outcomes.append("ok")
+
+    threading.stack_size(256 * 1024)
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(0)
+    assert outcomes == ["ok"]
