@@ -66,10 +66,18 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     if type(fo) is io.BytesIO:
         # one datum from the current position; the stream is left after it
         start = fo.tell()
-        with fo.getbuffer() as view:
-            if start >= len(view):
+        if start == 0:
+            # read() of a whole BytesIO returns the bytes it was made from: no copy
+            data = fo.read()
+            if not data:
                 raise EOFError  # the end of a stream of datums, as fastavro says it
-            datum, end = codec._codec.load_one(view, start)
+            datum, end = codec._codec.load_one(data, 0)
+        else:
+            # further into a stream: read in place rather than copy the rest
+            with fo.getbuffer() as view:
+                if start >= len(view):
+                    raise EOFError
+                datum, end = codec._codec.load_one(view, start)
         fo.seek(end)
         return datum
     if not fo.seekable():
