@@ -109,8 +109,8 @@ def test_deep_data_on_marshmallows_path_is_a_validation_error_not_a_recursion_er
 
 
 def test_deep_records_in_a_small_thread_stack_end_in_a_clean_error():
-    # max_depth 10,000 is more than a 256 KB thread stack holds: every 32
-    # levels the record functions check the room left, so the deep value is
+    # max_depth 10,000 is more than a 64 KB thread stack holds: every 32
+    # levels the record functions check the room left, so a deep value is
     # a clean error there (and works on the main thread), never an overflow
     import threading
 
@@ -120,14 +120,26 @@ def test_deep_records_in_a_small_thread_stack_end_in_a_clean_error():
     outcomes = []
 
     def run():
-        with pytest.raises(ValidationError, match="C stack"):
-            deep.dump_compiled(value)
-        with pytest.raises(DecodeError, match="C stack"):
-            deep.load_compiled(data)
+        # how much stack a level takes depends on the compiler: deep values
+        # either work or end in the C-stack error, never in an overflow
+        try:
+            assert deep.dump_compiled(value) == data
+        except ValidationError as error:
+            assert "C stack" in str(error.messages)
+        try:
+            loaded = deep.load_compiled(data)
+        except DecodeError as error:
+            assert "C stack" in str(error)
+        else:
+            values = []  # walked without recursion: the chain is 5,000 deep
+            while loaded is not None:
+                values.append(loaded["value"])
+                loaded = loaded["next"]
+            assert values == list(range(4_999, -1, -1))
         assert deep.load_compiled(deep.dump_compiled(chain(20))) == chain(20)
         outcomes.append("ok")
 
-    threading.stack_size(256 * 1024)
+    threading.stack_size(64 * 1024)
     try:
         thread = threading.Thread(target=run)
         thread.start()
