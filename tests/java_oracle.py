@@ -207,6 +207,33 @@ class JavaOracle:
         return [base64.b64decode(self._ok(answer, f"to encode {text} as {schema}")["data"])
                 for (schema, text), answer in zip(cases, answers)]
 
+    # schema resolution and compatibility
+
+    def resolve_each(self, cases: Iterable[tuple[Any, Any, bytes]]) -> list[RoundTrip | dict]:
+        """GenericDatumReader(writer, reader) reads each (writer, reader, bytes); what it read is
+        written in the reader's schema. A RoundTrip, or Java's refusal as {"kind", "error"}
+        (data the pair cannot read is an answer here, not a test failure)."""
+        cases = [(schema_text(w), schema_text(r), data) for w, r, data in cases]
+        answers = self.batch({"op": "resolve", "writer": w, "reader": r,
+                              "data": base64.b64encode(data).decode()} for w, r, data in cases)
+        results: list[RoundTrip | dict] = []
+        for answer in answers:
+            if answer.get("ok"):
+                results.append(RoundTrip(base64.b64decode(answer["data"]), answer["datum"],
+                                         answer["json"], answer["trailing"]))
+            else:
+                results.append({"kind": answer.get("kind"), "error": answer.get("error")})
+        return results
+
+    def compatibility_each(self, pairs: Iterable[tuple[Any, Any]]) -> list[dict]:
+        """SchemaCompatibility.checkReaderWriterCompatibility for each (reader, writer):
+        {"compatible": bool, "incompatibilities": [{"type", "location", "message"}]},
+        or {"error": ...} where Java throws."""
+        pairs = [(schema_text(r), schema_text(w)) for r, w in pairs]
+        answers = self.batch({"op": "compatibility", "reader": r, "writer": w} for r, w in pairs)
+        return [answer if answer.get("ok") else {"error": f"{answer.get('kind')}: {answer.get('error')}"}
+                for answer in answers]
+
 
 _oracle: JavaOracle | None = None
 _failure: Exception | None = None

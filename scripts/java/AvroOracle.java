@@ -25,6 +25,12 @@
 //        BinaryMessageEncoder -> {"ok":true,"data":base64,"datum":..,"trailing":..}
 //   {"op":"encode_json", "schema":S, "json":text}
 //        the datum in Avro's JSON encoding (JsonDecoder) -> {"ok":true,"data":base64}
+//   {"op":"resolve", "writer":S, "reader":S, "data":base64}
+//        GenericDatumReader(writer, reader) reads the bytes, GenericDatumWriter(reader) writes what
+//        it read -> the same fields as "roundtrip" (the re-encoding is in the reader's schema)
+//   {"op":"compatibility", "reader":S, "writer":S}
+//        SchemaCompatibility.checkReaderWriterCompatibility -> {"ok":true,"compatible":bool,
+//        "incompatibilities":[{"type":..,"location":..,"message":..}, ...]} in Java's order
 //
 // A request that fails answers {"ok":false,"kind":"<exception class>","error":"<message>"}; the
 // loop goes on. An "id" in a request is echoed. End of input ends the program.
@@ -46,6 +52,7 @@ import java.util.Map;
 import org.apache.avro.LogicalType;
 import org.apache.avro.LogicalTypes;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaCompatibility;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
@@ -246,6 +253,41 @@ public final class AvroOracle {
         new GenericDatumWriter<Object>(schema, ORDERED_MAPS).write(datum, encoder);
         encoder.flush();
         response.put("data", Base64.getEncoder().encodeToString(binary.toByteArray()));
+        return response;
+      }
+      case "resolve": {
+        Schema writer = schema(request.get("writer"));
+        Schema reader = schema(request.get("reader"));
+        byte[] data = Base64.getDecoder().decode(text(request, "data"));
+        BinaryDecoder decoder = DecoderFactory.get().binaryDecoder(data, null);
+        Object datum = new GenericDatumReader<Object>(writer, reader, ORDERED_MAPS).read(null, decoder);
+        int trailing = decoder.inputStream().available();
+        ByteArrayOutputStream binary = new ByteArrayOutputStream();
+        BinaryEncoder encoder = EncoderFactory.get().binaryEncoder(binary, null);
+        new GenericDatumWriter<Object>(reader, ORDERED_MAPS).write(datum, encoder);
+        encoder.flush();
+        ByteArrayOutputStream json = new ByteArrayOutputStream();
+        JsonEncoder jsonEncoder = EncoderFactory.get().jsonEncoder(reader, json);
+        new GenericDatumWriter<Object>(reader, ORDERED_MAPS).write(datum, jsonEncoder);
+        jsonEncoder.flush();
+        response.put("data", Base64.getEncoder().encodeToString(binary.toByteArray()));
+        response.put("datum", ORDERED_MAPS.toString(datum));
+        response.put("json", json.toString(StandardCharsets.UTF_8));
+        response.put("trailing", trailing);
+        return response;
+      }
+      case "compatibility": {
+        SchemaCompatibility.SchemaPairCompatibility pair = SchemaCompatibility.checkReaderWriterCompatibility(
+            schema(request.get("reader")), schema(request.get("writer")));
+        response.put("compatible",
+            pair.getType() == SchemaCompatibility.SchemaCompatibilityType.COMPATIBLE);
+        ArrayNode reasons = response.putArray("incompatibilities");
+        for (SchemaCompatibility.Incompatibility reason : pair.getResult().getIncompatibilities()) {
+          ObjectNode one = reasons.addObject();
+          one.put("type", reason.getType().name());
+          one.put("location", reason.getLocation());
+          one.put("message", reason.getMessage());
+        }
         return response;
       }
       default:
