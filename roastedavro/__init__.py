@@ -18,7 +18,7 @@ except ImportError as error:
 
 from roastedavro.codec import AvroCodec, SchemaStore  # noqa: E402
 from roastedavro.encoders import Encoder, register_encoder  # noqa: E402
-from roastedavro.errors import CompileError, DecodeError  # noqa: E402
+from roastedavro.errors import CompileError, DecodeError, SchemaError, SchemaResolutionError  # noqa: E402
 from roastedavro.flags import CompileFlags  # noqa: E402
 from roastedavro.schema import CompiledSchema  # noqa: E402
 
@@ -28,6 +28,8 @@ __all__ = [
     "CompileFlags",
     "CompiledSchema",
     "DecodeError",
+    "SchemaError",
+    "SchemaResolutionError",
     "Encoder",
     "SchemaStore",
     "__version__",

@@ -26,7 +26,7 @@ from typing import Any
 from roastedavro import __version__
 from roastedavro._datum import UnionChooser, Validator, encode_default
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Fixed, Map, NamedRef, Primitive, Record, Schema, Union,
+    Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union, describe,
 )
 from roastedavro.codegen import GeneratedModule, ModuleEmitter, _environment, _indented
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
@@ -55,32 +55,6 @@ def _template_names() -> frozenset:
 
 
 _ALLOWED = _template_names()
-
-# -- describing types (comments, messages) -------------------------------------
-
-
-def describe(avro: AvroType) -> str:
-    """A short text for a type: "long", "array<shop.Line>", "null | string"."""
-    if isinstance(avro, (NamedRef, Record, Enum)):
-        return avro.name
-    if isinstance(avro, Fixed):
-        return _with_logical(f"{avro.name} fixed({avro.size})", avro.logical)
-    if isinstance(avro, Array):
-        return f"array<{describe(avro.items)}>"
-    if isinstance(avro, Map):
-        return f"map<{describe(avro.values)}>"
-    if isinstance(avro, Union):
-        return " | ".join(describe(branch) for branch in avro.branches)
-    return _with_logical(avro.type_name, avro.logical)
-
-
-def _with_logical(text: str, logical) -> str:
-    if logical is None:
-        return text
-    if logical.name == "decimal":
-        return f"{text} decimal({logical.precision}, {logical.scale})"
-    return f"{text} {logical.name}"
-
 
 # -- sizes ------------------------------------------------------------------------
 
@@ -334,16 +308,19 @@ class _Generator:
     ``prefix``) a fragment for another module, whose function and constant
     names all start with the prefix and which has no skippers."""
 
-    def __init__(self, schema: Schema, module: ModuleEmitter | None = None, prefix: str = ""):
+    def __init__(self, schema: Schema, module: ModuleEmitter | None = None, prefix: str = "",
+                 kinds: tuple = ()):
         self.schema = schema
         self.module = module if module is not None else ModuleEmitter()
         self.prefix = prefix
         self.sizes = _MinSizes(schema)
         self.records = _records_in_order(schema)
         self.idents = _function_idents(self.records)
-        kinds = ("write", "read") if prefix else ("write", "read", "skip")
+        self.kinds = kinds or (("write", "read") if prefix else ("write", "read", "skip"))
         self.function_names = {self.function(kind, ident) for ident in self.idents.values()
-                               for kind in kinds + ("accepts",)}
+                               for kind in self.kinds + ("accepts",)}
+        #: records whose reader or skipper generated code calls, by kind
+        self.called: dict[str, dict[str, Record]] = {"read": {}, "skip": {}}
         if prefix:
             self.function_names |= {f"{prefix}_write", f"{prefix}_read"}
         else:
@@ -763,6 +740,7 @@ class _Generator:
         """The expression that reads one value of a type that needs no statements."""
         avro = self.schema.deref(avro)
         if isinstance(avro, Record):
+            self.called["read"].setdefault(avro.name, avro)
             return f"self.{self.function('read', self.idents[avro.name])}(r, depth + 1)"
         if isinstance(avro, Enum):
             symbols = self.enum_constants(avro)[0]
@@ -843,6 +821,7 @@ class _Generator:
     def skip_value(self, fn: _Function, avro: AvroType) -> None:
         avro = self.schema.deref(avro)
         if isinstance(avro, Record):
+            self.called["skip"].setdefault(avro.name, avro)
             fn.line(f"self.{self.function('skip', self.idents[avro.name])}(r, depth + 1)")
         elif isinstance(avro, (Array, Map)):
             inner = avro.items if isinstance(avro, Array) else avro.values
@@ -871,34 +850,70 @@ class _Generator:
 
     # -- functions -------------------------------------------------------------
 
-    def record_functions(self, record: Record) -> list[Code]:
-        ident = self.idents[record.name]
-        writer = _Function(self, "write", self.function("write", ident))
-        reader = _Function(self, "read", self.function("read", ident))
-        skipper = _Function(self, "skip", self.function("skip", ident))
-        writer.local("object", "value")
-        written, read, skipped = [], [], []
-        for number, field in enumerate(record.fields):
-            heading = Code(f"# {comment(field.name + ': ' + describe(field.type))}")
-            key = literal(field.name)
-            written.append({"comment": heading, "number": number, "key": key,
-                            "body": writer.collect(lambda: self.write_field(writer, record, field))})
-            read.append({"comment": heading, "body": reader.collect(
-                lambda: self.read_value(reader, field.type, f"record[{key}]"))})
-            if not self.prefix:
-                skipped.append({"comment": heading, "body": skipper.collect(
-                    lambda: self.skip_value(skipper, field.type))})
-        context = {"name": comment(record.name), "record": True, "fragment": bool(self.prefix)}
-        functions = [
-            self.render("avro_writer.pyx.j2", writer, context, fields=written,
-                        field_names=literal(tuple(field.name for field in record.fields)),
-                        path_levels=list(range(writer.path_levels))[::-1]),
-            self.render("avro_reader.pyx.j2", reader, context, fields=read,
-                        field_names=self.bind(_field_template(record), f"{ident}_fields")),
-        ]
-        if not self.prefix:
-            functions.append(self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped))
+    def record_functions(self, record: Record, kinds: tuple = ()) -> list[Code]:
+        """The record's functions of ``kinds`` (the generator's by default)."""
+        kinds = kinds or self.kinds
+        functions = []
+        if "write" in kinds:
+            functions.append(self.writer_function(record))
+        if "read" in kinds:
+            functions.append(self.reader_function(record))
+        if "skip" in kinds:
+            functions.append(self.skipper_function(record))
         return functions
+
+    def _context(self, record: Record) -> dict:
+        return {"name": comment(record.name), "record": True, "fragment": bool(self.prefix)}
+
+    @staticmethod
+    def _heading(field) -> Code:
+        return Code(f"# {comment(field.name + ': ' + describe(field.type))}")
+
+    def writer_function(self, record: Record) -> Code:
+        writer = _Function(self, "write", self.function("write", self.idents[record.name]))
+        writer.local("object", "value")
+        written = [{"comment": self._heading(field), "number": number, "key": literal(field.name),
+                    "body": writer.collect(lambda: self.write_field(writer, record, field))}
+                   for number, field in enumerate(record.fields)]
+        return self.render("avro_writer.pyx.j2", writer, self._context(record), fields=written,
+                           field_names=literal(tuple(field.name for field in record.fields)),
+                           path_levels=list(range(writer.path_levels))[::-1])
+
+    def reader_function(self, record: Record) -> Code:
+        ident = self.idents[record.name]
+        reader = _Function(self, "read", self.function("read", ident))
+        read = [{"comment": self._heading(field), "body": reader.collect(
+                    lambda: self.read_value(reader, field.type, f"record[{literal(field.name)}]"))}
+                for field in record.fields]
+        return self.render("avro_reader.pyx.j2", reader, self._context(record), fields=read,
+                           field_names=self.field_template(record))
+
+    def field_template(self, record: Record) -> Code:
+        """The bound dict of a record's field names a reader copies."""
+        return self.bind(_field_template(record), f"{self.idents[record.name]}_fields")
+
+    def skipper_function(self, record: Record) -> Code:
+        skipper = _Function(self, "skip", self.function("skip", self.idents[record.name]))
+        skipped = [{"comment": self._heading(field),
+                    "body": skipper.collect(lambda: self.skip_value(skipper, field.type))}
+                   for field in record.fields]
+        return self.render("avro_skipper.pyx.j2", skipper, self._context(record), fields=skipped)
+
+    def called_functions(self) -> list[Code]:
+        """The readers and skippers generated code has called so far, and
+        those they call in turn, each once (for modules that generate only
+        what they use)."""
+        functions: list[Code] = []
+        done: set = set()
+        while True:
+            pending = [(kind, record) for kind, records in self.called.items()
+                       for record in list(records.values()) if (kind, record.name) not in done]
+            if not pending:
+                return functions
+            for kind, record in pending:
+                done.add((kind, record.name))
+                functions.append(self.reader_function(record) if kind == "read"
+                                 else self.skipper_function(record))
 
     def write_field(self, fn: _Function, record: Record, field) -> None:
         dereffed = self.schema.deref(field.type)
@@ -987,6 +1002,7 @@ class _Generator:
         source = _environment.get_template("avro_module.pyx.j2").render(
             root_name=comment(root.name if isinstance(root, Record) else describe(root)),
             fingerprint=Code(f"0x{fingerprint:016x}"),
+            writer_name=None,
             version=comment(__version__),
             records=[comment(f"{record.name}: " + ", ".join(f.name for f in record.fields))
                      for record in self.records],

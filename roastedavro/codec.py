@@ -20,6 +20,7 @@ from roastedavro._datum import Duration  # the Python value of an Avro duration
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.avrogen import generate_avro_module
+from roastedavro.resolvegen import generate_resolving_module
 from roastedavro.errors import DecodeError
 from roastedavro.flags import CompileFlags
 
@@ -37,8 +38,9 @@ _locks: dict[tuple[str, CompileFlags], threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _compiled(schema: Schema, flags: CompileFlags):
-    key = (schema.to_json(), flags)
+def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None):
+    """The codec object of a schema, or of a (writer, reader) pair."""
+    key = (schema.to_json(), flags, writer.to_json() if writer is not None else None)
     codec = _codecs.get(key)
     if codec is not None:
         return codec
@@ -47,8 +49,12 @@ def _compiled(schema: Schema, flags: CompileFlags):
     with lock:
         codec = _codecs.get(key)
         if codec is None:
-            generated = generate_avro_module(schema)
-            module = compiler.load(generated.source, flags, verify=generated.verify)
+            if writer is None:
+                generated = generate_avro_module(schema)
+            else:
+                generated = generate_resolving_module(writer, schema)
+            module = compiler.load(generated.source, flags, verify=generated.verify,
+                                   fingerprint=f"{schema.fingerprint():016x}")
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             _codecs[key] = codec
@@ -103,49 +109,93 @@ class AvroCodec:
     trailing bytes raise ``DecodeError`` with the offset.
     """
 
-    def __init__(self, schema: Any, flags: CompileFlags | None = None):
+    def __init__(self, schema: Any, flags: CompileFlags | None = None, *,
+                 writer_schema: Any = None):
         self.flags = flags if flags is not None else CompileFlags()
-        self.schema: Schema = schema if isinstance(schema, Schema) else parse_schema(schema)
+        self.schema: Schema = _parsed(schema)
         #: CRC-64-AVRO of the schema's canonical form (an unsigned int)
         self.fingerprint: int = self.schema.fingerprint()
         self._header = SINGLE_OBJECT_MARKER + self.fingerprint.to_bytes(8, "little")
-        self._codec = codec = _compiled(self.schema, self.flags)
-        # the compiled entry points themselves: no Python frame in between
-        self.dump = codec.dump
-        self.load = codec.load
+        #: the schema the data load reads was written with (``schema`` itself
+        #: unless another is given)
+        self.writer_schema: Schema = self.schema
+        self._resolving = False
+        if writer_schema is not None:
+            writer = _parsed(writer_schema)
+            self.writer_schema = writer
+            # the same canonical form: the same bytes, read by the reader's
+            # own codec (its logical types and names decide the values)
+            self._resolving = writer.canonical_form() != self.schema.canonical_form()
+        self._writer_header = SINGLE_OBJECT_MARKER + self.writer_schema.fingerprint().to_bytes(
+            8, "little")
+        if self._resolving:
+            # reading and writing need different modules; writing (the
+            # reader's schema) is built on its first use
+            self._reader = reader = _compiled(self.schema, self.flags, self.writer_schema)
+            self._codec = None
+            self.load = reader.load
+        else:
+            self._codec = codec = self._reader = _compiled(self.schema, self.flags)
+            # the compiled entry points themselves: no Python frame in between
+            self.dump = codec.dump
+            self.load = codec.load
+
+    def _writer(self):
+        if self._codec is None:
+            self._codec = _compiled(self.schema, self.flags)
+            self.dump = self._codec.dump
+        return self._codec
 
     def dump(self, datum: Any) -> bytes:  # replaced by the compiled method
-        """The Avro binary of ``datum``."""
-        return self._codec.dump(datum)
+        """The Avro binary of ``datum`` (in ``schema``, also where the codec
+        reads another writer's data)."""
+        return self._writer().dump(datum)
 
     def load(self, data) -> Any:  # replaced by the compiled method
-        """The datum of Avro binary ``data``."""
-        return self._codec.load(data)
+        """The datum of Avro binary ``data`` (written with ``writer_schema``)."""
+        return self._reader.load(data)
 
     def dump_single(self, datum: Any) -> bytes:
         """``datum`` single-object encoded: C3 01, the fingerprint (8 bytes,
         little-endian), then its Avro binary."""
-        return self._codec.dump_prefixed(self._header, datum)
+        return self._writer().dump_prefixed(self._header, datum)
 
     def load_single(self, data) -> Any:
-        """The datum of a single-object encoded message of this codec's schema."""
+        """The datum of a single-object encoded message of ``writer_schema``."""
         fingerprint, view = read_header(data)
-        if fingerprint != self.fingerprint:
+        expected = self.writer_schema.fingerprint()
+        if fingerprint != expected:
             raise SingleObjectError(
                 f"the message's schema fingerprint is {_fingerprint_text(fingerprint)}, not "
-                f"this codec's {_fingerprint_text(self.fingerprint)}", 2, fingerprint)
-        return self._codec.load_from(view, _HEADER_SIZE)
+                f"this codec's {_fingerprint_text(expected)}", 2, fingerprint)
+        return self._reader.load_from(view, _HEADER_SIZE)
 
     def compile_to_string(self) -> str:
-        """The Cython source the codec is built from."""
+        """The Cython source the codec is built from (the resolving reader's
+        where the codec reads another writer's data)."""
+        if self._resolving:
+            return generate_resolving_module(self.writer_schema, self.schema).source
         return generate_avro_module(self.schema).source
 
     def __repr__(self) -> str:
+        if self.writer_schema is not self.schema:
+            return f"AvroCodec({self.schema!r}, writer_schema={self.writer_schema!r})"
         return f"AvroCodec({self.schema!r})"
 
     def __reduce__(self):
         # another process builds or loads the same module from its cache
+        if self.writer_schema is not self.schema:
+            return (_codec_with_writer, (self.schema.to_json(), self.flags,
+                                         self.writer_schema.to_json()))
         return (AvroCodec, (self.schema.to_json(), self.flags))
+
+
+def _codec_with_writer(schema: str, flags: CompileFlags, writer: str) -> AvroCodec:
+    return AvroCodec(schema, flags, writer_schema=writer)
+
+
+def _parsed(schema: Any) -> Schema:
+    return schema if isinstance(schema, Schema) else parse_schema(schema)
 
 
 class SchemaStore:

@@ -52,6 +52,25 @@ class SchemaError(ValueError):
         return (type(self), (self.reason, self.path))
 
 
+class SchemaResolutionError(SchemaError):
+    """A writer's and a reader's schema whose data cannot be read across:
+    every datum of the writer reaches a part the reader cannot read.
+
+    ``writer_path`` and ``reader_path`` say where, in each schema
+    (``shop.Order.lines[].qty``; ``<type>`` marks a union's branch).
+    """
+
+    def __init__(self, message: str, writer_path: str = "", reader_path: str = ""):
+        where = f"writer's {writer_path or 'root'}, reader's {reader_path or 'root'}"
+        super().__init__(f"{message} ({where})")
+        self.reason = message
+        self.writer_path = writer_path
+        self.reader_path = reader_path
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.writer_path, self.reader_path))
+
+
 class DatumError(ValueError, TypeError):
     """A value that cannot be written as the schema's type (AvroCodec and
     roastedavro.fastavro). A ValueError and a TypeError, as fastavro raises

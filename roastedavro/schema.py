@@ -150,6 +150,7 @@ class CompiledSchema(Schema):
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = self._load_with_marshmallow
+        codec.transcode = partial(_transcode, plan.schema, flags, {})
         codec.load_through_marshmallow = bool(load_reasons)
         codec.validate = flags.validate
         hooks = LoadHooks(self)
@@ -172,14 +173,20 @@ class CompiledSchema(Schema):
         self._attach()
         return self.dump_compiled(obj, many)
 
-    def load_compiled(self, data, many: bool | None = None) -> Any:
+    def load_compiled(self, data, many: bool | None = None, writer_schema: Any = None) -> Any:
         """The loaded value of Avro binary ``data``, as marshmallow's ``load`` returns it.
 
-        Malformed bytes raise :class:`roastedavro.DecodeError` with the offset.
-        Compiles the schema on first use.
+        ``writer_schema`` (an Avro schema as dict, JSON text or
+        :class:`roastedavro.avro.Schema`, or another CompiledSchema) reads data
+        written with another version of the schema: the bytes are resolved
+        to this schema's by a reader compiled for the pair (see AvroCodec),
+        then loaded. Malformed bytes raise :class:`roastedavro.DecodeError`
+        with the offset; a writer schema whose data this schema cannot read
+        raises :class:`roastedavro.SchemaResolutionError`. Compiles the schema
+        on first use.
         """
         self._attach()
-        return self.load_compiled(data, many)
+        return self.load_compiled(data, many, writer_schema)
 
     def _dump_with_marshmallow(self, obj: Any, many: bool) -> bytes:
         plan = self._plan()
@@ -216,6 +223,33 @@ class CompiledSchema(Schema):
             return self.load(record_load_input(plan.root, raw))
         except RecursionError:
             raise _too_deep("load") from None
+
+
+def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writer_schema: Any,
+               many: bool) -> bytes:
+    """``data``, written with ``writer_schema``, as this schema's bytes: read
+    by the pair's resolving AvroCodec, written by this schema's AvroCodec."""
+    from roastedavro.codec import AvroCodec
+
+    if isinstance(writer_schema, CompiledSchema) or (
+            isinstance(writer_schema, type) and issubclass(writer_schema, CompiledSchema)):
+        writer = writer_schema().avro_model if isinstance(writer_schema, type) \
+            else writer_schema.avro_model
+    elif isinstance(writer_schema, AvroSchema):
+        writer = writer_schema
+    else:
+        writer = parse_schema(writer_schema)
+    key = (writer.to_json(), many)
+    pair = codecs.get(key)
+    if pair is None:
+        if len(codecs) >= 256:  # a bound for callers that make up schemas
+            codecs.clear()
+        reader = schema
+        if many:  # many records are one Avro array of them
+            writer = parse_schema({"type": "array", "items": writer.to_dict()})
+            reader = parse_schema({"type": "array", "items": schema.to_dict()})
+        pair = codecs[key] = (AvroCodec(reader, flags, writer_schema=writer), AvroCodec(reader, flags))
+    return pair[1].dump(pair[0].load(data))
 
 
 def _too_deep(direction: str) -> ValidationError:

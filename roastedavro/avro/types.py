@@ -241,6 +241,29 @@ class NamedRef(AvroType):
         return self.name
 
 
+def describe(avro: AvroType) -> str:
+    """A short text for a type: "long", "array<shop.Line>", "null | string"."""
+    if isinstance(avro, (NamedRef, Record, Enum)):
+        return avro.name
+    if isinstance(avro, Fixed):
+        return _with_logical(f"{avro.name} fixed({avro.size})", avro.logical)
+    if isinstance(avro, Array):
+        return f"array<{describe(avro.items)}>"
+    if isinstance(avro, Map):
+        return f"map<{describe(avro.values)}>"
+    if isinstance(avro, Union):
+        return " | ".join(describe(branch) for branch in avro.branches)
+    return _with_logical(avro.type_name, avro.logical)
+
+
+def _with_logical(text: str, logical: Logical | None) -> str:
+    if logical is None:
+        return text
+    if logical.name == "decimal":
+        return f"{text} decimal({logical.precision}, {logical.scale})"
+    return f"{text} {logical.name}"
+
+
 AnyType = _Union[Primitive, Fixed, Enum, Record, Array, Map, Union, NamedRef]
 
 

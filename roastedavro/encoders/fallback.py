@@ -51,7 +51,7 @@ class FallbackEncoder(Encoder):
         return min_encoded_size(self.avro)
 
     def describe(self):
-        from roastedavro.avrogen import describe
+        from roastedavro.avro.types import describe
 
         return f"{describe(self.declared.root)} (as AvroCodec writes it)"
 

@@ -4,9 +4,10 @@
 ``parse_schema``, ``schemaless_writer`` and ``schemaless_reader`` take the
 same arguments and give the same bytes and values, through a compiled codec
 per schema (compiled once, cached on disk, then a dictionary lookup per
-call). What roastedavro does not compile yet (reading with a different reader
-schema, fastavro's ``strict`` and ``return_record_name`` options, container
-files) is passed to fastavro itself, so code keeps working unchanged.
+call), and reading with a reader schema through a codec compiled per pair of
+schemas. What roastedavro does not compile yet (fastavro's ``strict`` and
+``return_record_name`` options, container files) is passed to fastavro
+itself, so code keeps working unchanged.
 """
 
 from __future__ import annotations
@@ -16,12 +17,21 @@ from typing import Any, BinaryIO
 
 import fastavro as _fastavro
 
+from fastavro.read import SchemaResolutionError as _FastavroResolutionError
+
+from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
-from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for
+from roastedavro.fastavro._models import BY_OBJECT, codec_for
 from roastedavro.fastavro.schema import load_schema, parse_schema
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
-           "is_compiled"]
+           "is_compiled", "SchemaResolutionError"]
+
+
+class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
+    """A writer's and reader's schema whose data cannot be read across: both
+    roastedavro's SchemaResolutionError and fastavro's, so code that catches
+    fastavro's keeps working."""
 
 
 def schemaless_writer(fo: BinaryIO, schema: Any, record: Any, *, strict: bool = False,
@@ -35,7 +45,7 @@ def schemaless_writer(fo: BinaryIO, schema: Any, record: Any, *, strict: bool = 
             disable_tuple_notation=disable_tuple_notation)
     # inline the cache lookup: this call is on the hot path
     entry = BY_OBJECT.get(id(schema))
-    codec = entry[1] if entry is not None and entry[0] is schema else codec_for(schema)
+    codec = entry[2] if entry is not None and entry[0] is schema else codec_for(schema)
     fo.write(codec.dump(record))
 
 
@@ -48,21 +58,37 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     """Read one datum from ``fo`` (fastavro's).
 
     As fastavro, it reads one datum and leaves ``fo`` just after it, so a
-    stream of datums is read by calling it again. Streams that cannot seek,
-    a ``reader_schema`` different from the writer's, and fastavro's naming
-    options are fastavro's own.
+    stream of datums is read by calling it again. With a ``reader_schema``
+    the datum is resolved by a codec compiled for the pair, as Java's reader
+    resolves it (where fastavro differs, e.g. a reader union with both
+    ``string`` and ``bytes``, Java's choice is taken); a pair that cannot be
+    read raises :class:`SchemaResolutionError`. Streams that cannot seek and
+    fastavro's naming options are fastavro's own.
     """
-    if (reader_schema is not None and reader_schema is not writer_schema
-            and not _same(writer_schema, reader_schema)) or return_record_name \
-            or return_record_name_override or return_named_type or return_named_type_override \
-            or handle_unicode_errors != "strict":
+    if return_record_name or return_record_name_override or return_named_type \
+            or return_named_type_override or handle_unicode_errors != "strict":
         return _fastavro.schemaless_reader(
             fo, writer_schema, reader_schema, return_record_name=return_record_name,
             return_record_name_override=return_record_name_override,
             handle_unicode_errors=handle_unicode_errors, return_named_type=return_named_type,
             return_named_type_override=return_named_type_override)
-    entry = BY_OBJECT.get(id(writer_schema))
-    codec = entry[1] if entry is not None and entry[0] is writer_schema else codec_for(writer_schema)
+    if reader_schema is None or reader_schema is writer_schema:
+        entry = BY_OBJECT.get(id(writer_schema))
+        if entry is not None and entry[0] is writer_schema:
+            codec = entry[2]
+        else:
+            codec = codec_for(writer_schema)
+    else:
+        entry = BY_OBJECT.get((id(writer_schema), id(reader_schema)))
+        if entry is not None and entry[0] is writer_schema and entry[1] is reader_schema:
+            codec = entry[2]
+        else:
+            try:
+                codec = codec_for(writer_schema, reader_schema)
+            except _SchemaResolutionError as error:
+                raise SchemaResolutionError(error.reason, error.writer_path,
+                                            error.reader_path) from None
+    codec = codec._reader
     if type(fo) is io.BytesIO:
         # one datum from the current position; the stream is left after it
         start = fo.tell()
@@ -71,13 +97,13 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
             data = fo.read()
             if not data:
                 raise EOFError  # the end of a stream of datums, as fastavro says it
-            datum, end = codec._codec.load_one(data, 0)
+            datum, end = codec.load_one(data, 0)
         else:
             # further into a stream: read in place rather than copy the rest
             with fo.getbuffer() as view:
                 if start >= len(view):
                     raise EOFError
-                datum, end = codec._codec.load_one(view, start)
+                datum, end = codec.load_one(view, start)
         fo.seek(end)
         return datum
     if not fo.seekable():
@@ -87,7 +113,7 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     rest = fo.read()
     if not rest:
         raise EOFError
-    datum, end = codec._codec.load_one(rest, 0)
+    datum, end = codec.load_one(rest, 0)
     fo.seek(start + end)
     return datum
 
@@ -95,10 +121,6 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
 def is_compiled(schema: Any) -> bool:
     """Whether calls with this schema run a compiled codec (always, once compiled)."""
     return codec_for(schema) is not None
-
-
-def _same(writer: Any, reader: Any) -> bool:
-    return writer is reader or as_model(writer).to_json() == as_model(reader).to_json()
 
 
 def __getattr__(name: str) -> Any:

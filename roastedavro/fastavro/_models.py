@@ -17,10 +17,11 @@ from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import Schema
 
 _NAMED = ("record", "error", "enum", "fixed")
-#: codecs by id() of the schema object the caller passed (the object is
-#: held, so its id cannot be reused while the entry lives)
-BY_OBJECT: dict[int, tuple[Any, Any]] = {}
-_BY_TEXT: dict[str, Any] = {}
+#: codecs by id() of the schema object the caller passed, or of the writer's
+#: and reader's schema objects: (schema, reader or None, codec). The objects
+#: are held, so their ids cannot be reused while the entry lives
+BY_OBJECT: dict[Any, tuple[Any, Any, Any]] = {}
+_BY_TEXT: dict[tuple, Any] = {}
 _OBJECTS_KEPT = 1024
 _lock = threading.Lock()
 
@@ -73,23 +74,29 @@ def defined_once(schema: Any) -> Any:
     return walk(schema, None)
 
 
-def codec_for(schema: Any):
-    """The compiled AvroCodec for a schema: a lookup after the first call."""
-    key = id(schema)
+def codec_for(schema: Any, reader: Any = None):
+    """The compiled AvroCodec for a schema (reading with ``reader``'s schema,
+    if given): a lookup after the first call."""
+    key = id(schema) if reader is None else (id(schema), id(reader))
     entry = BY_OBJECT.get(key)
-    if entry is not None and entry[0] is schema:
-        return entry[1]
+    if entry is not None and entry[0] is schema and entry[1] is reader:
+        return entry[2]
     from roastedavro.codec import AvroCodec
 
     model = as_model(schema)
-    text = model.to_json()
+    reader_model = as_model(reader) if reader is not None else None
+    text = (model.to_json(), reader_model.to_json() if reader is not None else None)
     with _lock:
         codec = _BY_TEXT.get(text)
         if codec is None:
-            codec = _BY_TEXT[text] = AvroCodec(model)
-        if not isinstance(schema, (str, Schema)):
-            # dicts are not hashable: remember the object itself, LRU-bounded
-            BY_OBJECT[key] = (schema, codec)
+            if reader_model is None:
+                codec = AvroCodec(model)
+            else:
+                codec = AvroCodec(reader_model, writer_schema=model)
+            _BY_TEXT[text] = codec
+        if not isinstance(schema, (str, Schema)) or not isinstance(reader, (str, Schema, type(None))):
+            # dicts are not hashable: remember the objects themselves, LRU-bounded
+            BY_OBJECT[key] = (schema, reader, codec)
             if len(BY_OBJECT) > _OBJECTS_KEPT:
                 # the oldest entry goes (dicts keep insertion order)
                 del BY_OBJECT[next(iter(BY_OBJECT))]
