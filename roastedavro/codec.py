@@ -200,30 +200,46 @@ def _parsed(schema: Any) -> Schema:
 
 class SchemaStore:
     """Codecs by the CRC-64-AVRO fingerprint of their schemas, for reading
-    single-object encoded messages whose schema the message names."""
+    single-object encoded messages whose schema the message names.
 
-    def __init__(self, schemas: Iterable[Any] = (), flags: CompileFlags | None = None):
+    With a ``reader_schema``, every message is read as that schema's datum
+    whichever schema (added to the store) wrote it: the store holds one
+    resolving codec per writer schema, as Java's BinaryMessageDecoder does.
+    """
+
+    def __init__(self, schemas: Iterable[Any] = (), flags: CompileFlags | None = None, *,
+                 reader_schema: Any = None):
         self.flags = flags
+        self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
+                                             else None)
         self._codecs: dict[int, AvroCodec] = {}
         for schema in schemas:
             self.add(schema)
 
     def add(self, schema: Any) -> AvroCodec:
-        """Add a schema (anything AvroCodec takes) or an AvroCodec; returns its codec.
+        """Add a writer's schema (anything AvroCodec takes) or an AvroCodec;
+        returns the codec that reads its messages.
 
         Two schemas with one fingerprint but different JSON (the canonical
         form leaves out defaults and logical types) cannot share a store:
         which one a message was written with would be a guess.
         """
-        codec = schema if isinstance(schema, AvroCodec) else AvroCodec(schema, self.flags)
-        known = self._codecs.get(codec.fingerprint)
+        if isinstance(schema, AvroCodec):
+            codec = schema
+        elif self.reader_schema is not None:
+            codec = AvroCodec(self.reader_schema, self.flags, writer_schema=schema)
+        else:
+            codec = AvroCodec(schema, self.flags)
+        writer = codec.writer_schema
+        fingerprint = writer.fingerprint()
+        known = self._codecs.get(fingerprint)
         if known is not None:
-            if known.schema.to_json() == codec.schema.to_json():
+            if known.writer_schema.to_json() == writer.to_json():
                 return known
             raise ValueError(
                 f"the store already has a different schema with fingerprint "
-                f"{_fingerprint_text(codec.fingerprint)}: {known.schema!r}")
-        self._codecs[codec.fingerprint] = codec
+                f"{_fingerprint_text(fingerprint)}: {known.writer_schema!r}")
+        self._codecs[fingerprint] = codec
         return codec
 
     def lookup(self, fingerprint: int | bytes) -> AvroCodec | None:
@@ -241,7 +257,7 @@ class SchemaStore:
             raise SingleObjectError(
                 f"no schema in the store has the message's fingerprint "
                 f"{_fingerprint_text(fingerprint)}", 2, fingerprint)
-        return codec._codec.load_from(view, _HEADER_SIZE)
+        return codec._reader.load_from(view, _HEADER_SIZE)
 
     def __contains__(self, fingerprint) -> bool:
         return self.lookup(fingerprint) is not None

@@ -59,7 +59,7 @@ def test_codec_methods_have_signatures(shape):
     import inspect
 
     assert str(inspect.signature(shape.dump_compiled)) == "(obj, many=None)"
-    assert str(inspect.signature(shape.load_compiled)) == "(data, many=None)"
+    assert str(inspect.signature(shape.load_compiled)) == "(data, many=None, writer_schema=None)"
 
 
 def dump_error(schema, record):

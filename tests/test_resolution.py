@@ -117,6 +117,12 @@ PAIRS = [
      {"type": "fixed", "name": "a.Old", "size": 3},
      {"type": "fixed", "name": "b.New", "size": 3, "aliases": ["a.Old"]},
      [b"abc"]),
+    ("union-defaults",  # Avro 1.12: a union's default may be of any branch
+     record("R", field("a", "int")),
+     record("R", field("a", "int"), field("u", ["bytes", "string"], default="x"),
+            field("v", ["int", "string"], default="text"),
+            field("w", ["null", LINE], default={"sku": "s", "qty": 2})),
+     [{"a": 1}]),
     ("writer-plain-to-reader-union", "int", ["null", "string", "long", "int"], [5]),
     ("exact-branch-before-promotion", "string", ["bytes", "string"], ["text"]),
     ("promotion-branch-in-union-order", "int", ["null", "double", "long"], [9]),
@@ -339,3 +345,20 @@ def test_hostile_names_reach_code_only_as_literals():
     source = codec.compile_to_string()
     assert repr(evil) in source  # a string literal, nothing else
     assert codec.load(written(writer, {"v": 1}))["w"] == evil
+
+
+def test_schema_store_with_a_reader_schema():
+    from roastedavro import SchemaStore
+    from roastedavro.codec import SingleObjectError
+
+    v1 = record("R", field("a", "int"))
+    v2 = record("R", field("a", "long"), field("b", "string", default="two"))
+    store = SchemaStore([v1, v2], reader_schema=v2)
+    assert store.load_single(AvroCodec(v1).dump_single({"a": 1})) == {"a": 1, "b": "two"}
+    assert store.load_single(AvroCodec(v2).dump_single({"a": 2, "b": "x"})) == {"a": 2, "b": "x"}
+    v3 = record("R", field("c", "string"))
+    with pytest.raises(SingleObjectError):
+        store.load_single(AvroCodec(v3).dump_single({"c": "?"}))
+    # a writer the reader cannot read is refused when it is added
+    with pytest.raises(SchemaResolutionError):
+        store.add(v3)

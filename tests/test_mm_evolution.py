@@ -1,0 +1,106 @@
+"""Marshmallow schemas reading data written with an earlier (or later) version.
+
+``load_compiled(data, writer_schema=...)`` must return what marshmallow's own
+``load`` returns for the record the writer's data resolves to; the resolved
+record comes from fastavro's resolving reader (the pairs here are ones where
+fastavro and Java agree), so no side of the comparison is ours.
+"""
+
+from __future__ import annotations
+
+import io
+
+import fastavro
+import pytest
+from marshmallow import fields
+
+from roastedavro import CompiledSchema, DecodeError, SchemaResolutionError
+
+
+class LineV1(CompiledSchema):
+    class Meta:
+        avro_name = "Line"  # one record, two versions
+
+    sku = fields.String(required=True)
+    quantity = fields.Integer(required=True)
+
+
+class OrderV1(CompiledSchema):
+    class Meta:
+        avro_name = "Order"  # one record, two versions
+
+    id = fields.Integer(required=True)
+    customer = fields.String(required=True)
+    obsolete = fields.String(required=True)
+    lines = fields.List(fields.Nested(LineV1), required=True)
+
+
+class LineV2(CompiledSchema):
+    class Meta:
+        avro_name = "Line"  # one record, two versions
+
+    sku = fields.String(required=True)
+    quantity = fields.Float(required=True)          # long -> double
+    note = fields.String(load_default="-")          # new, with a default
+
+
+class OrderV2(CompiledSchema):
+    class Meta:
+        avro_name = "Order"  # one record, two versions
+
+    id = fields.Integer(required=True)
+    customer = fields.String(required=True)
+    priority = fields.Integer(load_default=3)       # new, with a default
+    lines = fields.List(fields.Nested(LineV2), required=True)
+
+
+ORDERS = [
+    {"id": 1, "customer": "ada", "obsolete": "x", "lines": []},
+    {"id": 2**40, "customer": "", "obsolete": "", "lines": [
+        {"sku": "a", "quantity": 3}, {"sku": "b", "quantity": -1}]},
+]
+
+
+def resolved_by_fastavro(data: bytes, writer: dict, reader: dict):
+    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer),
+                                      fastavro.parse_schema(reader))
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_reads_an_earlier_version_as_marshmallow_loads_it(order):
+    v1, v2 = OrderV1(), OrderV2()
+    data = v1.dump_compiled(order)
+    expected = v2.load(resolved_by_fastavro(data, v1.avro_schema(), v2.avro_schema()))
+    assert v2.load_compiled(data, writer_schema=v1.avro_schema()) == expected
+    # the writer's schema may be given as its CompiledSchema, class or instance
+    assert v2.load_compiled(data, writer_schema=OrderV1) == expected
+    assert v2.load_compiled(data, writer_schema=v1) == expected
+    # the reader's own data still loads as before
+    assert v2.load_compiled(v2.dump_compiled(expected)) == expected
+
+
+def test_many_records_of_an_earlier_version():
+    v1, v2 = OrderV1(many=True), OrderV2(many=True)
+    data = v1.dump_compiled(ORDERS)
+    many_v1 = {"type": "array", "items": OrderV1().avro_schema()}
+    many_v2 = {"type": "array", "items": OrderV2().avro_schema()}
+    expected = v2.load(resolved_by_fastavro(data, many_v1, many_v2))
+    assert v2.load_compiled(data, writer_schema=OrderV1) == expected
+
+
+def test_a_writer_the_schema_cannot_read():
+    # version 1 has no priority default to fall back on: reading version 2's
+    # data is fine (priority is skipped), but v1's required "obsolete" field
+    # has no default, so v1 cannot read v2's data
+    v1, v2 = OrderV1(), OrderV2()
+    data = v2.dump_compiled({"id": 1, "customer": "c", "lines": []})
+    with pytest.raises(SchemaResolutionError) as raised:
+        v1.load_compiled(data, writer_schema=OrderV2)
+    assert "obsolete" in str(raised.value)
+
+
+def test_malformed_bytes_of_the_writer():
+    v1, v2 = OrderV1(), OrderV2()
+    data = v1.dump_compiled(ORDERS[1])
+    with pytest.raises(DecodeError):
+        v2.load_compiled(data[:-1], writer_schema=OrderV1)
