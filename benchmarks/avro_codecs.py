@@ -31,7 +31,6 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import time
 from itertools import repeat
@@ -44,7 +43,7 @@ RESULTS = HERE / "results"
 if not __package__:  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.run import fmt_ns, fmt_x, geomean  # noqa: E402
+from benchmarks.run import cpu_and_commit, fmt_ns, fmt_x, geomean  # noqa: E402
 
 BASELINE = "fastavro"
 OPS = ("dump", "load")
@@ -140,22 +139,7 @@ def environment(args, names: tuple[str, ...]) -> dict:
         except PackageNotFoundError:
             return None
 
-    cpu = platform.processor()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "roastedavro"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
-        commit += " (roastedavro/ has uncommitted changes)" if dirty else ""
-    except OSError:
-        commit = None
+    cpu, commit = cpu_and_commit()
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",

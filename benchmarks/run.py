@@ -293,20 +293,9 @@ def summarize(results: dict, contenders: tuple[str, ...], baseline: str) -> dict
 
 # -- environment ------------------------------------------------------------------------
 
-def environment(args) -> dict:
-    import Cython
-    import fastavro
-    import msgspec
-
-    import roastedavro
-
-    def version(module: str) -> str | None:
-        try:
-            from importlib.metadata import version as v
-            return v(module)
-        except Exception:  # noqa: BLE001
-            return None
-
+def cpu_and_commit() -> tuple[str, str | None]:
+    """The CPU's model name, and the short git commit of the checkout (noting uncommitted
+    changes under roastedavro/; None if git cannot be run)."""
     cpu = platform.processor()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -323,6 +312,24 @@ def environment(args) -> dict:
         commit += " (roastedavro/ has uncommitted changes)" if dirty else ""
     except OSError:
         commit = None
+    return cpu, commit
+
+
+def environment(args) -> dict:
+    import Cython
+    import fastavro
+    import msgspec
+
+    import roastedavro
+
+    def version(module: str) -> str | None:
+        try:
+            from importlib.metadata import version as v
+            return v(module)
+        except Exception:  # noqa: BLE001
+            return None
+
+    cpu, commit = cpu_and_commit()
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",
