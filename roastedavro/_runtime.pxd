@@ -513,6 +513,22 @@ cdef inline int skip_raw(Reader* r, Py_ssize_t n) except -1:
     r.pos += n
     return 0
 
+cdef inline int skip_long(Reader* r) except -1:
+    # a long skipped: its bytes scanned to the last one, no value computed; a
+    # varint of 10 bytes (whose last may overflow) or a truncated one is
+    # read_long's to check, so skipping refuses exactly what reading refuses
+    cdef Py_ssize_t p = r.pos
+    cdef Py_ssize_t limit = r.pos + 9
+    if limit > r.end:
+        limit = r.end
+    while p < limit:
+        if r.data[p] < 0x80:
+            r.pos = p + 1
+            return 0
+        p += 1
+    read_long_slow(r)
+    return 0
+
 cdef inline int skip_length(Reader* r) except -1:
     r.pos += read_length(r)
     return 0

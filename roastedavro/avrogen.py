@@ -843,6 +843,8 @@ class _Generator:
                 fn.line("skip_length(r)")
             elif kind in ("float", "double"):
                 fn.line(f"skip_raw(r, {4 if kind == 'float' else 8})")
+            elif kind == "long":
+                fn.line("skip_long(r)")
             elif kind != "null":
                 fn.line(f"{_READERS[kind]}")
             else:

@@ -362,3 +362,24 @@ def test_schema_store_with_a_reader_schema():
     # a writer the reader cannot read is refused when it is added
     with pytest.raises(SchemaResolutionError):
         store.add(v3)
+
+
+@pytest.mark.parametrize("varint", [
+    b"\xff" * 9 + b"\x01",            # -2**63: ten bytes, the largest there is
+    b"\x80" * 9 + b"\x02",            # ten bytes past 64 bits
+    b"\xff" * 10 + b"\x01",           # eleven bytes
+    b"\x80" * 5,                      # cut short
+    b"\xe4\x00",                      # 50, in two bytes (allowed)
+])
+def test_skipped_longs_are_checked_as_read_ones(varint):
+    writer = record("R", field("gone", "long"), field("id", "int"))
+    reader = record("R", field("id", "int"))
+    data = varint + b"\x02"
+    try:
+        expected = AvroCodec(writer).load(data)
+    except DecodeError as error:
+        with pytest.raises(DecodeError) as skipped:
+            AvroCodec(reader, writer_schema=writer).load(data)
+        assert (skipped.value.reason, skipped.value.offset) == (error.reason, error.offset)
+    else:
+        assert AvroCodec(reader, writer_schema=writer).load(data) == {"id": expected["id"]}
