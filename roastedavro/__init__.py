@@ -16,6 +16,9 @@ except ImportError as error:
         name="roastedavro._runtime",
     ) from error
 
+from roastedavro.avro.compatibility import (  # noqa: E402
+    CompatibilityResult, Incompatibility, check_compatibility, check_mode,
+)
 from roastedavro.codec import AvroCodec, SchemaStore  # noqa: E402
 from roastedavro.encoders import Encoder, register_encoder  # noqa: E402
 from roastedavro.errors import CompileError, DecodeError, SchemaError, SchemaResolutionError  # noqa: E402
@@ -24,6 +27,8 @@ from roastedavro.schema import CompiledSchema  # noqa: E402
 
 __all__ = [
     "AvroCodec",
+    "CompatibilityResult",
+    "Incompatibility",
     "CompileError",
     "CompileFlags",
     "CompiledSchema",
@@ -33,5 +38,7 @@ __all__ = [
     "Encoder",
     "SchemaStore",
     "__version__",
+    "check_compatibility",
+    "check_mode",
     "register_encoder",
 ]

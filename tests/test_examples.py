@@ -15,3 +15,15 @@ def test_plain_avro_example_matches_fastavro():
     assert result.returncode == 0, result.stderr
     assert "bytes equal to fastavro's: True" in result.stdout
     assert "loads what fastavro loads: True" in result.stdout
+
+
+def test_evolution_example_reads_version_one_as_version_two():
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / "evolution.py")],
+                            capture_output=True, text=True, timeout=600, env=dict(os.environ),
+                            cwd=ROOT / "examples")
+    assert result.returncode == 0, result.stderr
+    assert "reads what fastavro reads: True" in result.stdout
+    assert "v2 reads v1 (BACKWARD): True" in result.stdout
+    assert "v1 reads v2 (FORWARD): False" in result.stdout
+    assert "reader type: INT not compatible with writer type: LONG" in result.stdout
+    assert "version 1 cannot read version 2" in result.stdout
