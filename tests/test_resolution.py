@@ -336,15 +336,34 @@ def test_plan_is_one_function_per_pair():
         == [("Node", "Node")]
 
 
-def test_hostile_names_reach_code_only_as_literals():
-    evil = "x'); import os; os.system('echo pwned') #"
-    writer = record("R", field("v", "int"))
-    reader = record("R", field("v", "int"), field("w", "string", default=evil),
-                    field("e", {"type": "enum", "name": "E", "symbols": ["A"]}, default="A"))
+def test_hostile_defaults_and_docs_stay_data(tmp_path):
+    """Every shape of payload from the code-generation security tests, as
+    defaults (string, bytes, map keys and values, array items, a union's),
+    docs and properties of a reader schema: compiled, never run, read back
+    as the strings they are."""
+    from test_codegen_security import payloads
+
+    marker = tmp_path / "executed"
+    texts = payloads(marker)
+    latin = [text for text in texts if all(ord(c) < 256 for c in text)]
+    writer = record("R", field("id", "int"))
+    fields = [field("id", "int")]
+    for number, text in enumerate(texts):
+        fields.append(field(f"s{number}", "string", default=text, doc=text, custom=text))
+        fields.append(field(f"u{number}", ["string", "null"], default=text))
+    for number, text in enumerate(latin):
+        fields.append(field(f"b{number}", "bytes", default=text))
+    fields.append(field("m", {"type": "map", "values": "string"}, default=dict(zip(texts, texts))))
+    fields.append(field("a", {"type": "array", "items": "string"}, default=texts))
+    reader = record("R", *fields, doc=texts[0])
     codec = AvroCodec(reader, writer_schema=writer)
-    source = codec.compile_to_string()
-    assert repr(evil) in source  # a string literal, nothing else
-    assert codec.load(written(writer, {"v": 1}))["w"] == evil
+    value = codec.load(written(writer, {"id": 1}))
+    assert not marker.exists(), "schema text was executed"
+    for number, text in enumerate(texts):
+        assert value[f"s{number}"] == value[f"u{number}"] == text
+    for number, text in enumerate(latin):
+        assert value[f"b{number}"] == text.encode("latin-1")
+    assert value["m"] == dict(zip(texts, texts)) and value["a"] == texts
 
 
 def test_schema_store_with_a_reader_schema():
