@@ -29,6 +29,7 @@ from roastedavro.avro.types import (
 from roastedavro.avrogen import _ALLOWED, _MAX_SIZE, _Function, _Generator
 from roastedavro.codegen import GeneratedModule, ModuleEmitter, _environment, _indented
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
+from roastedavro.errors import CompileError
 
 # the expression that reads a promoted number (writer type, reader type)
 _PROMOTIONS = {
@@ -342,6 +343,10 @@ def generate_resolving_module(writer: Schema, reader: Schema) -> GeneratedModule
     """The Cython source of a codec that reads ``writer``'s data as
     ``reader``'s values. Raises SchemaResolutionError for a pair whose
     every datum the reader cannot read."""
-    resolution = resolve(writer, reader)
+    try:
+        resolution = resolve(writer, reader)
+    except RecursionError:
+        raise CompileError("the schemas nest too deeply to resolve within Python's recursion "
+                           "limit; no codec is generated for the pair") from None
     resolution.check()
     return _ResolvingGenerator(resolution).generate()

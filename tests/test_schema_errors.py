@@ -210,3 +210,21 @@ def test_verdicts_of_the_shared_table(case):
         with pytest.raises(SchemaError) as info:
             parse_schema(_source(case))
         assert info.value.reason, case.id
+
+
+def test_schemas_nested_too_deep_are_schema_errors():
+    from roastedavro.avro.parse import MAX_SCHEMA_DEPTH
+
+    def chain(levels):
+        avro = "long"
+        for number in range(levels):
+            avro = {"type": "record", "name": f"R{number}", "fields": [{"name": "x", "type": avro}]}
+        return avro
+
+    parse_schema(chain(MAX_SCHEMA_DEPTH // 2 - 1))  # a record and its field's type: two levels
+    for deep in (chain(MAX_SCHEMA_DEPTH), chain(5000)):
+        with pytest.raises(SchemaError, match="nested more than"):
+            parse_schema(deep)
+    text = '{"type": "array", "items": ' * 3000 + '"int"' + "}" * 3000
+    with pytest.raises(SchemaError, match="nested more than"):
+        parse_schema(text)

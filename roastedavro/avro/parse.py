@@ -54,6 +54,8 @@ _LOGICAL_ON = {
     "big-decimal": {"bytes"},
     "duration": {"fixed"},
 }
+#: types nested in one another (records, arrays, maps, unions, fields' types)
+MAX_SCHEMA_DEPTH = 200
 _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
 
@@ -158,6 +160,9 @@ def _json_or_name(text: str, where: str = "") -> Any:
             return json.loads(stripped, parse_constant=_no_constant)
         except ValueError as error:
             raise SchemaError(f"not valid JSON: {error}", where) from None
+        except RecursionError:
+            raise SchemaError(f"JSON nested more than {MAX_SCHEMA_DEPTH} levels deep", where) \
+                from None
     # a bare type name such as long or com.example.Order
     return stripped
 
@@ -179,10 +184,22 @@ class _Parser:
         self.external = external
         #: named types this schema defines or uses, by full name
         self.named: dict[str, NamedType] = {}
+        self.depth = 0
 
     # -- dispatch -------------------------------------------------------------
 
     def parse(self, node: Any, namespace: str | None, path: str) -> AvroType:
+        self.depth += 1
+        try:
+            if self.depth > MAX_SCHEMA_DEPTH:
+                raise SchemaError(f"types are nested more than {MAX_SCHEMA_DEPTH} levels deep "
+                                  "(roastedavro's limit, which keeps every part of the library "
+                                  "within Python's recursion limit)", path or "schema")
+            return self.parse_type(node, namespace, path)
+        finally:
+            self.depth -= 1
+
+    def parse_type(self, node: Any, namespace: str | None, path: str) -> AvroType:
         if isinstance(node, str):
             return self.reference(node, namespace, path)
         if isinstance(node, list):
