@@ -1005,6 +1005,7 @@ class _Generator:
             root_name=comment(root.name if isinstance(root, Record) else describe(root)),
             fingerprint=Code(f"0x{fingerprint:016x}"),
             writer_name=None,
+            min_size=checked_int(self.sizes.of(root), "the smallest value size", 0, 2**62),
             version=comment(__version__),
             records=[comment(f"{record.name}: " + ", ".join(f.name for f in record.fields))
                      for record in self.records],

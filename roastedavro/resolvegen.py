@@ -276,6 +276,8 @@ class _ResolvingGenerator:
             fingerprint=Code(f"0x{reader.fingerprint():016x}"),
             writer_name=comment(_name(writer)),
             writer_fingerprint=Code(f"0x{writer.fingerprint():016x}"),
+            min_size=checked_int(self.writer.sizes.of(writer.root), "the smallest value size",
+                                 0, 2**62),
             version=comment(__version__),
             records=[comment(f"{pair.reader.name} from the writer's {pair.writer.name}")
                      for pair in self.pairs],

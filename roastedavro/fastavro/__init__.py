@@ -13,19 +13,20 @@ itself, so code keeps working unchanged.
 from __future__ import annotations
 
 import io
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Iterable
 
 import fastavro as _fastavro
 
 from fastavro.read import SchemaResolutionError as _FastavroResolutionError
 
+from roastedavro.container import FileReader, is_avro, write_file
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
-from roastedavro.fastavro._models import BY_OBJECT, codec_for
+from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for
 from roastedavro.fastavro.schema import load_schema, parse_schema
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
-           "is_compiled", "SchemaResolutionError"]
+           "writer", "reader", "block_reader", "is_avro", "is_compiled", "SchemaResolutionError"]
 
 
 class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
@@ -116,6 +117,56 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     datum, end = codec.load_one(rest, 0)
     fo.seek(start + end)
     return datum
+
+
+def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
+           sync_interval: int = 16000, metadata: dict | None = None, validator: Any = None,
+           sync_marker: bytes | None = None, codec_compression_level: int | None = None, *,
+           strict: bool = False, strict_allow_default: bool = False,
+           disable_tuple_notation: bool = False) -> None:
+    """Write ``records`` as an Avro container file (fastavro's). A file that
+    already holds one (opened ``"a+b"``) is appended to, with its schema,
+    codec and sync marker. Each block is written by the compiled codec in one
+    call; fastavro's validator and strict options are fastavro's own."""
+    if validator or strict or strict_allow_default or disable_tuple_notation:
+        return _fastavro.writer(
+            fo, schema, records, codec, sync_interval, metadata, validator, sync_marker,
+            codec_compression_level, strict=strict, strict_allow_default=strict_allow_default,
+            disable_tuple_notation=disable_tuple_notation)
+    model = as_model(schema) if schema is not None else None
+    write_file(fo, model, records, codec, sync_interval=sync_interval, metadata=metadata,
+               sync_marker=sync_marker, codec_compression_level=codec_compression_level)
+
+
+class reader(FileReader):
+    """The records of an Avro container file (fastavro's ``reader``): iterate
+    it. ``writer_schema`` and ``reader_schema`` are schema dicts, ``metadata``
+    has str values, ``codec`` is the codec's name, as in fastavro."""
+
+    def __init__(self, fo: BinaryIO, reader_schema: Any = None, return_record_name: bool = False,
+                 return_record_name_override: bool = False, handle_unicode_errors: str = "strict",
+                 return_named_type: bool = False, return_named_type_override: bool = False,
+                 **options: Any):
+        if (return_record_name or return_record_name_override or return_named_type
+                or return_named_type_override or handle_unicode_errors != "strict"):
+            raise NotImplementedError(
+                "roastedavro.fastavro.reader does not take fastavro's naming and unicode options; "
+                "use fastavro.reader for them")
+        super().__init__(fo, as_model(reader_schema) if reader_schema is not None else None,
+                         **options)
+        self.metadata = {key: value.decode("utf-8", "replace")
+                         for key, value in self.header.metadata.items()}
+        # schemas in fastavro's parsed form, as fastavro's reader has them
+        self.writer_schema = parse_schema(self.header.schema.to_dict())
+        self.reader_schema = (self.writer_schema if reader_schema is None
+                              else parse_schema(as_model(reader_schema).to_dict()))
+
+
+def block_reader(fo: BinaryIO, reader_schema: Any = None, **options: Any):
+    """The blocks of a container file (fastavro's ``block_reader``): each has
+    ``num_records``, ``offset``, ``size`` and ``bytes_``, and iterating it gives
+    its records."""
+    return reader(fo, reader_schema, **options).blocks()
 
 
 def is_compiled(schema: Any) -> bool:

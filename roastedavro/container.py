@@ -1,0 +1,712 @@
+"""Avro object container files: the specification's "Object Container Files".
+
+A file is a header (the magic ``Obj\\x01``, a metadata map of bytes holding
+``avro.schema`` and ``avro.codec``, a 16-byte sync marker) and blocks: a
+count of records, the size of the block's (compressed) data, the data, and
+the sync marker again. Each block's records are written and read by the
+schema's compiled codec in one call (``dump_block``/``load_block``): no
+Python call per record.
+
+Reading streams block by block from any binary file object, seekable or not,
+in memory bounded by the largest block (and ``max_block_size`` for what a
+block decompresses to). Damage is a :class:`ContainerError` naming the
+block and its file offset; ``on_damage="skip"`` instead skips a damaged
+block, finds the next sync marker and goes on, recording what it skipped.
+"""
+
+from __future__ import annotations
+
+import bz2
+import dataclasses
+import io
+import lzma
+import os
+import zlib
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avro.types import Schema
+from roastedavro.codec import AvroCodec
+from roastedavro.errors import DecodeError
+from roastedavro.flags import CompileFlags
+
+__all__ = ["MAGIC", "CODECS", "Block", "ContainerError", "FileReader", "Skipped", "append",
+           "block_reader", "is_avro", "read_header", "write_file"]
+
+MAGIC = b"Obj\x01"
+SYNC_SIZE = 16
+#: what a block may decompress to, by default (a guard against decompression bombs)
+MAX_BLOCK_SIZE = 256 * 1024 * 1024
+#: the block size a writer aims at, in bytes of uncompressed data (fastavro's default)
+SYNC_INTERVAL = 16000
+_READ_CHUNK = 64 * 1024
+
+
+class ContainerError(DecodeError):
+    """A container file that cannot be read: a bad header, a damaged or
+    truncated block, a sync marker that does not match, an unknown codec.
+    ``block`` is the block's number (0 for the first; None for the header),
+    ``offset`` the file offset where the problem is."""
+
+    def __init__(self, message: str, offset: int, block: int | None = None):
+        where = "the header" if block is None else f"block {block}"
+        super().__init__(f"{where}: {message}", offset)
+        self.block = block
+
+    def __reduce__(self):
+        return (_container_error, (self.reason, self.offset, self.block))
+
+
+def _container_error(reason: str, offset: int, block: int | None) -> ContainerError:
+    error = ContainerError.__new__(ContainerError)
+    DecodeError.__init__(error, reason, offset)
+    error.block = block
+    return error
+
+
+class MissingCodecError(ContainerError, ImportError):
+    """A codec whose library is not installed."""
+
+
+# -- codecs ------------------------------------------------------------------------
+
+
+def _cramjam(codec: str, block: int | None, offset: int):
+    try:
+        import cramjam
+    except ImportError:
+        raise MissingCodecError(
+            f"the {codec} codec needs the cramjam package: pip install 'roastedavro[codecs]' "
+            "(or pip install cramjam)", offset, block) from None
+    return cramjam
+
+
+def _bounded(output: bytes, limit: int, codec: str) -> bytes:
+    if len(output) > limit:
+        raise ValueError(f"the {codec} data decompresses to more than {limit} bytes "
+                         "(max_block_size)")
+    return output
+
+
+def _deflate_decode(data: bytes, limit: int) -> bytes:
+    decompressor = zlib.decompressobj(-15)
+    output = decompressor.decompress(data, limit + 1)
+    if not decompressor.eof:
+        if len(output) > limit or decompressor.unconsumed_tail:
+            raise ValueError(f"the deflate data decompresses to more than {limit} bytes "
+                             "(max_block_size)")
+        raise ValueError("the deflate data ends before its last block")
+    return output
+
+
+def _deflate_encode(data: bytes, level: int | None) -> bytes:
+    compressor = zlib.compressobj(level if level is not None else zlib.Z_DEFAULT_COMPRESSION,
+                                  zlib.DEFLATED, -15)
+    return compressor.compress(data) + compressor.flush()
+
+
+def _bzip2_decode(data: bytes, limit: int) -> bytes:
+    decompressor = bz2.BZ2Decompressor()
+    output = decompressor.decompress(data, limit + 1)
+    if not decompressor.eof:
+        _bounded(output + b"?" * (len(output) >= limit + 1), limit, "bzip2")
+        raise ValueError("the bzip2 data ends before its end")
+    return _bounded(output, limit, "bzip2")
+
+
+def _xz_decode(data: bytes, limit: int) -> bytes:
+    decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ)
+    output = decompressor.decompress(data, limit + 1)
+    if not decompressor.eof:
+        _bounded(output + b"?" * (len(output) >= limit + 1), limit, "xz")
+        raise ValueError("the xz data ends before its end")
+    return _bounded(output, limit, "xz")
+
+
+def _snappy_decode(data: bytes, limit: int, cramjam) -> bytes:
+    # the block is raw snappy data, then the CRC-32 of the uncompressed data
+    # (4 bytes, big-endian), as the specification says
+    if len(data) < 4:
+        raise ValueError("a snappy block shorter than its 4-byte checksum")
+    body, checksum = data[:-4], int.from_bytes(data[-4:], "big")
+    size = cramjam.snappy.decompress_raw_len(body)
+    if size > limit:
+        raise ValueError(f"the snappy data declares {size} bytes, more than {limit} "
+                         "(max_block_size)")
+    output = bytearray(size)
+    written = cramjam.snappy.decompress_raw_into(body, output)
+    if written != size:
+        raise ValueError(f"the snappy data gives {written} bytes, not the {size} it declares")
+    if zlib.crc32(output) != checksum:
+        raise ValueError("the snappy block's CRC-32 does not match its data")
+    return bytes(output)
+
+
+def _zstd_content_size(data: bytes) -> int | None:
+    """The content size a zstd frame header declares, or None."""
+    if len(data) < 5 or data[:4] != b"\x28\xb5\x2f\xfd":
+        return None
+    descriptor = data[4]
+    size_flag, single = descriptor >> 6, (descriptor >> 5) & 1
+    position = 5 + (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3]
+    width = (1 if single else 0, 2, 4, 8)[size_flag]
+    if width == 0 or len(data) < position + width:
+        return None
+    value = int.from_bytes(data[position:position + width], "little")
+    return value + 256 if width == 2 else value
+
+
+def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes:
+    declared = _zstd_content_size(data)
+    if declared is not None and declared > limit:
+        raise ValueError(f"the zstandard data declares {declared} bytes, more than {limit} "
+                         "(max_block_size)")
+    # into a buffer of the declared size, or one that grows up to the limit:
+    # a frame that does not fit is an error, so memory stays bounded
+    capacity = declared if declared is not None else min(limit, max(64 * 1024, 8 * len(data)))
+    while True:
+        output = bytearray(capacity)
+        try:
+            written = cramjam.zstd.decompress_into(data, output)
+        except cramjam.DecompressionError as error:
+            if declared is None and capacity < limit and "whole buffer" in str(error):
+                capacity = min(limit, capacity * 4)
+                continue
+            if "whole buffer" in str(error):
+                raise ValueError(f"the zstandard data decompresses to more than {capacity} "
+                                 "bytes (max_block_size)") from None
+            raise ValueError(f"bad zstandard data: {error}") from None
+        return bytes(output[:written])
+
+
+@dataclasses.dataclass(frozen=True)
+class _Codec:
+    name: str
+    encode: Callable[[bytes, int | None], bytes]
+    decode: Callable[[bytes, int], bytes]
+
+
+def _cramjam_codec(name: str, encode, decode) -> _Codec:
+    def encoding(data, level):
+        return encode(data, level, _cramjam(name, None, 0))
+
+    def decoding(data, limit):
+        return decode(data, limit, _cramjam(name, None, 0))
+
+    return _Codec(name, encoding, decoding)
+
+
+def _snappy_encode(data: bytes, level, cramjam) -> bytes:
+    return bytes(cramjam.snappy.compress_raw(data)) + zlib.crc32(data).to_bytes(4, "big")
+
+
+def _zstd_encode(data: bytes, level, cramjam) -> bytes:
+    return bytes(cramjam.zstd.compress(data, level) if level is not None
+                 else cramjam.zstd.compress(data))
+
+
+#: the codecs of the specification (and Java's), by their names in ``avro.codec``
+CODECS: dict[str, _Codec] = {
+    "null": _Codec("null", lambda data, level: data, lambda data, limit: _bounded(data, limit, "null")),
+    "deflate": _Codec("deflate", _deflate_encode, _deflate_decode),
+    "bzip2": _Codec("bzip2", lambda data, level: bz2.compress(data, level or 9), _bzip2_decode),
+    "xz": _Codec("xz", lambda data, level: lzma.compress(
+        data, lzma.FORMAT_XZ, preset=level if level is not None else 6), _xz_decode),
+    "snappy": _cramjam_codec("snappy", _snappy_encode, _snappy_decode),
+    "zstandard": _cramjam_codec("zstandard", _zstd_encode, _zstd_decode),
+}
+
+
+def _codec(name: str, block: int | None = None, offset: int = 0) -> _Codec:
+    codec = CODECS.get(name)
+    if codec is None:
+        raise ContainerError(f"unknown codec {name!r}; the codecs are "
+                             f"{', '.join(CODECS)}", offset, block)
+    return codec
+
+
+# -- reading bytes -----------------------------------------------------------------
+
+
+class _Source:
+    """A binary stream read forward, with the offset of every byte."""
+
+    def __init__(self, fo: BinaryIO):
+        self.fo = fo
+        self.buffer = b""
+        self.start = 0      # file offset of buffer[0]
+        self.position = 0   # index in buffer
+        try:
+            self.start = fo.tell()
+        except (AttributeError, OSError, ValueError):
+            self.start = 0
+
+    @property
+    def offset(self) -> int:
+        return self.start + self.position
+
+    def _fill(self, needed: int) -> bool:
+        """At least ``needed`` bytes after position, if the stream has them."""
+        while len(self.buffer) - self.position < needed:
+            chunk = self.fo.read(max(_READ_CHUNK, needed - (len(self.buffer) - self.position)))
+            if not chunk:
+                return False
+            self.start += self.position
+            self.buffer = self.buffer[self.position:] + bytes(chunk)
+            self.position = 0
+        return True
+
+    def at_end(self) -> bool:
+        return not self._fill(1)
+
+    def read(self, size: int, what: str, block: int | None) -> bytes:
+        if size < 0:
+            raise ContainerError(f"a negative {what} size", self.offset, block)
+        if not self._fill(size):
+            raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+                                 f"{len(self.buffer) - self.position} left", self.offset, block)
+        data = self.buffer[self.position:self.position + size]
+        self.position += size
+        return data
+
+    def read_long(self, what: str, block: int | None) -> int:
+        offset = self.offset
+        shift = result = 0
+        for count in range(10):
+            if not self._fill(1):
+                raise ContainerError(f"the file ends in the {what}", offset, block)
+            byte = self.buffer[self.position]
+            self.position += 1
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return (result >> 1) ^ -(result & 1)
+            shift += 7
+        raise ContainerError(f"the {what} is not a valid long (more than 10 bytes)", offset, block)
+
+    def find(self, marker: bytes) -> bool:
+        """Move just past the next ``marker``; False at the end of the stream."""
+        while True:
+            index = self.buffer.find(marker, self.position)
+            if index >= 0:
+                self.position = index + len(marker)
+                return True
+            # keep a marker's length - 1 of the tail: a marker may straddle chunks
+            keep = max(self.position, len(self.buffer) - len(marker) + 1)
+            self.start += keep
+            self.buffer = self.buffer[keep:]
+            self.position = 0
+            chunk = self.fo.read(_READ_CHUNK)
+            if not chunk:
+                return False
+            self.buffer += bytes(chunk)
+
+
+@dataclasses.dataclass(frozen=True)
+class Header:
+    """A container file's header: its schema, codec, metadata and sync marker;
+    ``size`` is the header's length in bytes (the first block's offset)."""
+
+    schema: Schema
+    codec: str
+    metadata: dict
+    sync: bytes
+    size: int
+
+
+def _read_header(source: _Source) -> Header:
+    start = source.offset
+    magic = source.read(4, "magic", None) if source._fill(4) else b""
+    if magic != MAGIC:
+        shown = (magic or source.buffer[source.position:source.position + 4]).hex(" ")
+        raise ContainerError(f"not an Avro container file: it starts with {shown or 'nothing'}, "
+                             "not the magic 4f 62 6a 01 (Obj\\x01)", start)
+    metadata: dict[str, bytes] = {}
+    while True:
+        count = source.read_long("metadata block count", None)
+        if count == 0:
+            break
+        if count < 0:
+            count = -count
+            source.read_long("metadata block size", None)
+        if count > 1_000_000:
+            raise ContainerError(f"a metadata block of {count} entries", source.offset)
+        for _ in range(count):
+            key_size = source.read_long("metadata key length", None)
+            key = source.read(key_size, "metadata key", None)
+            value_size = source.read_long("metadata value length", None)
+            value = source.read(value_size, "metadata value", None)
+            try:
+                metadata[key.decode("utf-8")] = value
+            except UnicodeDecodeError:
+                raise ContainerError("a metadata key that is not UTF-8", source.offset) from None
+    sync = source.read(SYNC_SIZE, "sync marker", None)
+    if "avro.schema" not in metadata:
+        raise ContainerError("no avro.schema in the metadata", source.offset)
+    codec = metadata.get("avro.codec", b"null").decode("utf-8", "replace") or "null"
+    _codec(codec, None, source.offset)
+    try:
+        schema = parse_schema(metadata["avro.schema"].decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ContainerError(f"the file's schema (avro.schema) is not valid: {error}",
+                             source.offset) from None
+    return Header(schema, codec, metadata, sync, source.offset - start)
+
+
+def read_header(fo: BinaryIO) -> Header:
+    """The header of the container file ``fo`` (read from its current position)."""
+    return _read_header(_Source(fo))
+
+
+def is_avro(path_or_buffer: Any) -> bool:
+    """Whether a file (a path, or a binary file object, read from its current
+    position and put back) starts with the container file magic."""
+    if isinstance(path_or_buffer, (str, os.PathLike)):
+        with open(path_or_buffer, "rb") as fo:
+            return fo.read(4) == MAGIC
+    position = path_or_buffer.tell()
+    try:
+        return path_or_buffer.read(4) == MAGIC
+    finally:
+        path_or_buffer.seek(position)
+
+
+# -- blocks -------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Block:
+    """One block of a container file, as stored: ``data`` is the block's
+    compressed bytes. Iterating it (or ``records()``) decodes its records."""
+
+    number: int
+    offset: int            # file offset of the block's record count
+    count: int             # records in the block
+    size: int              # bytes of (compressed) data
+    data: bytes
+    codec: str
+    _reader: Any = dataclasses.field(repr=False, default=None)
+
+    def records(self) -> list:
+        return self._reader._decode(self)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.records())
+
+    # fastavro's names
+    @property
+    def num_records(self) -> int:
+        return self.count
+
+    @property
+    def bytes_(self) -> bytes:
+        return self.data
+
+
+@dataclasses.dataclass(frozen=True)
+class Skipped:
+    """A damaged part of a file that ``on_damage="skip"`` passed over."""
+
+    block: int
+    offset: int   # where the damage was found
+    resumed: int | None   # where reading went on (after the next sync marker), None: the end
+    reason: str
+
+
+class FileReader:
+    """The records of a container file, block by block.
+
+    ``reader_schema`` (anything AvroCodec takes) reads the file's records as
+    that schema's datums (schema resolution, compiled for the pair).
+    ``max_block_size`` bounds what one block may decompress to.
+    ``on_damage``: "raise" (a ContainerError naming the block and offset) or
+    "skip" (the block is skipped, reading resumes after the next sync
+    marker, and ``skipped`` lists what was passed over).
+    """
+
+    def __init__(self, fo: BinaryIO, reader_schema: Any = None, *,
+                 flags: CompileFlags | None = None, max_block_size: int = MAX_BLOCK_SIZE,
+                 on_damage: str = "raise"):
+        if on_damage not in ("raise", "skip"):
+            raise ValueError(f"on_damage must be 'raise' or 'skip', not {on_damage!r}")
+        self._source = _Source(fo)
+        self.header = _read_header(self._source)
+        self.writer_schema: Schema = self.header.schema
+        self.reader_schema: Schema = (parse_schema(reader_schema) if reader_schema is not None
+                                      else self.writer_schema)
+        self.codec: str = self.header.codec
+        self.metadata: dict[str, bytes] = dict(self.header.metadata)
+        self.sync_marker: bytes = self.header.sync
+        self.max_block_size = max_block_size
+        self.on_damage = on_damage
+        self.skipped: list[Skipped] = []
+        self._flags = flags
+        self._avro_codec: AvroCodec | None = None
+        self._codec = _codec(self.codec)
+        self._number = 0
+
+    @property
+    def avro_codec(self) -> AvroCodec:
+        """The compiled codec that reads the blocks (built on first use)."""
+        if self._avro_codec is None:
+            self._avro_codec = AvroCodec(self.reader_schema, self._flags,
+                                         writer_schema=self.writer_schema)
+        return self._avro_codec
+
+    @property
+    def schema(self) -> Schema:
+        return self.reader_schema
+
+    def _next_block(self) -> Block | None:
+        source, number = self._source, self._number
+        while True:
+            if source.at_end():
+                return None
+            offset = source.offset
+            try:
+                count = source.read_long("block's record count", number)
+                if count < 0:
+                    raise ContainerError(f"a negative record count {count}", offset, number)
+                size = source.read_long("block's size", number)
+                if size < 0:
+                    raise ContainerError(f"a negative block size {size}", offset, number)
+                if size > 2 * self.max_block_size + 1024:
+                    raise ContainerError(f"a block of {size} bytes, more than max_block_size "
+                                         f"allows", offset, number)
+                data = source.read(size, "block's data", number)
+                sync_offset = source.offset
+                sync = source.read(SYNC_SIZE, "sync marker after the block", number)
+                if sync != self.sync_marker:
+                    raise ContainerError(
+                        f"the sync marker after the block ({sync.hex()}) is not the file's "
+                        f"({self.sync_marker.hex()}): the block's count or size is damaged",
+                        sync_offset, number)
+            except ContainerError as error:
+                self._damaged(error, number)
+                number = self._number = number + 1
+                continue
+            self._number = number + 1
+            return Block(number, offset, count, size, data, self.codec, self)
+
+    def _damaged(self, error: ContainerError, number: int) -> None:
+        if self.on_damage != "skip":
+            raise error
+        found = self._source.find(self.sync_marker)
+        self.skipped.append(Skipped(number, error.offset,
+                                    self._source.offset if found else None, error.reason))
+
+    def _decode(self, block: Block) -> list:
+        try:
+            data = self._codec.decode(block.data, self.max_block_size)
+        except ContainerError as error:
+            raise ContainerError(error.reason, block.offset, block.number) from None
+        except (ValueError, OSError, EOFError, lzma.LZMAError, zlib.error) as error:
+            raise ContainerError(f"the {block.codec} data cannot be decompressed: {error}",
+                                 block.offset, block.number) from None
+        try:
+            return self.avro_codec._reader.load_block(data, block.count)
+        except DecodeError as error:
+            raise ContainerError(
+                f"its records cannot be read: {error.reason} (at byte {error.offset} of the "
+                f"block's {len(data)} bytes of data)", block.offset, block.number) from None
+
+    def blocks(self) -> Iterator[Block]:
+        """The blocks, as stored (nothing decompressed or decoded)."""
+        while True:
+            block = self._next_block()
+            if block is None:
+                return
+            yield block
+
+    def __iter__(self) -> Iterator[Any]:
+        for block in self.blocks():
+            try:
+                records = self._decode(block)
+            except ContainerError as error:
+                if self.on_damage != "skip":
+                    raise
+                # the block's frame was intact: the next one follows it
+                self.skipped.append(Skipped(block.number, error.offset, self._source.offset,
+                                            error.reason))
+                continue
+            yield from records
+
+    # fastavro's reader is an iterator
+    def __next__(self):
+        if not hasattr(self, "_records"):
+            self._records = iter(self)
+        return next(self._records)
+
+
+def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator[Block]:
+    """The blocks of a container file with their record counts, offsets and
+    stored bytes, for splitting work: iterate a block to decode it."""
+    return FileReader(fo, reader_schema, **options).blocks()
+
+
+# -- writing ------------------------------------------------------------------------
+
+
+def _encode_long(value: int) -> bytes:
+    value = (value << 1) ^ (value >> 63)
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _encode_bytes(value: bytes) -> bytes:
+    return _encode_long(len(value)) + value
+
+
+def _header_bytes(schema: Schema, codec: str, metadata: dict, sync: bytes) -> bytes:
+    entries = {"avro.schema": schema.to_json().encode("utf-8"), "avro.codec": codec.encode()}
+    for key, value in metadata.items():
+        if key in entries:
+            continue
+        if key.startswith("avro."):
+            raise ValueError(f"metadata key {key!r}: keys starting with 'avro.' are reserved")
+        entries[key] = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    out = [MAGIC, _encode_long(len(entries))]
+    for key, value in entries.items():
+        out += [_encode_bytes(key.encode("utf-8")), _encode_bytes(value)]
+    out += [b"\x00", sync]
+    return b"".join(out)
+
+
+class FileWriter:
+    """Writes records to a container file, a block at a time.
+
+    Records are gathered until about ``sync_interval`` bytes of data, then
+    written as one block by the compiled codec and compressed with ``codec``.
+    ``flush()`` ends the current block; ``close()`` (or the ``with`` block)
+    flushes. The file object is not closed.
+    """
+
+    def __init__(self, fo: BinaryIO, schema: Any, codec: str = "null", *,
+                 sync_interval: int = SYNC_INTERVAL, metadata: dict | None = None,
+                 sync_marker: bytes | None = None, codec_compression_level: int | None = None,
+                 flags: CompileFlags | None = None, _header: Header | None = None):
+        self.fo = fo
+        self.sync_interval = max(1, sync_interval)
+        self.level = codec_compression_level
+        if _header is not None:  # appending: the file's schema, codec and marker
+            self.schema, self.codec, self.sync_marker = _header.schema, _header.codec, _header.sync
+        else:
+            self.schema = parse_schema(schema)
+            self.codec = codec
+            self.sync_marker = sync_marker if sync_marker is not None else os.urandom(SYNC_SIZE)
+            if len(self.sync_marker) != SYNC_SIZE:
+                raise ValueError(f"a sync marker has {SYNC_SIZE} bytes, not {len(self.sync_marker)}")
+        self._codec = _codec(self.codec)
+        if self._codec.name in ("snappy", "zstandard"):
+            _cramjam(self.codec, None, 0)  # a missing library says so before anything is written
+        self.avro_codec = AvroCodec(self.schema, flags)
+        self._pending: list = []
+        self._batch = 64          # records encoded per dump_block call
+        self._parts: list[bytes] = []
+        self._count = 0
+        self._size = 0
+        if _header is None:
+            fo.write(_header_bytes(self.schema, self.codec, metadata or {}, self.sync_marker))
+
+    def write(self, record: Any) -> None:
+        self._pending.append(record)
+        if len(self._pending) >= self._batch:
+            self._encode_pending()
+
+    def write_many(self, records: Iterable[Any]) -> None:
+        pending = self._pending
+        for record in records:
+            pending.append(record)
+            if len(pending) >= self._batch:
+                self._encode_pending()
+                pending = self._pending
+
+    def _encode_pending(self) -> None:
+        records, self._pending = self._pending, []
+        data = self.avro_codec._writer().dump_block(records)
+        self._parts.append(data)
+        self._count += len(records)
+        self._size += len(data)
+        # aim the next batch at what is left of the block
+        per_record = max(1, len(data) // max(1, len(records)))
+        left = self.sync_interval - self._size
+        if left <= 0:
+            self._write_block()
+            left = self.sync_interval
+        self._batch = max(1, min(65536, left // per_record))
+
+    def _write_block(self) -> None:
+        if not self._count:
+            return
+        data = b"".join(self._parts)
+        compressed = self._codec.encode(data, self.level)
+        self.fo.write(b"".join((_encode_long(self._count), _encode_long(len(compressed)),
+                                compressed, self.sync_marker)))
+        self._parts, self._count, self._size = [], 0, 0
+
+    def flush(self) -> None:
+        """Write what has been given so far as a block."""
+        if self._pending:
+            self._encode_pending()
+        self._write_block()
+        if hasattr(self.fo, "flush"):
+            self.fo.flush()
+
+    def close(self) -> None:
+        self.flush()
+
+    def __enter__(self) -> FileWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if exc[0] is None:
+            self.close()
+
+
+def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
+               **options) -> None:
+    """Write ``records`` to ``fo`` as a container file; if ``fo`` already holds
+    one (opened for reading and writing, e.g. ``"a+b"``), append to it with
+    its schema, codec and sync marker."""
+    header = _existing_header(fo)
+    if header is not None:
+        parsed = parse_schema(schema) if schema is not None else header.schema
+        if parsed.canonical_form() != header.schema.canonical_form():
+            raise ValueError("appending records of another schema than the file's "
+                             f"({header.schema.canonical_form()})")
+        fo.seek(0, io.SEEK_END)
+        options.pop("sync_marker", None)
+        options.pop("metadata", None)
+        writer = FileWriter(fo, None, header.codec, _header=header, **options)
+    else:
+        writer = FileWriter(fo, schema, codec, **options)
+    writer.write_many(records)
+    writer.close()
+
+
+def append(fo: BinaryIO, records: Iterable[Any], **options) -> None:
+    """Append ``records`` to the container file ``fo`` (opened ``"r+b"`` or
+    ``"a+b"``), with its own schema, codec and sync marker."""
+    if _existing_header(fo) is None:
+        raise ContainerError("cannot append: the file is empty", 0)
+    write_file(fo, None, records, **options)
+
+
+def _existing_header(fo: BinaryIO) -> Header | None:
+    """The header of a file being appended to, or None for a new file."""
+    try:
+        if not (fo.seekable() and fo.readable()):
+            return None
+        position = fo.tell()
+        fo.seek(0, io.SEEK_END)
+        if fo.tell() == 0:
+            fo.seek(position)
+            return None
+        fo.seek(0)
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+    return read_header(fo)
+
