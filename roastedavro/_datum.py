@@ -339,7 +339,8 @@ def uuid_bytes(value: Any) -> bytes:
     raise refused("a UUID", value)
 
 
-def _zigzag(n: int) -> bytes:
+def encode_long(n: int) -> bytes:
+    """An Avro long: zigzag, then a varint."""
     n = (n << 1) ^ (n >> 63)
     out = bytearray()
     while n >= 0x80:
@@ -365,7 +366,7 @@ def big_decimal_bytes(value: Any) -> bytes:
     unscaled = int(decimal.Decimal((sign, digits, 0)))
     length = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
     encoded = unscaled.to_bytes(length, "big", signed=True)
-    return _zigzag(len(encoded)) + encoded + _zigzag(scale)
+    return encode_long(len(encoded)) + encoded + encode_long(scale)
 
 
 def big_decimal_value(unscaled: bytes, scale: int) -> decimal.Decimal:
@@ -627,7 +628,7 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
     if isinstance(avro, Union):
         for index, branch in enumerate(avro.branches):
             try:
-                return _zigzag(index) + _encode(branch, value, schema)
+                return encode_long(index) + _encode(branch, value, schema)
             except _NotThisType:
                 continue
         raise _NotThisType("it fits no branch of the union")
@@ -642,7 +643,7 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
         elif kind in ("int", "long"):
             low, high = INT_RANGE if kind == "int" else LONG_RANGE
             if type(value) is int and low <= value <= high:
-                return _zigzag(value)
+                return encode_long(value)
         elif kind in ("float", "double"):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 try:
@@ -655,11 +656,11 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
                     encoded = value.encode("utf-8")
                 except UnicodeEncodeError:
                     raise _NotThisType("not valid UTF-8") from None
-                return _zigzag(len(encoded)) + encoded
+                return encode_long(len(encoded)) + encoded
         elif kind == "bytes":
             encoded = _latin1(value)
             if encoded is not None:
-                return _zigzag(len(encoded)) + encoded
+                return encode_long(len(encoded)) + encoded
         raise _NotThisType(f"not a {kind}")
     if isinstance(avro, Fixed):
         encoded = _latin1(value)
@@ -668,24 +669,24 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
         raise _NotThisType(f"not {avro.size} bytes")
     if isinstance(avro, Enum):
         if isinstance(value, str) and value in avro.symbols:
-            return _zigzag(avro.symbols.index(value))
+            return encode_long(avro.symbols.index(value))
         raise _NotThisType("not a symbol of the enum")
     if isinstance(avro, Array):
         if not isinstance(value, list):
             raise _NotThisType("not a list")
         if not value:
             return b"\x00"
-        return _zigzag(len(value)) + b"".join(_encode(avro.items, item, schema)
+        return encode_long(len(value)) + b"".join(_encode(avro.items, item, schema)
                                               for item in value) + b"\x00"
     if isinstance(avro, Map):
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
             raise _NotThisType("not a JSON object")
         if not value:
             return b"\x00"
-        parts = [_zigzag(len(value))]
+        parts = [encode_long(len(value))]
         for key, item in value.items():
             key_bytes = key.encode("utf-8", "surrogatepass")
-            parts += [_zigzag(len(key_bytes)), key_bytes, _encode(avro.values, item, schema)]
+            parts += [encode_long(len(key_bytes)), key_bytes, _encode(avro.values, item, schema)]
         return b"".join(parts) + b"\x00"
     if isinstance(avro, Record):
         if not isinstance(value, dict):

@@ -24,6 +24,7 @@ import os
 import zlib
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
+from roastedavro._datum import encode_long
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.codec import AvroCodec
@@ -494,20 +495,28 @@ class FileReader:
         self.skipped.append(Skipped(number, error.offset,
                                     self._source.offset if found else None, error.reason))
 
-    def _decode(self, block: Block) -> list:
+    def decompress(self, block: Block) -> bytes:
+        """The block's data, decompressed (at most ``max_block_size`` bytes)."""
         try:
-            data = self._codec.decode(block.data, self.max_block_size)
+            return self._codec.decode(block.data, self.max_block_size)
         except ContainerError as error:
             raise ContainerError(error.reason, block.offset, block.number) from None
         except (ValueError, OSError, EOFError, lzma.LZMAError, zlib.error) as error:
             raise ContainerError(f"the {block.codec} data cannot be decompressed: {error}",
                                  block.offset, block.number) from None
+
+    def _decode(self, block: Block) -> list:
+        data = self.decompress(block)
         try:
-            return self.avro_codec._reader.load_block(data, block.count)
+            return self.decode_records(data, block.count)
         except DecodeError as error:
             raise ContainerError(
                 f"its records cannot be read: {error.reason} (at byte {error.offset} of the "
                 f"block's {len(data)} bytes of data)", block.offset, block.number) from None
+
+    def decode_records(self, data: bytes, count: int) -> list:
+        """``count`` records from a block's decompressed data."""
+        return self.avro_codec._reader.load_block(data, count)
 
     def blocks(self) -> Iterator[Block]:
         """The blocks, as stored (nothing decompressed or decoded)."""
@@ -546,18 +555,8 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator
 # -- writing ------------------------------------------------------------------------
 
 
-def _encode_long(value: int) -> bytes:
-    value = (value << 1) ^ (value >> 63)
-    out = bytearray()
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _encode_bytes(value: bytes) -> bytes:
-    return _encode_long(len(value)) + value
+    return encode_long(len(value)) + value
 
 
 def _header_bytes(schema: Schema, codec: str, metadata: dict, sync: bytes) -> bytes:
@@ -568,7 +567,7 @@ def _header_bytes(schema: Schema, codec: str, metadata: dict, sync: bytes) -> by
         if key.startswith("avro."):
             raise ValueError(f"metadata key {key!r}: keys starting with 'avro.' are reserved")
         entries[key] = value.encode("utf-8") if isinstance(value, str) else bytes(value)
-    out = [MAGIC, _encode_long(len(entries))]
+    out = [MAGIC, encode_long(len(entries))]
     for key, value in entries.items():
         out += [_encode_bytes(key.encode("utf-8")), _encode_bytes(value)]
     out += [b"\x00", sync]
@@ -587,7 +586,8 @@ class FileWriter:
     def __init__(self, fo: BinaryIO, schema: Any, codec: str = "null", *,
                  sync_interval: int = SYNC_INTERVAL, metadata: dict | None = None,
                  sync_marker: bytes | None = None, codec_compression_level: int | None = None,
-                 flags: CompileFlags | None = None, _header: Header | None = None):
+                 flags: CompileFlags | None = None, _header: Header | None = None,
+                 encode_block: Callable[[list], bytes] | None = None):
         self.fo = fo
         self.sync_interval = max(1, sync_interval)
         self.level = codec_compression_level
@@ -602,7 +602,10 @@ class FileWriter:
         self._codec = _codec(self.codec)
         if self._codec.name in ("snappy", "zstandard"):
             _cramjam(self.codec, None, 0)  # a missing library says so before anything is written
-        self.avro_codec = AvroCodec(self.schema, flags)
+        if encode_block is None:
+            encode_block = AvroCodec(self.schema, flags)._writer().dump_block
+        #: list of records -> their Avro binary, one after another
+        self.encode_block = encode_block
         self._pending: list = []
         self._batch = 64          # records encoded per dump_block call
         self._parts: list[bytes] = []
@@ -626,7 +629,7 @@ class FileWriter:
 
     def _encode_pending(self) -> None:
         records, self._pending = self._pending, []
-        data = self.avro_codec._writer().dump_block(records)
+        data = self.encode_block(records)
         self._parts.append(data)
         self._count += len(records)
         self._size += len(data)
@@ -643,7 +646,7 @@ class FileWriter:
             return
         data = b"".join(self._parts)
         compressed = self._codec.encode(data, self.level)
-        self.fo.write(b"".join((_encode_long(self._count), _encode_long(len(compressed)),
+        self.fo.write(b"".join((encode_long(self._count), encode_long(len(compressed)),
                                 compressed, self.sync_marker)))
         self._parts, self._count, self._size = [], 0, 0
 

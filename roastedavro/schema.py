@@ -14,9 +14,10 @@ from marshmallow import Schema, ValidationError
 from marshmallow.decorators import PRE_DUMP
 
 from roastedavro import compiler
+from roastedavro._datum import encode_long
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
-from roastedavro.errors import CompileError, SchemaError
+from roastedavro.errors import CompileError, DecodeError, SchemaError
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.encoders.collections import each_in_path
@@ -188,6 +189,45 @@ class CompiledSchema(Schema):
         self._attach()
         return self.load_compiled(data, many, writer_schema)
 
+    # -- container files ------------------------------------------------------
+
+    def write_file(self, fo, objs, codec: str = "null", **options: Any) -> None:
+        """Write ``objs`` to ``fo`` as an Avro object container file of
+        :meth:`avro_schema`, each record as :meth:`dump_compiled` writes it
+        (validation and hooks included), a block at a time.
+
+        ``codec`` and the options are :class:`roastedavro.container.FileWriter`'s
+        (``sync_interval``, ``metadata``, ``sync_marker``, ``codec_compression_level``).
+        """
+        from roastedavro.container import FileWriter
+
+        writer = FileWriter(fo, self.avro_model, codec,
+                            encode_block=partial(_block_of_records, self), **options)
+        writer.write_many(objs)
+        writer.close()
+
+    def read_file(self, fo, **options: Any):
+        """The records of an Avro container file, each as :meth:`load_compiled`
+        returns it, a block at a time. A file written with another version
+        of the schema is read by resolution (``writer_schema``). The options
+        are :class:`roastedavro.container.FileReader`'s (``max_block_size``,
+        ``on_damage``)."""
+        from roastedavro.container import ContainerError, FileReader
+
+        reader = FileReader(fo, **options)
+        written = reader.writer_schema
+        same = written.canonical_form() == self.avro_model.canonical_form()
+        for block in reader.blocks():
+            data = reader.decompress(block)
+            # the block's records framed as one Avro array: many=True reads it
+            framed = encode_long(block.count) + data + b"\x00" if block.count else b"\x00"
+            try:
+                records = self.load_compiled(framed, True, None if same else written)
+            except DecodeError as error:
+                raise ContainerError(f"its records cannot be read: {error.reason}",
+                                     block.offset, block.number) from None
+            yield from records
+
     def _dump_with_marshmallow(self, obj: Any, many: bool) -> bytes:
         plan = self._plan()
         if not plan.dump_reasons:
@@ -223,6 +263,15 @@ class CompiledSchema(Schema):
             return self.load(record_load_input(plan.root, raw))
         except RecursionError:
             raise _too_deep("load") from None
+
+
+def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
+    """Records as a container block holds them: many=True's Avro array
+    without its count and its end."""
+    data = schema.dump_compiled(objs, True)
+    if not objs:
+        return b""
+    return data[len(encode_long(len(objs))):-1]
 
 
 def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writer_schema: Any,
