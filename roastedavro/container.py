@@ -346,7 +346,8 @@ def _read_header(source: _Source) -> Header:
     codec = metadata.get("avro.codec", b"null").decode("utf-8", "replace") or "null"
     _codec(codec, None, source.offset)
     try:
-        schema = parse_schema(metadata["avro.schema"].decode("utf-8"))
+        # as Java's DataFileReader: names and defaults are not checked
+        schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False)
     except (UnicodeDecodeError, ValueError) as error:
         raise ContainerError(f"the file's schema (avro.schema) is not valid: {error}",
                              source.offset) from None
@@ -434,6 +435,9 @@ class FileReader:
         self.writer_schema: Schema = self.header.schema
         self.reader_schema: Schema = (parse_schema(reader_schema) if reader_schema is not None
                                       else self.writer_schema)
+        # the models the codec is built from (the attributes above may be
+        # given other forms by subclasses)
+        self._models = (self.writer_schema, self.reader_schema)
         self.codec: str = self.header.codec
         self.metadata: dict[str, bytes] = dict(self.header.metadata)
         self.sync_marker: bytes = self.header.sync
@@ -449,8 +453,8 @@ class FileReader:
     def avro_codec(self) -> AvroCodec:
         """The compiled codec that reads the blocks (built on first use)."""
         if self._avro_codec is None:
-            self._avro_codec = AvroCodec(self.reader_schema, self._flags,
-                                         writer_schema=self.writer_schema)
+            writer, reader = self._models
+            self._avro_codec = AvroCodec(reader, self._flags, writer_schema=writer)
         return self._avro_codec
 
     @property

@@ -60,11 +60,16 @@ _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
 
 
-def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None) -> Schema:
+def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None, *,
+                 validate: bool = True) -> Schema:
     """A :class:`Schema` from a dict, list, JSON text, type name or Schema.
 
     ``named`` are named types defined elsewhere (other files) that this
-    schema may use by name.
+    schema may use by name. ``validate=False`` accepts names outside the
+    specification's grammar and defaults that do not match their types, as
+    Java reads the schemas in container files' headers (older writers, e.g.
+    Java's reflect data, wrote names with ``$``); a default that is not valid
+    is an error only where it is used.
     """
     if isinstance(source, Schema):
         return source
@@ -74,7 +79,7 @@ def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None) -> S
         source = bytes(source).decode("utf-8")
     if isinstance(source, str):
         source = _json_or_name(source)
-    parser = _Parser(named or {})
+    parser = _Parser(named or {}, validate)
     root = parser.parse(source, None, "")
     return Schema(root, parser.named)
 
@@ -179,12 +184,20 @@ class _UnknownName(SchemaError):
 
 
 class _Parser:
-    def __init__(self, external: Mapping[str, NamedType]):
+    def __init__(self, external: Mapping[str, NamedType], validate: bool = True):
         #: named types defined by other schemas that this one may use
         self.external = external
+        #: check names against the specification's grammar and defaults against their types
+        self.validate = validate
         #: named types this schema defines or uses, by full name
         self.named: dict[str, NamedType] = {}
         self.depth = 0
+
+    def check_full_name(self, name: Any, path: str, what: str) -> None:
+        if self.validate:
+            check_full_name(name, path, what)
+        elif not isinstance(name, str) or not name:
+            raise SchemaError(f"the {what} {_show(name)} is not a name", path or "schema")
 
     # -- dispatch -------------------------------------------------------------
 
@@ -274,9 +287,9 @@ class _Parser:
                 raise SchemaError(f"the namespace {_json_text(own)} is not a string",
                                   path or name)
             if own:
-                check_full_name(own, path or f"{own}.{name}", "namespace")
+                self.check_full_name(own, path or f"{own}.{name}", "namespace")
             full = f"{own}.{name}" if own else name
-        check_full_name(full, path or full, "name")
+        self.check_full_name(full, path or full, "name")
         if full.rpartition(".")[2] in PRIMITIVE_TYPES:
             # the specification: primitive names are defined in no namespace
             raise SchemaError(f"{full!r}: {full.rpartition('.')[2]!r} is a primitive type name "
@@ -303,7 +316,7 @@ class _Parser:
         result = []
         for alias in aliases:
             if named:
-                check_full_name(alias, path, "alias")
+                self.check_full_name(alias, path, "alias")
                 if "." not in alias and namespace:
                     alias = f"{namespace}.{alias}"
             # a field's aliases are any strings (the specification and Java)
@@ -352,13 +365,13 @@ class _Parser:
         if not isinstance(name, str):
             raise SchemaError(f"field {number} needs a \"name\" that is a string", path)
         where = f"{path}.{name}"
-        if not NAME.match(name):
+        if self.validate and not NAME.match(name):
             raise SchemaError(f"{_show(name)} is not a valid field name ({NAME_RULE})", where)
         if "type" not in node:
             raise SchemaError("the field has no \"type\"", where)
         avro = self.parse(node["type"], namespace, where)
         default = node.get("default", NO_DEFAULT) if "default" in node else NO_DEFAULT
-        if default is not NO_DEFAULT:
+        if default is not NO_DEFAULT and self.validate:
             problem = self.default_problem(avro, default)
             if problem is not None:
                 raise SchemaError(f"the default {_json_text(default)} is not valid: {problem}", where)
@@ -379,7 +392,7 @@ class _Parser:
                               path)
         seen: set[str] = set()
         for symbol in symbols:
-            if not isinstance(symbol, str) or not NAME.match(symbol):
+            if not isinstance(symbol, str) or (self.validate and not NAME.match(symbol)):
                 raise SchemaError(f"the symbol {_show(symbol)} is not a valid name ({NAME_RULE})", path)
             if symbol in seen:
                 raise SchemaError(f"the symbol {symbol!r} appears twice", path)

@@ -157,9 +157,18 @@ class reader(FileReader):
         self.metadata = {key: value.decode("utf-8", "replace")
                          for key, value in self.header.metadata.items()}
         # schemas in fastavro's parsed form, as fastavro's reader has them
-        self.writer_schema = parse_schema(self.header.schema.to_dict())
+        self.writer_schema = _fastavro_form(self.header.schema)
         self.reader_schema = (self.writer_schema if reader_schema is None
-                              else parse_schema(as_model(reader_schema).to_dict()))
+                              else _fastavro_form(as_model(reader_schema)))
+
+
+def _fastavro_form(schema) -> Any:
+    """fastavro's parsed form of a schema; a file's schema whose names fastavro
+    refuses too (Java's reflect names with $) stays a plain dict."""
+    try:
+        return _fastavro.parse_schema(schema.to_dict())
+    except Exception:  # fastavro's errors are of several kinds
+        return schema.to_dict()
 
 
 def block_reader(fo: BinaryIO, reader_schema: Any = None, **options: Any):
