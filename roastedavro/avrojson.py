@@ -1,0 +1,1057 @@
+"""Avro's JSON encoding (the specification's "JSON Encoding"), as Java's
+JsonEncoder and JsonDecoder write and read it.
+
+``AvroJSON(schema)`` is built once per schema; ``to_json_value(datum)`` gives
+the datum as JSON values (dict, list, str, int, float, bool, None) for
+``json.dumps``, ``from_json_value(value)`` reads ``json.loads`` output back.
+Datums are AvroCodec's (fastavro's conventions: records as dicts, enums as
+str, bytes and fixed as bytes, logical types as Python values).
+
+The encoding, as Java 1.12's JsonEncoder writes it (GenericDatumWriter
+without logical type conversions):
+
+- a union's null as JSON null, any other branch as ``{"<branch>": value}``,
+  the branch named by its full name for records, enums and fixed, by its type
+  name otherwise (``"string"``, ``"array"``, ``"long"`` for a timestamp). The
+  branch a Python value is written as is the one AvroCodec writes it as (the
+  same dispatch on exact types, then fastavro's validation:
+  ``roastedavro._datum.UnionChooser``), so JSON and binary agree;
+- bytes and fixed as strings of the code points U+0000..U+00FF, one per byte;
+- float and double NaN and infinities as the strings ``"NaN"``,
+  ``"Infinity"`` and ``"-Infinity"`` (as Java writes them; JSON has no such
+  numbers; a NaN's sign and payload are lost, as in Java); a float as the
+  shortest decimal that is the same 32-bit float;
+- logical types as their underlying type's value: a decimal as the bytes of
+  its two's complement unscaled value, a uuid as its string, a date as days,
+  times and timestamps as ints of their unit, a duration as its 12 bytes;
+- enums as their symbols, records as objects in field order, maps as
+  objects, arrays as lists.
+
+A value that cannot be written raises :class:`roastedavro.errors.DatumError`
+naming its path, with AvroCodec's message for it. JSON that does not match
+the schema raises :class:`JSONDecodeError` (a ValueError) naming its path.
+
+Reading is as Java's JsonDecoder, with these differences: a record field the
+JSON object lacks takes the field's default (Java 1.12's JsonDecoder refuses
+it; fastavro's json_reader takes the default; ``defaults=False`` refuses it
+as Java does); a union object with more than one key, a byte string with a
+code point above U+00FF and a string that is not valid Unicode (a lone
+surrogate) are refused (Java reads the first key, and "?" for such
+characters). As Java: keys the record does not have are ignored, a field may
+be given by one of its aliases, an int or long may be written as a number
+with a zero fraction (``1.0``), a float or double as any number or one of the
+three strings above (``from_json`` reads numbers as Decimals, so a float is
+rounded once from the decimal text, as Java rounds it). Values read are
+AvroCodec's: a float rounded to 32 bits, a timestamp as an aware UTC datetime
+(naive for local timestamps), and so on; a value outside what AvroCodec reads
+(a date outside the years 1-9999, a time of day past midnight, a decimal with
+more digits than its precision) is an error, as AvroCodec's DecodeError is.
+
+Nesting is bounded by Python's recursion limit (a few hundred levels of
+records), where AvroCodec's is ``CompileFlags.max_depth``: past it writing
+raises DatumError and reading JSONDecodeError.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import decimal
+import json
+import math
+import struct
+import uuid
+from typing import Any, Callable
+
+from roastedavro._datum import (
+    INT_RANGE, LONG_RANGE, UNIT_MICROS, UNIT_MILLIS, UNIT_NANOS, Duration, UnionChooser,
+    _encode, _NotThisType, accepts, array_datum, big_decimal_bytes, big_decimal_value,
+    boolean_datum, branch_name, bytes_datum, date_datum, datum_error, decimal_bytes,
+    double_datum, duration_bytes, enum_index, fixed_datum, long_datum, map_datum,
+    map_key, missing_field, record_datum, shown, string_datum, timestamp_datum, uuid_bytes,
+    uuid_text,
+)
+from roastedavro._support import decimal_from_bytes
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avro.types import (
+    Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
+)
+from roastedavro.avrogen import _TYPE_TESTS, _UnionPlan
+from roastedavro.errors import DatumError, DumpError, SchemaError
+
+__all__ = ["AvroJSON", "JSONDecodeError", "to_json", "from_json"]
+
+_MISSING = object()
+_NO_DEFAULT = object()
+_INT_LOW, _INT_HIGH = INT_RANGE
+_LONG_LOW, _LONG_HIGH = LONG_RANGE
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+_LOCAL_EPOCH = datetime.datetime(1970, 1, 1)
+_DATE_EPOCH = datetime.date(1970, 1, 1)
+_MICROS_PER_DAY = 86_400_000_000
+# datetime's years 1-9999 in days from 1970-01-01 (as the binary reader checks them)
+_FIRST_DAY, _LAST_DAY = -719162, 2932896
+_TIMESTAMPS = {
+    "timestamp-millis": (UNIT_MILLIS, False), "timestamp-micros": (UNIT_MICROS, False),
+    "timestamp-nanos": (UNIT_NANOS, False), "local-timestamp-millis": (UNIT_MILLIS, True),
+    "local-timestamp-micros": (UNIT_MICROS, True), "local-timestamp-nanos": (UNIT_NANOS, True),
+}
+#: the exact Python type of each of the generated union dispatch's tests
+_PYTHON_TYPES = {
+    "None": type(None), "str": str, "int": int, "float": float, "dict": dict, "list": list,
+    "bool": bool, "bytes": bytes, "datetime": datetime.datetime, "date": datetime.date,
+    "time": datetime.time, "Decimal": decimal.Decimal, "UUID": uuid.UUID, "Duration": Duration,
+}
+_SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_FLOAT32 = struct.Struct("<f")
+_UINT32 = struct.Struct("<I")
+_FLT_MAX = 3.4028234663852886e38
+# halfway between the largest float and 2**128: above it a float is infinite
+_FLT_OVERFLOW_MIDPOINT = 2.0**128 - 2.0**103
+
+
+class JSONDecodeError(ValueError):
+    """JSON that is not a value of the schema in Avro's JSON encoding (or not
+    JSON at all). ``path`` names the field, index or key, outermost first, as
+    :class:`roastedavro.errors.DatumError`'s does; ``reason`` is the message
+    without it."""
+
+    def __init__(self, message: str, path: tuple = ()):
+        where = _path_text(tuple(path))
+        super().__init__(f"{where}: {message}" if where else message)
+        self.reason = message
+        self.path = tuple(path)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path))
+
+
+def _path_text(path: tuple) -> str:
+    shown_parts = DatumError.SHOWN_PARTS
+
+    def text(parts):
+        return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
+                       for part in parts)
+    if len(path) > shown_parts:
+        half = shown_parts // 2
+        return (text(path[:half]) + f" ...({len(path) - 2 * half} more)... "
+                + text(path[-half:])).lstrip(".")
+    return text(path).lstrip(".")
+
+
+class _Mismatch(Exception):
+    """Internal: JSON that does not match; ``path`` innermost first."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+        self.path: list = []
+
+
+def _parsed(schema: Any) -> Schema:
+    return schema if isinstance(schema, Schema) else parse_schema(schema)
+
+
+class AvroJSON:
+    """Avro's JSON encoding of one schema's datums.
+
+    ``schema`` is a parsed :class:`~roastedavro.avro.Schema`, or a dict, list
+    or JSON text for ``roastedavro.avro.parse_schema``. With a
+    ``reader_schema``, JSON written with ``schema`` is read as the reader's
+    datum (schema resolution, through AvroCodec: the JSON is read as
+    ``schema``'s datum, written as binary and read back with the reader's
+    schema; both codecs are compiled on first use). ``to_json_value`` always
+    writes ``schema``'s datums. ``defaults=False`` refuses a record field
+    missing from the JSON even where it has a default, as Java's JsonDecoder.
+    """
+
+    def __init__(self, schema: Any, *, reader_schema: Any = None, defaults: bool = True):
+        self.schema: Schema = _parsed(schema)
+        self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
+                                             else None)
+        self.defaults = defaults
+        self._write = _Writers(self.schema, True).of(self.schema.root)
+        self._write_bare: Callable | None = None  # union_type=False, built on first use
+        self._read = _Readers(self.schema, defaults).of(self.schema.root)
+        self._codecs: tuple | None = None
+
+    # -- writing -----------------------------------------------------------------
+
+    def to_json_value(self, datum: Any, *, union_type: bool = True) -> Any:
+        """``datum`` as JSON values in Avro's JSON encoding (``json.dumps`` writes
+        them). ``union_type=False`` writes a union's value without the
+        ``{"<branch>": ...}`` object around it (as fastavro's
+        ``write_union_type=False``; such JSON cannot be read back in general).
+
+        Raises :class:`~roastedavro.errors.DatumError` naming the path of a
+        value that cannot be written."""
+        if union_type:
+            write = self._write
+        else:
+            write = self._write_bare
+            if write is None:
+                write = self._write_bare = _Writers(self.schema, False).of(self.schema.root)
+        try:
+            return write(datum)
+        except DumpError as error:
+            raise datum_error(error) from None
+        except RecursionError:
+            raise DatumError(f"the {type(datum).__name__} is nested too deeply for Python's "
+                             "recursion limit, or contains itself") from None
+
+    def to_json(self, datum: Any, *, union_type: bool = True, **dumps_options: Any) -> str:
+        """``datum`` as JSON text: compact, as Java writes it, unless
+        ``dumps_options`` (for ``json.dumps``) say otherwise."""
+        dumps_options.setdefault("separators", (",", ":"))
+        dumps_options.setdefault("ensure_ascii", False)
+        return json.dumps(self.to_json_value(datum, union_type=union_type), **dumps_options)
+
+    # -- reading -----------------------------------------------------------------
+
+    def from_json_value(self, value: Any) -> Any:
+        """The datum of JSON values (``json.loads`` output) in Avro's JSON
+        encoding; the reader schema's datum if the codec has one. Numbers
+        may be Decimals (``json.loads(text, parse_float=Decimal)``, as
+        ``from_json`` reads them): a float is then rounded once from the
+        decimal, as Java does, where a Python float was rounded to a double
+        first. Raises
+        :class:`JSONDecodeError` naming the path where the JSON does not match."""
+        try:
+            datum = self._read(value)
+        except _Mismatch as error:
+            raise JSONDecodeError(error.message, tuple(reversed(error.path))) from None
+        except RecursionError:
+            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
+                                  "limit") from None
+        if self.reader_schema is None:
+            return datum
+        writer, reader = self._resolving_codecs()
+        return reader.load(writer.dump(datum))
+
+    def from_json(self, text: str | bytes) -> Any:
+        """The datum of JSON text (one JSON value)."""
+        try:
+            value = json.loads(text, parse_float=decimal.Decimal)
+        except RecursionError:
+            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
+                                  "limit") from None
+        except ValueError as error:  # json.JSONDecodeError, too many digits, bad UTF-8
+            raise JSONDecodeError(f"not valid JSON: {error}") from None
+        return self.from_json_value(value)
+
+    def _resolving_codecs(self) -> tuple:
+        if self._codecs is None:
+            from roastedavro.codec import AvroCodec
+
+            self._codecs = (AvroCodec(self.schema),
+                            AvroCodec(self.reader_schema, writer_schema=self.schema))
+        return self._codecs
+
+    def __repr__(self) -> str:
+        if self.reader_schema is not None:
+            return f"AvroJSON({self.schema!r}, reader_schema={self.reader_schema!r})"
+        return f"AvroJSON({self.schema!r})"
+
+
+def to_json(schema: Any, datum: Any, **dumps_options: Any) -> str:
+    """``datum`` of ``schema`` as Avro JSON text (``AvroJSON(schema).to_json``)."""
+    return AvroJSON(schema).to_json(datum, **dumps_options)
+
+
+def from_json(schema: Any, text: str | bytes, reader_schema: Any = None) -> Any:
+    """The datum of Avro JSON text written with ``schema`` (``AvroJSON(schema,
+    reader_schema=...).from_json``)."""
+    return AvroJSON(schema, reader_schema=reader_schema).from_json(text)
+
+
+# -- numbers ---------------------------------------------------------------------------
+
+
+def _float32(number: float) -> float:
+    """A double rounded to the nearest 32-bit float (infinite past its range, as C and Java)."""
+    try:
+        return _FLOAT32.unpack(_FLOAT32.pack(number))[0]
+    except OverflowError:
+        return math.copysign(math.inf, number)
+
+
+def _float32_neighbour(number: float, toward: float) -> float:
+    """The 32-bit float next to the (finite, 32-bit) ``number`` in the direction of ``toward``."""
+    bits = _UINT32.unpack(_FLOAT32.pack(number))[0]
+    if number == 0:
+        bits = 0x80000001 if toward < 0 else 1
+    elif (toward > number) == (number > 0):
+        bits += 1
+    else:
+        bits -= 1
+    return _FLOAT32.unpack(_UINT32.pack(bits))[0]
+
+
+def _decimal_float32(value: decimal.Decimal) -> float:
+    """A JSON number's text (as a Decimal) rounded once to the nearest 32-bit
+    float, as Java parses a float: rounding to a double first would round a
+    number just off the midpoint of two floats to the midpoint, then to even."""
+    number = float(value)  # correctly rounded
+    if not math.isfinite(number):
+        return number
+    narrowed = _float32(number)
+    if narrowed == number:
+        return narrowed
+    if math.isinf(narrowed):
+        other = math.copysign(_FLT_MAX, number)
+        midpoint = math.copysign(_FLT_OVERFLOW_MIDPOINT, number)
+    else:
+        other = _float32_neighbour(narrowed, number)
+        midpoint = (narrowed + other) / 2  # exact in a double
+    if number != midpoint:
+        return narrowed
+    exact = decimal.Decimal(number)
+    if value == exact:
+        return narrowed  # a true tie: to even
+    return other if (value > exact) == (other > narrowed) else narrowed
+
+
+def _double_json(number: float) -> Any:
+    if math.isfinite(number):
+        return number
+    return "NaN" if math.isnan(number) else ("Infinity" if number > 0 else "-Infinity")
+
+
+def _float_json(number: float) -> Any:
+    """A 32-bit float as the shortest decimal that reads back as the same float
+    (rounded from the decimal once, as Java reads it, or through a double)."""
+    if not math.isfinite(number):
+        return _double_json(number)
+    for digits in range(1, 10):
+        text = f"{number:.{digits}g}"
+        shortest = float(text)
+        if _float32(shortest) == number and _decimal_float32(decimal.Decimal(text)) == number:
+            return shortest
+    return number
+
+
+def _double_datum(value: Any, lenient: bool) -> float:
+    """What the binary writer takes for a float or double (``write_double_datum_slow``)."""
+    if type(value) is int:
+        try:
+            return float(value)
+        except OverflowError:
+            pass
+    return double_datum(value, lenient)
+
+
+def _json_number(value: Any, what: str) -> float:
+    """A float or double read from JSON: a number or one of the three strings."""
+    kind = type(value)
+    if kind is float:
+        return value
+    if kind is int:
+        try:
+            return float(value)
+        except OverflowError:
+            return math.copysign(math.inf, value)
+    if kind is decimal.Decimal:
+        return float(value)  # correctly rounded, infinite past the range
+    if kind is str:
+        special = _SPECIAL_FLOATS.get(value)
+        if special is not None:
+            return special
+    raise _Mismatch(f"expected a number for {what} (or \"NaN\", \"Infinity\", \"-Infinity\"), "
+                    f"got {_json_kind(value)}")
+
+
+def _json_kind(value: Any) -> str:
+    """A JSON value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return f"an object {shown(value)}"
+    if isinstance(value, list):
+        return f"an array {shown(value)}"
+    if isinstance(value, str):
+        return f"the string {shown(value)}"
+    if isinstance(value, decimal.Decimal):
+        return f"the number {shown(str(value))[1:-1]}"
+    return f"the number {shown(value)}"
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def _float_writer(lenient: bool, single: bool) -> Callable:
+    if single:
+        def write_float(value):
+            number = value if type(value) is float else _double_datum(value, lenient)
+            narrowed = _float32(number)
+            if math.isinf(narrowed) and not math.isinf(number):
+                raise DumpError("Number out of range for Avro float (32-bit IEEE 754).")
+            return _float_json(narrowed)
+        return write_float
+
+    def write_double(value):
+        return _double_json(value if type(value) is float else _double_datum(value, lenient))
+    return write_double
+
+
+def _write_null(value):
+    if value is not None:
+        raise DumpError("expected None for an Avro null")
+    return None
+
+
+def _write_boolean(value):
+    if value is True or value is False:
+        return value
+    return boolean_datum(value)
+
+
+def _write_int(value):
+    if type(value) is int and _INT_LOW <= value <= _INT_HIGH:
+        return value
+    return long_datum(value, 32)
+
+
+def _write_long(value):
+    if type(value) is int and _LONG_LOW <= value <= _LONG_HIGH:
+        return value
+    return long_datum(value, 64)
+
+
+def _utf8(value: str) -> str:
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise DumpError(f"Not a valid UTF-8 string: {error.reason}.") from None
+    return value
+
+
+def _write_string(value):
+    return _utf8(value if type(value) is str else string_datum(value))
+
+
+def _write_bytes(value):
+    return (value if type(value) is bytes else bytes_datum(value)).decode("latin-1")
+
+
+def _time_writer(unit: int) -> Callable:
+    bits = 32 if unit == UNIT_MILLIS else 64
+
+    def write_time(value):
+        # as the binary writer: a time (its tzinfo ignored), else an int
+        if isinstance(value, datetime.time):
+            micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 \
+                + value.microsecond
+            return micros // 1000 if unit == UNIT_MILLIS else micros
+        return long_datum(value, bits)
+    return write_time
+
+
+class _Writers:
+    """The function that writes each type's datums as JSON values."""
+
+    def __init__(self, schema: Schema, wrap: bool):
+        self.schema = schema
+        self.wrap = wrap
+        self.records: dict[str, Callable] = {}
+
+    def of(self, avro: AvroType, lenient: bool = False) -> Callable:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            return self.record(avro)
+        if isinstance(avro, Union):
+            return self.union(avro)
+        if isinstance(avro, Array):
+            return self.array(avro)
+        if isinstance(avro, Map):
+            return self.map(avro)
+        if isinstance(avro, Enum):
+            return self.enum(avro)
+        if isinstance(avro, Fixed):
+            return self.fixed(avro)
+        return self.primitive(avro, lenient)
+
+    def primitive(self, avro: Primitive, lenient: bool) -> Callable:
+        logical = avro.logical
+        name = logical.name if logical is not None else None
+        if name in _TIMESTAMPS:
+            unit, local = _TIMESTAMPS[name]
+            return lambda value: timestamp_datum(value, unit, local)
+        if name == "date":
+            return lambda value: value if type(value) is int and _INT_LOW <= value <= _INT_HIGH \
+                else date_datum(value)
+        if name in ("time-millis", "time-micros"):
+            return _time_writer(UNIT_MILLIS if name == "time-millis" else UNIT_MICROS)
+        if name == "decimal":
+            scale, precision = logical.scale, logical.precision
+            return lambda value: decimal_bytes(value, scale, precision, 0).decode("latin-1")
+        if name == "big-decimal":
+            return lambda value: big_decimal_bytes(value).decode("latin-1")
+        if name == "uuid":
+            return uuid_text
+        kind = avro.name
+        if kind in ("float", "double"):
+            return _float_writer(lenient, kind == "float")
+        return {"null": _write_null, "boolean": _write_boolean, "int": _write_int,
+                "long": _write_long, "string": _write_string, "bytes": _write_bytes}[kind]
+
+    def fixed(self, avro: Fixed) -> Callable:
+        logical = avro.logical
+        name = logical.name if logical is not None else None
+        size = avro.size
+        if name == "decimal":
+            scale, precision = logical.scale, logical.precision
+            return lambda value: decimal_bytes(value, scale, precision, size).decode("latin-1")
+        if name == "uuid":
+            return lambda value: uuid_bytes(value).decode("latin-1")
+        if name == "duration":
+            return lambda value: duration_bytes(value).decode("latin-1")
+
+        def write_fixed(value):
+            if type(value) is not bytes or len(value) != size:
+                value = fixed_datum(value, size)
+            return value.decode("latin-1")
+        return write_fixed
+
+    def enum(self, avro: Enum) -> Callable:
+        symbols = avro.symbols
+        indexes = {symbol: index for index, symbol in enumerate(symbols)}
+
+        def write_enum(value):
+            if type(value) is str and value in indexes:
+                return value
+            return symbols[enum_index(value, indexes)]
+        return write_enum
+
+    def array(self, avro: Array) -> Callable:
+        write_item = self.of(avro.items)
+
+        def write_array(value):
+            if type(value) is not list:
+                value = array_datum(value)
+            out = []
+            index = 0
+            try:
+                for index, item in enumerate(value):
+                    out.append(write_item(item))
+            except DumpError as error:
+                error.path.append(index)
+                raise
+            return out
+        return write_array
+
+    def map(self, avro: Map) -> Callable:
+        write_item = self.of(avro.values)
+
+        def write_map(value):
+            if type(value) is not dict:
+                value = map_datum(value)
+            out = {}
+            for key, item in value.items():
+                try:
+                    if type(key) is not str:
+                        map_key(key)
+                        key = str.__str__(key)
+                    out[_utf8(key)] = write_item(item)
+                except DumpError as error:
+                    error.path.append(key)
+                    raise
+            return out
+        return write_map
+
+    def record(self, avro: Record) -> Callable:
+        known = self.records.get(avro.name)
+        if known is not None:
+            return known
+        plan: list[tuple] = []
+
+        def write_record(value):
+            record = value if type(value) is dict else record_datum(value)
+            out = {}
+            for name, write, default, nullable in plan:
+                item = record.get(name, _MISSING)
+                try:
+                    if item is _MISSING:
+                        if default is not _NO_DEFAULT:
+                            out[name] = (copy.deepcopy(default) if isinstance(default, (dict, list))
+                                         else default)
+                            continue
+                        if not nullable:
+                            raise missing_field()
+                        item = None  # fastavro's rule: a union with null, missing, is null
+                    out[name] = write(item)
+                except DumpError as error:
+                    error.path.append(name)
+                    raise
+            return out
+
+        self.records[avro.name] = write_record  # before the fields: records may recurse
+        for field in avro.fields:
+            definition = self.schema.deref(field.type)
+            lenient = (isinstance(definition, Primitive) and definition.name in ("float", "double")
+                       and definition.logical is None)
+            default = (default_json(field.type, field.default, self.schema, self.wrap,
+                                    f"{avro.name}.{field.name}")
+                       if field.has_default else _NO_DEFAULT)
+            nullable = (isinstance(definition, Union) and any(
+                isinstance(branch, Primitive) and branch.name == "null"
+                for branch in definition.branches)) or (
+                isinstance(definition, Primitive) and definition.name == "null")
+            plan.append((field.name, self.of(field.type, lenient), default, nullable))
+        return write_record
+
+    def union(self, avro: Union) -> Callable:
+        """The branch as AvroCodec chooses it (avrogen's write_union): by the
+        value's exact type where that decides it, else fastavro's validation."""
+        schema = self.schema
+        plan = _UnionPlan(avro, schema)
+        chooser = UnionChooser(avro, schema)
+        choose = chooser.choose
+        names = [branch_name(branch) for branch in avro.branches]
+        writers = [None if isinstance(definition, Primitive) and definition.name == "null"
+                   else self.of(branch)
+                   for branch, definition in zip(avro.branches, plan.branches)]
+        wrap = self.wrap
+        static: dict[type, int] = {}
+        by_size = None
+        dict_branches = None
+        for python_name in _TYPE_TESTS:
+            python_type = _PYTHON_TYPES.get(python_name)
+            if python_type is None:
+                continue
+            if python_name == "dict" and len(plan.dict_branches()) > 1:
+                dict_branches = [(index, plan.branches[index],
+                                  [field.name for field in plan.branches[index].fields]
+                                  if isinstance(plan.branches[index], Record) else None)
+                                 for index in plan.dict_branches()]
+                continue
+            if python_name == "int":
+                sizes = plan.for_int()
+                if any(index is not None for index in sizes):
+                    by_size = sizes
+                continue
+            index = plan.static(python_name)
+            if index is not None:
+                static[python_type] = index
+
+        def dict_branch(value):
+            # fastavro's choice among records and maps: the record sharing most
+            # field names with the dict, unless a map accepts it first
+            branch, most = -1, -1
+            for index, definition, field_names in dict_branches:
+                if not accepts(value, definition, schema):
+                    continue
+                if field_names is None:
+                    return index, value
+                count = sum(1 for name in field_names if name in value)
+                if count > most:
+                    branch, most = index, count
+            if branch < 0:
+                return choose(value)
+            return branch, value
+
+        def write_union(value):
+            kind = type(value)
+            index = static.get(kind)
+            if index is None:
+                if kind is int and by_size is not None:
+                    size = (0 if _INT_LOW <= value <= _INT_HIGH
+                            else 1 if _LONG_LOW <= value <= _LONG_HIGH else 2)
+                    index = by_size[size]
+                    if index is None:
+                        index, value = choose(value)
+                elif kind is dict and dict_branches is not None:
+                    index, value = dict_branch(value)
+                else:
+                    index, value = choose(value)
+            write = writers[index]
+            if write is None:
+                return None
+            if wrap:
+                return {names[index]: write(value)}
+            return write(value)
+        return write_union
+
+
+def default_json(avro: AvroType, value: Any, schema: Schema, wrap: bool = True,
+                 where: str = "") -> Any:
+    """A field default (schema JSON) in Avro's JSON encoding: a union's
+    default in the first branch it fits (as the binary writer writes it),
+    wrapped in its branch's name; a float as the 32-bit float it is."""
+    try:
+        return _default_json(avro, value, schema, wrap)
+    except _NotThisType as error:
+        raise SchemaError(f"the default {shown(value)} is not a valid value of its type "
+                          f"({error})", where) from None
+
+
+def _default_json(avro: AvroType, value: Any, schema: Schema, wrap: bool) -> Any:
+    _encode(avro, value, schema)  # the binary writer's check: raises _NotThisType
+    avro = schema.deref(avro)
+    if isinstance(avro, Union):
+        for branch in avro.branches:
+            try:
+                inner = _default_json(branch, value, schema, wrap)
+            except _NotThisType:
+                continue
+            if isinstance(branch, Primitive) and branch.name == "null":
+                return None
+            return {branch_name(branch): inner} if wrap else inner
+        raise _NotThisType("it fits no branch of the union")
+    if isinstance(avro, Primitive):
+        if avro.name == "float":
+            return _float_json(_float32(float(value)))
+        if avro.name == "double":
+            return _double_json(float(value))
+        return value
+    if isinstance(avro, Array):
+        return [_default_json(avro.items, item, schema, wrap) for item in value]
+    if isinstance(avro, Map):
+        return {key: _default_json(avro.values, item, schema, wrap) for key, item in value.items()}
+    if isinstance(avro, Record):
+        return {field.name: _default_json(field.type, value[field.name] if field.name in value
+                                          else field.default, schema, wrap)
+                for field in avro.fields}
+    return value  # enum symbols, fixed as code points
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+def _read_null(value):
+    if value is not None:
+        raise _Mismatch(f"expected null, got {_json_kind(value)}")
+    return None
+
+
+def _read_boolean(value):
+    if value is True or value is False:
+        return value
+    raise _Mismatch(f"expected true or false, got {_json_kind(value)}")
+
+
+def _integer_reader(bits: int) -> Callable:
+    low, high = INT_RANGE if bits == 32 else LONG_RANGE
+    what = "an int" if bits == 32 else "a long"
+
+    def read_integer(value):
+        kind = type(value)
+        if kind is int:
+            if low <= value <= high:
+                return value
+        elif kind is float and value.is_integer():  # 1.0, 1e3: as Java
+            if low <= value <= high:
+                return int(value)
+        elif (kind is decimal.Decimal and value.is_finite()
+              and value == value.to_integral_value()):
+            if low <= value <= high:
+                return int(value)
+        else:
+            raise _Mismatch(f"expected {what}, got {_json_kind(value)}")
+        raise _Mismatch(f"{shown(value)} is out of range for {what}")
+    return read_integer
+
+
+_read_int = _integer_reader(32)
+_read_long = _integer_reader(64)
+
+
+def _read_float(value):
+    if type(value) is decimal.Decimal:
+        return _decimal_float32(value)
+    return _float32(_json_number(value, "a float"))
+
+
+def _read_double(value):
+    return _json_number(value, "a double")
+
+
+def _read_string(value):
+    if type(value) is not str:
+        raise _Mismatch(f"expected a string, got {_json_kind(value)}")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise _Mismatch(f"not valid Unicode text: {error.reason} "
+                            f"(at character {error.start})") from None
+    return value
+
+
+def _read_bytes(value):
+    if type(value) is not str:
+        raise _Mismatch(f"expected a string of bytes (code points U+0000..U+00FF), got "
+                        f"{_json_kind(value)}")
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError as error:
+        raise _Mismatch(f"a string of bytes has only code points U+0000..U+00FF, not "
+                        f"U+{ord(value[error.start]):04X} (at character {error.start})") from None
+
+
+def _timestamp_reader(unit: int, local: bool) -> Callable:
+    if unit == UNIT_NANOS:
+        return _read_long  # an int of nanoseconds, as AvroCodec reads it
+    epoch = _LOCAL_EPOCH if local else _EPOCH
+    per_micro = 1000 if unit == UNIT_MILLIS else 1
+
+    def read_timestamp(value):
+        number = _read_long(value)
+        micros = number * per_micro
+        if not _FIRST_DAY * _MICROS_PER_DAY <= micros < (_LAST_DAY + 1) * _MICROS_PER_DAY:
+            raise _Mismatch(f"timestamp {number} is outside the years 1-9999")
+        return epoch + datetime.timedelta(microseconds=micros)
+    return read_timestamp
+
+
+def _read_date(value):
+    days = _read_int(value)
+    if not _FIRST_DAY <= days <= _LAST_DAY:
+        raise _Mismatch(f"date {days} is outside the years 1-9999")
+    return _DATE_EPOCH + datetime.timedelta(days=days)
+
+
+def _time_reader(unit: int) -> Callable:
+    read = _read_int if unit == UNIT_MILLIS else _read_long
+    per_micro = 1000 if unit == UNIT_MILLIS else 1
+
+    def read_time(value):
+        number = read(value)
+        if not 0 <= number * per_micro < _MICROS_PER_DAY:
+            raise _Mismatch(f"time of day {number} out of range")
+        micros = number * per_micro
+        seconds, micro = divmod(micros, 1_000_000)
+        minutes, second = divmod(seconds, 60)
+        hour, minute = divmod(minutes, 60)
+        return datetime.time(hour, minute, second, micro)
+    return read_time
+
+
+def _decimal_reader(scale: int, precision: int, read: Callable, fixed: bool) -> Callable:
+    # as the binary reader: bytes longer than the precision needs are refused
+    # before any conversion
+    longest = (int(precision * 3.3220) + 1 + 8) // 8
+
+    def read_decimal(value):
+        data = read(value)
+        result = (None if not fixed and len(data) > longest
+                  else decimal_from_bytes(data, scale, precision))
+        if result is None:
+            raise _Mismatch(f"decimal value has more digits than decimal({precision}, {scale}) "
+                            "allows")
+        return result
+    return read_decimal
+
+
+def _read_uuid(value):
+    text = _read_string(value)
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        raise _Mismatch(f"not a valid UUID: {shown(text)}") from None
+
+
+def _read_varint(data: bytes, position: int) -> tuple[int, int]:
+    """An Avro long (zigzag varint) at ``position``: (value, position after it)."""
+    result, shift = 0, 0
+    while True:
+        if position >= len(data) or shift > 63:
+            raise _Mismatch("a big-decimal's bytes are not an Avro big-decimal")
+        byte = data[position]
+        position += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return (result >> 1) ^ -(result & 1), position
+
+
+def _read_big_decimal(value):
+    # Java's encoding: the unscaled value as Avro bytes, then the scale as an Avro int
+    data = _read_bytes(value)
+    length, position = _read_varint(data, 0)
+    if length <= 0 or position + length > len(data):
+        raise _Mismatch("a big-decimal's bytes are not an Avro big-decimal")
+    unscaled = data[position:position + length]
+    scale, position = _read_varint(data, position + length)
+    if position != len(data) or not _INT_LOW <= scale <= _INT_HIGH:
+        raise _Mismatch("a big-decimal's bytes are not an Avro big-decimal")
+    return big_decimal_value(unscaled, scale)
+
+
+class _Readers:
+    """The function that reads each type's JSON values as datums."""
+
+    def __init__(self, schema: Schema, defaults: bool):
+        self.schema = schema
+        self.defaults = defaults
+        self.records: dict[str, Callable] = {}
+
+    def of(self, avro: AvroType) -> Callable:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            return self.record(avro)
+        if isinstance(avro, Union):
+            return self.union(avro)
+        if isinstance(avro, Array):
+            return self.array(avro)
+        if isinstance(avro, Map):
+            return self.map(avro)
+        if isinstance(avro, Enum):
+            return self.enum(avro)
+        if isinstance(avro, Fixed):
+            return self.fixed(avro)
+        return self.primitive(avro)
+
+    def primitive(self, avro: Primitive) -> Callable:
+        logical = avro.logical
+        name = logical.name if logical is not None else None
+        if name in _TIMESTAMPS:
+            return _timestamp_reader(*_TIMESTAMPS[name])
+        if name == "date":
+            return _read_date
+        if name in ("time-millis", "time-micros"):
+            return _time_reader(UNIT_MILLIS if name == "time-millis" else UNIT_MICROS)
+        if name == "decimal":
+            return _decimal_reader(logical.scale, logical.precision, _read_bytes, False)
+        if name == "big-decimal":
+            return _read_big_decimal
+        if name == "uuid":
+            return _read_uuid
+        return {"null": _read_null, "boolean": _read_boolean, "int": _read_int,
+                "long": _read_long, "float": _read_float, "double": _read_double,
+                "string": _read_string, "bytes": _read_bytes}[avro.name]
+
+    def fixed(self, avro: Fixed) -> Callable:
+        size = avro.size
+        full_name = avro.name
+
+        def read_fixed(value):
+            data = _read_bytes(value)
+            if len(data) != size:
+                raise _Mismatch(f"expected {size} bytes for the fixed {full_name}, "
+                                f"got {len(data)}")
+            return data
+
+        logical = avro.logical
+        name = logical.name if logical is not None else None
+        if name == "decimal":
+            return _decimal_reader(logical.scale, logical.precision, read_fixed, True)
+        if name == "uuid":
+            return lambda value: uuid.UUID(bytes=read_fixed(value))
+        if name == "duration":
+            return lambda value: Duration(*struct.unpack("<III", read_fixed(value)))
+        return read_fixed
+
+    def enum(self, avro: Enum) -> Callable:
+        symbols = frozenset(avro.symbols)
+        full_name = avro.name
+
+        def read_enum(value):
+            if type(value) is str and value in symbols:
+                return value
+            if type(value) is str:
+                raise _Mismatch(f"{shown(value)} is not a symbol of the enum {full_name}")
+            raise _Mismatch(f"expected a symbol of the enum {full_name}, got {_json_kind(value)}")
+        return read_enum
+
+    def array(self, avro: Array) -> Callable:
+        read_item = self.of(avro.items)
+
+        def read_array(value):
+            if type(value) is not list:
+                raise _Mismatch(f"expected an array, got {_json_kind(value)}")
+            out = []
+            index = 0
+            try:
+                for index, item in enumerate(value):
+                    out.append(read_item(item))
+            except _Mismatch as error:
+                error.path.append(index)
+                raise
+            return out
+        return read_array
+
+    def map(self, avro: Map) -> Callable:
+        read_item = self.of(avro.values)
+
+        def read_map(value):
+            if type(value) is not dict:
+                raise _Mismatch(f"expected an object (a map), got {_json_kind(value)}")
+            out = {}
+            for key, item in value.items():
+                try:
+                    out[_read_string(key)] = read_item(item)
+                except _Mismatch as error:
+                    error.path.append(key)
+                    raise
+            return out
+        return read_map
+
+    def record(self, avro: Record) -> Callable:
+        known = self.records.get(avro.name)
+        if known is not None:
+            return known
+        plan: list[tuple] = []
+        full_name = avro.name
+
+        def read_record(value):
+            if type(value) is not dict:
+                raise _Mismatch(f"expected an object (a {full_name} record), got "
+                                f"{_json_kind(value)}")
+            out = {}
+            for name, aliases, read, default in plan:
+                item = value.get(name, _MISSING)
+                if item is _MISSING:
+                    for alias in aliases:
+                        item = value.get(alias, _MISSING)
+                        if item is not _MISSING:
+                            break
+                try:
+                    if item is _MISSING:
+                        if default is _NO_DEFAULT:
+                            raise _Mismatch("missing field, and it has no default" if
+                                            self.defaults else "missing field")
+                        item = default
+                    out[name] = read(item)
+                except _Mismatch as error:
+                    error.path.append(name)
+                    raise
+            return out
+
+        self.records[avro.name] = read_record  # before the fields: records may recurse
+        for field in avro.fields:
+            if field.has_default and self.defaults:
+                default = default_json(field.type, field.default, self.schema, True,
+                                       f"{avro.name}.{field.name}")
+            else:
+                default = _NO_DEFAULT
+            plan.append((field.name, field.aliases, self.of(field.type), default))
+        return read_record
+
+    def union(self, avro: Union) -> Callable:
+        branches: dict[str, Callable | None] = {}
+        for branch in avro.branches:
+            definition = self.schema.deref(branch)
+            if isinstance(definition, Primitive) and definition.name == "null":
+                branches[branch_name(branch)] = None
+            else:
+                branches[branch_name(branch)] = self.of(branch)
+        text = "[" + ", ".join(branches) + "]"
+        has_null = "null" in branches
+
+        def read_union(value):
+            if value is None:
+                if has_null:
+                    return None
+                raise _Mismatch(f"null is not a branch of the union {text}")
+            if type(value) is dict and len(value) == 1:
+                for name, inner in value.items():
+                    if name not in branches:
+                        raise _Mismatch(f"{shown(name)} is not a branch of the union {text}")
+                    read = branches[name]
+                    return _read_null(inner) if read is None else read(inner)
+            raise _Mismatch(f"expected null or an object naming one branch of the union {text}, "
+                            f"got {_json_kind(value)}")
+        return read_union

@@ -1,0 +1,117 @@
+"""fastavro's ``json_writer`` and ``json_reader`` over roastedavro.avrojson.
+
+The same arguments and, for the default encoder and decoder, the same JSON
+lines: one JSON object per record, separated by newlines, as
+``json.dumps`` writes them. Where fastavro departs from Java's JSON encoding
+Java's is taken: NaN and the infinities are written as the strings "NaN",
+"Infinity" and "-Infinity" (fastavro writes NaN and Infinity, which are not
+JSON), a float as the shortest decimal of its 32-bit value, a value read for
+a float is rounded to 32 bits, and JSON that does not match the schema is a
+:class:`roastedavro.avrojson.JSONDecodeError` naming its path. A custom
+``encoder`` or ``decoder``, ``validator=True`` and fastavro's ``strict``
+options are passed to fastavro itself.
+"""
+
+from __future__ import annotations
+
+import decimal
+import json
+import threading
+from typing import IO, Any, Iterable, Iterator
+
+import fastavro as _fastavro
+from fastavro.io.json_decoder import AvroJSONDecoder
+from fastavro.io.json_encoder import AvroJSONEncoder
+
+from roastedavro.avrojson import AvroJSON, JSONDecodeError
+from roastedavro.fastavro._models import as_model
+from roastedavro.fastavro.schema import parse_schema
+
+__all__ = ["json_writer", "json_reader", "JSONDecodeError"]
+
+_codecs: dict[tuple, AvroJSON] = {}
+_KEPT = 256
+_lock = threading.Lock()
+
+
+def _json_codec(schema: Any, reader_schema: Any = None) -> AvroJSON:
+    model = as_model(schema)
+    reader = as_model(reader_schema) if reader_schema is not None else None
+    key = (model.to_json(), reader.to_json() if reader is not None else None)
+    codec = _codecs.get(key)
+    if codec is None:
+        codec = AvroJSON(model, reader_schema=reader)
+        with _lock:
+            _codecs[key] = codec
+            if len(_codecs) > _KEPT:
+                del _codecs[next(iter(_codecs))]
+    return codec
+
+
+def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type: bool = True,
+                validator: bool = False, encoder: Any = AvroJSONEncoder, strict: bool = False,
+                strict_allow_default: bool = False,
+                disable_tuple_notation: bool = False) -> None:
+    """Write ``records`` to the text stream ``fo`` in Avro's JSON encoding, one
+    per line (fastavro's ``json_writer``). ``write_union_type=False`` writes
+    union values without their ``{"<branch>": ...}`` object. A record that
+    cannot be written raises :class:`roastedavro.errors.DatumError` naming its
+    path; the records before it have been written."""
+    if (encoder is not AvroJSONEncoder or validator or strict or strict_allow_default
+            or disable_tuple_notation):
+        return _fastavro.json_writer(
+            fo, schema, records, write_union_type=write_union_type, validator=validator,
+            encoder=encoder, strict=strict, strict_allow_default=strict_allow_default,
+            disable_tuple_notation=disable_tuple_notation)
+    codec = _json_codec(schema)
+    separator = ""
+    for record in records:
+        fo.write(separator + json.dumps(codec.to_json_value(record, union_type=write_union_type)))
+        separator = "\n"
+    return None
+
+
+class json_reader:
+    """The records of Avro JSON text, one JSON value per line (fastavro's
+    ``json_reader``): iterate it. Blank lines are skipped. As fastavro, the
+    lines are read from ``fo`` when it is made; each is decoded as it is
+    iterated. ``writer_schema`` and ``reader_schema`` are in fastavro's
+    parsed form."""
+
+    def __new__(cls, fo: IO, schema: Any, reader_schema: Any = None, *,
+                decoder: Any = AvroJSONDecoder):
+        if decoder is not AvroJSONDecoder:
+            return _fastavro.json_reader(fo, schema, reader_schema, decoder=decoder)
+        return super().__new__(cls)
+
+    def __init__(self, fo: IO, schema: Any, reader_schema: Any = None, *,
+                 decoder: Any = AvroJSONDecoder):
+        self._codec = _json_codec(schema, reader_schema)
+        self._lines = [line for line in fo]
+        self.writer_schema = parse_schema(self._codec.schema.to_dict())
+        self.reader_schema = (self.writer_schema if reader_schema is None
+                              else parse_schema(self._codec.reader_schema.to_dict()))
+        self.schema = self.writer_schema
+        self._records = self._decode()
+
+    def _decode(self) -> Iterator[Any]:
+        codec = self._codec
+        for number, line in enumerate(self._lines, 1):
+            if isinstance(line, bytes):
+                line = line.decode("utf-8")
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line, parse_float=decimal.Decimal)
+            except RecursionError:
+                raise JSONDecodeError(f"line {number}: the JSON is nested too deeply for "
+                                      "Python's recursion limit") from None
+            except ValueError as error:
+                raise JSONDecodeError(f"line {number}: not valid JSON: {error}") from None
+            yield codec.from_json_value(value)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._records
+
+    def __next__(self) -> Any:
+        return next(self._records)
