@@ -23,10 +23,12 @@ from roastedavro.container import FileReader, is_avro, write_file
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
 from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for
+from roastedavro.fastavro.json import json_reader, json_writer
 from roastedavro.fastavro.schema import load_schema, parse_schema
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
-           "writer", "reader", "block_reader", "is_avro", "is_compiled", "SchemaResolutionError"]
+           "writer", "reader", "block_reader", "is_avro", "json_writer", "json_reader",
+           "is_compiled", "SchemaResolutionError"]
 
 
 class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
@@ -184,8 +186,8 @@ def is_compiled(schema: Any) -> bool:
 
 
 def __getattr__(name: str) -> Any:
-    # the rest of fastavro's API (writer, reader, json_writer, validate, ...)
-    # is fastavro's own until roastedavro provides it
+    # the rest of fastavro's API (validate, the schema helpers we do not
+    # compile, ...) is fastavro's own
     try:
         return getattr(_fastavro, name)
     except AttributeError:
