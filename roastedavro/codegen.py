@@ -163,10 +163,11 @@ class CollectionLevel:
         return name
 
     def local(self, base: str) -> str:
-        """A Python object local (untyped, needs no declaration)."""
-        name = f"{base}{self.number}"
-        self.fn._names.add(name)
-        return name
+        """A Python object local. Declared as ``object``: left undeclared,
+        Cython would infer a C type from its assignments (a double from an
+        array of doubles and a long from a map of longs at the same level
+        make it a double, turning the map's longs into floats)."""
+        return self.c_local("object", base)
 
 
 class FunctionEmitter:

@@ -493,3 +493,23 @@ def test_root_pre_dump_runs_before_the_compiled_writer():
 
     schema = Rewritten()
     assert schema.dump_compiled({"name": "ada"}) == fastavro_bytes(schema, {"name": "ADA"})
+
+
+def test_collections_of_different_numbers_in_one_record_keep_their_types():
+    # an array of doubles and a map of longs share the loop variable's name at
+    # one nesting level; undeclared, Cython inferred it a double and the map's
+    # longs loaded as floats (found by tests/test_properties.py)
+    from marshmallow import fields as mm_fields
+
+    from roastedavro import CompiledSchema
+
+    class Mixed(CompiledSchema):
+        ratios = mm_fields.List(mm_fields.Float())
+        counts = mm_fields.Dict(keys=mm_fields.String(), values=mm_fields.Integer())
+        sizes = mm_fields.List(mm_fields.Integer())
+
+    schema = Mixed()
+    record = {"ratios": [1.5], "counts": {"a": 64}, "sizes": [2**40]}
+    loaded = schema.load_compiled(schema.dump_compiled(record))
+    assert loaded == schema.load(schema.dump(record))
+    assert type(loaded["counts"]["a"]) is int and type(loaded["sizes"][0]) is int
