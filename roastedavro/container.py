@@ -65,8 +65,8 @@ def _container_error(reason: str, offset: int, block: int | None) -> ContainerEr
     return error
 
 
-class MissingCodecError(ContainerError, ImportError):
-    """A codec whose library is not installed."""
+class MissingCodecError(ImportError):
+    """A codec whose library is not installed (writing or reading)."""
 
 
 # -- codecs ------------------------------------------------------------------------
@@ -78,7 +78,7 @@ def _cramjam(codec: str, block: int | None, offset: int):
     except ImportError:
         raise MissingCodecError(
             f"the {codec} codec needs the cramjam package: pip install 'roastedavro[codecs]' "
-            "(or pip install cramjam)", offset, block) from None
+            "(or pip install cramjam)") from None
     return cramjam
 
 

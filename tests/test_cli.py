@@ -99,3 +99,24 @@ def test_python_dash_m_and_the_console_script(files):
                             capture_output=True, text=True, timeout=120, env=dict(os.environ),
                             cwd=Path(data).parent)
     assert result.returncode == 0 and result.stdout == f"{len(RECORDS)}\n"
+
+
+def test_progress_shows_on_a_terminal_only(files, tmp_path, monkeypatch):
+    import roastedavro.cli as cli_module
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    ticks = iter(range(0, 10**6, 1))
+    monkeypatch.setattr(cli_module.time, "monotonic", lambda: next(ticks))  # a second per call
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    _, _, data = files
+    assert run("cat", data, "-o", tmp_path / "copy.avro")[0] == 0
+    shown = terminal.getvalue()
+    assert "cat: " in shown and "records" in shown and shown.endswith("\r")
+    piped = io.StringIO()   # not a terminal: nothing
+    monkeypatch.setattr(sys, "stderr", piped)
+    assert run("cat", data, "-o", tmp_path / "copy2.avro")[0] == 0
+    assert piped.getvalue() == ""
