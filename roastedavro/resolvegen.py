@@ -246,11 +246,8 @@ class _ResolvingGenerator:
                            {"name": comment(describe(reader)), "record": False, "fragment": False},
                            fields=[{"comment": heading, "body": body}])
 
-    def render(self, template: str, fn: _Function, context: dict, **more) -> Code:
-        text = _environment.get_template(template).render(
-            function=fn.name, declarations=fn.declarations(), **context, **more)
-        self.checks.append((fn, text))
-        return _indented(text)
+    # a function rendered and kept for verify(), as the plain generator does
+    render = _Generator.render
 
     def verify(self) -> None:
         for fn, text in self.checks:
