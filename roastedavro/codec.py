@@ -21,7 +21,7 @@ from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.avrogen import generate_avro_module
 from roastedavro.resolvegen import generate_resolving_module
-from roastedavro.errors import DecodeError
+from roastedavro.errors import DecodeError, NotCompiledError
 from roastedavro.flags import CompileFlags
 
 __all__ = ["AvroCodec", "Duration", "SchemaStore", "SingleObjectError", "SINGLE_OBJECT_MARKER"]
@@ -38,7 +38,8 @@ _locks: dict[tuple[str, CompileFlags], threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None):
+def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
+              build: str = "here"):
     """The codec object of a schema, or of a (writer, reader) pair."""
     key = (schema.to_json(), flags, writer.to_json() if writer is not None else None)
     codec = _codecs.get(key)
@@ -46,7 +47,10 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None)
         return codec
     with _locks_guard:
         lock = _locks.setdefault(key, threading.Lock())
-    with lock:
+    # "never" does not wait for a build under way in another thread
+    if not lock.acquire(blocking=build != "never"):
+        raise NotCompiledError("the codec is being built by another thread")
+    try:
         codec = _codecs.get(key)
         if codec is None:
             if writer is None:
@@ -54,10 +58,12 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None)
             else:
                 generated = generate_resolving_module(writer, schema)
             module = compiler.load(generated.source, flags, verify=generated.verify,
-                                   fingerprint=f"{schema.fingerprint():016x}")
+                                   fingerprint=f"{schema.fingerprint():016x}", build=build)
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             _codecs[key] = codec
+    finally:
+        lock.release()
     return codec
 
 
@@ -107,10 +113,16 @@ class AvroCodec:
     (``lines[2].price: ...``). ``load(data)`` reads bytes, bytearray or a
     memoryview, all of it, as fastavro's ``schemaless_reader``; malformed or
     trailing bytes raise ``DecodeError`` with the offset.
+
+    ``build`` says where a module missing from the compile cache is built:
+    ``"here"`` (the default), ``"child"`` (in a child Python process, so a
+    thread constructing the codec leaves the rest of the program running at
+    full speed) or ``"never"`` (raise :class:`roastedavro.errors.NotCompiledError`
+    at once).
     """
 
     def __init__(self, schema: Any, flags: CompileFlags | None = None, *,
-                 writer_schema: Any = None):
+                 writer_schema: Any = None, build: str = "here"):
         self.flags = flags if flags is not None else CompileFlags()
         self.schema: Schema = _parsed(schema)
         #: CRC-64-AVRO of the schema's canonical form (an unsigned int)
@@ -131,11 +143,11 @@ class AvroCodec:
         if self._resolving:
             # reading and writing need different modules; writing (the
             # reader's schema) is built on its first use
-            self._reader = reader = _compiled(self.schema, self.flags, self.writer_schema)
+            self._reader = reader = _compiled(self.schema, self.flags, self.writer_schema, build)
             self._codec = None
             self.load = reader.load
         else:
-            self._codec = codec = self._reader = _compiled(self.schema, self.flags)
+            self._codec = codec = self._reader = _compiled(self.schema, self.flags, None, build)
             # the compiled entry points themselves: no Python frame in between
             self.dump = codec.dump
             self.load = codec.load

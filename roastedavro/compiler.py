@@ -45,7 +45,7 @@ except ImportError:  # pragma: no cover - not on POSIX: threads are still serial
     fcntl = None
 
 from roastedavro import __version__
-from roastedavro.errors import CompileError
+from roastedavro.errors import CompileError, NotCompiledError
 from roastedavro.flags import CompileFlags
 
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -118,27 +118,48 @@ def source_filename(name: str) -> str:
     return f"{name}.pyx"
 
 
-def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None = None) -> ModuleType:
+#: where a module missing from the cache is built: in this process, in a
+#: child process, or nowhere (``NotCompiledError``)
+BUILD_MODES = ("here", "child", "never")
+
+
+def _module_name(key: str, fingerprint: str | None) -> str:
+    if fingerprint and re.fullmatch(r"[0-9a-f]{16}", fingerprint):
+        return f"roastedavro_codec_{fingerprint}_{key[:20]}"
+    return f"roastedavro_codec_{key}"
+
+
+def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None = None,
+         build: str = "here") -> ModuleType:
     """The extension module for ``source``: from memory, the disk cache, or built.
 
     ``verify()`` runs before a build (not when a module built from the same
     source is loaded) and raises to refuse the source. ``fingerprint`` (the
     schema's CRC-64-AVRO in hex) names the module, so that the cache shows
     which schema each file is for.
+
+    ``build`` says where a module missing from the cache is built: ``"here"``
+    (Cython and the C compiler run in this process), ``"child"`` (in a child
+    Python process: a thread waiting for it holds no GIL, so the rest of the
+    program runs on at full speed) or ``"never"`` (raise
+    :class:`NotCompiledError`, without waiting for a build another thread
+    has under way).
     """
+    if build not in BUILD_MODES:
+        raise ValueError(f"build must be one of {', '.join(BUILD_MODES)}, not {build!r}")
     key = build_key(source, flags)
     module = _loaded.get(key)
     if module is not None:
         return module
     with _locks_guard:
         lock = _key_locks.setdefault(key, threading.Lock())
-    with lock:
+    if not lock.acquire(blocking=build != "never"):
+        raise NotCompiledError(f"the codec is being built by another thread ({_module_name(key, fingerprint)})")
+    try:
         module = _loaded.get(key)
         if module is not None:
             return module
-        name = (f"roastedavro_codec_{fingerprint}_{key[:20]}"
-                if fingerprint and re.fullmatch(r"[0-9a-f]{16}", fingerprint)
-                else f"roastedavro_codec_{key}")
+        name = _module_name(key, fingerprint)
         directory = cache_dir()
         target = directory / f"{name}{EXT_SUFFIX}"
         started = time.perf_counter()
@@ -146,19 +167,78 @@ def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None 
         intact = _intact(target)
         last_timing["verify"] = time.perf_counter() - started
         if not intact:
+            if build == "never":
+                raise NotCompiledError(f"the codec {name} is not in the module cache {directory}")
             if verify is not None:
                 verify()
-            with _build_lock(directory, name):
-                # another process may have built it while this one waited
+            if build == "child":
+                _build_in_child(source, flags, fingerprint, directory)
                 if not _intact(target):
-                    _discard(target)
-                    _build(source, name, directory, target, flags)
+                    raise CompileError(f"the child process that built {name} left no intact module")
+            else:
+                _build_cached(source, name, directory, target, flags)
         loaded_at = time.perf_counter()
         module = _import(name, target, source)
         last_timing["load"] = time.perf_counter() - loaded_at
         last_timing["total"] = time.perf_counter() - started
         _loaded[key] = module
         return module
+    finally:
+        lock.release()
+
+
+def _build_cached(source: str, name: str, directory: Path, target: Path, flags: CompileFlags) -> None:
+    with _build_lock(directory, name):
+        # another process may have built it while this one waited
+        if not _intact(target):
+            _discard(target)
+            _build(source, name, directory, target, flags)
+
+
+# -- building in a child process -------------------------------------------------
+
+_CHILD_CODE = "from roastedavro.compiler import _child_main; _child_main()"
+
+
+def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
+                    directory: Path) -> None:
+    """Builds ``source``'s module into the cache in a child Python process.
+
+    The source was generated and verified here; the child only runs Cython
+    and the C compiler, so nothing about the schema is parsed again there.
+    """
+    import pickle
+
+    env = dict(os.environ)
+    env[CACHE_ENV] = str(directory)
+    # the child imports the same roastedavro, wherever it was imported from
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    request = pickle.dumps((source, flags, fingerprint))
+    try:
+        completed = subprocess.run([sys.executable, "-c", _CHILD_CODE], input=request,
+                                   capture_output=True, env=env)
+    except OSError as error:
+        raise CompileError(f"cannot start a Python process to build the codec: {error}") from None
+    if completed.returncode != 0:
+        # the child writes a CompileError's message, or a traceback if it crashed
+        report = completed.stderr.decode("utf-8", "replace").strip()
+        raise CompileError(report or f"the build process failed (exit {completed.returncode})")
+
+
+def _child_main() -> None:
+    """The child's side of :func:`_build_in_child`: a pickled request on stdin."""
+    import pickle
+
+    source, flags, fingerprint = pickle.loads(sys.stdin.buffer.read())
+    key = build_key(source, flags)
+    name = _module_name(key, fingerprint)
+    directory = cache_dir()
+    try:
+        _build_cached(source, name, directory, directory / f"{name}{EXT_SUFFIX}", flags)
+    except CompileError as error:
+        sys.stderr.write(f"{error}\n")
+        sys.exit(1)
 
 
 # -- the cache's integrity ------------------------------------------------------

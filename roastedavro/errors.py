@@ -22,6 +22,11 @@ class CompileError(Exception):
     """A schema that cannot be compiled, or a toolchain that failed."""
 
 
+class NotCompiledError(CompileError):
+    """A codec asked for with ``build="never"`` that is not built yet (not in
+    the module cache, or being built by another thread right now)."""
+
+
 class DumpError(Exception):
     """Internal: a value that cannot be written, raised from generated code.
 

@@ -17,7 +17,7 @@ from roastedavro import compiler
 from roastedavro._datum import encode_long
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
-from roastedavro.errors import CompileError, DecodeError, SchemaError
+from roastedavro.errors import CompileError, DecodeError, NotCompiledError, SchemaError
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.encoders.collections import each_in_path
@@ -120,19 +120,29 @@ class CompiledSchema(Schema):
         return generate_module(plan.root, plan.records, self._label(),
                                (flags or CompileFlags()).build_key(), plan.fingerprint).source
 
-    def compile(self, flags: CompileFlags | None = None) -> CompiledSchema:
-        """Generate, build (or load from the cache) and attach the codec."""
+    def compile(self, flags: CompileFlags | None = None, *, build: str = "here") -> CompiledSchema:
+        """Generate, build (or load from the cache) and attach the codec.
+
+        ``build`` says where a codec missing from the compile cache is built:
+        ``"here"`` (the default), ``"child"`` (a child Python process) or
+        ``"never"`` (raise :class:`roastedavro.errors.NotCompiledError`).
+        """
         flags = flags or CompileFlags()
-        with self._roasted_lock:
+        # "never" does not wait for a build under way in another thread
+        if not self._roasted_lock.acquire(blocking=build != "never"):
+            raise NotCompiledError(f"{self._label()} is being compiled by another thread")
+        try:
             plan = self._plan()
             generated = generate_module(plan.root, plan.records, self._label(),
                                         flags.build_key(), plan.fingerprint)
             module = compiler.load(generated.source, flags, verify=generated.verify,
-                                   fingerprint=plan.fingerprint)
+                                   fingerprint=plan.fingerprint, build=build)
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             self._bind_entry_points(codec, flags)
             self._roasted_codec = codec
+        finally:
+            self._roasted_lock.release()
         return self
 
     def _attach(self) -> None:
@@ -237,6 +247,12 @@ class CompiledSchema(Schema):
             return self._roasted_codec.dump_records(processed, many)
         # post_dump or hooks on nested schemas: marshmallow's dump output,
         # mapped back to Avro values the way the compiled writer writes them
+        return self._dump_uncompiled(obj, many)
+
+    def _dump_uncompiled(self, obj: Any, many: bool = False) -> bytes:
+        """What dump_compiled writes, without the compiled codec: marshmallow's
+        ``dump``, then fastavro (the path of schemas that are not compiled yet)."""
+        plan = self._plan()
         try:
             dumped = self.dump(obj, many=many)
             if many:
@@ -257,6 +273,12 @@ class CompiledSchema(Schema):
         plan = self._plan()
         raw = fastavro.schemaless_reader(
             io.BytesIO(bytes(data)), plan.parsed_raw_many if many else plan.parsed_raw, None)
+        return self._load_datum(raw, many)
+
+    def _load_datum(self, raw: Any, many: bool = False) -> Any:
+        """marshmallow's ``load`` of a datum as fastavro reads this schema's
+        bytes (what load_compiled returns, without the compiled codec)."""
+        plan = self._plan()
         try:
             if many:
                 return self.load([record_load_input(plan.root, item) for item in raw], many=True)

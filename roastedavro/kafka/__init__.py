@@ -1,0 +1,37 @@
+"""Kafka serializers with a Confluent-compatible schema registry.
+
+:class:`AvroSerializer` and :class:`AvroDeserializer` take the arguments of
+confluent-kafka's and write and read the same bytes (the Confluent wire
+format: a zero byte, the schema id as 4 big-endian bytes, then Avro binary),
+through compiled codecs. They never wait for a compile: a schema without a
+compiled codec is served at once by fastavro while the codec builds in a
+child process, and the codec takes over when it is ready.
+:class:`RegistryWatcher` compiles new versions of subjects before their
+first message.
+
+Needs confluent-kafka (``pip install 'roastedavro[kafka]'``), whose
+``SchemaRegistryClient`` talks to the registry.
+"""
+
+try:
+    import confluent_kafka  # noqa: F401
+    from confluent_kafka.schema_registry import SchemaRegistryClient  # noqa: F401
+except ImportError as error:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        f"roastedavro.kafka needs confluent-kafka with its schema registry client "
+        f"({error}): pip install 'roastedavro[kafka]'") from error
+
+from roastedavro.kafka.serde import (  # noqa: E402
+    AvroDeserializer, AvroSerializer, COMPILED, FALLBACK, wire_header, wire_schema_id,
+)
+from roastedavro.kafka.watcher import RegistryWatcher  # noqa: E402
+
+__all__ = [
+    "AvroDeserializer",
+    "AvroSerializer",
+    "COMPILED",
+    "FALLBACK",
+    "RegistryWatcher",
+    "wire_header",
+    "wire_schema_id",
+]

@@ -1,0 +1,90 @@
+"""RegistryWatcher: compiles new schema versions before their first message."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Iterable
+
+log = logging.getLogger("roastedavro.kafka")
+
+
+class RegistryWatcher:
+    """Polls the registry for new versions of ``subjects`` every ``interval``
+    seconds, and has each deserializer fetch and compile them (``prepare``)
+    before any message needs them.
+
+    The first poll runs at once. A poll that fails (the registry down, a
+    subject deleted) is logged and tried again at the next interval; messages
+    whose schemas the deserializers already have are never affected.
+    ``start()`` runs it on a daemon thread, ``stop()`` ends it (it is also a
+    context manager); ``poll()`` runs one poll in the caller's thread and
+    returns the schema ids it found new.
+    """
+
+    def __init__(self, schema_registry_client, subjects: Iterable[str], deserializers=(),
+                 interval: float = 30.0):
+        if interval <= 0:
+            raise ValueError("interval must be positive")
+        self._registry = schema_registry_client
+        self.subjects = list(subjects)
+        self.deserializers = list(deserializers)
+        self.interval = interval
+        self._seen: dict[str, set[int]] = {subject: set() for subject in self.subjects}
+        #: every schema id found, in the order found
+        self.schema_ids: list[int] = []
+        #: the last poll's error, None after a poll that worked
+        self.last_error: BaseException | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def poll(self) -> list[int]:
+        found: list[int] = []
+        errors = []
+        for subject in self.subjects:
+            try:
+                versions = self._registry.get_versions(subject)
+                for version in versions:
+                    if version in self._seen[subject]:
+                        continue
+                    registered = self._registry.get_version(subject, version)
+                    self._seen[subject].add(version)
+                    if registered.schema_id not in self.schema_ids:
+                        self.schema_ids.append(registered.schema_id)
+                        found.append(registered.schema_id)
+            except Exception as error:  # the next poll tries again
+                errors.append(error)
+                log.warning("watching subject %r: the registry failed: %s", subject, error)
+        for schema_id in found:
+            for deserializer in self.deserializers:
+                try:
+                    deserializer.prepare(schema_id)
+                except Exception as error:
+                    errors.append(error)
+                    log.warning("schema id %d cannot be prepared: %s", schema_id, error)
+        self.last_error = errors[-1] if errors else None
+        return found
+
+    def start(self) -> RegistryWatcher:
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._thread = threading.Thread(target=self._run, name="roastedavro-registry-watcher",
+                                            daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self, timeout: float | None = 10.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.poll()
+            self._stop.wait(self.interval)
+
+    def __enter__(self) -> RegistryWatcher:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
