@@ -7,13 +7,21 @@ from marshmallow import validates_schema
 
 # the session's Java Avro 1.12 oracle (tests/java_oracle.py)
 from java_oracle import java  # noqa: F401
+# a real Kafka broker and schema registry (tests/services.py)
+from services import kafka_broker, kafka_topic, schema_registry, service_pool, services  # noqa: F401
+
+_SERVERS = {"kafka_broker", "schema_registry", "services"}
 
 
 def pytest_collection_modifyitems(items):
     # every test using the oracle is marked java: -m "not java" runs without a JVM
+    # and every test of a real broker or registry is marked kafka: -m "not kafka"
     for item in items:
-        if "java" in getattr(item, "fixturenames", ()):
+        names = getattr(item, "fixturenames", ())
+        if "java" in names:
             item.add_marker(pytest.mark.java)
+        if _SERVERS.intersection(names):
+            item.add_marker(pytest.mark.kafka)
 
 
 # hook option for "the whole list with many=True": marshmallow 4 renamed
