@@ -27,3 +27,20 @@ def test_evolution_example_reads_version_one_as_version_two():
     assert "v1 reads v2 (FORWARD): False" in result.stdout
     assert "reader type: INT not compatible with writer type: LONG" in result.stdout
     assert "version 1 cannot read version 2" in result.stdout
+
+
+def test_kafka_examples_produce_version_one_and_consume_as_version_two(kafka_broker, schema_registry,
+                                                                        kafka_topic):
+    env = dict(os.environ, KAFKA_BOOTSTRAP=kafka_broker.bootstrap,
+               SCHEMA_REGISTRY_URL=schema_registry.url)
+    common = ["--topic", kafka_topic, "--count", "3000"]
+    produced = subprocess.run([sys.executable, str(ROOT / "examples" / "kafka_producer.py"), *common],
+                              capture_output=True, text=True, timeout=600, env=env)
+    assert produced.returncode == 0, produced.stderr
+    assert f"produced 3000 orders (schema version 1) to {kafka_topic!r}" in produced.stdout
+    consumed = subprocess.run([sys.executable, str(ROOT / "examples" / "kafka_consumer.py"), *common],
+                              capture_output=True, text=True, timeout=600, env=env)
+    assert consumed.returncode == 0, consumed.stderr
+    assert f"consumed 3000 orders from {kafka_topic!r}" in consumed.stdout
+    # version 2's defaults and renamed field, filled in from version 1's data
+    assert "currency ['NOK'], remarks {'gift': 'yes'}" in consumed.stdout

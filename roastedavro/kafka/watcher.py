@@ -49,10 +49,12 @@ class RegistryWatcher:
                         continue
                     registered = self._registry.get_version(subject, version)
                     self._seen[subject].add(version)
-                    if registered.schema_id not in self.schema_ids:
-                        self.schema_ids.append(registered.schema_id)
+                    if registered.schema_id not in self.schema_ids + found:
                         found.append(registered.schema_id)
             except Exception as error:  # the next poll tries again
+                if getattr(error, "http_status_code", None) == 404:
+                    log.info("watching subject %r: it has no version yet", subject)
+                    continue
                 errors.append(error)
                 log.warning("watching subject %r: the registry failed: %s", subject, error)
         for schema_id in found:
@@ -62,6 +64,8 @@ class RegistryWatcher:
                 except Exception as error:
                     errors.append(error)
                     log.warning("schema id %d cannot be prepared: %s", schema_id, error)
+            # listed once every deserializer has started on it
+            self.schema_ids.append(schema_id)
         self.last_error = errors[-1] if errors else None
         return found
 
