@@ -8,6 +8,9 @@
     roastedavro cat FILE... -o OUT [--codec C] [--offset N] [--limit N]
     roastedavro canonical SCHEMA_FILE
     roastedavro fingerprint SCHEMA_FILE [--algorithm CRC-64-AVRO|MD5|SHA-256]
+    roastedavro build --package NAME --output DIR [--version V] [-j N] SOURCE...
+        [--registry URL --subject S... [--reader READER.avsc]]
+    roastedavro cache info|clear
 
 ``-`` is standard input or output. Exit codes: 0 done, 1 bad input (a file
 or schema that cannot be read: the message says where), 2 a wrong command
@@ -30,7 +33,7 @@ from roastedavro.avro.parse import load_schema, parse_schema
 from roastedavro.container import (
     CODECS, ContainerError, FileReader, FileWriter, MissingCodecError, read_header,
 )
-from roastedavro.errors import DatumError, DecodeError, SchemaError
+from roastedavro.errors import CompileError, DatumError, DecodeError, SchemaError
 
 _ALGORITHMS = ("CRC-64-AVRO", "MD5", "SHA-256")
 
@@ -222,6 +225,54 @@ def fingerprint(args, out: TextIO) -> None:
     out.write(value.hex() + "\n")
 
 
+def build(args, out: TextIO) -> None:
+    from roastedavro import aot
+    from roastedavro.flags import CompileFlags
+
+    flags = CompileFlags(optimize=args.optimize)
+    codecs = aot.collect(args.sources, flags)
+    if args.subject:
+        if not args.registry:
+            raise _BadInput("--subject needs --registry URL")
+        codecs += aot.registry_sources(args.registry, args.subject, args.reader)
+    elif args.reader:
+        raise _BadInput("--reader goes with --registry and --subject (for files: WRITER=READER)")
+    shown = sys.stderr.isatty()
+
+    def progress(done: int, total: int, label: str) -> None:
+        width = 30
+        bar = "#" * (width * done // total) + "-" * (width - width * done // total)
+        line = f"[{bar}] {done}/{total} {label}"
+        if shown:
+            sys.stderr.write("\r" + line[:100].ljust(100) + ("\n" if done == total else ""))
+            sys.stderr.flush()
+        else:
+            print(line, file=sys.stderr)
+
+    wheel, manifest = aot.build_wheel(args.package, args.version, codecs, Path(args.output),
+                                      flags, args.jobs, progress)
+    out.write(f"{wheel}\n")
+    print(f"built {len(manifest['codecs'])} codecs in {manifest['seconds']:.1f} s", file=sys.stderr)
+
+
+def cache(args, out: TextIO) -> None:
+    from roastedavro import compiler, precompiled
+
+    if args.action == "clear":
+        removed = compiler.cache_clear()
+        out.write(f"removed {removed} modules from {compiler.cache_dir()}\n")
+        return
+    info = compiler.cache_info()
+    out.write(f"directory: {info['directory']}\n"
+              f"modules: {info['modules']}\n"
+              f"size: {info['bytes'] / 2**20:.1f} MiB of {info['limit_bytes'] / 2**20:.0f} MiB "
+              f"(least recently used evicted beyond; {compiler.CACHE_LIMIT_ENV})\n"
+              f"compile: {compiler.compile_mode()} ({compiler.COMPILE_ENV})\n")
+    for name, package in precompiled.packages().items():
+        state = "used" if package["usable"] else f"not used: {package['problem']}"
+        out.write(f"precompiled: {name}, {package['codecs']} codecs ({state})\n")
+
+
 # -- the command line -----------------------------------------------------------------
 
 
@@ -277,6 +328,28 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("schema_file")
     sub.add_argument("--algorithm", default="CRC-64-AVRO", choices=_ALGORITHMS)
     sub.set_defaults(run=fingerprint)
+
+    sub = commands.add_parser(
+        "build", help="compile codecs ahead of time into an installable wheel",
+        description="Compile codecs ahead of time into a wheel tagged for this Python and "
+        "platform. With the wheel installed, CompiledSchema and AvroCodec load these codecs "
+        "and start no compiler.")
+    sub.add_argument("sources", nargs="*", metavar="SOURCE",
+                     help="module:Class (a CompiledSchema, importable from here), an .avsc file, "
+                     "or WRITER.avsc=READER.avsc (a resolving reader)")
+    sub.add_argument("--package", required=True, help="the wheel's package name (an identifier)")
+    sub.add_argument("--output", required=True, help="the folder the wheel is written to")
+    sub.add_argument("--version", default="1.0.0", help="the wheel's version (default 1.0.0)")
+    sub.add_argument("-j", "--jobs", type=int, help="parallel builds (default: the CPU count)")
+    sub.add_argument("--optimize", default="-O1", help="the C optimisation level (default -O1)")
+    sub.add_argument("--registry", help="a Confluent-compatible schema registry's URL")
+    sub.add_argument("--subject", action="append", help="every version of this subject (repeatable)")
+    sub.add_argument("--reader", help="with --subject: also each version read as this .avsc")
+    sub.set_defaults(run=build)
+
+    sub = commands.add_parser("cache", help="the compile cache: info or clear")
+    sub.add_argument("action", choices=["info", "clear"])
+    sub.set_defaults(run=cache)
     return main
 
 
@@ -286,7 +359,7 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     try:
         args.run(args, out)
     except (ContainerError, MissingCodecError, SchemaError, DecodeError, DatumError,
-            _BadInput) as error:
+            CompileError, _BadInput) as error:
         print(f"roastedavro {args.command}: {error}", file=sys.stderr)
         return 1
     except (OSError, UnicodeDecodeError) as error:

@@ -58,13 +58,25 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
             else:
                 generated = generate_resolving_module(writer, schema)
             module = compiler.load(generated.source, flags, verify=generated.verify,
-                                   fingerprint=f"{schema.fingerprint():016x}", build=build)
+                                   fingerprint=f"{schema.fingerprint():016x}", build=build,
+                                   label=_label(schema, writer))
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             _codecs[key] = codec
     finally:
         lock.release()
     return codec
+
+
+def _label(schema: Schema, writer: Schema | None) -> str:
+    """How errors name a codec's schema (or pair)."""
+    def name(model: Schema) -> str:
+        return f"{getattr(model.root, 'name', None) or model.canonical_form()[:60]} " \
+               f"(fingerprint {model.fingerprint():016x})"
+
+    if writer is None:
+        return f"the AvroCodec of {name(schema)}"
+    return f"the AvroCodec reading {name(writer)} as {name(schema)}"
 
 
 class SingleObjectError(DecodeError):

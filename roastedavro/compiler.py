@@ -50,6 +50,10 @@ from roastedavro.flags import CompileFlags
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 CACHE_ENV = "ROASTEDAVRO_CACHE_DIR"
+COMPILE_ENV = "ROASTEDAVRO_COMPILE"
+CACHE_LIMIT_ENV = "ROASTEDAVRO_CACHE_MAX_MB"
+#: the cache's default size bound; least recently used modules go first
+DEFAULT_CACHE_LIMIT_MB = 1024
 EXT_SUFFIX = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
 DIGEST_SUFFIX = ".sha256"
 #: a build folder untouched for this long, whose process is gone, is removed
@@ -113,6 +117,37 @@ def build_key(source: str, flags: CompileFlags) -> str:
     return digest.hexdigest()[:32]
 
 
+@functools.lru_cache(maxsize=None)
+def _runtime_sources_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for path in (PACKAGE_DIR / "_runtime.pxd", PACKAGE_DIR / "_runtime.pyx"):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def aot_key(source: str, flags: CompileFlags) -> str:
+    """What a precompiled module (``roastedavro build``) must match to be
+    loaded: the generated source (the schema and the generator's output),
+    roastedavro's version, the runtime's sources, the interpreter's ABI and
+    platform, and the build flags. Cython's version and the exact Python
+    build do not matter once the C is compiled."""
+    digest = hashlib.sha256()
+    for part in (source, __version__, _runtime_sources_fingerprint(), EXT_SUFFIX,
+                 sysconfig.get_platform(), flags.build_key()):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
+def compile_mode() -> str:
+    """``ROASTEDAVRO_COMPILE``: "auto" (the default: build what is missing) or
+    "never" (a codec neither precompiled nor cached is a CompileError)."""
+    mode = os.environ.get(COMPILE_ENV, "auto").strip().lower() or "auto"
+    if mode not in ("auto", "never"):
+        raise CompileError(f"{COMPILE_ENV}={mode!r}: use auto or never")
+    return mode
+
+
 def source_filename(name: str) -> str:
     """The file name tracebacks and ``linecache`` give the module ``name``'s source."""
     return f"{name}.pyx"
@@ -130,20 +165,21 @@ def _module_name(key: str, fingerprint: str | None) -> str:
 
 
 def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None = None,
-         build: str = "here") -> ModuleType:
-    """The extension module for ``source``: from memory, the disk cache, or built.
+         build: str = "here", label: str | None = None) -> ModuleType:
+    """The extension module for ``source``: from memory, an installed package
+    of precompiled codecs, the disk cache, or built.
 
     ``verify()`` runs before a build (not when a module built from the same
     source is loaded) and raises to refuse the source. ``fingerprint`` (the
     schema's CRC-64-AVRO in hex) names the module, so that the cache shows
-    which schema each file is for.
+    which schema each file is for; ``label`` names the schema in errors.
 
     ``build`` says where a module missing from the cache is built: ``"here"``
     (Cython and the C compiler run in this process), ``"child"`` (in a child
     Python process: a thread waiting for it holds no GIL, so the rest of the
     program runs on at full speed) or ``"never"`` (raise
     :class:`NotCompiledError`, without waiting for a build another thread
-    has under way).
+    has under way). ``ROASTEDAVRO_COMPILE=never`` makes every build "never".
     """
     if build not in BUILD_MODES:
         raise ValueError(f"build must be one of {', '.join(BUILD_MODES)}, not {build!r}")
@@ -159,32 +195,68 @@ def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None 
         module = _loaded.get(key)
         if module is not None:
             return module
-        name = _module_name(key, fingerprint)
-        directory = cache_dir()
-        target = directory / f"{name}{EXT_SUFFIX}"
         started = time.perf_counter()
         last_timing.clear()
-        intact = _intact(target)
-        last_timing["verify"] = time.perf_counter() - started
-        if not intact:
-            if build == "never":
-                raise NotCompiledError(f"the codec {name} is not in the module cache {directory}")
-            if verify is not None:
-                verify()
-            if build == "child":
-                _build_in_child(source, flags, fingerprint, directory)
-                if not _intact(target):
-                    raise CompileError(f"the child process that built {name} left no intact module")
-            else:
-                _build_cached(source, name, directory, target, flags)
-        loaded_at = time.perf_counter()
-        module = _import(name, target, source)
-        last_timing["load"] = time.perf_counter() - loaded_at
+        module = _load_precompiled(source, flags, key)
+        if module is None:
+            module = _load_cached_or_build(source, flags, verify, fingerprint, build, label, key)
         last_timing["total"] = time.perf_counter() - started
         _loaded[key] = module
         return module
     finally:
         lock.release()
+
+
+def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType | None:
+    from roastedavro import precompiled
+
+    entry = precompiled.lookup(aot_key(source, flags))
+    if entry is None:
+        return None
+    if not entry.intact():
+        raise CompileError(f"the precompiled codec {entry.path} does not match the SHA-256 its "
+                           f"package {entry.package!r} records: reinstall that package")
+    loaded_at = time.perf_counter()
+    module = _import(entry.module, entry.path, source)
+    last_timing["load"] = time.perf_counter() - loaded_at
+    last_timing["precompiled"] = 1.0
+    return module
+
+
+def _load_cached_or_build(source: str, flags: CompileFlags, verify, fingerprint: str | None,
+                          build: str, label: str | None, key: str) -> ModuleType:
+    name = _module_name(key, fingerprint)
+    directory = cache_dir()
+    target = directory / f"{name}{EXT_SUFFIX}"
+    started = time.perf_counter()
+    intact = _intact(target)
+    last_timing["verify"] = time.perf_counter() - started
+    if not intact:
+        if compile_mode() == "never":
+            what = label or (f"the schema with fingerprint {fingerprint}" if fingerprint else name)
+            raise NotCompiledError(
+                f"{what}: no precompiled codec is installed and {COMPILE_ENV}=never forbids "
+                f"compiling one (nothing was built or cached). Build it where a C compiler is, "
+                f"e.g. in CI: roastedavro build --package NAME --output dist/ SOURCE "
+                f"(a module:Class or an .avsc file), then pip install the wheel into this "
+                f"environment; or set {COMPILE_ENV}=auto")
+        if build == "never":
+            raise NotCompiledError(f"the codec {name} is not in the module cache {directory}")
+        if verify is not None:
+            verify()
+        if build == "child":
+            _build_in_child(source, flags, fingerprint, directory)
+            if not _intact(target):
+                raise CompileError(f"the child process that built {name} left no intact module")
+        else:
+            _build_cached(source, name, directory, target, flags)
+        _bound_cache(directory, keep=name)
+    else:
+        _touch(target)
+    loaded_at = time.perf_counter()
+    module = _import(name, target, source)
+    last_timing["load"] = time.perf_counter() - loaded_at
+    return module
 
 
 def _build_cached(source: str, name: str, directory: Path, target: Path, flags: CompileFlags) -> None:
@@ -382,6 +454,113 @@ def _remove_stale_builds(directory: Path) -> None:
         if match["pid"] is not None and _alive(int(match["pid"])):
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
+
+
+# -- the cache's size ---------------------------------------------------------------
+
+_MODULE_FILE = re.compile(r"(roastedavro_codec_[0-9a-f_]+)(?:\..*)?\Z")
+
+
+def _touch(target: Path) -> None:
+    # a use: the least recently used modules are evicted first
+    with contextlib.suppress(OSError):
+        os.utime(target)
+
+
+def cache_limit() -> int:
+    """The cache's size bound in bytes (``ROASTEDAVRO_CACHE_MAX_MB``, 1024 MB by default)."""
+    configured = os.environ.get(CACHE_LIMIT_ENV, "").strip()
+    try:
+        megabytes = float(configured) if configured else DEFAULT_CACHE_LIMIT_MB
+    except ValueError:
+        raise CompileError(f"{CACHE_LIMIT_ENV}={configured!r} is not a number of megabytes") from None
+    return max(0, int(megabytes * 1024 * 1024))
+
+
+def _cached_modules(directory: Path) -> dict[str, list[os.DirEntry]]:
+    """The cache's files by module: the module, its digest, source and annotation."""
+    groups: dict[str, list[os.DirEntry]] = {}
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return groups
+    for entry in entries:
+        match = _MODULE_FILE.match(entry.name)
+        # lock files belong to builds under way
+        if match is not None and not entry.name.endswith(".lock") and \
+                entry.is_file(follow_symlinks=False):
+            groups.setdefault(match[1], []).append(entry)
+    return groups
+
+
+def _last_used(files: list[os.DirEntry]) -> float:
+    for entry in files:
+        if entry.name.endswith(EXT_SUFFIX):
+            with contextlib.suppress(OSError):
+                return entry.stat(follow_symlinks=False).st_mtime
+    return 0.0
+
+
+def _size(files: list[os.DirEntry]) -> int:
+    total = 0
+    for entry in files:
+        with contextlib.suppress(OSError):
+            total += entry.stat(follow_symlinks=False).st_size
+    return total
+
+
+def _remove_module(files: list[os.DirEntry]) -> None:
+    # the digest first: a module without one is never loaded
+    for entry in sorted(files, key=lambda e: not e.name.endswith(DIGEST_SUFFIX)):
+        with contextlib.suppress(OSError):
+            os.unlink(entry.path)
+
+
+def _bound_cache(directory: Path, keep: str | None = None) -> list[str]:
+    """Evicts the least recently used modules until the cache fits its bound.
+    A process that has a module loaded keeps using it: only the files go."""
+    limit = cache_limit()
+    groups = _cached_modules(directory)
+    sizes = {name: _size(files) for name, files in groups.items()}
+    total = sum(sizes.values())
+    evicted = []
+    for name in sorted(groups, key=lambda n: _last_used(groups[n])):
+        if total <= limit:
+            break
+        if name == keep:
+            continue
+        _remove_module(groups[name])
+        total -= sizes[name]
+        evicted.append(name)
+    return evicted
+
+
+def cache_info() -> dict:
+    """The cache's folder, module count, size and bound (``roastedavro cache info``)."""
+    directory = cache_dir()
+    groups = _cached_modules(directory)
+    modules = [files for files in groups.values()
+               if any(entry.name.endswith(EXT_SUFFIX) for entry in files)]
+    return {"directory": str(directory), "modules": len(modules),
+            "bytes": sum(_size(files) for files in groups.values()), "limit_bytes": cache_limit()}
+
+
+def cache_clear() -> int:
+    """Removes every cached module and leftover build folder; the number of modules removed."""
+    directory = cache_dir()
+    groups = _cached_modules(directory)
+    removed = sum(1 for files in groups.values()
+                  if any(entry.name.endswith(EXT_SUFFIX) for entry in files))
+    for files in groups.values():
+        _remove_module(files)
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(directory):
+            match = _BUILD_FOLDER.match(entry.name)
+            if match is not None and entry.is_dir(follow_symlinks=False):
+                if match["pid"] is None or not _alive(int(match["pid"])) or \
+                        int(match["pid"]) == os.getpid():
+                    shutil.rmtree(entry.path, ignore_errors=True)
+    return removed
 
 
 # -- loading --------------------------------------------------------------------

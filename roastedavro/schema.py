@@ -136,7 +136,8 @@ class CompiledSchema(Schema):
             generated = generate_module(plan.root, plan.records, self._label(),
                                         flags.build_key(), plan.fingerprint)
             module = compiler.load(generated.source, flags, verify=generated.verify,
-                                   fingerprint=plan.fingerprint, build=build)
+                                   fingerprint=plan.fingerprint, build=build,
+                                   label=f"the CompiledSchema {self._label()}")
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             self._bind_entry_points(codec, flags)
