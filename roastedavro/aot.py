@@ -262,3 +262,42 @@ def build_wheel(package: str, version: str, codecs: list[CodecSource], output: P
         manifest = build_codecs(codecs, package_dir, flags, jobs, progress)
         manifest["seconds"] = round(time.perf_counter() - started, 2)
         return write_wheel(package, version, package_dir, output), manifest
+
+
+# -- setuptools: a project's own package carries its codecs ---------------------------
+
+
+def setuptools_options(sources: list[str], package: str, optimize: str = "-O1") -> dict:
+    """``setup()`` options for a project whose own wheel carries its codecs.
+
+    Its ``build_py`` builds the codecs of ``sources`` (as ``roastedavro
+    build`` takes them) into the subpackage ``package`` (e.g.
+    ``"myservice._codecs"``) of the build, and its distribution class says
+    the wheel holds extension modules, so it is tagged for this Python and
+    platform. The project declares the subpackage in the entry point group
+    ``roastedavro.codecs``::
+
+        # setup.py
+        from setuptools import setup
+        from roastedavro.aot import setuptools_options
+
+        setup(**setuptools_options(["myservice.schemas:Order"], "myservice._codecs"),
+              entry_points={"roastedavro.codecs": ["myservice = myservice._codecs"]})
+
+    with ``roastedavro`` in ``[build-system] requires`` of its pyproject.toml.
+    """
+    from setuptools import Distribution
+    from setuptools.command.build_py import build_py
+
+    class build_py_with_codecs(build_py):
+        def run(self):
+            super().run()
+            flags = CompileFlags(optimize=optimize)
+            target = Path(self.build_lib, *package.split("."))
+            build_codecs(collect(sources, flags), target, flags)
+
+    class DistributionWithCodecs(Distribution):
+        def has_ext_modules(self):
+            return True
+
+    return {"cmdclass": {"build_py": build_py_with_codecs}, "distclass": DistributionWithCodecs}

@@ -257,3 +257,43 @@ def test_cache_commands(monkeypatch, tmp_path):
     cleared = run([sys.executable, "-m", "roastedavro", "cache", "clear"], tmp_path, env).stdout
     assert cleared.startswith("removed 1 modules")
     assert list(tmp_path.glob(f"*{compiler.EXT_SUFFIX}")) == []
+
+
+SETUP_PY = '''
+from setuptools import setup
+from roastedavro.aot import setuptools_options
+
+setup(name="myservice", version="1.0", packages=["myservice"],
+      **setuptools_options(["myservice.schemas:Order"], "myservice._codecs"),
+      entry_points={"roastedavro.codecs": ["myservice = myservice._codecs"]})
+'''
+
+
+def test_a_projects_own_wheel_carries_its_codecs(tmp_path):
+    try:
+        from setuptools.command.bdist_wheel import bdist_wheel  # noqa: F401
+    except ImportError:
+        pytest.skip("setuptools 70.1 or later (with bdist_wheel) is not installed")
+    project = tmp_path / "project"
+    (project / "myservice").mkdir(parents=True)
+    (project / "myservice" / "__init__.py").write_text("")
+    (project / "myservice" / "schemas.py").write_text(textwrap.dedent(SCHEMA_MODULE).replace(
+        "class Reading", "class Order"))
+    (project / "setup.py").write_text(SETUP_PY)
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+         "-w", "dist", "."], project, {"ROASTEDAVRO_CACHE_DIR": str(tmp_path / "build-cache")})
+    wheel, = (project / "dist").glob("myservice-1.0-*.whl")
+    tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
+    assert wheel.name.startswith(f"myservice-1.0-{tag}-{tag}-")
+    site = tmp_path / "site"
+    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
+         str(wheel)], tmp_path)
+    (tmp_path / "cache").mkdir()
+    check = ("from myservice.schemas import Order\n"
+             "s = Order().compile()\n"
+             "print(s.load_compiled(s.dump_compiled({'sensor': 'a', 'value': 1.5, 'tags': []})))\n")
+    result = run([sys.executable, "-c", check], tmp_path,
+                 {"PYTHONPATH": str(site), "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache"),
+                  "ROASTEDAVRO_COMPILE": "never"})
+    assert "'sensor': 'a'" in result.stdout
+    assert list((tmp_path / "cache").iterdir()) == []
