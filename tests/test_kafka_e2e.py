@@ -8,6 +8,7 @@ The oracle is confluent-kafka 2.16's own AvroSerializer/AvroDeserializer.
 from __future__ import annotations
 
 import datetime
+import os
 import json
 import random
 import socket
@@ -287,3 +288,50 @@ def test_the_watcher_compiles_a_new_version_before_its_first_message(
                                 conf={"subject.name.strategy.type": "TOPIC"}))
     assert consume(kafka_broker.bootstrap, kafka_topic, len(values), reader) == values
     assert reader.stats == {COMPILED: len(values)}
+
+
+CHECK_PRECOMPILED = '''
+import json, sys
+from confluent_kafka.schema_registry import SchemaRegistryClient
+from confluent_kafka.serialization import MessageField, SerializationContext
+from roastedavro.kafka import AvroDeserializer
+url, topic, reader, messages = sys.argv[1], sys.argv[2], sys.argv[3], json.load(sys.stdin)
+deserializer = AvroDeserializer(SchemaRegistryClient({"url": url}), json.load(open(reader)))
+values = [deserializer(bytes.fromhex(m), SerializationContext(topic, MessageField.VALUE))
+          for m in messages]
+print(json.dumps({"stats": dict(deserializer.stats), "desks": sorted({v["desk"] for v in values})}))
+'''
+
+
+def test_a_wheel_built_from_registry_subjects_serves_from_the_first_message(
+        schema_registry, client, kafka_topic, tmp_path):
+    import subprocess
+    import sys
+
+    subject = f"{kafka_topic}-value"
+    v1_message = AvroSerializer(client, TRADE, compiler=None)(next(trades(1)), ctx(kafka_topic))
+    v2_datum = dict(next(trades(1)), desk="fx", quantity=5)
+    del v2_datum["tags"]
+    v2_message = AvroSerializer(client, TRADE_V2, compiler=None)(v2_datum, ctx(kafka_topic))
+    reader = tmp_path / "reader.avsc"
+    reader.write_text(json.dumps(TRADE_V2))
+    env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(tmp_path / "build-cache"))
+    built = subprocess.run(
+        [sys.executable, "-m", "roastedavro", "build", "--package", "trade_codecs", "--output",
+         str(tmp_path / "dist"), "--registry", schema_registry.url, "--subject", subject,
+         "--reader", str(reader)], capture_output=True, text=True, env=env, timeout=600)
+    assert built.returncode == 0, built.stderr
+    assert "built 3 codecs" in built.stderr  # v1, v2, and v1 read as v2
+    wheel = built.stdout.strip()
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
+                    str(tmp_path / "site"), wheel], check=True, timeout=300)
+    (tmp_path / "cache").mkdir()
+    checked = subprocess.run(
+        [sys.executable, "-c", CHECK_PRECOMPILED, schema_registry.url, kafka_topic, str(reader)],
+        input=json.dumps([v1_message.hex(), v2_message.hex()]), capture_output=True, text=True,
+        timeout=300, env=dict(os.environ, PYTHONPATH=str(tmp_path / "site"),
+                              ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"),
+                              ROASTEDAVRO_COMPILE="never"))
+    assert checked.returncode == 0, checked.stderr
+    assert json.loads(checked.stdout) == {"stats": {COMPILED: 2}, "desks": ["fx", "main"]}
+    assert list((tmp_path / "cache").iterdir()) == []
