@@ -299,7 +299,7 @@ url, topic, reader, messages = sys.argv[1], sys.argv[2], sys.argv[3], json.load(
 deserializer = AvroDeserializer(SchemaRegistryClient({"url": url}), json.load(open(reader)))
 values = [deserializer(bytes.fromhex(m), SerializationContext(topic, MessageField.VALUE))
           for m in messages]
-print(json.dumps({"stats": dict(deserializer.stats), "desks": sorted({v["desk"] for v in values})}))
+print(json.dumps({"stats": {k: v for k, v in deserializer.stats.items() if v}, "desks": sorted({v["desk"] for v in values})}))
 '''
 
 

@@ -15,7 +15,6 @@ import json
 import logging
 import threading
 import time
-from collections import Counter
 from concurrent.futures import Future
 from typing import Any, Callable
 
@@ -27,7 +26,7 @@ from confluent_kafka.schema_registry import (
     topic_subject_name_strategy,
 )
 from confluent_kafka.serialization import (
-    Deserializer, SerializationContext, SerializationError, Serializer,
+    Deserializer, MessageField, SerializationContext, SerializationError, Serializer,
 )
 
 from roastedavro.avro.parse import parse_schema
@@ -47,6 +46,7 @@ FALLBACK = "fallback"
 
 _MAGIC = 0
 _HEADER_SIZE = 5
+_KEY = MessageField.KEY
 
 _STRATEGIES = {
     "TOPIC": topic_subject_name_strategy,
@@ -89,6 +89,27 @@ def wire_schema_id(data) -> int:
             f"not a Confluent schema registry message: the first byte is {view[0]}, not the "
             f"magic byte 0")
     return int.from_bytes(view[1:_HEADER_SIZE], "big")
+
+
+class PathCounts(dict):
+    """Calls per path (COMPILED, FALLBACK). A plain dict underneath, so
+    counting costs one C-level item update; a path with no calls compares as
+    absent (``PathCounts() == {}``)."""
+
+    def __init__(self):
+        super().__init__({COMPILED: 0, FALLBACK: 0})
+
+    def __eq__(self, other):
+        if not isinstance(other, dict):
+            return NotImplemented
+        return ({key: value for key, value in self.items() if value}
+                == {key: value for key, value in other.items() if value})
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None
 
 
 # -- configuration -----------------------------------------------------------------
@@ -330,12 +351,13 @@ class AvroSerializer(Serializer):
         self._targets: dict[Any, tuple[bytes, _Codec]] = {}
         self._codecs: dict[str, _Codec] = {}  # by the full JSON of the schema written
         #: values written by each path (COMPILED, FALLBACK)
-        self.stats: Counter = Counter()
+        self.stats = PathCounts()
 
     def __call__(self, obj, ctx: SerializationContext | None = None) -> bytes | None:
         if obj is None:
             return None
-        target = self._targets.get((ctx.topic, ctx.field) if ctx is not None else None)
+        # MessageField is an Enum: identity, not its Python-level hash
+        target = self._targets.get((ctx.topic, ctx.field is _KEY) if ctx is not None else None)
         if target is None or self._use_latest:
             target = self._target(ctx)
         header, slot = target
@@ -378,7 +400,7 @@ class AvroSerializer(Serializer):
                 registry, schema, f"schema id {schema_id}")
             target = (wire_header(schema_id), self._slot(model, schema_id))
             if not self._use_latest:
-                self._targets[(ctx.topic, ctx.field) if ctx is not None else None] = target
+                self._targets[(ctx.topic, ctx.field is _KEY) if ctx is not None else None] = target
         return target
 
     def _slot(self, model: AvroModel, schema_id: int) -> _Codec:
@@ -485,7 +507,7 @@ class AvroDeserializer(Deserializer):
         self._slots: dict[Any, _Codec] = {}
         self._failed: dict[int, tuple[float, SerializationError]] = {}
         #: messages read by each path (COMPILED, FALLBACK)
-        self.stats: Counter = Counter()
+        self.stats = PathCounts()
 
     def __call__(self, data, ctx: SerializationContext | None = None):
         if data is None:
