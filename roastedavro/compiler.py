@@ -288,8 +288,14 @@ def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
         [str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     request = pickle.dumps((source, flags, fingerprint))
     try:
-        completed = subprocess.run([sys.executable, "-c", _CHILD_CODE], input=request,
-                                   capture_output=True, env=env)
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as error:
+        raise _unwritable(directory, error) from None
+    try:
+        # -P and the cache as the working folder: never a source tree that
+        # happens to be the current folder
+        completed = subprocess.run([sys.executable, "-P", "-c", _CHILD_CODE], input=request,
+                                   capture_output=True, env=env, cwd=directory)
     except OSError as error:
         raise CompileError(f"cannot start a Python process to build the codec: {error}") from None
     if completed.returncode != 0:

@@ -319,7 +319,8 @@ def test_a_wheel_built_from_registry_subjects_serves_from_the_first_message(
     built = subprocess.run(
         [sys.executable, "-m", "roastedavro", "build", "--package", "trade_codecs", "--output",
          str(tmp_path / "dist"), "--registry", schema_registry.url, "--subject", subject,
-         "--reader", str(reader)], capture_output=True, text=True, env=env, timeout=600)
+         "--reader", str(reader)], capture_output=True, text=True, env=env, timeout=600,
+        cwd=tmp_path)  # not the checkout, whose roastedavro/ has no built runtime
     assert built.returncode == 0, built.stderr
     assert "built 3 codecs" in built.stderr  # v1, v2, and v1 read as v2
     wheel = built.stdout.strip()
@@ -329,7 +330,7 @@ def test_a_wheel_built_from_registry_subjects_serves_from_the_first_message(
     checked = subprocess.run(
         [sys.executable, "-c", CHECK_PRECOMPILED, schema_registry.url, kafka_topic, str(reader)],
         input=json.dumps([v1_message.hex(), v2_message.hex()]), capture_output=True, text=True,
-        timeout=300, env=dict(os.environ, PYTHONPATH=str(tmp_path / "site"),
+        timeout=300, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(tmp_path / "site"),
                               ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"),
                               ROASTEDAVRO_COMPILE="never"))
     assert checked.returncode == 0, checked.stderr
