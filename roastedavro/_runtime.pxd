@@ -562,3 +562,40 @@ cdef inline bint valid_fixed(object value, Py_ssize_t size) noexcept:
     if PyByteArray_Check(value):
         return PyByteArray_GET_SIZE(value) == size
     return False
+
+# ------------------------------------------------------ schema codecs --
+
+# The Python-facing half of a CompiledSchema's codec: dump and load with
+# `many`, marshmallow's fallbacks and load hooks, many=True as one Avro
+# array, setting up the reader and writer. A generated module's Codec
+# subclasses it and adds its record functions and write_root/read_root, so
+# no module compiles this plumbing again.
+cdef class SchemaCodec:
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+    cdef long long item_allowance
+    # the fewest bytes one root record takes (bounds many=True counts)
+    cdef Py_ssize_t min_size
+    # Set by the schema: its `many`; marshmallow's own path, fn(data, many),
+    # for a value the compiled load leaves to it; whether a direction always
+    # runs through marshmallow (hooks it cannot run itself); whether loads
+    # run validators; the root schema's load hooks, fn(result, many,
+    # validate) returning the result or INVALID (see hooks.py); and
+    # fn(data, writer_schema, many) turning another writer's bytes into this
+    # schema's.
+    cdef public bint many
+    cdef public bint validate
+    cdef public object load_hooks
+    cdef public object dump_with_marshmallow
+    cdef public object load_with_marshmallow
+    cdef public object transcode
+    cdef public bint dump_through_marshmallow
+    cdef public bint load_through_marshmallow
+
+    cdef int write_root(self, Writer* w, object obj, int depth) except -1
+    cdef object read_root(self, Reader* r, int depth)
+    cpdef bytes dump_records(self, obj, bint many)
+    cdef bytes dump_one(self, obj)
+    cdef bytes dump_many(self, objs)
+    cdef object load_one(self, data, bint* invalid)
+    cdef list load_many(self, data, bint* invalid)

@@ -3,7 +3,8 @@
 
 Everything here is on a cold path: growing a buffer past its inline
 capacity, multi-byte varints, and turning failures into the library's
-exceptions with the byte offset or field path they belong to.
+exceptions with the byte offset or field path they belong to. Also the
+base class of CompiledSchema's codecs (SchemaCodec), once per message.
 """
 
 import collections.abc
@@ -17,6 +18,7 @@ import uuid
 
 import fastavro
 
+cimport cython
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.datetime cimport (
@@ -1720,3 +1722,126 @@ cdef bint valid_date(object value) except -1:
         datums.date_datum(value)
         return True
     return valid_integer(value, 32)
+
+
+# ------------------------------------------------------ schema codecs --
+
+@cython.auto_pickle(False)
+cdef class SchemaCodec:
+    """Dump and load for a CompiledSchema; subclassed by each generated module.
+
+    Not picklable: a codec holds the schema's field objects and functions;
+    a CompiledSchema is pickled without it and compiles (or loads) it again.
+    """
+
+    cdef int write_root(self, Writer* w, object obj, int depth) except -1:
+        raise NotImplementedError("a generated codec writes its root record")
+
+    cdef object read_root(self, Reader* r, int depth):
+        raise NotImplementedError("a generated codec reads its root record")
+
+    def dump(self, obj, many=None):
+        """Avro binary of `obj` (a list of records when many)."""
+        if many is None:
+            many = self.many
+        if self.dump_through_marshmallow:
+            return self.dump_with_marshmallow(obj, many)
+        return self.dump_records(obj, many)
+
+    cpdef bytes dump_records(self, obj, bint many):
+        """The compiled writer alone: no marshmallow hooks."""
+        try:
+            return self.dump_many(obj) if many else self.dump_one(obj)
+        except DumpError as error:
+            raise support.validation_error(error) from None
+
+    def load(self, data, many=None, writer_schema=None):
+        """The loaded record of Avro binary `data` (a list of them when many),
+        written with this schema or with `writer_schema`."""
+        cdef bint invalid = False
+        if many is None:
+            many = self.many
+        if writer_schema is not None:
+            # another writer's bytes, first resolved to this schema's
+            data = self.transcode(data, writer_schema, many)
+        result = self.load_many(data, &invalid) if many else self.load_one(data, &invalid)
+        if invalid or self.load_through_marshmallow:
+            return self.load_with_marshmallow(data, many)
+        if self.load_hooks is not None:
+            result = self.load_hooks(result, many, self.validate)
+            if result is support.INVALID:
+                # marshmallow's load raises the exact error
+                return self.load_with_marshmallow(data, many)
+        return result
+
+    cdef bytes dump_one(self, obj):
+        cdef Writer w
+        if type(obj) is list:
+            # a record is a mapping or an object; a list is many records
+            raise ValidationError({"_schema": [
+                u"Expected a single record, got a list; pass many=True to write a list of records."]})
+        writer_init(&w)
+        try:
+            self.write_root(&w, obj, 0)
+            return writer_finish(&w)
+        finally:
+            writer_release(&w)
+
+    cdef bytes dump_many(self, objs):
+        # many=True: the records as one Avro array
+        cdef Writer w
+        cdef Py_ssize_t count
+        cdef Py_ssize_t index = 0
+        if type(objs) is not list:
+            objs = as_list(objs)
+        count = len(<list>objs)
+        writer_init(&w)
+        try:
+            if count:
+                write_long(&w, count)
+                try:
+                    for obj in <list>objs:
+                        self.write_root(&w, obj, 0)
+                        index += 1
+                except DumpError as error:
+                    error.path.append(index)
+                    raise
+            write_byte(&w, 0)
+            return writer_finish(&w)
+        finally:
+            writer_release(&w)
+
+    cdef object load_one(self, data, bint* invalid):
+        # `invalid`: the bytes decoded, but marshmallow's load refuses a value
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            r.invalid = 0
+            result = self.read_root(&r, 0)
+            if r.pos != r.end:
+                check_finished(&r)
+        finally:
+            close_reader(&view, acquired)
+        invalid[0] = r.invalid
+        return result
+
+    cdef list load_many(self, data, bint* invalid):
+        cdef Reader r
+        cdef Py_buffer view
+        cdef long long count
+        cdef long long index
+        cdef list records = []
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            r.invalid = 0
+            count = read_block_count(&r, self.min_size, self.max_items)
+            while count:
+                for index in range(count):
+                    records.append(self.read_root(&r, 0))
+                count = read_block_count(&r, self.min_size, self.max_items)
+            check_finished(&r)
+        finally:
+            close_reader(&view, acquired)
+        invalid[0] = r.invalid
+        return records

@@ -28,11 +28,15 @@ from roastedavro._datum import UnionChooser, Validator, encode_default
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union, describe,
 )
-from roastedavro.codegen import GeneratedModule, ModuleEmitter, _environment, _indented
+from roastedavro.codegen import (
+    GeneratedModule, ModuleEmitter, _environment, _indented, function_parts,
+)
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
 from roastedavro.errors import CompileError
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
+#: the templates whose record functions are split into parts
+_SPLIT_TEMPLATES = ("avro_writer.pyx.j2", "avro_reader.pyx.j2")
 #: arrays and maps nested inside one another within one function (records
 #: start a new function); deeper schemas would make C the compiler's problem
 MAX_NESTING = 64
@@ -965,6 +969,14 @@ class _Generator:
         return functions
 
     def render(self, template: str, fn: _Function, context: dict, **more) -> Code:
+        if template in _SPLIT_TEMPLATES:
+            # a wide record's writer or reader: functions of at most
+            # FIELDS_PER_FUNCTION fields (codegen.function_parts)
+            fields = more["fields"]
+            more["parts"] = (function_parts(fields, fn.name) if context.get("record")
+                             else [{"function": None, "fields": fields}])
+            self.function_names.update(part["function"] for part in more["parts"]
+                                       if part["function"] is not None)
         text = _environment.get_template(template).render(
             function=fn.name, declarations=fn.declarations(), **context, **more)
         self.checks.append((fn, text))

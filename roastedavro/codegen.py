@@ -85,7 +85,8 @@ class ModuleEmitter:
     def __init__(self):
         self.bindings: dict[str, Any] = {}
         self._names_by_id: dict[int, str] = {}
-        self.checks: list[tuple[FunctionEmitter, str]] = []
+        #: (emitter, rendered functions[, the names they define])
+        self.checks: list[tuple] = []
         #: functions generated for declared Avro types (see fragment)
         self.fragments: list[Code] = []
         self._fragment_prefixes: dict[str, Code] = {}
@@ -98,14 +99,17 @@ class ModuleEmitter:
         Run before the module is built (tokenizing costs about as much as
         generating), not when a cached build of the same source is loaded.
         """
-        for emitter, text in self.checks:
-            emitter.check(text)
+        for emitter, text, *functions in self.checks:
+            emitter.check(text, *functions)
 
     def bind(self, obj: Any, name: str) -> Code:
         known = self._names_by_id.get(id(obj))
         if known is not None:
             return Code(f"self.{known}")
         name = base = identifier(name)
+        if PART_FUNCTION.match(name):
+            # part_...: the names of wide records' functions
+            name = base = f"bound_{name}"
         n = 2
         # never a name the skeleton gives the codec (max_depth, load_hooks, ...)
         while name in self.bindings or name in RESERVED or name in self._functions:
@@ -354,10 +358,21 @@ class FunctionEmitter:
             for name, (ctype, initial) in self.c_locals.items()
         ]
 
-    def check(self, text: str) -> None:
-        """Refuse the rendered function if it uses a name nobody provided."""
-        own = {f"write_{self.record.ident}", f"read_{self.record.ident}", "value"}
+    def check(self, text: str, functions=()) -> None:
+        """Refuse the rendered functions if they use a name nobody provided
+        (``functions``: the names they define besides write_/read_<ident>)."""
+        own = {f"write_{self.record.ident}", f"read_{self.record.ident}", "value", *functions}
         check_function(text, self._names | set(self.c_locals) | own)
+
+
+#: fields per generated function: a wider record is written and read by one
+#: function per this many fields, called in turn. The C compiler's time grows
+#: faster than linearly with a function's size (500 fields in one function
+#: take several times as long as ten functions of 50), and a call per 50
+#: fields costs nothing measurable.
+FIELDS_PER_FUNCTION = 50
+#: the names of those functions start so; no binding does (see ModuleEmitter.bind)
+PART_FUNCTION = re.compile(r"part_")
 
 
 def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
@@ -373,20 +388,48 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
             body = _write_field_body(writer, plan, value)
             write_fields.append({"comment": heading, "number": number, "value": value,
                                  "body": body, "fetch": _fetch(writer, plan)})
-            read_fields.append({"comment": heading, "body": _read_field_body(reader, plan)})
+            read_fields.append({"comment": heading, "body": _read_field_body(reader, plan),
+                                "skip": plan.field.dump_only})
     context = {
         "ident": Code(record.ident),
         "name": comment(record.full_name),
         "field_names": literal(tuple(p.name for p in record.fields)),
+        "field_count": len(record.fields),
     }
-    written = _render("record_writer.pyx.j2", **context, fields=write_fields,
+    write_parts, read_parts = _parts(record, write_fields, "write"), _parts(record, read_fields, "read")
+    for part in read_parts:
+        part["skips"] = any(field["skip"] for field in part["fields"])
+    written = _render("record_writer.pyx.j2", **context, parts=write_parts,
                       declarations=writer.declarations(),
                       path_levels=list(range(writer.path_levels))[::-1])
-    read = _render("record_reader.pyx.j2", **context, fields=read_fields,
-                   declarations=reader.declarations(),
-                   skips=any(p.field.dump_only for p in record.fields))
-    module.checks += [(writer, written), (reader, read)]
+    read = _render("record_reader.pyx.j2", **context, parts=read_parts,
+                   declarations=reader.declarations())
+    parts = {part["function"] for part in write_parts + read_parts}
+    module.checks += [(writer, written, parts), (reader, read, parts)]
     return {"writer": _indented(written), "reader": _indented(read)}
+
+
+def function_parts(fields: list, function: str) -> list[dict]:
+    """A record function's fields in parts of at most FIELDS_PER_FUNCTION:
+    one part without a name (the function itself holds the fields), or
+    parts named ``part_<function>_<n>`` that the function calls in turn."""
+    if len(fields) <= FIELDS_PER_FUNCTION:
+        return [{"function": None, "fields": fields, "first": 0, "last": max(len(fields) - 1, 0)}]
+    return [{"function": Code(f"part_{function}_{number}"),
+             "fields": fields[first:first + FIELDS_PER_FUNCTION],
+             "first": first, "last": min(first + FIELDS_PER_FUNCTION, len(fields)) - 1}
+            for number, first in enumerate(range(0, len(fields), FIELDS_PER_FUNCTION), 1)]
+
+
+def _parts(record: RecordPlan, fields: list[dict], kind: str) -> list[dict]:
+    whole = Code(f"{kind}_{record.ident}")
+    parts = function_parts(fields, whole)
+    for part in parts:
+        if part["function"] is None:
+            part.update(function=whole, arguments=Code("int depth"))
+        else:
+            part["arguments"] = Code("int source, int depth")
+    return parts
 
 
 def _indented(text: str) -> Code:

@@ -356,5 +356,6 @@ def test_templates_refuse_unchecked_text():
     from roastedavro.codegen import _render
 
     with pytest.raises(CompileError, match="unchecked text"):
-        _render("record_reader.pyx.j2", ident="plain str", name=Code("x"), fields=[],
-                declarations=[], skips=False)
+        _render("record_reader.pyx.j2", ident="plain str", name=Code("x"), field_count=0,
+                parts=[{"function": None, "fields": [], "first": 0, "last": 0, "skips": False}],
+                declarations=[])
