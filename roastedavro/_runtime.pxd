@@ -594,7 +594,7 @@ cdef class SchemaCodec:
 
     cdef int write_root(self, Writer* w, object obj, int depth) except -1
     cdef object read_root(self, Reader* r, int depth)
-    cpdef bytes dump_records(self, obj, bint many)
+    cdef bytes write_records(self, obj, bint many)
     cdef bytes dump_one(self, obj)
     cdef bytes dump_many(self, objs)
     cdef object load_one(self, data, bint* invalid)
