@@ -5,7 +5,9 @@ private temporary folder: the first run builds (cold), the second loads the
 cached module (cached). Both also time a second ``compile()`` on a new
 instance in the same process (module already imported: code generation only).
 
-    python -m benchmarks.compile_probe CASE
+    python -m benchmarks.compile_probe CASE [--warm-with OTHER_CASE]
+
+``--warm-with`` compiles another case first, in the same process.
 """
 
 from __future__ import annotations
@@ -31,12 +33,17 @@ def peak_rss_kib() -> int:
 
 def main(argv: list[str]) -> None:
     name = argv[0]
+    warm_with = argv[argv.index("--warm-with") + 1] if "--warm-with" in argv else None
     started = time.perf_counter()
     from roastedavro import compiler
 
     from benchmarks.schemas import CASES
 
     imported = time.perf_counter() - started
+    if warm_with is not None:
+        # Cython's compiler imported and its lexer built, as for every compile
+        # after a process's first
+        CASES[warm_with].schema().compile()
     case = CASES[name]
     schema = case.schema()
     started = time.perf_counter()
