@@ -882,7 +882,7 @@ class _Generator:
                     "body": writer.collect(lambda: self.write_field(writer, record, field))}
                    for number, field in enumerate(record.fields)]
         return self.render("avro_writer.pyx.j2", writer, self._context(record), fields=written,
-                           field_names=literal(tuple(field.name for field in record.fields)),
+                           names=tuple(field.name for field in record.fields),
                            path_levels=list(range(writer.path_levels))[::-1])
 
     def reader_function(self, record: Record) -> Code:
@@ -973,8 +973,8 @@ class _Generator:
             # a wide record's writer or reader: functions of at most
             # FIELDS_PER_FUNCTION fields (codegen.function_parts)
             fields = more["fields"]
-            more["parts"] = (function_parts(fields, fn.name) if context.get("record")
-                             else [{"function": None, "fields": fields}])
+            more["parts"] = (function_parts(fields, fn.name, more.pop("names", ()))
+                             if context.get("record") else [{"function": None, "fields": fields}])
             self.function_names.update(part["function"] for part in more["parts"]
                                        if part["function"] is not None)
         text = _environment.get_template(template).render(

@@ -393,7 +393,6 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     context = {
         "ident": Code(record.ident),
         "name": comment(record.full_name),
-        "field_names": literal(tuple(p.name for p in record.fields)),
         "field_count": len(record.fields),
     }
     write_parts, read_parts = _parts(record, write_fields, "write"), _parts(record, read_fields, "read")
@@ -409,21 +408,27 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     return {"writer": _indented(written), "reader": _indented(read)}
 
 
-def function_parts(fields: list, function: str) -> list[dict]:
+def function_parts(fields: list, function: str, names: tuple = ()) -> list[dict]:
     """A record function's fields in parts of at most FIELDS_PER_FUNCTION:
     one part without a name (the function itself holds the fields), or
-    parts named ``part_<function>_<n>`` that the function calls in turn."""
-    if len(fields) <= FIELDS_PER_FUNCTION:
-        return [{"function": None, "fields": fields, "first": 0, "last": max(len(fields) - 1, 0)}]
-    return [{"function": Code(f"part_{function}_{number}"),
-             "fields": fields[first:first + FIELDS_PER_FUNCTION],
-             "first": first, "last": min(first + FIELDS_PER_FUNCTION, len(fields)) - 1}
-            for number, first in enumerate(range(0, len(fields), FIELDS_PER_FUNCTION), 1)]
+    parts named ``part_<function>_<n>`` that the function calls in turn.
+    With the fields' ``names``, each part has the literal tuple of its own
+    (its error handler's), and its fields' numbers count from its first."""
+    size = FIELDS_PER_FUNCTION if len(fields) > FIELDS_PER_FUNCTION else max(len(fields), 1)
+    parts = []
+    for number, first in enumerate(range(0, max(len(fields), 1), size), 1):
+        part = {"function": Code(f"part_{function}_{number}") if size < len(fields) else None,
+                "fields": fields[first:first + size], "first": first,
+                "last": max(min(first + size, len(fields)) - 1, 0)}
+        if names:
+            part["field_names"] = literal(tuple(names[first:first + size]))
+        parts.append(part)
+    return parts
 
 
 def _parts(record: RecordPlan, fields: list[dict], kind: str) -> list[dict]:
     whole = Code(f"{kind}_{record.ident}")
-    parts = function_parts(fields, whole)
+    parts = function_parts(fields, whole, tuple(plan.name for plan in record.fields))
     for part in parts:
         if part["function"] is None:
             part.update(function=whole, arguments=Code("int depth"))
