@@ -148,6 +148,10 @@ cdef enum:
 
 cdef int value_source(object obj) except -1
 cdef object field_value(object obj, int source, str key, object default)
+# A record field's value, dicts first by position: `cursor` is where the
+# previous field was found, so a dict built in field order gives each value
+# without hashing or probing; any other dict falls back to a lookup.
+cdef object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default)
 
 # The slow path of every conversion: the field's own marshmallow _serialize
 # (for values not already of the exact Python type the Avro type needs).

@@ -35,7 +35,7 @@ from cpython.object cimport PyObject, PyObject_GenericSetAttr, PyTypeObject
 from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLongLong
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.exc cimport PyErr_Clear
-from cpython.unicode cimport PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
+from cpython.unicode cimport PyUnicode_CheckExact, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.string cimport memcmp
 from libc.time cimport tm, mktime, time_t
@@ -69,6 +69,162 @@ cdef extern from *:
     """
     object roasted_uint128(unsigned long long high, unsigned long long low)
 
+cdef extern from *:
+    """
+    #include <structmember.h>
+
+    /* uuid.UUID keeps its value in two __slots__, `int` and `is_safe`. Their
+       offsets, found once from the class's member descriptors, let a UUID
+       be built and read like a C struct: no attribute lookup, no
+       __setattr__ (which UUID refuses anyway). -1: not found, the slow
+       path is used. */
+    static Py_ssize_t roasted_uuid_int_offset = -1;
+    static Py_ssize_t roasted_uuid_safe_offset = -1;
+
+    static Py_ssize_t roasted_member_offset(PyObject* type, const char* name) {
+        PyObject* descriptor = PyDict_GetItemString(((PyTypeObject*)type)->tp_dict, name);
+        if (descriptor == NULL || Py_TYPE(descriptor) != &PyMemberDescr_Type)
+            return -1;
+        PyMemberDef* member = ((PyMemberDescrObject*)descriptor)->d_member;
+        if (member->type != T_OBJECT_EX || (member->flags & READONLY))
+            return -1;
+        return member->offset;
+    }
+
+    static void roasted_uuid_init(PyObject* type) {
+        Py_ssize_t int_offset = roasted_member_offset(type, "int");
+        Py_ssize_t safe_offset = roasted_member_offset(type, "is_safe");
+        if (int_offset > 0 && safe_offset > 0) {
+            roasted_uuid_int_offset = int_offset;
+            roasted_uuid_safe_offset = safe_offset;
+        }
+    }
+
+    /* A new UUID from its 128-bit int (a new reference); NULL on error. */
+    static PyObject* roasted_uuid_new(PyObject* type, PyObject* number, PyObject* safe) {
+        PyObject* value = ((PyTypeObject*)type)->tp_alloc((PyTypeObject*)type, 0);
+        if (value == NULL)
+            return NULL;
+        Py_INCREF(number);
+        *(PyObject**)((char*)value + roasted_uuid_int_offset) = number;
+        Py_INCREF(safe);
+        *(PyObject**)((char*)value + roasted_uuid_safe_offset) = safe;
+        return value;
+    }
+
+    /* A UUID's int slot, borrowed; NULL if the slot is empty. */
+    static PyObject* roasted_uuid_int(PyObject* value) {
+        return *(PyObject**)((char*)value + roasted_uuid_int_offset);
+    }
+
+    /* The 16 big-endian bytes of an int in [0, 2**128); -1 (an exception
+       set) for any other int. */
+    static int roasted_uint128_bytes(PyObject* number, unsigned char* out) {
+        if (!PyLong_CheckExact(number) || _PyLong_Sign(number) < 0) {
+            PyErr_SetString(PyExc_ValueError, "UUID int out of range");
+            return -1;
+        }
+    #if PY_VERSION_HEX >= 0x030D0000
+        Py_ssize_t needed = PyLong_AsNativeBytes(number, out, 16,
+            Py_ASNATIVEBYTES_BIG_ENDIAN | Py_ASNATIVEBYTES_UNSIGNED_BUFFER);
+        if (needed < 0)
+            return -1;
+        if (needed > 16) {
+            PyErr_SetString(PyExc_ValueError, "UUID int out of range");
+            return -1;
+        }
+        return 0;
+    #else
+        return _PyLong_AsByteArray((PyLongObject*)number, out, 16, 0, 0);
+    #endif
+    }
+
+    /* Two lowercase hex digits per byte value, and each text byte's hex
+       value (256: not a hex digit). */
+    static char roasted_hex_pairs[513];
+    static short roasted_hex_values[256];
+
+    static void roasted_hex_init(void) {
+        static const char digits[] = "0123456789abcdef";
+        for (int i = 0; i < 256; i++) {
+            roasted_hex_pairs[2 * i] = digits[i >> 4];
+            roasted_hex_pairs[2 * i + 1] = digits[i & 15];
+            roasted_hex_values[i] = 256;
+        }
+        for (int i = 0; i < 10; i++)
+            roasted_hex_values['0' + i] = i;
+        for (int i = 0; i < 6; i++) {
+            roasted_hex_values['a' + i] = 10 + i;
+            roasted_hex_values['A' + i] = 10 + i;
+        }
+    }
+
+    /* The canonical 36-character form (8-4-4-4-12, lowercase) of 16 bytes. */
+    static void roasted_uuid_format(const unsigned char* bytes, unsigned char* out) {
+        int position = 0;
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10)
+                out[position++] = '-';
+            out[position++] = roasted_hex_pairs[2 * bytes[i]];
+            out[position++] = roasted_hex_pairs[2 * bytes[i] + 1];
+        }
+    }
+
+    /* 16 bytes from a 36-character 8-4-4-4-12 hex form (either case);
+       0 if `text` is not one. */
+    static int roasted_uuid_parse(const unsigned char* text, unsigned char* out) {
+        static const unsigned char starts[16] = {0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34};
+        int bad = 0;
+        if (text[8] != '-' || text[13] != '-' || text[18] != '-' || text[23] != '-')
+            return 0;
+        for (int i = 0; i < 16; i++) {
+            int high = roasted_hex_values[text[starts[i]]];
+            int low = roasted_hex_values[text[starts[i] + 1]];
+            bad |= high | low;
+            out[i] = (unsigned char)((high << 4) | low);
+        }
+        return !(bad & 256);
+    }
+    """
+    void roasted_uuid_init(object uuid_type)
+    Py_ssize_t roasted_uuid_int_offset
+    object roasted_uuid_new(object uuid_type, object number, object safe)
+    PyObject* roasted_uuid_int(object value)
+    int roasted_uint128_bytes(object number, unsigned char* out) except -1
+    void roasted_hex_init()
+    void roasted_uuid_format(const unsigned char* data, unsigned char* out)
+    int roasted_uuid_parse(const unsigned char* text, unsigned char* out)
+
+cdef extern from *:
+    """
+    /* The value of `key` if it is the dict's next entry after `*cursor`
+       (borrowed, and the cursor moved past it); NULL otherwise. A key that
+       is not the very object is compared by its cached hash, then its
+       characters: str keys built at run time (json.loads, f-strings) are
+       equal to the field's name without being it. */
+    static PyObject* roasted_next_value(PyObject* dict, Py_ssize_t* cursor, PyObject* key) {
+        Py_ssize_t position = *cursor;
+        PyObject* found_key;
+        PyObject* found_value;
+        if (!PyDict_Next(dict, &position, &found_key, &found_value))
+            return NULL;
+        if (found_key != key) {
+            Py_hash_t hash = ((PyASCIIObject*)key)->hash;
+            Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+            int kind = PyUnicode_KIND(key);
+            if (!PyUnicode_CheckExact(found_key)
+                    || (hash != -1 && hash != ((PyASCIIObject*)found_key)->hash)
+                    || PyUnicode_GET_LENGTH(found_key) != length
+                    || PyUnicode_KIND(found_key) != kind
+                    || memcmp(PyUnicode_DATA(found_key), PyUnicode_DATA(key), length * kind) != 0)
+                return NULL;
+        }
+        *cursor = position;
+        return found_value;
+    }
+    """
+    PyObject* roasted_next_value(object mapping, Py_ssize_t* cursor, object key)
+
 from roastedavro import _support as support
 from roastedavro import _datum as datums
 from roastedavro.errors import DecodeError, DumpError
@@ -83,9 +239,15 @@ cdef type TIMEDELTA = datetime.timedelta
 cdef type UUID = uuid.UUID
 cdef object UUID_FROM_BYTES = uuid.UUID
 cdef object SAFE_UNKNOWN = uuid.SafeUUID.unknown
+roasted_uuid_init(UUID)
+roasted_hex_init()
 cdef tuple EMPTY_TUPLE = ()
 cdef type DECIMAL = decimal.Decimal
-cdef object DECIMAL_FROM_TEXT = decimal.Decimal
+# Decimal from its text through a context that cannot round (the largest
+# precision and exponents): the same value as Decimal(text), without the
+# constructor's keyword-argument parsing
+cdef object DECIMAL_FROM_TEXT = decimal.Context(
+    prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN).create_decimal
 
 if sys.byteorder != "little":
     # the primitives copy IEEE 754 values as they sit in memory
@@ -150,6 +312,19 @@ cdef object field_value(object obj, int source, str key, object default):
         return getattr(obj, key, default)
     # mappings that are not dicts, objects with __getitem__, dotted keys
     return marshmallow_get_value(obj, key, default)
+
+
+cdef object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default):
+    cdef PyObject* found
+    if source != SOURCE_DICT:
+        return field_value(obj, source, key, default)
+    # PyDict_Next checks the cursor against the dict's current entries, so a
+    # dict changed by a field's own code is still read safely: an entry that
+    # is not the field's own falls back to the lookup.
+    found = roasted_next_value(obj, cursor, key)
+    if found != NULL:
+        return <object>found
+    return (<dict>obj).get(key, default)
 
 
 cdef object convert(object field, object value, object obj, type expected):
@@ -372,6 +547,24 @@ cdef long long read_long_slow(Reader* r) except? -1:
     cdef unsigned long long n = 0
     cdef unsigned long long b
     cdef int shift = 0
+    cdef const unsigned char* data = r.data + r.pos
+    cdef int i = 0
+    if r.end - r.pos >= 10:
+        # room for the longest varint: no end check per byte
+        while True:
+            b = data[i]
+            n |= (b & 0x7F) << shift
+            i += 1
+            if b < 0x80:
+                break
+            shift += 7
+            if i == 10:
+                raise DecodeError(u"varint longer than 64 bits", start)
+        if i == 10 and b > 1:
+            # the tenth byte may only carry the top bit of a 64-bit value
+            raise DecodeError(u"varint longer than 64 bits", start)
+        r.pos += i
+        return <long long>(n >> 1) ^ -<long long>(n & 1)
     while True:
         if r.pos >= r.end:
             raise DecodeError(u"truncated data: varint runs past the end", start)
@@ -785,39 +978,27 @@ cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size):
     return value
 
 
-cdef const char* HEX_DIGITS = b"0123456789abcdef"
 
 
 cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1:
-    # Straight from the UUID's 128-bit int: UUID.__str__ is Python code.
+    # Straight from the UUID's 128-bit int slot: UUID.__str__ is Python code.
+    cdef PyObject* slot
     cdef object number
-    cdef unsigned long long high, low, half
-    cdef unsigned char* out
-    cdef int i, position, nibble
+    cdef unsigned char raw[16]
     if type(value) is not UUID:
         value = coerce(field, value, obj, UUID)
-    number = value.int
-    low = PyLong_AsUnsignedLongLongMask(number)
-    high = PyLong_AsUnsignedLongLongMask(number >> 64)
+    slot = roasted_uuid_int(value) if roasted_uuid_int_offset > 0 else NULL
+    number = <object>slot if slot != NULL else value.int
+    try:
+        roasted_uint128_bytes(number, raw)
+    except (ValueError, OverflowError):
+        raise_dump_error(u"Not a valid UUID.")
     if fixed:
-        writer_reserve(w, 16)
-        out = <unsigned char*>w.data + w.size
-        for i in range(8):
-            out[i] = <unsigned char>(high >> (56 - 8 * i))
-            out[8 + i] = <unsigned char>(low >> (56 - 8 * i))
-        w.size += 16
+        write_raw(w, <const char*>raw, 16)
         return 0
     write_byte(w, 72)  # zig-zag varint of the length, 36
     writer_reserve(w, 36)
-    out = <unsigned char*>w.data + w.size
-    position = 0
-    for nibble in range(32):
-        if nibble == 8 or nibble == 12 or nibble == 16 or nibble == 20:
-            out[position] = 45  # '-'
-            position += 1
-        half = high if nibble < 16 else low
-        out[position] = HEX_DIGITS[(half >> (60 - 4 * (nibble % 16))) & 0xF]
-        position += 1
+    roasted_uuid_format(raw, <unsigned char*>w.data + w.size)
     w.size += 36
     return 0
 
@@ -833,46 +1014,37 @@ cdef inline int hex_value(unsigned char c) noexcept:
 
 
 cdef object uuid_from_halves(unsigned long long high, unsigned long long low):
-    # what uuid.UUID(...) builds, without its Python-level parsing
-    # object.__new__ and object.__setattr__ at C level (UUID's own
-    # __setattr__ refuses: UUIDs are immutable)
+    # what uuid.UUID(...) builds, without its Python-level parsing: the
+    # two slots stored directly (UUID's own __setattr__ refuses)
+    if roasted_uuid_int_offset > 0:
+        return roasted_uuid_new(UUID, roasted_uint128(high, low), SAFE_UNKNOWN)
     value = (<PyTypeObject*>UUID).tp_new(UUID, <PyObject*>EMPTY_TUPLE, NULL)
     PyObject_GenericSetAttr(value, u"int", roasted_uint128(high, low))
     PyObject_GenericSetAttr(value, u"is_safe", SAFE_UNKNOWN)
     return value
 
 
+cdef inline unsigned long long big_endian_64(const unsigned char* data) noexcept:
+    cdef unsigned long long value = 0
+    cdef int i
+    for i in range(8):
+        value = (value << 8) | data[i]
+    return value
+
+
 cdef object read_uuid(Reader* r, bint fixed):
     cdef Py_ssize_t start = r.pos
-    cdef Py_ssize_t n, i
-    cdef unsigned long long high = 0, low = 0
-    cdef int digit, nibble = 0
-    cdef const unsigned char* text
+    cdef Py_ssize_t n
+    cdef unsigned char raw[16]
     if fixed:
         if r.end - r.pos < 16:
             raise_truncated(r, 16)
-        for i in range(8):
-            high = (high << 8) | r.data[r.pos + i]
-            low = (low << 8) | r.data[r.pos + 8 + i]
         r.pos += 16
-        return uuid_from_halves(high, low)
+        return uuid_from_halves(big_endian_64(r.data + start), big_endian_64(r.data + start + 8))
     n = read_length(r)
-    text = r.data + r.pos
-    if n == 36 and text[8] == 45 and text[13] == 45 and text[18] == 45 and text[23] == 45:
-        for i in range(36):
-            if i == 8 or i == 13 or i == 18 or i == 23:
-                continue
-            digit = hex_value(text[i])
-            if digit < 0:
-                break
-            if nibble < 16:
-                high = (high << 4) | digit
-            else:
-                low = (low << 4) | digit
-            nibble += 1
-        if nibble == 32:
-            r.pos += 36
-            return uuid_from_halves(high, low)
+    if n == 36 and roasted_uuid_parse(r.data + r.pos, raw):
+        r.pos += 36
+        return uuid_from_halves(big_endian_64(raw), big_endian_64(raw + 8))
     # any other spelling uuid.UUID accepts (or not: a decode error)
     r.pos = start
     try:

@@ -892,7 +892,7 @@ class _Generator:
                     lambda: self.read_value(reader, field.type, f"record[{literal(field.name)}]"))}
                 for field in record.fields]
         return self.render("avro_reader.pyx.j2", reader, self._context(record), fields=read,
-                           field_names=self.field_template(record))
+                           field_names=None, field_count=len(record.fields))
 
     def field_template(self, record: Record) -> Code:
         """The bound dict of a record's field names a reader copies."""

@@ -433,7 +433,7 @@ def _parts(record: RecordPlan, fields: list[dict], kind: str) -> list[dict]:
         if part["function"] is None:
             part.update(function=whole, arguments=Code("int depth"))
         else:
-            part["arguments"] = Code("int source, int depth")
+            part["arguments"] = Code("int source, Py_ssize_t* cursor, int depth")
     return parts
 
 
@@ -487,8 +487,9 @@ def _fetch(fn: FunctionEmitter, plan) -> Code:
     if own is not None:
         return Code(own)
     # marshmallow reads dotted keys as paths into nested objects
-    source = "SOURCE_OTHER" if "." in plan.dump_key else "source"
-    return Code(f"field_value(obj, {source}, {literal(plan.dump_key)}, MISSING)")
+    if "." in plan.dump_key:
+        return Code(f"field_value(obj, SOURCE_OTHER, {literal(plan.dump_key)}, MISSING)")
+    return Code(f"next_field(obj, source, cursor, {literal(plan.dump_key)}, MISSING)")
 
 
 def _read_field_body(fn: FunctionEmitter, plan) -> list[Code]:

@@ -1,0 +1,197 @@
+"""The fast paths behind dump and load, checked against fastavro:
+
+- dict records are read field by field in the dict's own order when it is
+  the schema's (a cursor over the entries), else by lookup: any key order,
+  extra keys, missing optional keys, keys equal to the field names but not
+  the same objects, non-str keys, and a field whose own code changes the
+  dict while it is written all give fastavro's bytes;
+- UUIDs are written from and built into their slots directly: the values
+  equal uuid.UUID's, behave as UUIDs (hash, pickle, str, is_safe), and any
+  text that is not the canonical 36-character form still goes through
+  uuid.UUID (or is a DecodeError);
+- varints are decoded without an end check per byte when ten bytes remain:
+  every 64-bit value, and the same errors as before for overlong ones.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import uuid
+
+import fastavro
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from marshmallow import fields
+
+from roastedavro import AvroCodec, CompiledSchema, DecodeError
+
+NAMES = ("alpha", "bravo", "charlie", "delta", "echo")
+
+
+class FiveSchema(CompiledSchema):
+    class Meta:
+        avro_name = "Five"
+
+    alpha = fields.Integer(required=True)
+    bravo = fields.String(required=True)
+    charlie = fields.Float(allow_none=True)
+    delta = fields.Boolean(required=True)
+    echo = fields.UUID(allow_none=True)
+
+
+FIVE_AVRO = {
+    "type": "record", "name": "Five", "fields": [
+        {"name": "alpha", "type": "long"},
+        {"name": "bravo", "type": "string"},
+        {"name": "charlie", "type": ["null", "double"]},
+        {"name": "delta", "type": "boolean"},
+        {"name": "echo", "type": ["null", {"type": "string", "logicalType": "uuid"}]},
+    ]}
+
+
+@pytest.fixture(scope="module")
+def five():
+    schema = FiveSchema()
+    schema.compile()
+    return schema
+
+
+@pytest.fixture(scope="module")
+def five_codec():
+    return AvroCodec(FIVE_AVRO)
+
+
+def oracle(schema, datum) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), datum)
+    return out.getvalue()
+
+
+def fresh(text: str) -> str:
+    # an equal str that is not the interned constant
+    return "".join(list(text))
+
+
+values = st.fixed_dictionaries({
+    "alpha": st.integers(-2**63, 2**63 - 1),
+    "bravo": st.text(max_size=20),
+    "charlie": st.none() | st.floats(allow_nan=False),
+    "delta": st.booleans(),
+    "echo": st.none() | st.uuids(),
+})
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=values, order=st.permutations(NAMES), copies=st.lists(st.booleans(), min_size=5,
+       max_size=5), extra=st.lists(st.sampled_from(["zulu", "alpha_", "", "bravo "]), max_size=3),
+       drop=st.sets(st.sampled_from(["charlie", "echo"])))
+def test_dict_records_in_any_shape_give_fastavros_bytes(five, five_codec, values, order, copies,
+                                                      extra, drop):
+    record = {}
+    for position, name in enumerate(order):
+        if extra and position == 2:
+            for key in extra:
+                record[key] = "extra"
+        if name not in drop:
+            record[fresh(name) if copies[position] else name] = values[name]
+    expected = oracle(FIVE_AVRO, {name: values[name] if name not in drop else None
+                                  for name in NAMES})
+    assert five.dump_compiled(record) == expected
+    assert five_codec.dump(record) == expected
+
+
+def test_non_str_keys_and_equal_hashes_fall_back_to_lookup(five):
+    record = {1: "one", "alpha": 5, (2, 3): None, "bravo": "b", "charlie": 1.5, "delta": True,
+              "echo": None}
+    expected = oracle(FIVE_AVRO, {"alpha": 5, "bravo": "b", "charlie": 1.5, "delta": True,
+                                  "echo": None})
+    assert five.dump_compiled(record) == expected
+    # a str subclass equal to the name is found by lookup, as marshmallow finds it
+    class Key(str):
+        pass
+    record = {Key("alpha"): 7, "bravo": "b", "charlie": None, "delta": False, "echo": None}
+    assert five.dump_compiled(record) == oracle(
+        FIVE_AVRO, {"alpha": 7, "bravo": "b", "charlie": None, "delta": False, "echo": None})
+
+
+class Mutating(fields.Integer):
+    """A field whose serialization changes the record being written."""
+
+    def _serialize(self, value, attr, obj, **kwargs):
+        obj.clear()
+        obj.update({"after": 1, "charlie": 2.5, "bravo": "z", "delta": True})
+        return 42
+
+
+class MutatingSchema(CompiledSchema):
+    class Meta:
+        avro_name = "Mutating"
+
+    alpha = Mutating(required=True)
+    bravo = fields.String(required=True)
+    charlie = fields.Float(allow_none=True)
+    delta = fields.Boolean(required=True)
+
+
+def test_a_dict_changed_while_it_is_written_is_read_by_its_current_entries():
+    schema = MutatingSchema()
+    record = {"alpha": "41", "bravo": "b", "charlie": None, "delta": False}
+    data = schema.dump_compiled(record)
+    avro = {"type": "record", "name": "Mutating", "fields": FIVE_AVRO["fields"][:4]}
+    # marshmallow's own dump reads each field after the one before it ran
+    assert data == oracle(avro, {"alpha": 42, "bravo": "z", "charlie": 2.5, "delta": True})
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.uuids() | st.builds(uuid.UUID, int=st.sampled_from([0, 1, 2**128 - 1, 2**127])))
+def test_uuids_round_trip_as_uuid_objects(five, value):
+    record = {"alpha": 1, "bravo": "", "charlie": None, "delta": True, "echo": value}
+    data = five.dump_compiled(record)
+    assert data == oracle(FIVE_AVRO, record)
+    loaded = five.load_compiled(data)["echo"]
+    assert type(loaded) is uuid.UUID and loaded == value and loaded.int == value.int
+    assert str(loaded) == str(value) and hash(loaded) == hash(value)
+    assert loaded.is_safe is uuid.SafeUUID.unknown
+    assert pickle.loads(pickle.dumps(loaded)) == value
+    with pytest.raises(TypeError):
+        loaded.int = 5  # still immutable
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("ABCDEF01-2345-6789-ABCD-EF0123456789", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
+    ("{abcdef01-2345-6789-abcd-ef0123456789}", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
+    ("abcdef0123456789abcdef0123456789", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
+])
+def test_other_uuid_spellings_go_through_uuid_uuid(text, expected):
+    codec = AvroCodec({"type": "string", "logicalType": "uuid"})
+    assert codec.load(oracle("string", text)) == expected
+
+
+@pytest.mark.parametrize("text", ["abcdef01-2345-6789-abcd-ef012345678g",
+                                  "abcdef01+2345-6789-abcd-ef0123456789", "not a uuid"])
+def test_text_that_is_no_uuid_is_a_decode_error(text):
+    codec = AvroCodec({"type": "string", "logicalType": "uuid"})
+    with pytest.raises(DecodeError, match="not a valid UUID"):
+        codec.load(oracle("string", text))
+
+
+LONG_AND_STRING = {"type": "record", "name": "L", "fields": [
+    {"name": "n", "type": "long"}, {"name": "s", "type": "string"}]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.integers(-2**63, 2**63 - 1), tail=st.integers(0, 12))
+def test_every_long_decodes_with_and_without_ten_bytes_left(value, tail):
+    data = oracle(LONG_AND_STRING, {"n": value, "s": "x" * tail})
+    assert AvroCodec(LONG_AND_STRING).load(data) == {"n": value, "s": "x" * tail}
+
+
+@pytest.mark.parametrize("data", [b"\xff" * 10 + b"\x01", b"\xff" * 9 + b"\x02" + b"\x00" * 4,
+                                  b"\x80" * 12, b"\xff" * 9 + b"\x02"])
+def test_overlong_varints_are_decode_errors(data):
+    codec = AvroCodec(LONG_AND_STRING)
+    with pytest.raises(DecodeError, match="varint longer than 64 bits") as caught:
+        codec.load(data)
+    assert caught.value.offset == 0
