@@ -267,6 +267,7 @@ def summarize(results: dict, contenders: tuple[str, ...], baseline: str) -> dict
         "classic": [n for n, r in results.items() if r.get("group") == "classic"],
         "wide": [n for n, r in results.items() if r.get("group") == "wide"],
         "array": [n for n, r in results.items() if r.get("group") == "array"],
+        "logical": [n for n, r in results.items() if r.get("group") == "logical"],
         "wide+array": [n for n, r in results.items() if r.get("group") in ("wide", "array")],
         "all": list(results),
     }
@@ -396,6 +397,7 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
         for group, label in (("classic", "geomean speedup vs fastavro, classic set"),
                              ("wide", "geomean speedup vs fastavro, wide"),
                              ("array", "geomean speedup vs fastavro, arrays"),
+                             ("logical", "geomean speedup vs fastavro, logical types"),
                              ("all", "geomean speedup vs fastavro, all cases")):
             per = summary[group][op]
             cells = [fmt_x(per[c]["geomean_speedup"]) + ("" if per[c]["cases"] in
@@ -527,7 +529,7 @@ def chart(report: dict, contenders: tuple[str, ...], baseline: str, path: Path) 
         ax.set_ylabel(f"{op}: speedup vs {baseline} (×, log)")
         ax.grid(axis="y", which="both", alpha=0.3)
         ax.set_title(f"{op} ({baseline} = 1, higher is faster)", fontsize=10)
-        # separators between groups (classic | market | wide | array | extra)
+        # separators between groups (classic | market | wide | array | logical | extra)
         for position in range(1, len(names)):
             if results[names[position]]["group"] != results[names[position - 1]]["group"]:
                 ax.axvline(position - 0.5, color="grey", linewidth=0.8, linestyle=":")
@@ -552,7 +554,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true",
                         help="3 repeats, 100k-iteration memory check, compile cost of a few cases")
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
-    parser.add_argument("--groups", help="comma-separated groups: classic,market,wide,array,extra")
+    parser.add_argument("--groups", help="comma-separated groups: classic,market,wide,array,logical,extra")
     parser.add_argument("--contenders", help="comma-separated contenders (default: all; "
                         "roastedavro and fastavro are always included)")
     parser.add_argument("--repeats", type=int, help="interleaved repeats (default 15, quick 3)")
@@ -680,7 +682,7 @@ def main(argv: list[str] | None = None) -> dict:
     except Exception as error:  # noqa: BLE001
         log(f"chart failed: {error}")
 
-    for group in ("classic", "wide", "array"):
+    for group in ("classic", "wide", "array", "logical"):
         per = report["summary"][group]
         if per["cases"]:
             log(f"geomean speedup vs fastavro ({group}): "

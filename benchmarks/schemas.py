@@ -29,7 +29,7 @@ from roastedavro import CompiledSchema
 
 NAMESPACE = "bench"
 
-GROUPS = ("classic", "market", "wide", "array", "extra")
+GROUPS = ("classic", "market", "wide", "array", "logical", "extra")
 
 
 @dataclasses.dataclass
@@ -667,6 +667,43 @@ class ItemSchema(CompiledSchema):
 class Array1000RecordSchema(CompiledSchema):
     Meta = meta("Array1000Record")
     items = fields.List(fields.Nested(ItemSchema), required=True)
+
+
+# -- logical-type-heavy: a trade as a trading system keeps it ---------------------
+
+class TradeStruct(msgspec.Struct):
+    trade_id: uuid.UUID
+    order_id: uuid.UUID
+    symbol: str
+    side: Side
+    status: OrderStatus
+    price: decimal.Decimal
+    quantity: decimal.Decimal
+    executed_at: datetime.datetime
+    trade_date: datetime.date
+    settle_time: datetime.time
+
+
+@case("trade", "logical", TradeStruct,
+      lambda rng: {"trade_id": uuid.UUID(int=rng.getrandbits(128), version=4),
+                   "order_id": uuid.UUID(int=rng.getrandbits(128), version=4),
+                   "symbol": rng.choice(SYMBOLS), "side": rng.choice(list(Side)),
+                   "status": rng.choice(list(OrderStatus)), "price": money(rng, 4, 8),
+                   "quantity": money(rng, 2, 8), "executed_at": a_timestamp(rng),
+                   "trade_date": a_date(rng), "settle_time": a_time(rng)},
+      "2 uuid, 2 decimal, timestamp-micros, date, time-micros, 2 enum, string")
+class TradeSchema(CompiledSchema):
+    Meta = meta("Trade")
+    trade_id = fields.UUID(required=True)
+    order_id = fields.UUID(required=True)
+    symbol = fields.String(required=True)
+    side = fields.Enum(Side, required=True)
+    status = fields.Enum(OrderStatus, required=True)
+    price = fields.Decimal(places=4, metadata={"precision": 18}, required=True)
+    quantity = fields.Decimal(places=2, metadata={"precision": 12}, required=True)
+    executed_at = fields.DateTime(required=True)
+    trade_date = fields.Date(required=True)
+    settle_time = fields.Time(required=True)
 
 
 # -- extras: logical types outside the classic set --------------------------------
