@@ -225,6 +225,55 @@ cdef extern from *:
     """
     PyObject* roasted_next_value(object mapping, Py_ssize_t* cursor, object key)
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+
+    /* The number behind a C `decimal.Decimal` (libmpdec's mpd_t as _decimal
+       embeds it, 64-bit configuration: words of 19 decimal digits). Read
+       only where roasted_decimal_layout_ok says the layout is this one:
+       checked at import against as_tuple() on sample values. */
+    typedef struct {
+        uint8_t flags;
+        int64_t exp;
+        int64_t digits;
+        int64_t len;
+        int64_t alloc;
+        uint64_t* data;
+    } roasted_mpd;
+
+    typedef struct {
+        PyObject_HEAD
+        Py_hash_t hash;
+        roasted_mpd dec;
+    } roasted_decimal_object;
+
+    static int roasted_decimal_layout_ok = 0;
+
+    /* A finite Decimal's sign, coefficient (up to 38 digits) and exponent;
+       0 for anything else (NaN, Infinity, longer coefficients). */
+    static int roasted_decimal_parts(PyObject* value, int* negative, __int128* coefficient,
+                                     int64_t* exponent, int64_t* digits) {
+        const roasted_mpd* dec = &((roasted_decimal_object*)value)->dec;
+        if (dec->flags & 14 || dec->len < 1 || dec->len > 2)
+            return 0;
+        unsigned __int128 number = dec->data[0];
+        if (dec->len == 2)
+            number += (unsigned __int128)dec->data[1] * 10000000000000000000ULL;
+        if (number >> 127)
+            return 0;
+        *negative = dec->flags & 1;
+        *coefficient = (__int128)number;
+        *exponent = dec->exp;
+        *digits = number ? dec->digits : 0;
+        return 1;
+    }
+    """
+    int roasted_decimal_layout_ok
+    int roasted_decimal_parts(object value, int* negative, int128* coefficient,
+                              long long* exponent, long long* digits)
+    Py_ssize_t ROASTED_DECIMAL_OBJECT_SIZE "sizeof(roasted_decimal_object)"
+
 from roastedavro import _support as support
 from roastedavro import _datum as datums
 from roastedavro.errors import DecodeError, DumpError
@@ -243,6 +292,44 @@ roasted_uuid_init(UUID)
 roasted_hex_init()
 cdef tuple EMPTY_TUPLE = ()
 cdef type DECIMAL = decimal.Decimal
+
+
+def _decimal_layout_matches():
+    # Only the C implementation (_decimal) has the layout; then every sample
+    # must read back as as_tuple() says, or the text path stays in use.
+    cdef int negative
+    cdef int128 coefficient
+    cdef long long exponent, digits
+    try:
+        import _decimal
+    except ImportError:
+        return False
+    if decimal.Decimal is not _decimal.Decimal or decimal.Decimal.__basicsize__ < ROASTED_DECIMAL_OBJECT_SIZE:
+        return False
+    samples = ["0", "-0", "0.00", "1", "-1", "1.5", "-123.4500", "9999999999999999999",
+               "10000000000000000000", "-12345678901234567890.123456", "1E+5", "-7E-30",
+               "99999999999999999999999999999999999999", "-0.00000000000000000000000000000000000001"]
+    for text in samples:
+        value = decimal.Decimal(text)
+        sign, figures, expected_exponent = value.as_tuple()
+        if not roasted_decimal_parts(value, &negative, &coefficient, &exponent, &digits):
+            return False
+        expected = int("".join(map(str, figures)))
+        if (negative != sign or exponent != expected_exponent
+                or roasted_uint128(<unsigned long long>(coefficient >> 64),
+                                   <unsigned long long>coefficient) != expected
+                or digits != (len(str(expected)) if expected else 0)):
+            return False
+    for text in ("NaN", "-Infinity", "sNaN", "1" * 40):
+        if roasted_decimal_parts(decimal.Decimal(text), &negative, &coefficient, &exponent, &digits):
+            return False
+    return True
+
+
+roasted_decimal_layout_ok = _decimal_layout_matches()
+#: whether Decimals are written from their coefficient and exponent (the C
+#: layout checked above), rather than from their text
+DECIMAL_LAYOUT_VERIFIED = bool(roasted_decimal_layout_ok)
 # Decimal from its text through a context that cannot round (the largest
 # precision and exponents): the same value as Decimal(text), without the
 # constructor's keyword-argument parsing
@@ -803,9 +890,46 @@ cdef object read_timedelta(Reader* r):
 
 
 cdef int decimal_unscaled(object value, int scale, int precision, int128* unscaled) except -1:
-    # The unscaled integer of a Decimal with at most 38 digits, read from its
-    # text (Decimal.__str__ is C code): 1 when done, 0 for the Python path
-    # (exponent notation, NaN, more places than the scale, too many digits).
+    # The unscaled integer of a Decimal with at most 38 digits: 1 when done,
+    # 0 for the Python path (NaN, more places than the scale, too many
+    # digits). From the Decimal's own coefficient and exponent where its C
+    # layout was verified at import, else from its text.
+    cdef int negative
+    cdef int128 coefficient
+    cdef long long exponent, digits, place
+    if roasted_decimal_layout_ok:
+        if not roasted_decimal_parts(value, &negative, &coefficient, &exponent, &digits):
+            return 0
+        # value = coefficient * 10**exponent; unscaled = value * 10**scale
+        if exponent + scale < 0:
+            return 0  # more places than the scale (maybe trailing zeros)
+        if digits + exponent + scale > precision or digits + exponent + scale > 38:
+            return 0  # too many digits: the Python path explains
+        for place in range(exponent + scale):
+            coefficient *= 10
+        unscaled[0] = -coefficient if negative else coefficient
+        return 1
+    return decimal_unscaled_from_text(value, scale, precision, unscaled)
+
+
+def _decimal_unscaled_paths(value, int scale, int precision):
+    # For the tests: what each of decimal_unscaled's two paths makes of a
+    # Decimal, (done, unscaled) from the coefficient, then from the text.
+    cdef int128 unscaled = 0
+    results = []
+    for from_text in (False, True):
+        if from_text or not roasted_decimal_layout_ok:
+            done = decimal_unscaled_from_text(value, scale, precision, &unscaled)
+        else:
+            done = decimal_unscaled(value, scale, precision, &unscaled)
+        number = roasted_uint128(<unsigned long long>((-unscaled if unscaled < 0 else unscaled) >> 64),
+                                 <unsigned long long>(-unscaled if unscaled < 0 else unscaled))
+        results.append((bool(done), (-number if unscaled < 0 else number) if done else None))
+    return tuple(results)
+
+
+cdef int decimal_unscaled_from_text(object value, int scale, int precision, int128* unscaled) except -1:
+    # decimal_unscaled from the Decimal's text (Decimal.__str__ is C code)
     cdef str text = str(value)
     cdef Py_ssize_t n, i, fraction = -1
     cdef const char* chars

@@ -18,6 +18,7 @@ from __future__ import annotations
 import io
 import pickle
 import uuid
+from decimal import Context, Decimal
 
 import fastavro
 import pytest
@@ -195,3 +196,45 @@ def test_overlong_varints_are_decode_errors(data):
     with pytest.raises(DecodeError, match="varint longer than 64 bits") as caught:
         codec.load(data)
     assert caught.value.offset == 0
+
+
+def test_decimals_are_read_from_their_coefficient_on_cpython():
+    # the import-time check of the C layout passed: the fast path is in use
+    from roastedavro import _runtime
+
+    assert _runtime.DECIMAL_LAYOUT_VERIFIED
+
+
+#: a context that never rounds a 100-digit value
+EXACT = Context(prec=100)
+
+decimals = st.decimals(allow_nan=True, allow_infinity=True, places=None) | st.builds(
+    lambda sign, digits, exponent: Decimal((sign, tuple(int(d) for d in digits), exponent)),
+    st.integers(0, 1), st.text("0123456789", min_size=1, max_size=42), st.integers(-45, 45))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(value=decimals, scale=st.integers(0, 38), precision=st.integers(1, 38))
+def test_decimal_coefficients_agree_with_their_text(value, scale, precision):
+    from roastedavro import _runtime
+
+    precision = max(precision, scale)
+    from_coefficient, from_text = _runtime._decimal_unscaled_paths(value, scale, precision)
+    if from_coefficient[0] and from_text[0]:
+        assert from_coefficient == from_text
+    if from_coefficient[0]:
+        # whatever the coefficient path writes is the exact value
+        assert Decimal(from_coefficient[1]).scaleb(-scale, context=EXACT) == value
+    if from_text[0]:
+        # the text path never takes a value the coefficient path leaves to Python
+        assert from_coefficient[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=st.decimals(allow_nan=False, allow_infinity=False, places=4,
+                         min_value=-10**13, max_value=10**13))
+def test_decimals_written_as_fastavro_writes_them(value):
+    schema = {"type": "bytes", "logicalType": "decimal", "precision": 18, "scale": 4}
+    codec = AvroCodec(schema)
+    assert codec.dump(value) == oracle(schema, value)
+    assert codec.load(codec.dump(value)) == value
