@@ -71,6 +71,20 @@ cdef extern from *:
 
 cdef extern from *:
     """
+    /* How many bits a 128-bit magnitude needs (0 for 0): one instruction
+       per half instead of a loop over the bits. */
+    static int roasted_uint128_bits(unsigned __int128 value) {
+        unsigned long long high = (unsigned long long)(value >> 64);
+        unsigned long long low = (unsigned long long)value;
+        if (high)
+            return 128 - __builtin_clzll(high);
+        return low ? 64 - __builtin_clzll(low) : 0;
+    }
+    """
+    int uint128_bits "roasted_uint128_bits"(uint128 value) noexcept
+
+cdef extern from *:
+    """
     #include <structmember.h>
 
     /* uuid.UUID keeps its value in two __slots__, `int` and `is_safe`. Their
@@ -999,8 +1013,7 @@ cdef int write_unscaled(Writer* w, int128 unscaled, Py_ssize_t size) except -1:
     else:
         # fastavro's length: the magnitude's bits plus a sign bit, in bytes
         magnitude = <uint128>(-unscaled if unscaled < 0 else unscaled)
-        while magnitude >> bits:
-            bits += 1
+        bits = uint128_bits(magnitude)
         length = (bits + 8) // 8
         write_long(w, length)
     writer_reserve(w, length)
