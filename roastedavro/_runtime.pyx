@@ -52,21 +52,27 @@ cdef extern from *:
 
 cdef extern from *:
     """
-    /* A 128-bit unsigned int from its two 64-bit halves, in one step:
+    /* A 128-bit unsigned int from 16 big-endian bytes, in one step:
        CPython 3.13 made this public; before, int.from_bytes's own helper. */
-    static PyObject* roasted_uint128(unsigned long long high, unsigned long long low) {
-        unsigned char bytes[16];
-        for (int i = 0; i < 8; i++) {
-            bytes[i] = (unsigned char)(high >> (56 - 8 * i));
-            bytes[8 + i] = (unsigned char)(low >> (56 - 8 * i));
-        }
+    static PyObject* roasted_uint128_from_bytes(const unsigned char* bytes) {
     #if PY_VERSION_HEX >= 0x030D0000
         return PyLong_FromUnsignedNativeBytes(bytes, 16, Py_ASNATIVEBYTES_BIG_ENDIAN);
     #else
         return _PyLong_FromByteArray(bytes, 16, 0, 0);
     #endif
     }
+
+    /* The same from its two 64-bit halves. */
+    static PyObject* roasted_uint128(unsigned long long high, unsigned long long low) {
+        unsigned char bytes[16];
+        for (int i = 0; i < 8; i++) {
+            bytes[i] = (unsigned char)(high >> (56 - 8 * i));
+            bytes[8 + i] = (unsigned char)(low >> (56 - 8 * i));
+        }
+        return roasted_uint128_from_bytes(bytes);
+    }
     """
+    object roasted_uint128_from_bytes(const unsigned char* data)
     object roasted_uint128(unsigned long long high, unsigned long long low)
 
 cdef extern from *:
@@ -267,7 +273,7 @@ cdef extern from *:
     /* A finite Decimal's sign, coefficient (up to 38 digits) and exponent;
        0 for anything else (NaN, Infinity, longer coefficients). */
     static int roasted_decimal_parts(PyObject* value, int* negative, __int128* coefficient,
-                                     int64_t* exponent, int64_t* digits) {
+                                     long long* exponent, long long* digits) {
         const roasted_mpd* dec = &((roasted_decimal_object*)value)->dec;
         if (dec->flags & 14 || dec->len < 1 || dec->len > 2)
             return 0;
@@ -910,7 +916,7 @@ cdef int decimal_unscaled(object value, int scale, int precision, int128* unscal
     # layout was verified at import, else from its text.
     cdef int negative
     cdef int128 coefficient
-    cdef long long exponent, digits, place
+    cdef long long exponent, digits
     if roasted_decimal_layout_ok:
         if not roasted_decimal_parts(value, &negative, &coefficient, &exponent, &digits):
             return 0
@@ -919,8 +925,7 @@ cdef int decimal_unscaled(object value, int scale, int precision, int128* unscal
             return 0  # more places than the scale (maybe trailing zeros)
         if digits + exponent + scale > precision or digits + exponent + scale > 38:
             return 0  # too many digits: the Python path explains
-        for place in range(exponent + scale):
-            coefficient *= 10
+        coefficient *= <int128>POWERS_OF_TEN_128[exponent + scale]
         unscaled[0] = -coefficient if negative else coefficient
         return 1
     return decimal_unscaled_from_text(value, scale, precision, unscaled)
@@ -1140,32 +1145,15 @@ cdef int write_uuid_value(Writer* w, object value, object field, object obj, bin
     return 0
 
 
-cdef inline int hex_value(unsigned char c) noexcept:
-    if 48 <= c <= 57:
-        return c - 48
-    if 97 <= c <= 102:
-        return c - 87
-    if 65 <= c <= 70:
-        return c - 55
-    return -1
-
-
-cdef object uuid_from_halves(unsigned long long high, unsigned long long low):
-    # what uuid.UUID(...) builds, without its Python-level parsing: the
-    # two slots stored directly (UUID's own __setattr__ refuses)
+cdef object uuid_from_bytes(const unsigned char* raw):
+    # what uuid.UUID(bytes=raw) builds, without its Python-level parsing:
+    # the two slots stored directly (UUID's own __setattr__ refuses)
+    number = roasted_uint128_from_bytes(raw)
     if roasted_uuid_int_offset > 0:
-        return roasted_uuid_new(UUID, roasted_uint128(high, low), SAFE_UNKNOWN)
+        return roasted_uuid_new(UUID, number, SAFE_UNKNOWN)
     value = (<PyTypeObject*>UUID).tp_new(UUID, <PyObject*>EMPTY_TUPLE, NULL)
-    PyObject_GenericSetAttr(value, u"int", roasted_uint128(high, low))
+    PyObject_GenericSetAttr(value, u"int", number)
     PyObject_GenericSetAttr(value, u"is_safe", SAFE_UNKNOWN)
-    return value
-
-
-cdef inline unsigned long long big_endian_64(const unsigned char* data) noexcept:
-    cdef unsigned long long value = 0
-    cdef int i
-    for i in range(8):
-        value = (value << 8) | data[i]
     return value
 
 
@@ -1177,11 +1165,11 @@ cdef object read_uuid(Reader* r, bint fixed):
         if r.end - r.pos < 16:
             raise_truncated(r, 16)
         r.pos += 16
-        return uuid_from_halves(big_endian_64(r.data + start), big_endian_64(r.data + start + 8))
+        return uuid_from_bytes(r.data + start)
     n = read_length(r)
     if n == 36 and roasted_uuid_parse(r.data + r.pos, raw):
         r.pos += 36
-        return uuid_from_halves(big_endian_64(raw), big_endian_64(raw + 8))
+        return uuid_from_bytes(raw)
     # any other spelling uuid.UUID accepts (or not: a decode error)
     r.pos = start
     try:
@@ -1927,18 +1915,10 @@ cdef int write_decimal_datum(Writer* w, object value, int scale, int precision, 
 
 cdef bint is_uuid_text(str value) noexcept:
     # xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx in hex digits, the usual spelling
-    cdef const unsigned char* text
-    cdef Py_ssize_t i
+    cdef unsigned char raw[16]
     if not PyUnicode_IS_COMPACT_ASCII(value) or PyUnicode_GET_LENGTH(value) != 36:
         return False
-    text = <const unsigned char*>PyUnicode_DATA(value)
-    for i in range(36):
-        if i == 8 or i == 13 or i == 18 or i == 23:
-            if text[i] != 45:
-                return False
-        elif hex_value(text[i]) < 0:
-            return False
-    return True
+    return roasted_uuid_parse(<const unsigned char*>PyUnicode_DATA(value), raw)
 
 
 cdef int write_uuid_datum(Writer* w, object value, bint fixed) except -1:
