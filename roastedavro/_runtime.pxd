@@ -12,7 +12,7 @@ from cpython.bytearray cimport PyByteArray_Check, PyByteArray_GET_SIZE
 from cpython.dict cimport PyDict_GetItem
 from cpython.long cimport PyLong_AsLongLong
 from cpython.float cimport PyFloat_AS_DOUBLE
-from cpython.object cimport PyObject
+from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.ref cimport Py_DECREF
 
 
@@ -28,6 +28,60 @@ cdef extern from "Python.h":
     PyObject* decode_ascii_or_null "PyUnicode_DecodeASCII"(const char* s, Py_ssize_t size, const char* errors)
     # a dict with room for n keys: no resize while a record is filled in
     dict new_record_dict "_PyDict_NewPresized"(Py_ssize_t n)
+
+# ------------------------------------------------------ loaded records --
+
+cdef extern from "Python.h":
+    ctypedef struct PyDictObject:
+        void* ma_keys
+        void* ma_values
+    int PyObject_GC_IsTracked(object o)
+    void PyObject_GC_Track(object o)
+    bint is_gc_type "PyType_IS_GC"(PyTypeObject* t)
+    void take_ref "Py_INCREF"(object o)
+    void release_ref "Py_DECREF"(PyObject* o)
+    dict copy_dict "PyDict_Copy"(object d)
+    int set_item "PyDict_SetItem"(object d, object key, object value) except -1
+
+# A record type's loaded keys, in order. A load copies `template` (each key
+# to None), so the copy comes with its key table built, then writes every
+# value straight into its entry: no hash lookup and insert per key (about
+# 200 instructions each). `values_offset` locates the first value from the
+# copy's key table; it is checked against the running interpreter's dicts
+# when the object is made (see _runtime.pyx) and is -1 where that check
+# fails: set_field then uses PyDict_SetItem, with the same result.
+cdef class RecordKeys:
+    cdef readonly tuple keys
+    cdef readonly dict template
+    cdef Py_ssize_t values_offset
+
+cdef inline dict new_record(RecordKeys keys):
+    return copy_dict(keys.template)
+
+cdef inline PyObject** record_values(dict record, RecordKeys keys) noexcept:
+    # NULL unless the copy has a key table of its own: never write into
+    # the template's
+    cdef PyDictObject* copy = <PyDictObject*>record
+    if (keys.values_offset < 0 or copy.ma_values != NULL
+            or copy.ma_keys == (<PyDictObject*>keys.template).ma_keys):
+        return NULL
+    return <PyObject**>(<char*>copy.ma_keys + keys.values_offset)
+
+cdef inline int set_field(dict record, PyObject** values, Py_ssize_t index,
+                          object key, object value) except -1:
+    # record[key] = value, where `key` is the index-th of the record's keys
+    cdef PyObject* old
+    if values == NULL:
+        return set_item(record, key, value)
+    old = values[2 * index]
+    take_ref(value)
+    values[2 * index] = <PyObject*>value
+    release_ref(old)
+    # the copy of a template of Nones is not tracked by the garbage
+    # collector; PyDict_SetItem would start tracking it for such a value
+    if is_gc_type(Py_TYPE(value)) and not PyObject_GC_IsTracked(record):
+        PyObject_GC_Track(record)
+    return 0
 
 # any message marshmallow allows: a string, or a list or dict of them
 cdef int raise_dump_error(object message) except -1
@@ -121,10 +175,51 @@ cdef inline int write_bytes(Writer* w, bytes value) except -1:
 cdef long long long_out_of_range(object value) except? -1
 cdef int int_out_of_range(long long value) except -1
 
+cdef extern from *:
+    """
+    /* An int of at most two 30-bit digits (|value| < 2**60: counts, prices,
+       ids, timestamps) read from its digits in place, through the layout
+       CPython's public cpython/longintrepr.h gives each version; 0 for any
+       other, which PyLong_AsLongLongAndOverflow then converts. */
+    static inline int roasted_small_long(PyObject* value, long long* out) {
+    #if PyLong_SHIFT != 30
+        return 0;
+    #else
+    #if PY_VERSION_HEX >= 0x030C0000
+        uintptr_t tag = ((PyLongObject*)value)->long_value.lv_tag;
+        Py_ssize_t digits = (Py_ssize_t)(tag >> _PyLong_NON_SIZE_BITS);
+        const digit* digit_of = ((PyLongObject*)value)->long_value.ob_digit;
+        long long sign = 1 - (long long)(tag & _PyLong_SIGN_MASK);
+    #else
+        Py_ssize_t size = Py_SIZE(value);
+        Py_ssize_t digits = size < 0 ? -size : size;
+        const digit* digit_of = ((PyLongObject*)value)->ob_digit;
+        long long sign = size < 0 ? -1 : 1;
+    #endif
+        unsigned long long magnitude;
+        if (digits > 2 || !PyLong_Check(value))
+            return 0;
+        if (digits == 0) {
+            *out = 0;
+            return 1;
+        }
+        magnitude = digit_of[0];
+        if (digits == 2)
+            magnitude |= (unsigned long long)digit_of[1] << PyLong_SHIFT;
+        *out = sign * (long long)magnitude;
+        return 1;
+    #endif
+    }
+    """
+    bint small_long "roasted_small_long"(object value, long long* out) noexcept
+
 cdef inline long long as_long(object value) except? -1:
     # `value` is an exact int; Avro "long" is a signed 64-bit integer
     cdef int overflow = 0
-    cdef long long n = PyLong_AsLongLongAndOverflow(value, &overflow)
+    cdef long long n
+    if small_long(value, &n):
+        return n
+    n = PyLong_AsLongLongAndOverflow(value, &overflow)
     if overflow:
         return long_out_of_range(value)
     return n
@@ -408,6 +503,8 @@ cdef inline int write_long_datum(Writer* w, object value) except -1:
     cdef int overflow = 0
     cdef long long n
     if type(value) is int:
+        if small_long(value, &n):
+            return write_long(w, n)
         n = PyLong_AsLongLongAndOverflow(value, &overflow)
         if not overflow:
             return write_long(w, n)
@@ -417,7 +514,8 @@ cdef inline int write_int_datum(Writer* w, object value) except -1:
     cdef int overflow = 0
     cdef long long n
     if type(value) is int:
-        n = PyLong_AsLongLongAndOverflow(value, &overflow)
+        if not small_long(value, &n):
+            n = PyLong_AsLongLongAndOverflow(value, &overflow)
         if not overflow and -2147483648 <= n <= 2147483647:
             return write_long(w, n)
     return write_long_datum_slow(w, value, 32)
@@ -483,7 +581,9 @@ cdef inline dict map_datum(object value):
 # the union branch fastavro chooses among int, long, float and double).
 cdef inline int int_size(object value) except -1:
     cdef int overflow = 0
-    cdef long long n = PyLong_AsLongLongAndOverflow(value, &overflow)
+    cdef long long n
+    if not small_long(value, &n):
+        n = PyLong_AsLongLongAndOverflow(value, &overflow)
     if overflow:
         return 2
     return 0 if -2147483648 <= n <= 2147483647 else 1

@@ -36,7 +36,7 @@ from cpython.long cimport PyLong_AsUnsignedLongLongMask, PyLong_FromUnsignedLong
 from cpython.tuple cimport PyTuple_GET_ITEM
 from cpython.exc cimport PyErr_Clear
 from cpython.unicode cimport PyUnicode_CheckExact, PyUnicode_DecodeASCII, PyUnicode_DecodeUTF8
-from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.ref cimport Py_INCREF, Py_XDECREF, Py_REFCNT
 from libc.string cimport memcmp
 from libc.time cimport tm, mktime, time_t
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
@@ -217,6 +217,27 @@ cdef extern from *:
 
 cdef extern from *:
     """
+    #include <stdint.h>
+
+    /* CPython 3.11-3.14's PyDictKeysObject header (Objects/dict-common.h,
+       then Include/internal/pycore_dict.h), without the free-threaded
+       build's mutex. Private: roasted_dict_values_offset checks every
+       field it relies on against a real dict before it is used. */
+    typedef struct {
+        Py_ssize_t dk_refcnt;
+        uint8_t dk_log2_size;
+        uint8_t dk_log2_index_bytes;
+        uint8_t dk_kind;
+        uint32_t dk_version;
+        Py_ssize_t dk_usable;
+        Py_ssize_t dk_nentries;
+        char dk_indices[];
+    } roasted_dict_keys;
+
+    /* Set at import once RecordKeys' check has passed on sample dicts:
+       the header above is this interpreter's. */
+    static int roasted_dict_layout_ok = 0;
+
     /* The value of `key` if it is the dict's next entry after `*cursor`
        (borrowed, and the cursor moved past it); NULL otherwise. A key that
        is not the very object is compared by its cached hash, then its
@@ -226,7 +247,25 @@ cdef extern from *:
         Py_ssize_t position = *cursor;
         PyObject* found_key;
         PyObject* found_value;
-        if (!PyDict_Next(dict, &position, &found_key, &found_value))
+        PyDictObject* d = (PyDictObject*)dict;
+        roasted_dict_keys* keys = (roasted_dict_keys*)d->ma_keys;
+        if (roasted_dict_layout_ok && d->ma_values == NULL && keys->dk_kind == 1) {
+            /* a combined table of str keys: its entries read in place, as
+               PyDict_Next would (deleted ones have no value), without its
+               checks for every other kind of table */
+            PyObject** entries = (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
+            Py_ssize_t used = keys->dk_nentries;
+            if (position < 0)
+                return NULL;
+            while (position < used && entries[2 * position + 1] == NULL)
+                position++;
+            if (position >= used)
+                return NULL;
+            found_key = entries[2 * position];
+            found_value = entries[2 * position + 1];
+            position++;
+        }
+        else if (!PyDict_Next(dict, &position, &found_key, &found_value))
             return NULL;
         if (found_key != key) {
             Py_hash_t hash = ((PyASCIIObject*)key)->hash;
@@ -244,6 +283,7 @@ cdef extern from *:
     }
     """
     PyObject* roasted_next_value(object mapping, Py_ssize_t* cursor, object key)
+    int roasted_dict_layout_ok
 
 cdef extern from *:
     """
@@ -2018,6 +2058,120 @@ cdef bint valid_date(object value) except -1:
 
 # binding=False: dump and load are C methods as in a generated module, whose
 # bound methods Python calls directly (a cyfunction costs each call ~15 ns)
+cdef extern from *:
+    """
+    /* Where the first value of `d` sits, in bytes from its key table, when
+       `d` is a combined dict of str keys whose entries (key, value) follow
+       its index table in insertion order; -1 otherwise. */
+    static Py_ssize_t roasted_dict_values_offset(PyObject* d) {
+    #if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030F0000 || defined(Py_GIL_DISABLED)
+        return -1;
+    #else
+        PyDictObject* dict = (PyDictObject*)d;
+        roasted_dict_keys* keys;
+        PyObject **entries, *key, *value;
+        Py_ssize_t used, position = 0, i = 0;
+        int log2_size, width;
+        if (!PyDict_CheckExact(d) || dict->ma_values != NULL || dict->ma_used == 0)
+            return -1;
+        keys = (roasted_dict_keys*)dict->ma_keys;
+        used = dict->ma_used;
+        log2_size = keys->dk_log2_size;
+        /* index entries are 1, 2, 4 or 8 bytes by table size (DK_IXSIZE) */
+        width = log2_size < 8 ? 0 : log2_size < 16 ? 1 : log2_size < 32 ? 2 : 3;
+        if (keys->dk_kind != 1 /* DICT_KEYS_UNICODE */ || log2_size < 3 || log2_size > 40
+                || keys->dk_log2_index_bytes != log2_size + width
+                || keys->dk_nentries != used || used > ((Py_ssize_t)1 << log2_size))
+            return -1;
+        entries = (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
+        while (PyDict_Next(d, &position, &key, &value)) {
+            if (i >= used || entries[2 * i] != key || entries[2 * i + 1] != value)
+                return -1;
+            i++;
+        }
+        if (i != used)
+            return -1;
+        return (char*)(entries + 1) - (char*)keys;
+    #endif
+    }
+    """
+    Py_ssize_t roasted_dict_values_offset(object d)
+
+
+def _dict_values_offset(dict d):
+    """Test hook: roasted_dict_values_offset of a dict (-1: not usable)."""
+    return roasted_dict_values_offset(d)
+
+
+cdef bint writes_back(RecordKeys keys) except -1:
+    # A copy filled through set_field must read back, in order and by
+    # lookup, as the values written, hold one reference to each and leave
+    # the template alone.
+    cdef dict record = new_record(keys)
+    cdef PyObject** values = record_values(record, keys)
+    cdef Py_ssize_t index, count = len(keys.keys)
+    if values == NULL:
+        return False
+    written = [object() for _ in range(count)]
+    for index in range(count):
+        set_field(record, values, index, keys.keys[index], written[index])
+    if list(record) != list(keys.keys) or len(record) != count:
+        return False
+    for index, value in enumerate(record.values()):
+        if value is not written[index] or record[keys.keys[index]] is not value:
+            return False
+    for value in keys.template.values():
+        if value is not None:
+            return False
+    before = []
+    for index in range(count):
+        before.append(Py_REFCNT(written[index]))
+    record = None
+    for index in range(count):
+        if Py_REFCNT(written[index]) != before[index] - 1:
+            return False
+    return True
+
+
+cdef class RecordKeys:
+    """A record type's loaded keys, in order (see the declaration)."""
+
+    def __init__(self, keys, bint direct=True):
+        # direct=False: always PyDict_SetItem (tests compare the two paths)
+        self.keys = tuple(keys)
+        template = {}
+        for key in self.keys:
+            if type(key) is not str:
+                raise TypeError(f"record keys are str, not {type(key).__name__}")
+            # interned: the same objects as the generated code's key constants
+            template[sys.intern(key)] = None
+        self.template = template
+        self.values_offset = -1
+        # a repeated key: fewer entries than indexes, so never by index
+        if direct and self.keys and len(template) == len(self.keys):
+            self.values_offset = roasted_dict_values_offset(template)
+            if self.values_offset >= 0 and not writes_back(self):
+                self.values_offset = -1
+
+    @property
+    def direct(self):
+        """Whether loads write values straight into the copied dicts."""
+        return self.values_offset >= 0
+
+    def __repr__(self):
+        return f"RecordKeys({self.keys!r})"
+
+    def __reduce__(self):
+        return RecordKeys, (self.keys, self.direct)
+
+
+# dicts are walked in place (roasted_next_value) where RecordKeys' check
+# passes on dicts of one, a few and many keys
+roasted_dict_layout_ok = all(RecordKeys([f"key_{n}" for n in range(size)]).direct
+                             for size in (1, 5, 6, 100, 2000))
+DICT_LAYOUT_VERIFIED = bool(roasted_dict_layout_ok)
+
+
 @cython.auto_pickle(False)
 @cython.binding(False)
 @cython.always_allow_keywords(False)

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
 from roastedavro import __version__
 from roastedavro._datum import UnionChooser, Validator, encode_default
+from roastedavro._runtime import RecordKeys
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union, describe,
 )
@@ -333,6 +333,7 @@ class _Generator:
         self.validated: dict[str, Record] = {}
         self._validators_done: set[str] = set()
         self._enums: dict[str, tuple[Code, Code]] = {}
+        self._record_keys: dict[str, Code] = {}
         self._unions = 0
         self.checks: list[tuple[_Function, str]] = []
 
@@ -889,14 +890,25 @@ class _Generator:
         ident = self.idents[record.name]
         reader = _Function(self, "read", self.function("read", ident))
         read = [{"comment": self._heading(field), "body": reader.collect(
-                    lambda: self.read_value(reader, field.type, f"record[{literal(field.name)}]"))}
-                for field in record.fields]
+                    lambda: self.read_field(reader, field.type, index, field.name))}
+                for index, field in enumerate(record.fields)]
         return self.render("avro_reader.pyx.j2", reader, self._context(record), fields=read,
-                           field_names=None, field_count=len(record.fields))
+                           keys=self.record_keys(record))
 
-    def field_template(self, record: Record) -> Code:
-        """The bound dict of a record's field names a reader copies."""
-        return self.bind(_field_template(record), f"{self.idents[record.name]}_fields")
+    def read_field(self, fn: _Function, avro: AvroType, index: int, name: str) -> None:
+        """Lines that read a record's index-th field into its entry of ``record``."""
+        loaded = fn.local("object", "loaded_value")
+        self.read_value(fn, avro, loaded)
+        fn.line(f"set_field(record, values, {index}, {literal(name)}, {loaded})")
+
+    def record_keys(self, record: Record) -> Code:
+        """The bound RecordKeys of a record's field names, which its readers copy."""
+        known = self._record_keys.get(record.name)
+        if known is None:
+            keys = RecordKeys(field.name for field in record.fields)
+            known = self._record_keys[record.name] = self.bind(
+                keys, f"{self.idents[record.name]}_keys")
+        return known
 
     def skipper_function(self, record: Record) -> Code:
         skipper = _Function(self, "skip", self.function("skip", self.idents[record.name]))
@@ -1023,7 +1035,7 @@ class _Generator:
                      for record in self.records],
             functions=functions,
             **roots,
-            bindings=[(Code(name), literal(name)) for name in self.module.bindings],
+            bindings=self.module.declared(),
         )
         return GeneratedModule(source, self.module.bindings, self.verify)
 
@@ -1046,16 +1058,6 @@ def _nullable(avro: AvroType) -> bool:
     if isinstance(avro, Union):
         return any(_is_primitive(branch, "null") for branch in avro.branches)
     return _is_primitive(avro, "null")
-
-
-def _field_template(record: Record) -> dict:
-    """The dict a reader copies for each record: every field name, in order.
-
-    Interned, the names are the very objects the generated code stores
-    under (Cython interns its identifier-like constants), so each store
-    finds its key by identity.
-    """
-    return dict.fromkeys(sys.intern(field.name) for field in record.fields)
 
 
 def _records_in_order(schema: Schema) -> list[Record]:

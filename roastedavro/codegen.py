@@ -19,6 +19,7 @@ import jinja2
 from marshmallow import missing
 
 from roastedavro import __version__
+from roastedavro._runtime import RecordKeys
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
 from roastedavro.errors import CompileError
 from roastedavro.validators import failure_condition
@@ -37,7 +38,7 @@ RESERVED = (
         "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
         "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
         "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
-        "loaded",
+        "loaded", "loaded_value", "values",
         "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
         "DumpError", "ValidationError", "caught", "INVALID",
     }
@@ -118,6 +119,13 @@ class ModuleEmitter:
         # the object stays referenced by `bindings`, so its id is not reused
         self._names_by_id[id(obj)] = name
         return Code(f"self.{name}")
+
+    def declared(self) -> list[tuple[Code, Code, Code]]:
+        """The module template's bindings: attribute name, key, C type
+        (RecordKeys are typed, so their fields are read without a check)."""
+        return [(Code(name), literal(name),
+                 Code("RecordKeys" if type(obj) is RecordKeys else "object"))
+                for name, obj in self.bindings.items()]
 
     def fragment(self, schema, hint: str) -> Code:
         """The prefix of the functions that write and read values of a parsed
@@ -381,6 +389,10 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     writer = FunctionEmitter(module, record, tracks_paths=True)
     reader = FunctionEmitter(module, record, tracks_paths=False)
     write_fields, read_fields = [], []
+    # the keys a load gives, in order: every field but the dump_only ones
+    loaded = [plan for plan in record.fields if not plan.field.dump_only]
+    keys = module.bind(RecordKeys(plan.load_key for plan in loaded), f"{record.ident}_keys")
+    indexes = {id(plan): index for index, plan in enumerate(loaded)}
     for number, plan in enumerate(record.fields):
         with writer.naming(plan.name), reader.naming(plan.name):
             heading = writer.comment(f"{plan.avro_name}: {plan.value.describe()}")
@@ -388,12 +400,14 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
             body = _write_field_body(writer, plan, value)
             write_fields.append({"comment": heading, "number": number, "value": value,
                                  "body": body, "fetch": _fetch(writer, plan)})
-            read_fields.append({"comment": heading, "body": _read_field_body(reader, plan),
+            read_fields.append({"comment": heading,
+                                "body": _read_field_body(reader, plan, indexes.get(id(plan))),
                                 "skip": plan.field.dump_only})
     context = {
         "ident": Code(record.ident),
         "name": comment(record.full_name),
         "field_count": len(record.fields),
+        "keys": keys,
     }
     write_parts, read_parts = _parts(record, write_fields, "write"), _parts(record, read_fields, "read")
     for part in read_parts:
@@ -492,9 +506,14 @@ def _fetch(fn: FunctionEmitter, plan) -> Code:
     return Code(f"next_field(obj, source, cursor, {literal(plan.dump_key)}, MISSING)")
 
 
-def _read_field_body(fn: FunctionEmitter, plan) -> list[Code]:
+def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
     if not plan.field.dump_only:
-        return _collect(fn, lambda: fn.read_value(plan.value, f"record[{literal(plan.load_key)}]"))
+        def emit():
+            # read into a local, then into the index-th entry of the record
+            loaded = fn.c_local("object", "loaded_value")
+            fn.read_value(plan.value, loaded)
+            fn.line(f"set_field(record, values, {index}, {literal(plan.load_key)}, {loaded})")
+        return _collect(fn, emit)
     fn.discarding = True
     try:
         return _collect(fn, lambda: fn.read_value(plan.value, "skipped"))
@@ -533,6 +552,6 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         min_size=checked_int(root.min_size(), "the smallest record size", 0, 2**62),
         functions=functions,
         fragments=module.fragments,
-        bindings=[(Code(name), literal(name)) for name in module.bindings],
+        bindings=module.declared(),
     )
     return GeneratedModule(source, module.bindings, module.verify)

@@ -54,7 +54,6 @@ class _ResolvingGenerator:
         self.function_names = (self.writer.function_names | self.reader.function_names
                                | {f"read_{ident}" for ident in self.idents.values()} | {"read_root"})
         self.checks: list[tuple[_Function, str]] = []
-        self._templates: dict[str, Code] = {}
         self._defaults = 0
         self.default_functions: list[Code] = []
 
@@ -210,6 +209,9 @@ class _ResolvingGenerator:
         key = (pair.writer.name, pair.reader.name)
         fn = _Function(self, "read", Code(f"read_{self.idents[key]}"))
         fields = []
+        # the reader's fields by name: where each value goes in the record
+        indexes = {field.name: index for index, field in enumerate(pair.reader.fields)}
+        loaded = fn.local("object", "loaded_value")
         for step in pair.steps:
             name = step.writer.name
             if step.reader is None:
@@ -218,24 +220,20 @@ class _ResolvingGenerator:
             else:
                 shown = name if step.reader.name == name else f"{name} as {step.reader.name}"
                 heading = f"{shown}: {describe(step.writer.type)} as {describe(step.reader.type)}"
-                target = f"record[{literal(step.reader.name)}]"
-                body = fn.collect(lambda: self.read_plan(fn, step.plan, target))
+                store = (f"set_field(record, values, {indexes[step.reader.name]}, "
+                         f"{literal(step.reader.name)}, {loaded})")
+                body = fn.collect(lambda: (self.read_plan(fn, step.plan, loaded), fn.line(store)))
             fields.append({"comment": Code(f"# {comment(heading)}"), "body": body})
         for field in pair.defaults:
             heading = f"{field.name}: {describe(field.type)}, the writer has none: its default"
             expression = self.default(field, pair.reader)
             fields.append({"comment": Code(f"# {comment(heading)}"),
-                           "body": [Code(f"record[{literal(field.name)}] = {expression}")]})
+                           "body": [Code(f"set_field(record, values, {indexes[field.name]}, "
+                                         f"{literal(field.name)}, {expression})")]})
         context = {"name": comment(f"{pair.reader.name} (written as {pair.writer.name})"),
                    "record": True, "fragment": False}
         return self.render("avro_reader.pyx.j2", fn, context, fields=fields,
-                           field_names=self.template(pair.reader))
-
-    def template(self, record: Record) -> Code:
-        known = self._templates.get(record.name)
-        if known is None:
-            known = self._templates[record.name] = self.reader.field_template(record)
-        return known
+                           keys=self.reader.record_keys(pair.reader))
 
     def root_function(self, root: Plan) -> Code:
         fn = _Function(self, "read", Code("read_root"))
@@ -280,7 +278,7 @@ class _ResolvingGenerator:
                      for pair in self.pairs],
             functions=functions,
             write_root=None, read_root=read_root, skip_root=None,
-            bindings=[(Code(name), literal(name)) for name in self.module.bindings],
+            bindings=self.module.declared(),
         )
         return GeneratedModule(source, self.module.bindings, self.verify)
 

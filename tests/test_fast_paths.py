@@ -3,8 +3,10 @@
 - dict records are read field by field in the dict's own order when it is
   the schema's (a cursor over the entries), else by lookup: any key order,
   extra keys, missing optional keys, keys equal to the field names but not
-  the same objects, non-str keys, and a field whose own code changes the
-  dict while it is written all give fastavro's bytes;
+  the same objects, non-str keys, deleted entries, split tables, dict
+  subclasses and a field whose own code changes the dict while it is
+  written all give fastavro's bytes (combined tables of str keys are walked
+  in place where the layout check passed at import);
 - UUIDs are written from and built into their slots directly: the values
   equal uuid.UUID's, behave as UUIDs (hash, pickle, str, is_safe), and any
   text that is not the canonical 36-character form still goes through
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import sys
 import uuid
 from decimal import Context, Decimal
 
@@ -115,6 +118,48 @@ def test_non_str_keys_and_equal_hashes_fall_back_to_lookup(five):
     record = {Key("alpha"): 7, "bravo": "b", "charlie": None, "delta": False, "echo": None}
     assert five.dump_compiled(record) == oracle(
         FIVE_AVRO, {"alpha": 7, "bravo": "b", "charlie": None, "delta": False, "echo": None})
+
+
+class Holder:
+    """Instances share their __dict__'s keys (a split table in CPython)."""
+
+    def __init__(self, values):
+        self.__dict__.update(values)
+
+
+class Ordered(dict):
+    pass
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=values, holes=st.lists(st.sampled_from(NAMES + ("zulu", "yankee")), max_size=4),
+       grown=st.integers(0, 40))
+def test_dicts_with_deleted_entries_and_other_tables_give_fastavros_bytes(five, five_codec,
+                                                                         values, holes, grown):
+    # entries deleted before, between and after the fields' (a walk in place
+    # skips them as PyDict_Next does), a dict grown and shrunk again, a
+    # split table, a subclass
+    record = {}
+    for name in NAMES:
+        if name in holes:
+            record["hole_" + name] = 0
+        record[name] = values[name]
+        if name in holes:
+            del record["hole_" + name]
+    for number in range(grown):
+        record[f"grown_{number}"] = number
+    for number in range(grown):
+        del record[f"grown_{number}"]
+    expected = oracle(FIVE_AVRO, values)
+    for shape in (record, vars(Holder(values)), vars(Holder(values)), Ordered(record)):
+        assert five.dump_compiled(shape) == expected
+        assert five_codec.dump(shape) == expected
+
+
+def test_the_dict_walk_is_checked_at_import():
+    import roastedavro._runtime as runtime
+    if sys.implementation.name == "cpython" and (3, 11) <= sys.version_info < (3, 15):
+        assert runtime.DICT_LAYOUT_VERIFIED
 
 
 class Mutating(fields.Integer):
