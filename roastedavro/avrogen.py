@@ -1106,7 +1106,8 @@ def generate_fragment(schema: Schema, prefix: str, module: ModuleEmitter) -> lis
     function is added to ``module.checks`` (codetext.check_function).
 
     The host module provides what avro_module.pyx.j2 declares: the runtime's
-    datum primitives, MISSING, DumpError, PyDict_Copy and the exact types
+    datum primitives and record-key helpers (new_record, record_values,
+    set_field, RecordKeys, PyObject), MISSING, DumpError and the exact types
     DATETIME ... DURATION.
     """
     if not prefix or identifier(prefix) != prefix:

@@ -406,7 +406,6 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     context = {
         "ident": Code(record.ident),
         "name": comment(record.full_name),
-        "field_count": len(record.fields),
         "keys": keys,
     }
     write_parts, read_parts = _parts(record, write_fields, "write"), _parts(record, read_fields, "read")
