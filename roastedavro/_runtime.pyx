@@ -689,28 +689,65 @@ cdef int raise_truncated(Reader* r, Py_ssize_t needed) except -1:
         u"truncated data: %d more bytes needed, %d remain" % (needed, r.end - r.pos), r.pos)
 
 
+cdef extern from *:
+    """
+    /* The 7-bit groups of up to eight varint bytes, joined into 56 bits:
+       pairs, then quads, then the two halves, without a loop per byte. */
+    static inline unsigned long long roasted_varint_groups(unsigned long long word) {
+        word &= 0x7F7F7F7F7F7F7F7FULL;
+        word = (word & 0x007F007F007F007FULL) | ((word & 0x7F007F007F007F00ULL) >> 1);
+        word = (word & 0x00003FFF00003FFFULL) | ((word & 0x3FFF00003FFF0000ULL) >> 2);
+        return (word & 0x000000000FFFFFFFULL) | ((word & 0x0FFFFFFF00000000ULL) >> 4);
+    }
+
+    /* A varint read where at least ten bytes remain: one 8-byte load finds
+       the last byte (the first without its top bit) and gives the value;
+       only a 9- or 10-byte varint (values of 2**55 and more) reads on. The
+       zig-zag encoded value goes to *value. Returns the varint's length, or
+       0 for a varint longer than 64 bits. */
+    static inline int roasted_read_varint10(const unsigned char* data, unsigned long long* value) {
+        unsigned long long word, last, byte;
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(&word, data, 8);
+    #else
+        word = 0;
+        for (int i = 7; i >= 0; i--)
+            word = (word << 8) | data[i];
+    #endif
+        last = ~word & 0x8080808080808080ULL;
+        if (last) {
+            /* keep the bytes up to and including the last one */
+            *value = roasted_varint_groups(word & (last ^ (last - 1)));
+            return (__builtin_ctzll(last) >> 3) + 1;
+        }
+        *value = roasted_varint_groups(word);
+        byte = data[8];
+        *value |= (byte & 0x7F) << 56;
+        if (byte < 0x80)
+            return 9;
+        byte = data[9];
+        /* the tenth byte may only carry the top bit of a 64-bit value */
+        if (byte > 1)
+            return 0;
+        *value |= byte << 63;
+        return 10;
+    }
+    """
+    int read_varint10 "roasted_read_varint10"(const unsigned char* data, unsigned long long* value) noexcept
+
+
 cdef long long read_long_slow(Reader* r) except? -1:
     cdef Py_ssize_t start = r.pos
     cdef unsigned long long n = 0
     cdef unsigned long long b
     cdef int shift = 0
-    cdef const unsigned char* data = r.data + r.pos
-    cdef int i = 0
+    cdef int length
     if r.end - r.pos >= 10:
-        # room for the longest varint: no end check per byte
-        while True:
-            b = data[i]
-            n |= (b & 0x7F) << shift
-            i += 1
-            if b < 0x80:
-                break
-            shift += 7
-            if i == 10:
-                raise DecodeError(u"varint longer than 64 bits", start)
-        if i == 10 and b > 1:
-            # the tenth byte may only carry the top bit of a 64-bit value
+        # room for the longest varint: decoded without a loop
+        length = read_varint10(r.data + r.pos, &n)
+        if length == 0:
             raise DecodeError(u"varint longer than 64 bits", start)
-        r.pos += i
+        r.pos += length
         return <long long>(n >> 1) ^ -<long long>(n & 1)
     while True:
         if r.pos >= r.end:

@@ -11,8 +11,9 @@
   equal uuid.UUID's, behave as UUIDs (hash, pickle, str, is_safe), and any
   text that is not the canonical 36-character form still goes through
   uuid.UUID (or is a DecodeError);
-- varints are decoded without an end check per byte when ten bytes remain:
-  every 64-bit value, and the same errors as before for overlong ones.
+- varints are decoded from one 8-byte load when ten bytes remain: every
+  64-bit value and every length from 1 to 10 bytes (padded ones too, as
+  fastavro reads them), and the same errors as before for overlong ones.
 """
 
 from __future__ import annotations
@@ -234,8 +235,50 @@ def test_every_long_decodes_with_and_without_ten_bytes_left(value, tail):
     assert AvroCodec(LONG_AND_STRING).load(data) == {"n": value, "s": "x" * tail}
 
 
+#: every varint length from 1 to 10 bytes, at both ends of each length
+BOUNDARY_LONGS = sorted({v for bits in range(64) for v in (2**bits - 1, 2**bits, -2**bits, -2**bits - 1)
+                         if -2**63 <= v < 2**63})
+
+
+@pytest.mark.parametrize("tail", [0, 1, 8, 9, 12])
+def test_longs_at_every_varint_length_boundary(tail):
+    # zig-zag values 2**(7k) - 1 and 2**(7k) are the last of k bytes and the
+    # first of k + 1: each length is decoded with and without ten bytes left
+    schema = {"type": "array", "items": LONG_AND_STRING}
+    datum = [{"n": value, "s": "x" * tail} for value in BOUNDARY_LONGS]
+    data = oracle(schema, datum)
+    assert AvroCodec(schema).load(data) == datum
+    lengths = {len(oracle("long", value)) for value in BOUNDARY_LONGS}
+    assert lengths == set(range(1, 11))
+
+
+def _padded(value, length):
+    # the zig-zag varint of value stretched to length bytes with zero groups,
+    # as a writer that does not trim its varints may send it
+    n = (value << 1) ^ (value >> 63)
+    out = []
+    for _ in range(length - 1):
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    assert n < 0x80
+    return bytes(out)
+
+
+@pytest.mark.parametrize("value, length", [
+    (value, length) for value in (0, 1, -1, 63, -64, 2**20, -2**40, 2**55, 2**62, -2**63)
+    for length in (2, 7, 8, 9, 10) if len(oracle("long", value)) < length])
+@pytest.mark.parametrize("tail", [0, 12])
+def test_padded_varints_read_as_fastavro_reads_them(value, length, tail):
+    data = _padded(value, length) + oracle("string", "x" * tail)
+    expected = fastavro.schemaless_reader(io.BytesIO(data), LONG_AND_STRING)
+    assert expected == {"n": value, "s": "x" * tail}
+    assert AvroCodec(LONG_AND_STRING).load(data) == expected
+
+
 @pytest.mark.parametrize("data", [b"\xff" * 10 + b"\x01", b"\xff" * 9 + b"\x02" + b"\x00" * 4,
-                                  b"\x80" * 12, b"\xff" * 9 + b"\x02"])
+                                  b"\x80" * 12, b"\xff" * 9 + b"\x02", b"\x80" * 9 + b"\x7f" + b"\x00" * 4,
+                                  b"\x80" * 9 + b"\x81\x00" + b"\x00" * 4])
 def test_overlong_varints_are_decode_errors(data):
     codec = AvroCodec(LONG_AND_STRING)
     with pytest.raises(DecodeError, match="varint longer than 64 bits") as caught:
