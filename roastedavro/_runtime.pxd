@@ -177,10 +177,11 @@ cdef int int_out_of_range(long long value) except -1
 
 cdef extern from *:
     """
-    /* An int of at most two 30-bit digits (|value| < 2**60: counts, prices,
-       ids, timestamps) read from its digits in place, through the layout
+    /* An int of |value| < 2**63 (at most three 30-bit digits, the third
+       below 2**3) read from its digits in place, through the layout
        CPython's public cpython/longintrepr.h gives each version; 0 for any
-       other, which PyLong_AsLongLongAndOverflow then converts. */
+       other (-2**63 and out-of-range ints), which
+       PyLong_AsLongLongAndOverflow then converts or refuses. */
     static inline int roasted_small_long(PyObject* value, long long* out) {
     #if PyLong_SHIFT != 30
         return 0;
@@ -197,15 +198,21 @@ cdef extern from *:
         long long sign = size < 0 ? -1 : 1;
     #endif
         unsigned long long magnitude;
-        if (digits > 2 || !PyLong_Check(value))
+        if (digits > 3 || !PyLong_Check(value))
             return 0;
         if (digits == 0) {
             *out = 0;
             return 1;
         }
         magnitude = digit_of[0];
-        if (digits == 2)
+        if (digits >= 2) {
             magnitude |= (unsigned long long)digit_of[1] << PyLong_SHIFT;
+            if (digits == 3) {
+                if (digit_of[2] >= 8)
+                    return 0;
+                magnitude |= (unsigned long long)digit_of[2] << (2 * PyLong_SHIFT);
+            }
+        }
         *out = sign * (long long)magnitude;
         return 1;
     #endif

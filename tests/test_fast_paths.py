@@ -252,6 +252,24 @@ def test_longs_at_every_varint_length_boundary(tail):
     assert lengths == set(range(1, 11))
 
 
+#: every int size around the 30-bit digits CPython stores: 0 to 4 digits
+#: (2**60 and 2**63 are where the in-place conversion gives way)
+DIGIT_BOUNDARY_INTS = BOUNDARY_LONGS + [2**63, -2**63 - 1, 2**64 - 1, 2**64, -2**64, 2**90 + 5, -2**90,
+                                        2**120, 3 * 2**60, -(7 * 2**60 + 2**30 - 1)]
+
+
+@pytest.mark.parametrize("schema", ["long", "int", ["int", "long", "double"], ["null", "long"]])
+def test_ints_of_every_digit_count_are_written_as_fastavro_writes_them(schema):
+    codec = AvroCodec(schema)
+    low, high = (-2**31, 2**31 - 1) if schema == "int" else (-2**63, 2**63 - 1)
+    for value in DIGIT_BOUNDARY_INTS:
+        if low <= value <= high or schema == ["int", "long", "double"]:
+            assert codec.dump(value) == oracle(schema, value), value
+        else:
+            with pytest.raises(ValueError, match="out of range for Avro|matches no branch"):
+                codec.dump(value)
+
+
 def _padded(value, length):
     # the zig-zag varint of value stretched to length bytes with zero groups,
     # as a writer that does not trim its varints may send it
