@@ -447,9 +447,43 @@ cdef inline Py_ssize_t read_length(Reader* r) except -1:
 
 cdef str invalid_utf8(Reader* r, Py_ssize_t n)
 
+cdef extern from *:
+    """
+    /* Whether n bytes are all ASCII, 8 at a time: names, ids, codes and
+       currencies nearly always are. */
+    static inline int roasted_all_ascii(const unsigned char* text, Py_ssize_t n) {
+        unsigned long long word, high = 0;
+        Py_ssize_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            memcpy(&word, text + i, 8);
+            if (word & 0x8080808080808080ULL)
+                return 0;
+        }
+        for (; i < n; i++)
+            high |= text[i];
+        return high < 0x80;
+    }
+
+    /* A new compact ASCII str of n ASCII bytes: allocated at its size and
+       copied, without the UTF-8 decoder's dispatch (0 bytes: the empty str). */
+    static inline PyObject* roasted_ascii_str(const unsigned char* text, Py_ssize_t n) {
+        PyObject* value = PyUnicode_New(n, 127);
+        if (value != NULL && n)
+            memcpy(PyUnicode_1BYTE_DATA(value), text, n);
+        return value;
+    }
+    """
+    bint all_ascii "roasted_all_ascii"(const unsigned char* text, Py_ssize_t n) noexcept
+    str ascii_str "roasted_ascii_str"(const unsigned char* text, Py_ssize_t n)
+
 cdef inline str read_str(Reader* r):
     cdef Py_ssize_t n = read_length(r)
-    cdef PyObject* decoded = decode_utf8_or_null(<const char*>r.data + r.pos, n, NULL)
+    cdef PyObject* decoded
+    if all_ascii(r.data + r.pos, n):
+        value = ascii_str(r.data + r.pos, n)
+        r.pos += n
+        return value
+    decoded = decode_utf8_or_null(<const char*>r.data + r.pos, n, NULL)
     if decoded == NULL:
         return invalid_utf8(r, n)
     r.pos += n

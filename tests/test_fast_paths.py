@@ -11,6 +11,9 @@
   equal uuid.UUID's, behave as UUIDs (hash, pickle, str, is_safe), and any
   text that is not the canonical 36-character form still goes through
   uuid.UUID (or is a DecodeError);
+- ASCII strings are copied into a new str after a check 8 bytes at a time;
+  any other byte sends the string to the UTF-8 decoder, whose errors keep
+  their offsets;
 - varints are decoded from one 8-byte load when ten bytes remain: every
   64-bit value and every length from 1 to 10 bytes (padded ones too, as
   fastavro reads them), and the same errors as before for overlong ones.
@@ -302,6 +305,37 @@ def test_overlong_varints_are_decode_errors(data):
     with pytest.raises(DecodeError, match="varint longer than 64 bits") as caught:
         codec.load(data)
     assert caught.value.offset == 0
+
+
+STRING_AND_LONG = {"type": "record", "name": "S", "fields": [
+    {"name": "s", "type": "string"}, {"name": "n", "type": "long"}]}
+
+
+@pytest.mark.parametrize("length", [0, 1, 7, 8, 9, 15, 16, 17, 40])
+def test_strings_with_a_non_ascii_character_anywhere_decode_as_utf8(length):
+    # ASCII strings take the copy path, checked 8 bytes at a time; one
+    # character beyond ASCII at any position (in a whole word or in the
+    # tail) sends the string to the UTF-8 decoder
+    codec = AvroCodec(STRING_AND_LONG)
+    texts = ["".join(chr(33 + (i * 7) % 90) for i in range(length))]
+    texts += [texts[0][:at] + odd + texts[0][at + 1:] for at in range(length) for odd in ("\x80", "é", "€", "😀")]
+    for text in texts:
+        data = oracle(STRING_AND_LONG, {"s": text, "n": -3})
+        loaded = codec.load(data)
+        assert loaded == {"s": text, "n": -3}
+        assert type(loaded["s"]) is str and loaded["s"].isascii() == text.isascii()
+
+
+@pytest.mark.parametrize("length", [1, 8, 9, 17])
+def test_invalid_utf8_after_ascii_is_a_decode_error_at_its_byte(length):
+    codec = AvroCodec(STRING_AND_LONG)
+    for at in range(length):
+        body = bytearray(b"a" * length)
+        body[at] = 0xFF
+        data = oracle("long", length) + bytes(body) + b"\x00"
+        with pytest.raises(DecodeError, match="invalid UTF-8") as caught:
+            codec.load(data)
+        assert caught.value.offset == 1 + at
 
 
 def test_decimals_are_read_from_their_coefficient_on_cpython():
