@@ -243,6 +243,40 @@ cdef extern from *:
        is not the very object is compared by its cached hash, then its
        characters: str keys built at run time (json.loads, f-strings) are
        equal to the field's name without being it. */
+    /* Whether a dict's str key equals a field name that is another object
+       (keys from json.loads or built at run time are not the interned
+       names): cached hashes first, then, for two compact ASCII strs (field
+       names nearly always are), their bytes compared in place, 8 at a time. */
+    static inline int roasted_same_key(PyObject* found_key, PyObject* key) {
+        Py_hash_t hash = ((PyASCIIObject*)key)->hash;
+        Py_hash_t found_hash;
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        if (!PyUnicode_CheckExact(found_key) || PyUnicode_GET_LENGTH(found_key) != length)
+            return 0;
+        found_hash = ((PyASCIIObject*)found_key)->hash;
+        if (hash != -1 && found_hash != -1 && hash != found_hash)
+            return 0;
+        if (PyUnicode_IS_COMPACT_ASCII(key) && PyUnicode_IS_COMPACT_ASCII(found_key)) {
+            const unsigned char* a = (const unsigned char*)(((PyASCIIObject*)key) + 1);
+            const unsigned char* b = (const unsigned char*)(((PyASCIIObject*)found_key) + 1);
+            unsigned long long x, y;
+            Py_ssize_t i = 0;
+            for (; i + 8 <= length; i += 8) {
+                memcpy(&x, a + i, 8);
+                memcpy(&y, b + i, 8);
+                if (x != y)
+                    return 0;
+            }
+            for (; i < length; i++)
+                if (a[i] != b[i])
+                    return 0;
+            return 1;
+        }
+        return PyUnicode_KIND(found_key) == PyUnicode_KIND(key)
+            && memcmp(PyUnicode_DATA(found_key), PyUnicode_DATA(key),
+                      length * PyUnicode_KIND(key)) == 0;
+    }
+
     static PyObject* roasted_next_value(PyObject* dict, Py_ssize_t* cursor, PyObject* key) {
         Py_ssize_t position = *cursor;
         PyObject* found_key;
@@ -267,17 +301,8 @@ cdef extern from *:
         }
         else if (!PyDict_Next(dict, &position, &found_key, &found_value))
             return NULL;
-        if (found_key != key) {
-            Py_hash_t hash = ((PyASCIIObject*)key)->hash;
-            Py_ssize_t length = PyUnicode_GET_LENGTH(key);
-            int kind = PyUnicode_KIND(key);
-            if (!PyUnicode_CheckExact(found_key)
-                    || (hash != -1 && hash != ((PyASCIIObject*)found_key)->hash)
-                    || PyUnicode_GET_LENGTH(found_key) != length
-                    || PyUnicode_KIND(found_key) != kind
-                    || memcmp(PyUnicode_DATA(found_key), PyUnicode_DATA(key), length * kind) != 0)
-                return NULL;
-        }
+        if (found_key != key && !roasted_same_key(found_key, key))
+            return NULL;
         *cursor = position;
         return found_value;
     }

@@ -31,7 +31,7 @@ import fastavro
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from marshmallow import fields
+from marshmallow import ValidationError, fields
 
 from roastedavro import AvroCodec, CompiledSchema, DecodeError
 
@@ -122,6 +122,51 @@ def test_non_str_keys_and_equal_hashes_fall_back_to_lookup(five):
     record = {Key("alpha"): 7, "bravo": "b", "charlie": None, "delta": False, "echo": None}
     assert five.dump_compiled(record) == oracle(
         FIVE_AVRO, {"alpha": 7, "bravo": "b", "charlie": None, "delta": False, "echo": None})
+
+
+LONG_NAMES = ("abcdefgh", "abcdefghi", "field_number_sixteen", "field_number_seventeen_",
+              "a_field_name_of_thirty_one_chars")
+LONG_NAMED = {"type": "record", "name": "LongNames", "fields": [
+    {"name": name, "type": ["null", "long"], "default": None} for name in LONG_NAMES]}
+
+
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(st.integers(-2**63, 2**63 - 1), min_size=5, max_size=5),
+       copies=st.lists(st.booleans(), min_size=5, max_size=5),
+       misses=st.lists(st.none() | st.integers(0, 40), min_size=5, max_size=5))
+def test_equal_keys_that_are_other_objects_match_byte_for_byte(values, copies, misses):
+    # keys built at run time are compared by their bytes (8 at a time, then
+    # the tail): an equal key is the field's, a key that differs in any one
+    # character (in a whole word or in the tail) is not, and the field is
+    # missing as fastavro sees it
+    record = {}
+    for name, value, copy, miss in zip(LONG_NAMES, values, copies, misses):
+        key = fresh(name) if copy else name
+        if miss is not None:
+            at = miss % len(name)
+            key = key[:at] + ("X" if key[at] != "X" else "Y") + key[at + 1:]
+        record[key] = value
+    assert AvroCodec(LONG_NAMED).dump(record) == oracle(LONG_NAMED, record)
+
+
+def test_non_ascii_attribute_keys_are_matched_by_their_characters():
+    # keys that are not ASCII are compared by kind and characters
+    euro, yen = "prix_€", "価格_円_" + "x" * 9
+
+    class Prices(CompiledSchema):
+        class Meta:
+            avro_name = "Prices"
+
+        a = fields.Float(attribute=euro, required=True)
+        b = fields.Float(attribute=yen, required=True)
+
+    schema = Prices()
+    expected = oracle("double", 1.5) + oracle("double", 2.5)
+    assert schema.dump_compiled({euro: 1.5, yen: 2.5}) == expected
+    assert schema.dump_compiled({fresh(euro): 1.5, fresh(yen): 2.5}) == expected
+    with pytest.raises(ValidationError) as caught:
+        schema.dump_compiled({fresh(euro): 1.5, yen[:-1] + "y": 2.5})
+    assert "b" in caught.value.messages
 
 
 class Holder:
