@@ -259,15 +259,44 @@ cdef object next_field(object obj, int source, Py_ssize_t* cursor, str key, obje
 # (for values not already of the exact Python type the Avro type needs).
 cdef object convert(object field, object value, object obj, type expected)
 
-# One field value from Python to the wire: the exact-type fast path, else
-# marshmallow's conversion through `field`, then range checks. Out of line
-# so that each field costs the generated module one call, not a copy.
-cdef int write_long_value(Writer* w, object value, object field, object obj) except -1
-cdef int write_int_value(Writer* w, object value, object field, object obj) except -1
-cdef int write_double_value(Writer* w, object value, object field, object obj) except -1
+# One field value from Python to the wire: the exact-type fast path inline
+# (a type check and the write), else, out of line, marshmallow's conversion
+# through `field`, then range checks.
+cdef int write_long_value_slow(Writer* w, object value, object field, object obj) except -1
+cdef int write_int_value_slow(Writer* w, object value, object field, object obj) except -1
+cdef int write_double_value_slow(Writer* w, object value, object field, object obj) except -1
 cdef int write_float_value(Writer* w, object value, object field, object obj) except -1
-cdef int write_str_value(Writer* w, object value, object field, object obj) except -1
-cdef int write_boolean_value(Writer* w, object value, object field, object obj) except -1
+cdef int write_str_value_slow(Writer* w, object value, object field, object obj) except -1
+cdef int write_boolean_value_slow(Writer* w, object value, object field, object obj) except -1
+
+cdef inline int write_long_value(Writer* w, object value, object field, object obj) except -1:
+    cdef long long n
+    if type(value) is int and small_long(value, &n):
+        return write_long(w, n)
+    return write_long_value_slow(w, value, field, obj)
+
+cdef inline int write_int_value(Writer* w, object value, object field, object obj) except -1:
+    cdef long long n
+    if type(value) is int and small_long(value, &n) and -2147483648 <= n <= 2147483647:
+        return write_long(w, n)
+    return write_int_value_slow(w, value, field, obj)
+
+cdef inline int write_double_value(Writer* w, object value, object field, object obj) except -1:
+    if type(value) is float:
+        return write_double(w, PyFloat_AS_DOUBLE(value))
+    return write_double_value_slow(w, value, field, obj)
+
+cdef inline int write_str_value(Writer* w, object value, object field, object obj) except -1:
+    if type(value) is str:
+        return write_str(w, <str>value)
+    return write_str_value_slow(w, value, field, obj)
+
+cdef inline int write_boolean_value(Writer* w, object value, object field, object obj) except -1:
+    if value is True:
+        return write_byte(w, 1)
+    if value is False:
+        return write_byte(w, 0)
+    return write_boolean_value_slow(w, value, field, obj)
 cdef dict with_str_keys(dict mapping, object keys_field, object obj, bint always)
 # Load-side validation (see validators.py): does the loaded value pass one
 # marshmallow validator / the field's own _validate? Only the outcome is

@@ -540,19 +540,19 @@ cdef bint validation_passes(object field, object value) except -1:
     return True
 
 
-cdef int write_long_value(Writer* w, object value, object field, object obj) except -1:
+cdef int write_long_value_slow(Writer* w, object value, object field, object obj) except -1:
     if type(value) is not int:
         value = convert(field, value, obj, int)
     return write_long(w, as_long(value))
 
 
-cdef int write_int_value(Writer* w, object value, object field, object obj) except -1:
+cdef int write_int_value_slow(Writer* w, object value, object field, object obj) except -1:
     if type(value) is not int:
         value = convert(field, value, obj, int)
     return write_long(w, as_int(value))
 
 
-cdef int write_double_value(Writer* w, object value, object field, object obj) except -1:
+cdef int write_double_value_slow(Writer* w, object value, object field, object obj) except -1:
     if type(value) is not float:
         value = convert(field, value, obj, float)
     return write_double(w, PyFloat_AS_DOUBLE(value))
@@ -564,13 +564,13 @@ cdef int write_float_value(Writer* w, object value, object field, object obj) ex
     return write_float(w, PyFloat_AS_DOUBLE(value))
 
 
-cdef int write_str_value(Writer* w, object value, object field, object obj) except -1:
+cdef int write_str_value_slow(Writer* w, object value, object field, object obj) except -1:
     if type(value) is not str:
         value = convert(field, value, obj, str)
     return write_str(w, <str>value)
 
 
-cdef int write_boolean_value(Writer* w, object value, object field, object obj) except -1:
+cdef int write_boolean_value_slow(Writer* w, object value, object field, object obj) except -1:
     if value is True:
         return write_byte(w, 1)
     if value is False:
