@@ -13,7 +13,8 @@ from cpython.dict cimport PyDict_GetItem
 from cpython.long cimport PyLong_AsLongLong
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
-from cpython.ref cimport Py_DECREF
+from cpython.ref cimport Py_DECREF, Py_INCREF
+from cpython.list cimport PyList_New, PyList_GET_SIZE, PyList_SET_ITEM
 
 
 cdef extern from "Python.h":
@@ -529,6 +530,22 @@ cdef inline bytes read_bytes(Reader* r):
     value = (<const char*>r.data)[r.pos:r.pos + n]
     r.pos += n
     return value
+
+# An array's items: the list is made with the first block's slots, filled
+# in place (no regrowth while most arrays, one block long, are read); items
+# of later blocks are appended. The count is already checked against the
+# bytes that remain, so the slots are never more than the input can fill;
+# slots left empty by an error are freed with the list.
+cdef inline list new_items(long long count):
+    return PyList_New(count)
+
+cdef inline Py_ssize_t put_item(list items, Py_ssize_t filled, object item) except -1:
+    if filled < PyList_GET_SIZE(items):
+        Py_INCREF(item)
+        PyList_SET_ITEM(items, filled, item)
+    else:
+        items.append(item)
+    return filled + 1
 
 cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_ssize_t max_items) except? -1:
     # Array and map blocks: a negative count is followed by the block's byte

@@ -713,15 +713,21 @@ class _Generator:
         if isinstance(avro, Array):
             with fn.collection() as level:
                 items = fn.local("list", f"items{level}")
-                fn.line(f"{items} = []")
-                with self.blocks(fn, level, self.sizes.of(avro.items)):
+                filled = fn.local("Py_ssize_t", f"filled{level}")
+
+                def presize(count):
+                    # slots for the first block, filled in place
+                    fn.line(f"{items} = new_items({count})")
+                    fn.line(f"{filled} = 0")
+
+                with self.blocks(fn, level, self.sizes.of(avro.items), presize):
                     expression = self.read_expression(avro.items)
                     if expression is not None:
-                        fn.line(f"{items}.append({expression})")
+                        fn.line(f"{filled} = put_item({items}, {filled}, {expression})")
                     else:
                         item = fn.local("object", f"item{level}")
                         self.read_value(fn, avro.items, item)
-                        fn.line(f"{items}.append({item})")
+                        fn.line(f"{filled} = put_item({items}, {filled}, {item})")
                 fn.line(f"{target} = {items}")
         elif isinstance(avro, Map):
             with fn.collection() as level:

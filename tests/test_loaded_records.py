@@ -9,7 +9,10 @@ indistinguishable from dicts built key by key:
 - reference counts, lookups, growth, deletion, copying, pickling and the
   garbage collector's view (tracked exactly when a value can hold others,
   cycles through a loaded dict collected) behave as for any dict;
-- many loads leave the shared template untouched.
+- many loads leave the shared template untouched;
+- arrays, made with their first block's slots and filled in place, read as
+  fastavro reads them in any blocking, and a load cut short in the first
+  block frees its half-filled list.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from hypothesis import strategies as st
 from marshmallow import fields
 
 import roastedavro.avrogen
-from roastedavro import AvroCodec, CompiledSchema
+from roastedavro import AvroCodec, CompiledSchema, DecodeError
 from roastedavro._runtime import RecordKeys, _dict_values_offset
 
 # where the dict layout check is expected to pass: CPython 3.11-3.14 with the GIL
@@ -251,3 +254,67 @@ def test_resolved_records_take_the_readers_order_and_defaults():
     assert loaded == expected == {"a": 3, "new": "d", "b": "x"}
     # the reader's order (fastavro's is the writer's, then the defaults)
     assert list(loaded) == ["a", "new", "b"]
+
+
+# -- arrays: the first block's slots filled in place ---------------------------
+
+def _blocks(*blocks, item=lambda value: _fastavro_bytes("long", value)):
+    # an array written in the given blocks; a negative count carries its
+    # block's byte size, as writers that buffer blocks send it
+    out = b""
+    for values, sized in blocks:
+        body = b"".join(item(value) for value in values)
+        if sized:
+            out += _fastavro_bytes("long", -len(values)) + _fastavro_bytes("long", len(body)) + body
+        else:
+            out += _fastavro_bytes("long", len(values)) + body
+    return out + b"\x00"
+
+
+BLOCKINGS = [
+    [],
+    [([1, 2, 3], False)],
+    [([1, 2, 3], True), ([4], False), ([5, 6], True)],
+    [([7], False), ([8, 9, 10, 11, 12], False)],
+    [([2**62, -1], True), ([0] * 40, True)],
+]
+
+
+@pytest.mark.parametrize("blocking", BLOCKINGS)
+def test_arrays_in_any_blocks_read_as_fastavro_reads_them(blocking):
+    data = _blocks(*blocking) if blocking else b"\x00"
+    expected = fastavro.schemaless_reader(io.BytesIO(data), {"type": "array", "items": "long"})
+    assert expected == [value for values, _ in blocking for value in values]
+    codec = AvroCodec({"type": "array", "items": "long"})
+    assert codec.load(data) == expected
+    wider = AvroCodec({"type": "array", "items": "double"}, writer_schema={"type": "array", "items": "long"})
+    assert wider.load(data) == [float(value) for value in expected]
+
+    class Numbers(CompiledSchema):
+        class Meta:
+            avro_name = "Numbers"
+
+        values = fields.List(fields.Integer(), required=True)
+
+    assert Numbers().load_compiled(data) == {"values": expected}
+
+
+def test_an_array_cut_short_in_its_first_block_is_a_decode_error_and_frees_its_items():
+    record = {"type": "record", "name": "Item", "fields": [{"name": "n", "type": "long"}]}
+    schema = {"type": "array", "items": record}
+    # two-byte items: six bytes pass the block's size check (one byte per
+    # item at least), then the third item runs past the end
+    expected = [{"n": 100}, {"n": 101}, {"n": 102}, {"n": 103}]
+    data = _blocks(([100, 101, 102, 103], False), item=lambda value: _fastavro_bytes(record, {"n": value}))
+    codec = AvroCodec(schema)
+    assert codec.load(data) == expected
+    gc.collect()
+    before = len(gc.get_objects())
+    for _ in range(200):
+        with pytest.raises(DecodeError, match="past the end|truncated") as caught:
+            codec.load(data[:6])
+    assert caught.value.offset == 5
+    gc.collect()
+    # the half-filled lists (and the records in them) are gone
+    assert len(gc.get_objects()) < before + 50
+    assert codec.load(data) == expected
