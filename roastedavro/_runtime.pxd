@@ -251,10 +251,106 @@ cdef enum:
 
 cdef int value_source(object obj) except -1
 cdef object field_value(object obj, int source, str key, object default)
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+
+    /* CPython 3.11-3.14's PyDictKeysObject header (Objects/dict-common.h,
+       then Include/internal/pycore_dict.h), without the free-threaded
+       build's mutex. Private: RecordKeys (roasted_dict_values_offset)
+       checks every field it relies on against real dicts at import, and
+       the walk below is enabled only once that check has passed. */
+    typedef struct {
+        Py_ssize_t dk_refcnt;
+        uint8_t dk_log2_size;
+        uint8_t dk_log2_index_bytes;
+        uint8_t dk_kind;
+        uint32_t dk_version;
+        Py_ssize_t dk_usable;
+        Py_ssize_t dk_nentries;
+        char dk_indices[];
+    } roasted_dict_keys;
+
+    /* Each module's copy of the runtime's verdict on that check. */
+    static int roasted_dict_walk_ok = 0;
+
+    static inline void roasted_enable_dict_walk(int verified) {
+        roasted_dict_walk_ok = verified;
+    }
+
+    /* Whether a dict's str key equals a field name that is another object
+       (keys from json.loads or built at run time are not the interned
+       names): cached hashes first, then, for two compact ASCII strs (field
+       names nearly always are), their bytes compared in place, 8 at a time. */
+    static CYTHON_UNUSED __attribute__((noinline)) int roasted_same_key(PyObject* found_key, PyObject* key) {
+        Py_hash_t hash = ((PyASCIIObject*)key)->hash;
+        Py_hash_t found_hash;
+        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
+        if (!PyUnicode_CheckExact(found_key) || PyUnicode_GET_LENGTH(found_key) != length)
+            return 0;
+        found_hash = ((PyASCIIObject*)found_key)->hash;
+        if (hash != -1 && found_hash != -1 && hash != found_hash)
+            return 0;
+        if (PyUnicode_IS_COMPACT_ASCII(key) && PyUnicode_IS_COMPACT_ASCII(found_key)) {
+            const unsigned char* a = (const unsigned char*)(((PyASCIIObject*)key) + 1);
+            const unsigned char* b = (const unsigned char*)(((PyASCIIObject*)found_key) + 1);
+            unsigned long long x, y;
+            Py_ssize_t i = 0;
+            for (; i + 8 <= length; i += 8) {
+                memcpy(&x, a + i, 8);
+                memcpy(&y, b + i, 8);
+                if (x != y)
+                    return 0;
+            }
+            for (; i < length; i++)
+                if (a[i] != b[i])
+                    return 0;
+            return 1;
+        }
+        return PyUnicode_KIND(found_key) == PyUnicode_KIND(key)
+            && memcmp(PyUnicode_DATA(found_key), PyUnicode_DATA(key),
+                      length * PyUnicode_KIND(key)) == 0;
+    }
+
+    /* The common case of the dict walk, inline in each record writer: the
+       entry after `*cursor` of a combined table of str keys is live and its
+       key is the field's name (the very object, or an equal str). Its value
+       (borrowed, the cursor moved past it), or NULL for next_field_slow to
+       decide. */
+    static inline PyObject* roasted_next_entry(PyObject* dict, Py_ssize_t* cursor, PyObject* key) {
+        PyDictObject* d = (PyDictObject*)dict;
+        roasted_dict_keys* keys = (roasted_dict_keys*)d->ma_keys;
+        Py_ssize_t position = *cursor;
+        PyObject** entry;
+        if (!roasted_dict_walk_ok || d->ma_values != NULL || keys->dk_kind != 1
+                || position < 0 || position >= keys->dk_nentries)
+            return NULL;
+        entry = (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes)) + 2 * position;
+        if (entry[1] == NULL || (entry[0] != key && !roasted_same_key(entry[0], key)))
+            return NULL;
+        *cursor = position + 1;
+        return entry[1];
+    }
+    """
+    void enable_dict_walk "roasted_enable_dict_walk"(bint verified) noexcept
+    PyObject* next_entry "roasted_next_entry"(object d, Py_ssize_t* cursor, object key) noexcept
+
 # A record field's value, dicts first by position: `cursor` is where the
 # previous field was found, so a dict built in field order gives each value
-# without hashing or probing; any other dict falls back to a lookup.
-cdef object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default)
+# without hashing or probing; any other dict falls back to a lookup. The
+# next entry's key being the field's very name is checked inline; every
+# other case (equal keys that are other objects, other tables, lookups,
+# attributes) is next_field_slow's.
+cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key, object default)
+
+cdef inline object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default):
+    cdef PyObject* found
+    if source == SOURCE_DICT:
+        found = next_entry(obj, cursor, key)
+        if found != NULL:
+            return <object>found
+    return next_field_slow(obj, source, cursor, key, default)
 
 # The slow path of every conversion: the field's own marshmallow _serialize
 # (for values not already of the exact Python type the Avro type needs).

@@ -219,71 +219,18 @@ cdef extern from *:
     """
     #include <stdint.h>
 
-    /* CPython 3.11-3.14's PyDictKeysObject header (Objects/dict-common.h,
-       then Include/internal/pycore_dict.h), without the free-threaded
-       build's mutex. Private: roasted_dict_values_offset checks every
-       field it relies on against a real dict before it is used. */
-    typedef struct {
-        Py_ssize_t dk_refcnt;
-        uint8_t dk_log2_size;
-        uint8_t dk_log2_index_bytes;
-        uint8_t dk_kind;
-        uint32_t dk_version;
-        Py_ssize_t dk_usable;
-        Py_ssize_t dk_nentries;
-        char dk_indices[];
-    } roasted_dict_keys;
-
-    /* Set at import once RecordKeys' check has passed on sample dicts:
-       the header above is this interpreter's. */
-    static int roasted_dict_layout_ok = 0;
-
     /* The value of `key` if it is the dict's next entry after `*cursor`
        (borrowed, and the cursor moved past it); NULL otherwise. A key that
        is not the very object is compared by its cached hash, then its
        characters: str keys built at run time (json.loads, f-strings) are
        equal to the field's name without being it. */
-    /* Whether a dict's str key equals a field name that is another object
-       (keys from json.loads or built at run time are not the interned
-       names): cached hashes first, then, for two compact ASCII strs (field
-       names nearly always are), their bytes compared in place, 8 at a time. */
-    static inline int roasted_same_key(PyObject* found_key, PyObject* key) {
-        Py_hash_t hash = ((PyASCIIObject*)key)->hash;
-        Py_hash_t found_hash;
-        Py_ssize_t length = PyUnicode_GET_LENGTH(key);
-        if (!PyUnicode_CheckExact(found_key) || PyUnicode_GET_LENGTH(found_key) != length)
-            return 0;
-        found_hash = ((PyASCIIObject*)found_key)->hash;
-        if (hash != -1 && found_hash != -1 && hash != found_hash)
-            return 0;
-        if (PyUnicode_IS_COMPACT_ASCII(key) && PyUnicode_IS_COMPACT_ASCII(found_key)) {
-            const unsigned char* a = (const unsigned char*)(((PyASCIIObject*)key) + 1);
-            const unsigned char* b = (const unsigned char*)(((PyASCIIObject*)found_key) + 1);
-            unsigned long long x, y;
-            Py_ssize_t i = 0;
-            for (; i + 8 <= length; i += 8) {
-                memcpy(&x, a + i, 8);
-                memcpy(&y, b + i, 8);
-                if (x != y)
-                    return 0;
-            }
-            for (; i < length; i++)
-                if (a[i] != b[i])
-                    return 0;
-            return 1;
-        }
-        return PyUnicode_KIND(found_key) == PyUnicode_KIND(key)
-            && memcmp(PyUnicode_DATA(found_key), PyUnicode_DATA(key),
-                      length * PyUnicode_KIND(key)) == 0;
-    }
-
     static PyObject* roasted_next_value(PyObject* dict, Py_ssize_t* cursor, PyObject* key) {
         Py_ssize_t position = *cursor;
         PyObject* found_key;
         PyObject* found_value;
         PyDictObject* d = (PyDictObject*)dict;
         roasted_dict_keys* keys = (roasted_dict_keys*)d->ma_keys;
-        if (roasted_dict_layout_ok && d->ma_values == NULL && keys->dk_kind == 1) {
+        if (roasted_dict_walk_ok && d->ma_values == NULL && keys->dk_kind == 1) {
             /* a combined table of str keys: its entries read in place, as
                PyDict_Next would (deleted ones have no value), without its
                checks for every other kind of table */
@@ -308,7 +255,6 @@ cdef extern from *:
     }
     """
     PyObject* roasted_next_value(object mapping, Py_ssize_t* cursor, object key)
-    int roasted_dict_layout_ok
 
 cdef extern from *:
     """
@@ -486,11 +432,11 @@ cdef object field_value(object obj, int source, str key, object default):
     return marshmallow_get_value(obj, key, default)
 
 
-cdef object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default):
+cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key, object default):
     cdef PyObject* found
     if source != SOURCE_DICT:
         return field_value(obj, source, key, default)
-    # PyDict_Next checks the cursor against the dict's current entries, so a
+    # The walk checks the cursor against the dict's current entries, so a
     # dict changed by a field's own code is still read safely: an entry that
     # is not the field's own falls back to the lookup.
     found = roasted_next_value(obj, cursor, key)
@@ -2227,11 +2173,12 @@ cdef class RecordKeys:
         return RecordKeys, (self.keys, self.direct)
 
 
-# dicts are walked in place (roasted_next_value) where RecordKeys' check
-# passes on dicts of one, a few and many keys
-roasted_dict_layout_ok = all(RecordKeys([f"key_{n}" for n in range(size)]).direct
-                             for size in (1, 5, 6, 100, 2000))
-DICT_LAYOUT_VERIFIED = bool(roasted_dict_layout_ok)
+# dicts are walked in place (next_field) where RecordKeys' check passes on
+# dicts of one, a few and many keys; generated modules take the verdict at
+# import (enable_dict_walk)
+DICT_LAYOUT_VERIFIED = all(RecordKeys([f"key_{n}" for n in range(size)]).direct
+                           for size in (1, 5, 6, 100, 2000))
+enable_dict_walk(DICT_LAYOUT_VERIFIED)
 
 
 @cython.auto_pickle(False)
