@@ -14,7 +14,7 @@ from cpython.long cimport PyLong_AsLongLong
 from cpython.float cimport PyFloat_AS_DOUBLE
 from cpython.object cimport PyObject, PyTypeObject, Py_TYPE
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from cpython.list cimport PyList_New, PyList_GET_SIZE, PyList_SET_ITEM
+from cpython.list cimport PyList_New, PyList_GET_SIZE, PyList_Append
 
 
 cdef extern from "Python.h":
@@ -627,21 +627,33 @@ cdef inline bytes read_bytes(Reader* r):
     r.pos += n
     return value
 
-# An array's items: the list is made with the first block's slots, filled
-# in place (no regrowth while most arrays, one block long, are read); items
-# of later blocks are appended. The count is already checked against the
-# bytes that remain, so the slots are never more than the input can fill;
-# slots left empty by an error are freed with the list.
-cdef inline list new_items(long long count):
-    return PyList_New(count)
+# An array's items: the list is made with room for the first block's items
+# (no regrowth while most arrays, one block long, are read) but holds none;
+# each item is stored in the next slot and counted, so the list is a whole
+# list at every moment (Python code a field calls may see it). Items beyond
+# the room, from later blocks, are appended. The count is already checked
+# against the bytes that remain, so the room never exceeds what the input
+# can fill.
+cdef extern from "Python.h":
+    ctypedef struct PyListObject:
+        PyObject** ob_item
+        Py_ssize_t allocated
+    void set_size "Py_SET_SIZE"(object o, Py_ssize_t size)
 
-cdef inline Py_ssize_t put_item(list items, Py_ssize_t filled, object item) except -1:
-    if filled < PyList_GET_SIZE(items):
+cdef inline list new_items(long long count):
+    cdef list items = PyList_New(count)
+    set_size(items, 0)    # the slots are empty (NULL); the list holds none
+    return items
+
+cdef inline int put_item(list items, object item) except -1:
+    cdef PyListObject* room = <PyListObject*>items
+    cdef Py_ssize_t size = PyList_GET_SIZE(items)
+    if size < room.allocated:
         Py_INCREF(item)
-        PyList_SET_ITEM(items, filled, item)
-    else:
-        items.append(item)
-    return filled + 1
+        room.ob_item[size] = <PyObject*>item
+        set_size(items, size + 1)
+        return 0
+    return PyList_Append(items, item)
 
 cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_ssize_t max_items) except? -1:
     # Array and map blocks: a negative count is followed by the block's byte

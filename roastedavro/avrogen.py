@@ -713,21 +713,19 @@ class _Generator:
         if isinstance(avro, Array):
             with fn.collection() as level:
                 items = fn.local("list", f"items{level}")
-                filled = fn.local("Py_ssize_t", f"filled{level}")
 
                 def presize(count):
-                    # slots for the first block, filled in place
+                    # room for the first block's items
                     fn.line(f"{items} = new_items({count})")
-                    fn.line(f"{filled} = 0")
 
                 with self.blocks(fn, level, self.sizes.of(avro.items), presize):
                     expression = self.read_expression(avro.items)
                     if expression is not None:
-                        fn.line(f"{filled} = put_item({items}, {filled}, {expression})")
+                        fn.line(f"put_item({items}, {expression})")
                     else:
                         item = fn.local("object", f"item{level}")
                         self.read_value(fn, avro.items, item)
-                        fn.line(f"{filled} = put_item({items}, {filled}, {item})")
+                        fn.line(f"put_item({items}, {item})")
                 fn.line(f"{target} = {items}")
         elif isinstance(avro, Map):
             with fn.collection() as level:

@@ -133,21 +133,19 @@ class _ResolvingGenerator:
                 fn.line(f"{target} = {entries}")
                 return
             items = fn.local("list", f"items{level}")
-            filled = fn.local("Py_ssize_t", f"filled{level}")
 
             def presize_items(count):
-                # slots for the first block, filled in place
+                # room for the first block's items
                 fn.line(f"{items} = new_items({count})")
-                fn.line(f"{filled} = 0")
 
             with self.reader.blocks(fn, level, min_size, presize_items):
                 expression = self.expression(plan.element)
                 if expression is not None:
-                    fn.line(f"{filled} = put_item({items}, {filled}, {expression})")
+                    fn.line(f"put_item({items}, {expression})")
                 else:
                     item = fn.local("object", f"item{level}")
                     self.read_plan(fn, plan.element, item)
-                    fn.line(f"{filled} = put_item({items}, {filled}, {item})")
+                    fn.line(f"put_item({items}, {item})")
             fn.line(f"{target} = {items}")
 
     def read_writer_union(self, fn: _Function, plan: WriterUnion, target: str) -> None:

@@ -10,9 +10,10 @@ indistinguishable from dicts built key by key:
   garbage collector's view (tracked exactly when a value can hold others,
   cycles through a loaded dict collected) behave as for any dict;
 - many loads leave the shared template untouched;
-- arrays, made with their first block's slots and filled in place, read as
-  fastavro reads them in any blocking, and a load cut short in the first
-  block frees its half-filled list.
+- arrays, made with room for their first block and filled in place, read
+  as fastavro reads them in any blocking, are whole lists at every moment
+  to Python code run between items, and a load cut short in the first
+  block frees its partly filled list.
 """
 
 from __future__ import annotations
@@ -256,7 +257,7 @@ def test_resolved_records_take_the_readers_order_and_defaults():
     assert list(loaded) == ["a", "new", "b"]
 
 
-# -- arrays: the first block's slots filled in place ---------------------------
+# -- arrays: room for the first block, filled in place ---------------------------
 
 def _blocks(*blocks, item=lambda value: _fastavro_bytes("long", value)):
     # an array written in the given blocks; a negative count carries its
@@ -318,3 +319,38 @@ def test_an_array_cut_short_in_its_first_block_is_a_decode_error_and_frees_its_i
     # the half-filled lists (and the records in them) are gone
     assert len(gc.get_objects()) < before + 50
     assert codec.load(data) == expected
+
+
+def test_python_code_run_while_an_array_is_read_sees_a_whole_list():
+    # a field's own _deserialize runs between items: the list being filled,
+    # reachable through the garbage collector, holds exactly the items read
+    # so far (no empty slots to crash repr or iteration)
+    seen = []
+
+    class Peeking(fields.String):
+        def _deserialize(self, value, attr, data, **kwargs):
+            word = "".join([value, "!"])     # a new object for each item
+            if seen:
+                for holder in gc.get_referrers(seen[-1][0]):
+                    if type(holder) is list and holder is not seen[-1]:
+                        repr(holder)
+                        seen.append((word, len(holder), list(holder)))
+                        break
+                else:
+                    seen.append((word, None, None))
+            else:
+                seen.append((word, 0, []))
+            return word
+
+    class Words(CompiledSchema):
+        class Meta:
+            avro_name = "Words"
+
+        words = fields.List(Peeking(), required=True)
+
+    schema = Words()
+    data = schema.dump_compiled({"words": ["a", "b", "c", "d"]})
+    assert schema.load_compiled(data) == {"words": ["a!", "b!", "c!", "d!"]}
+    # while item k was read, the list held the k items before it
+    assert [(length, items) for _, length, items in seen[1:]] == [
+        (1, ["a!"]), (2, ["a!", "b!"]), (3, ["a!", "b!", "c!"])]

@@ -79,17 +79,15 @@ def emit_blocks(fn, level, min_size, before_first=None):
 def emit_array_read(fn, target, items):
     with fn.collection() as level:
         result = level.c_local("list", "items")
-        filled = level.c_local("Py_ssize_t", "filled")
         item = level.local("item")
 
         def presize(count):
-            # slots for the first block, filled in place
+            # room for the first block's items
             fn.line(f"{result} = new_items({count})")
-            fn.line(f"{filled} = 0")
 
         with emit_blocks(fn, level, items.min_size, presize), fn.naming(f"{fn.hint}_item"):
             fn.read_value(items, item)
-            fn.line(f"{filled} = put_item({result}, {filled}, {item})")
+            fn.line(f"put_item({result}, {item})")
         fn.line(f"{target} = {result}")
 
 
