@@ -279,11 +279,27 @@ cdef extern from *:
         roasted_dict_walk_ok = verified;
     }
 
+    /* Whether the walk reads `dict`'s entries in place: a combined table of
+       str keys, the layout check passed. Every other dict is walked with
+       PyDict_Next. */
+    static inline int roasted_dict_walkable(PyObject* dict) {
+        PyDictObject* d = (PyDictObject*)dict;
+        return roasted_dict_walk_ok && d->ma_values == NULL
+            && ((roasted_dict_keys*)d->ma_keys)->dk_kind == 1;
+    }
+
+    /* A combined table's entries, (key, value) pairs in insertion order,
+       after its index table. */
+    static inline PyObject** roasted_dict_entries(PyObject* dict) {
+        roasted_dict_keys* keys = (roasted_dict_keys*)((PyDictObject*)dict)->ma_keys;
+        return (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
+    }
+
     /* Whether a dict's str key equals a field name that is another object
        (keys from json.loads or built at run time are not the interned
        names): cached hashes first, then, for two compact ASCII strs (field
        names nearly always are), their bytes compared in place, 8 at a time. */
-    static CYTHON_UNUSED __attribute__((noinline)) int roasted_same_key(PyObject* found_key, PyObject* key) {
+    static CYTHON_UNUSED int roasted_same_key(PyObject* found_key, PyObject* key) {
         Py_hash_t hash = ((PyASCIIObject*)key)->hash;
         Py_hash_t found_hash;
         Py_ssize_t length = PyUnicode_GET_LENGTH(key);
@@ -313,41 +329,83 @@ cdef extern from *:
                       length * PyUnicode_KIND(key)) == 0;
     }
 
-    /* The common case of the dict walk, inline in each record writer: the
-       entry after `*cursor` of a combined table of str keys is live and its
-       key is the field's name (the very object, or an equal str). Its value
-       (borrowed, the cursor moved past it), or NULL for next_field_slow to
-       decide. */
-    static inline PyObject* roasted_next_entry(PyObject* dict, Py_ssize_t* cursor, PyObject* key) {
-        PyDictObject* d = (PyDictObject*)dict;
-        roasted_dict_keys* keys = (roasted_dict_keys*)d->ma_keys;
-        Py_ssize_t position = *cursor;
-        PyObject** entry;
-        if (!roasted_dict_walk_ok || d->ma_values != NULL || keys->dk_kind != 1
-                || position < 0 || position >= keys->dk_nentries)
+    /* The walk past the common case: deleted entries skipped, then the key
+       compared by value. An equal key is remembered in the field's `seen`
+       slot, with a reference, so the next dict built from the same key
+       objects (rows of one csv.DictReader, dict(zip(names, row)), one
+       literal's dicts) matches it by identity; holding the reference keeps
+       that identity from being reused by another object. */
+    static CYTHON_UNUSED __attribute__((noinline)) PyObject* roasted_next_entry_slow(
+            PyObject** entry, Py_ssize_t left, Py_ssize_t* cursor, PyObject* key, PyObject** seen) {
+        Py_ssize_t skipped = 0;
+        PyObject* old;
+        while (skipped < left && entry[1] == NULL) {
+            entry += 2;
+            skipped++;
+        }
+        if (skipped == left)
             return NULL;
-        entry = (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes)) + 2 * position;
-        if (entry[1] == NULL || (entry[0] != key && !roasted_same_key(entry[0], key)))
-            return NULL;
-        *cursor = position + 1;
+        if (entry[0] != key && entry[0] != *seen) {
+            if (!roasted_same_key(entry[0], key))
+                return NULL;
+            old = *seen;
+            Py_INCREF(entry[0]);
+            *seen = entry[0];
+            Py_XDECREF(old);  /* a str: freeing it runs no Python code */
+        }
+        *cursor += skipped + 1;
         return entry[1];
+    }
+
+    /* The next entry of a walkable dict, inline in each record writer: its
+       value (borrowed, the cursor moved past it) when its key is the
+       field's name: the very object, the key this field last matched, or
+       (out of line) an equal str. NULL when the dict is not walkable (the
+       caller walks it with PyDict_Next) or the field is not next (the
+       caller looks it up). */
+    static inline PyObject* roasted_next_entry(PyObject* dict, Py_ssize_t* cursor, PyObject* key,
+                                               PyObject** seen) {
+        Py_ssize_t position = *cursor;
+        Py_ssize_t used;
+        PyObject** entry;
+        if (!roasted_dict_walkable(dict))
+            return NULL;
+        used = ((roasted_dict_keys*)((PyDictObject*)dict)->ma_keys)->dk_nentries;
+        if (position < 0 || position >= used)
+            return NULL;
+        entry = roasted_dict_entries(dict) + 2 * position;
+        if (entry[1] != NULL && (entry[0] == key || entry[0] == *seen)) {
+            *cursor = position + 1;
+            return entry[1];
+        }
+        return roasted_next_entry_slow(entry, used - position, cursor, key, seen);
+    }
+
+    /* Drops the references a codec's `seen` slots hold. */
+    static CYTHON_UNUSED void roasted_forget_keys(PyObject** seen, Py_ssize_t count) {
+        Py_ssize_t i;
+        for (i = 0; i < count; i++)
+            Py_CLEAR(seen[i]);
     }
     """
     void enable_dict_walk "roasted_enable_dict_walk"(bint verified) noexcept
-    PyObject* next_entry "roasted_next_entry"(object d, Py_ssize_t* cursor, object key) noexcept
+    bint dict_walkable "roasted_dict_walkable"(object d) noexcept
+    PyObject* next_entry "roasted_next_entry"(object d, Py_ssize_t* cursor, object key, PyObject** seen) noexcept
+    void forget_keys "roasted_forget_keys"(PyObject** seen, Py_ssize_t count) noexcept
 
 # A record field's value, dicts first by position: `cursor` is where the
 # previous field was found, so a dict built in field order gives each value
-# without hashing or probing; any other dict falls back to a lookup. The
-# next entry's key being the field's very name is checked inline; every
-# other case (equal keys that are other objects, other tables, lookups,
-# attributes) is next_field_slow's.
+# without hashing or probing; any other dict falls back to a lookup. `seen`
+# is the field's own slot in its codec (keys_seen), holding the equal key
+# object it last matched. The in-place walk is next_entry's; dicts it cannot
+# walk, lookups and attributes are next_field_slow's.
 cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key, object default)
 
-cdef inline object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default):
+cdef inline object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default,
+                              PyObject** seen):
     cdef PyObject* found
     if source == SOURCE_DICT:
-        found = next_entry(obj, cursor, key)
+        found = next_entry(obj, cursor, key, seen)
         if found != NULL:
             return <object>found
     return next_field_slow(obj, source, cursor, key, default)

@@ -228,25 +228,7 @@ cdef extern from *:
         Py_ssize_t position = *cursor;
         PyObject* found_key;
         PyObject* found_value;
-        PyDictObject* d = (PyDictObject*)dict;
-        roasted_dict_keys* keys = (roasted_dict_keys*)d->ma_keys;
-        if (roasted_dict_walk_ok && d->ma_values == NULL && keys->dk_kind == 1) {
-            /* a combined table of str keys: its entries read in place, as
-               PyDict_Next would (deleted ones have no value), without its
-               checks for every other kind of table */
-            PyObject** entries = (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
-            Py_ssize_t used = keys->dk_nentries;
-            if (position < 0)
-                return NULL;
-            while (position < used && entries[2 * position + 1] == NULL)
-                position++;
-            if (position >= used)
-                return NULL;
-            found_key = entries[2 * position];
-            found_value = entries[2 * position + 1];
-            position++;
-        }
-        else if (!PyDict_Next(dict, &position, &found_key, &found_value))
+        if (!PyDict_Next(dict, &position, &found_key, &found_value))
             return NULL;
         if (found_key != key && !roasted_same_key(found_key, key))
             return NULL;
@@ -436,12 +418,14 @@ cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key,
     cdef PyObject* found
     if source != SOURCE_DICT:
         return field_value(obj, source, key, default)
-    # The walk checks the cursor against the dict's current entries, so a
-    # dict changed by a field's own code is still read safely: an entry that
-    # is not the field's own falls back to the lookup.
-    found = roasted_next_value(obj, cursor, key)
-    if found != NULL:
-        return <object>found
+    # A dict next_entry walks in place was walked there already: the field
+    # is not next, so it is looked up. Others are walked with PyDict_Next,
+    # which checks the cursor against the dict's current entries, so a dict
+    # changed by a field's own code is still read safely.
+    if not dict_walkable(obj):
+        found = roasted_next_value(obj, cursor, key)
+        if found != NULL:
+            return <object>found
     return (<dict>obj).get(key, default)
 
 
@@ -2091,7 +2075,7 @@ cdef extern from *:
                 || keys->dk_log2_index_bytes != log2_size + width
                 || keys->dk_nentries != used || used > ((Py_ssize_t)1 << log2_size))
             return -1;
-        entries = (PyObject**)(keys->dk_indices + ((size_t)1 << keys->dk_log2_index_bytes));
+        entries = roasted_dict_entries(d);
         while (PyDict_Next(d, &position, &key, &value)) {
             if (i >= used || entries[2 * i] != key || entries[2 * i + 1] != value)
                 return -1;

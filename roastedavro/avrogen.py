@@ -884,6 +884,7 @@ class _Generator:
         writer = _Function(self, "write", self.function("write", self.idents[record.name]))
         writer.local("object", "value")
         written = [{"comment": self._heading(field), "number": number, "key": literal(field.name),
+                    "seen": self.module.key_slot(),
                     "body": writer.collect(lambda: self.write_field(writer, record, field))}
                    for number, field in enumerate(record.fields)]
         return self.render("avro_writer.pyx.j2", writer, self._context(record), fields=written,
@@ -1040,6 +1041,7 @@ class _Generator:
             functions=functions,
             **roots,
             bindings=self.module.declared(),
+            key_slots=checked_int(max(self.module.key_slots, 1), "the key slots", 1, 2**31),
         )
         return GeneratedModule(source, self.module.bindings, self.verify)
 

@@ -93,6 +93,8 @@ class ModuleEmitter:
         self._fragment_prefixes: dict[str, Code] = {}
         #: method names of the codec that bindings must not take
         self._functions: set[str] = set()
+        #: slots of the codec's keys_seen array given out (see key_slot)
+        self.key_slots = 0
 
     def verify(self) -> None:
         """codetext.check_function over every generated function.
@@ -119,6 +121,14 @@ class ModuleEmitter:
         # the object stays referenced by `bindings`, so its id is not reused
         self._names_by_id[id(obj)] = name
         return Code(f"self.{name}")
+
+    def key_slot(self) -> Code:
+        """A field's own slot in the codec's ``keys_seen`` array, for
+        ``next_field``: the equal dict key it last matched, held so that
+        dicts built from the same key objects match it by identity."""
+        slot = checked_int(self.key_slots, "a key slot", 0, 2**31)
+        self.key_slots += 1
+        return Code(f"&self.keys_seen[{slot}]")
 
     def declared(self) -> list[tuple[Code, Code, Code]]:
         """The module template's bindings: attribute name, key, C type
@@ -502,7 +512,8 @@ def _fetch(fn: FunctionEmitter, plan) -> Code:
     # marshmallow reads dotted keys as paths into nested objects
     if "." in plan.dump_key:
         return Code(f"field_value(obj, SOURCE_OTHER, {literal(plan.dump_key)}, MISSING)")
-    return Code(f"next_field(obj, source, cursor, {literal(plan.dump_key)}, MISSING)")
+    return Code(f"next_field(obj, source, cursor, {literal(plan.dump_key)}, MISSING, "
+                f"{fn.module.key_slot()})")
 
 
 def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
@@ -552,5 +563,6 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         functions=functions,
         fragments=module.fragments,
         bindings=module.declared(),
+        key_slots=checked_int(max(module.key_slots, 1), "the key slots", 1, 2**31),
     )
     return GeneratedModule(source, module.bindings, module.verify)

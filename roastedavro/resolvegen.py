@@ -283,6 +283,7 @@ class _ResolvingGenerator:
             functions=functions,
             write_root=None, read_root=read_root, skip_root=None,
             bindings=self.module.declared(),
+            key_slots=checked_int(max(self.module.key_slots, 1), "the key slots", 1, 2**31),
         )
         return GeneratedModule(source, self.module.bindings, self.verify)
 

@@ -3,10 +3,11 @@
 - dict records are read field by field in the dict's own order when it is
   the schema's (a cursor over the entries), else by lookup: any key order,
   extra keys, missing optional keys, keys equal to the field names but not
-  the same objects, non-str keys, deleted entries, split tables, dict
-  subclasses and a field whose own code changes the dict while it is
-  written all give fastavro's bytes (combined tables of str keys are walked
-  in place where the layout check passed at import);
+  the same objects (each field remembers the last such key object, so rows
+  built from the same keys match by identity), non-str keys, deleted
+  entries, split tables, dict subclasses and a field whose own code changes
+  the dict while it is written all give fastavro's bytes (combined tables
+  of str keys are walked in place where the layout check passed at import);
 - UUIDs are written from and built into their slots directly: the values
   equal uuid.UUID's, behave as UUIDs (hash, pickle, str, is_safe), and any
   text that is not the canonical 36-character form still goes through
@@ -147,6 +148,53 @@ def test_equal_keys_that_are_other_objects_match_byte_for_byte(values, copies, m
             key = key[:at] + ("X" if key[at] != "X" else "Y") + key[at + 1:]
         record[key] = value
     assert AvroCodec(LONG_NAMED).dump(record) == oracle(LONG_NAMED, record)
+
+
+# two sets of equal keys that are not the interned names, made once: each
+# field's slot remembers the one it matched last, by identity
+KEY_SETS = ({name: fresh(name) for name in NAMES}, {name: fresh(name) for name in NAMES})
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.tuples(values, st.permutations(NAMES),
+                               st.lists(st.sampled_from(["interned", "first", "second", "new"]),
+                                        min_size=5, max_size=5)), min_size=1, max_size=6))
+def test_key_objects_reused_from_record_to_record_match_byte_for_byte(five, five_codec, rows):
+    # rows built from the same key objects (csv.DictReader, dict(zip(...)))
+    # match by the slot's identity; other equal keys, in any order, replace
+    # what the slot holds; every row gives fastavro's bytes
+    for row, order, spellings in rows:
+        record = {}
+        for name, spelling in zip(order, spellings):
+            key = {"interned": name, "first": KEY_SETS[0][name], "second": KEY_SETS[1][name],
+                   "new": fresh(name)}[spelling]
+            record[key] = row[name]
+        expected = oracle(FIVE_AVRO, row)
+        assert five.dump_compiled(record) == expected
+        assert five_codec.dump(record) == expected
+
+
+def test_a_remembered_key_is_held_once_and_let_go():
+    # the slot holds one reference to the last equal key it matched, drops
+    # it for the next such key, and the codec drops it when it is freed
+    import gc
+
+    schema = FiveSchema()
+    schema.compile()
+    row = [1, "b", None, True, None]
+    first = [fresh(name) for name in NAMES]
+    second = [fresh(name) for name in NAMES]
+    counts = [sys.getrefcount(key) for key in first]
+    schema.dump_compiled(dict(zip(first, row)))
+    assert [sys.getrefcount(key) for key in first] == [count + 1 for count in counts]
+    schema.dump_compiled(dict(zip(first, row)))
+    assert [sys.getrefcount(key) for key in first] == [count + 1 for count in counts]
+    schema.dump_compiled(dict(zip(second, row)))
+    assert [sys.getrefcount(key) for key in first] == counts
+    schema.dump_compiled(dict(zip(first, row)))
+    del schema
+    gc.collect()
+    assert [sys.getrefcount(key) for key in first] == counts
 
 
 def test_non_ascii_attribute_keys_are_matched_by_their_characters():
