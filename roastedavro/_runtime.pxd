@@ -131,10 +131,54 @@ cdef inline int write_byte(Writer* w, unsigned char value) except -1:
     w.size += 1
     return 0
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+
+    /* n bytes copied between buffers that do not overlap. Strings, names
+       and codes are mostly short: up to 32 bytes they are moved as
+       overlapping words (or singly, below 4), which costs less than the
+       call to memcpy. Reads and writes stay within [0, n). */
+    static inline void roasted_copy_bytes(unsigned char* out, const unsigned char* in, Py_ssize_t n) {
+        uint64_t a, b, c, d;
+        uint32_t a4, b4;
+        if (n >= 8 && n <= 16) {
+            memcpy(&a, in, 8);
+            memcpy(&b, in + n - 8, 8);
+            memcpy(out, &a, 8);
+            memcpy(out + n - 8, &b, 8);
+        }
+        else if (n >= 4 && n < 8) {
+            memcpy(&a4, in, 4);
+            memcpy(&b4, in + n - 4, 4);
+            memcpy(out, &a4, 4);
+            memcpy(out + n - 4, &b4, 4);
+        }
+        else if (n > 0 && n < 4) {
+            out[0] = in[0];
+            out[n >> 1] = in[n >> 1];
+            out[n - 1] = in[n - 1];
+        }
+        else if (n > 16 && n <= 32) {
+            memcpy(&a, in, 8);
+            memcpy(&b, in + 8, 8);
+            memcpy(&c, in + n - 16, 8);
+            memcpy(&d, in + n - 8, 8);
+            memcpy(out, &a, 8);
+            memcpy(out + 8, &b, 8);
+            memcpy(out + n - 16, &c, 8);
+            memcpy(out + n - 8, &d, 8);
+        }
+        else if (n > 32)
+            memcpy(out, in, (size_t)n);
+    }
+    """
+    void copy_bytes "roasted_copy_bytes"(unsigned char* out, const unsigned char* src, Py_ssize_t n) noexcept
+
 cdef inline int write_raw(Writer* w, const char* src, Py_ssize_t n) except -1:
     if w.size + n > w.capacity:
         writer_grow(w, n)
-    memcpy(w.data + w.size, src, n)
+    copy_bytes(<unsigned char*>w.data + w.size, <const unsigned char*>src, n)
     w.size += n
     return 0
 
@@ -275,10 +319,6 @@ cdef extern from *:
     /* Each module's copy of the runtime's verdict on that check. */
     static int roasted_dict_walk_ok = 0;
 
-    static inline void roasted_enable_dict_walk(int verified) {
-        roasted_dict_walk_ok = verified;
-    }
-
     /* Whether the walk reads `dict`'s entries in place: a combined table of
        str keys, the layout check passed. Every other dict is walked with
        PyDict_Next. */
@@ -381,6 +421,32 @@ cdef extern from *:
         return roasted_next_entry_slow(entry, used - position, cursor, key, seen);
     }
 
+    /* Each module's pointer to the runtime's next_field_slow. */
+    typedef PyObject* (*roasted_field_lookup)(PyObject*, int, Py_ssize_t*, PyObject*, PyObject*);
+    static roasted_field_lookup roasted_next_field_slow = NULL;
+
+    static inline void roasted_enable_dict_walk(int verified, roasted_field_lookup slow) {
+        roasted_dict_walk_ok = verified;
+        roasted_next_field_slow = slow;
+    }
+
+    /* A record field's value (a new reference; NULL with an exception set):
+       the walk's common case, always inline in the record writers (the C
+       compiler would not inline a function called once per field of a wide
+       record at -O1), else next_field_slow. Source 0 is SOURCE_DICT. */
+    static inline __attribute__((always_inline)) PyObject* roasted_next_field(
+            PyObject* obj, int source, Py_ssize_t* cursor, PyObject* key, PyObject* dflt,
+            PyObject** seen) {
+        if (source == 0) {
+            PyObject* found = roasted_next_entry(obj, cursor, key, seen);
+            if (found != NULL) {
+                Py_INCREF(found);
+                return found;
+            }
+        }
+        return roasted_next_field_slow(obj, source, cursor, key, dflt);
+    }
+
     /* Drops the references a codec's `seen` slots hold. */
     static CYTHON_UNUSED void roasted_forget_keys(PyObject** seen, Py_ssize_t count) {
         Py_ssize_t i;
@@ -388,7 +454,8 @@ cdef extern from *:
             Py_CLEAR(seen[i]);
     }
     """
-    void enable_dict_walk "roasted_enable_dict_walk"(bint verified) noexcept
+    ctypedef object (*field_lookup "roasted_field_lookup")(object, int, Py_ssize_t*, str, object)
+    void set_dict_walk "roasted_enable_dict_walk"(bint verified, field_lookup slow) noexcept
     bint dict_walkable "roasted_dict_walkable"(object d) noexcept
     PyObject* next_entry "roasted_next_entry"(object d, Py_ssize_t* cursor, object key, PyObject** seen) noexcept
     void forget_keys "roasted_forget_keys"(PyObject** seen, Py_ssize_t count) noexcept
@@ -397,18 +464,19 @@ cdef extern from *:
 # previous field was found, so a dict built in field order gives each value
 # without hashing or probing; any other dict falls back to a lookup. `seen`
 # is the field's own slot in its codec (keys_seen), holding the equal key
-# object it last matched. The in-place walk is next_entry's; dicts it cannot
-# walk, lookups and attributes are next_field_slow's.
+# object it last matched. The in-place walk is next_entry's, inline in C
+# (roasted_next_field above); dicts it cannot walk, lookups and attributes
+# are next_field_slow's.
 cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key, object default)
 
-cdef inline object next_field(object obj, int source, Py_ssize_t* cursor, str key, object default,
-                              PyObject** seen):
-    cdef PyObject* found
-    if source == SOURCE_DICT:
-        found = next_entry(obj, cursor, key, seen)
-        if found != NULL:
-            return <object>found
-    return next_field_slow(obj, source, cursor, key, default)
+cdef extern from *:
+    object next_field "roasted_next_field"(object obj, int source, Py_ssize_t* cursor, str key,
+                                           object default, PyObject** seen)
+
+# Each generated module takes the runtime's verdict on the dict layout and
+# its slow path at import.
+cdef inline void enable_dict_walk(bint verified) noexcept:
+    set_dict_walk(verified, next_field_slow)
 
 # The slow path of every conversion: the field's own marshmallow _serialize
 # (for values not already of the exact Python type the Avro type needs).
@@ -634,26 +702,39 @@ cdef str invalid_utf8(Reader* r, Py_ssize_t n)
 cdef extern from *:
     """
     /* Whether n bytes are all ASCII, 8 at a time: names, ids, codes and
-       currencies nearly always are. */
+       currencies nearly always are. The last word overlaps the one before
+       it, short strings take two overlapping 4-byte words: no loop per
+       byte. */
     static inline int roasted_all_ascii(const unsigned char* text, Py_ssize_t n) {
-        unsigned long long word, high = 0;
-        Py_ssize_t i = 0;
-        for (; i + 8 <= n; i += 8) {
-            memcpy(&word, text + i, 8);
-            if (word & 0x8080808080808080ULL)
-                return 0;
+        uint64_t word, high = 0;
+        uint32_t first, last;
+        Py_ssize_t i;
+        if (n >= 8) {
+            for (i = 0; i + 8 < n; i += 8) {
+                memcpy(&word, text + i, 8);
+                high |= word;
+            }
+            memcpy(&word, text + n - 8, 8);
+            return !((high | word) & 0x8080808080808080ULL);
         }
-        for (; i < n; i++)
+        if (n >= 4) {
+            memcpy(&first, text, 4);
+            memcpy(&last, text + n - 4, 4);
+            return !((first | last) & 0x80808080U);
+        }
+        for (i = 0; i < n; i++)
             high |= text[i];
         return high < 0x80;
     }
 
     /* A new compact ASCII str of n ASCII bytes: allocated at its size and
-       copied, without the UTF-8 decoder's dispatch (0 bytes: the empty str). */
+       copied, without the UTF-8 decoder's dispatch (0 bytes: the empty str).
+       Its characters follow the PyASCIIObject header (CPython's own
+       _PyUnicode_COMPACT_DATA for ASCII). */
     static inline PyObject* roasted_ascii_str(const unsigned char* text, Py_ssize_t n) {
         PyObject* value = PyUnicode_New(n, 127);
-        if (value != NULL && n)
-            memcpy(PyUnicode_1BYTE_DATA(value), text, n);
+        if (value != NULL)
+            roasted_copy_bytes((unsigned char*)(((PyASCIIObject*)value) + 1), text, n);
         return value;
     }
     """
@@ -664,9 +745,8 @@ cdef inline str read_str(Reader* r):
     cdef Py_ssize_t n = read_length(r)
     cdef PyObject* decoded
     if all_ascii(r.data + r.pos, n):
-        value = ascii_str(r.data + r.pos, n)
         r.pos += n
-        return value
+        return ascii_str(r.data + r.pos - n, n)
     decoded = decode_utf8_or_null(<const char*>r.data + r.pos, n, NULL)
     if decoded == NULL:
         return invalid_utf8(r, n)

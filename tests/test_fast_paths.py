@@ -404,19 +404,27 @@ STRING_AND_LONG = {"type": "record", "name": "S", "fields": [
     {"name": "s", "type": "string"}, {"name": "n", "type": "long"}]}
 
 
-@pytest.mark.parametrize("length", [0, 1, 7, 8, 9, 15, 16, 17, 40])
-def test_strings_with_a_non_ascii_character_anywhere_decode_as_utf8(length):
-    # ASCII strings take the copy path, checked 8 bytes at a time; one
-    # character beyond ASCII at any position (in a whole word or in the
-    # tail) sends the string to the UTF-8 decoder
-    codec = AvroCodec(STRING_AND_LONG)
+LONG_AND_STRING_LAST = {"type": "record", "name": "T", "fields": [
+    {"name": "n", "type": "long"}, {"name": "s", "type": "string"}]}
+
+
+@pytest.mark.parametrize("schema", [STRING_AND_LONG, LONG_AND_STRING_LAST], ids=["first", "last"])
+@pytest.mark.parametrize("length", [*range(0, 41), 64, 100])
+def test_strings_with_a_non_ascii_character_anywhere_decode_as_utf8(schema, length):
+    # ASCII strings are checked and copied in overlapping words (1-3 bytes
+    # singly, 4-7 as two 4-byte words, 8-16 as two words, 17-32 as four);
+    # one character beyond ASCII at any position sends the string to the
+    # UTF-8 decoder. The string comes first (bytes follow it) or last (the
+    # input ends with it).
+    codec = AvroCodec(schema)
     texts = ["".join(chr(33 + (i * 7) % 90) for i in range(length))]
     texts += [texts[0][:at] + odd + texts[0][at + 1:] for at in range(length) for odd in ("\x80", "é", "€", "😀")]
     for text in texts:
-        data = oracle(STRING_AND_LONG, {"s": text, "n": -3})
+        data = oracle(schema, {"s": text, "n": -3})
         loaded = codec.load(data)
         assert loaded == {"s": text, "n": -3}
         assert type(loaded["s"]) is str and loaded["s"].isascii() == text.isascii()
+        assert len(loaded["s"]) == len(text) and hash(loaded["s"]) == hash(text)
 
 
 @pytest.mark.parametrize("length", [1, 8, 9, 17])
