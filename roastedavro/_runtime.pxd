@@ -316,6 +316,12 @@ cdef extern from *:
         char dk_indices[];
     } roasted_dict_keys;
 
+    #if defined(_MSC_VER)
+    #define ROASTED_NOINLINE __declspec(noinline)
+    #else
+    #define ROASTED_NOINLINE __attribute__((noinline))
+    #endif
+
     /* Each module's copy of the runtime's verdict on that check. */
     static int roasted_dict_walk_ok = 0;
 
@@ -323,9 +329,14 @@ cdef extern from *:
        str keys, the layout check passed. Every other dict is walked with
        PyDict_Next. */
     static inline int roasted_dict_walkable(PyObject* dict) {
+    #ifdef Py_GIL_DISABLED
+        /* never where entries and the key slots could change under us */
+        return 0;
+    #else
         PyDictObject* d = (PyDictObject*)dict;
         return roasted_dict_walk_ok && d->ma_values == NULL
             && ((roasted_dict_keys*)d->ma_keys)->dk_kind == 1;
+    #endif
     }
 
     /* A combined table's entries, (key, value) pairs in insertion order,
@@ -375,7 +386,7 @@ cdef extern from *:
        objects (rows of one csv.DictReader, dict(zip(names, row)), one
        literal's dicts) matches it by identity; holding the reference keeps
        that identity from being reused by another object. */
-    static CYTHON_UNUSED __attribute__((noinline)) PyObject* roasted_next_entry_slow(
+    static CYTHON_UNUSED ROASTED_NOINLINE PyObject* roasted_next_entry_slow(
             PyObject** entry, Py_ssize_t left, Py_ssize_t* cursor, PyObject* key, PyObject** seen) {
         Py_ssize_t skipped = 0;
         PyObject* old;
@@ -421,23 +432,28 @@ cdef extern from *:
         return roasted_next_entry_slow(entry, used - position, cursor, key, seen);
     }
 
-    /* Each module's pointer to the runtime's next_field_slow. */
+    /* Each module's pointer to the runtime's next_field_slow, and its own
+       marker of a missing value (a reference held for the module's life). */
     typedef PyObject* (*roasted_field_lookup)(PyObject*, int, Py_ssize_t*, PyObject*, PyObject*);
     static roasted_field_lookup roasted_next_field_slow = NULL;
+    static PyObject* roasted_missing = NULL;
 
-    static inline void roasted_enable_dict_walk(int verified, roasted_field_lookup slow) {
+    static inline void roasted_enable_dict_walk(int verified, roasted_field_lookup slow,
+                                                PyObject* missing) {
         roasted_dict_walk_ok = verified;
         roasted_next_field_slow = slow;
+        Py_INCREF(missing);
+        Py_XSETREF(roasted_missing, missing);
     }
 
-    /* A record field's value (a new reference; NULL with an exception set):
-       the walk's common case, else next_field_slow. Source 0 is SOURCE_DICT.
+    /* A record field's value (a new reference; NULL with an exception set),
+       or the module's missing marker: the walk's common case, else
+       next_field_slow. Source 0 is SOURCE_DICT.
        Whether it is inlined is the C compiler's choice: forcing it into
        every field of a 500-field record cut 8% of the instructions but made
        the dump slower (more code to fetch per record). */
     static inline PyObject* roasted_next_field(
-            PyObject* obj, int source, Py_ssize_t* cursor, PyObject* key, PyObject* dflt,
-            PyObject** seen) {
+            PyObject* obj, int source, Py_ssize_t* cursor, PyObject* key, PyObject** seen) {
         if (source == 0) {
             PyObject* found = roasted_next_entry(obj, cursor, key, seen);
             if (found != NULL) {
@@ -445,7 +461,7 @@ cdef extern from *:
                 return found;
             }
         }
-        return roasted_next_field_slow(obj, source, cursor, key, dflt);
+        return roasted_next_field_slow(obj, source, cursor, key, roasted_missing);
     }
 
     /* Drops the references a codec's `seen` slots hold. */
@@ -456,7 +472,7 @@ cdef extern from *:
     }
     """
     ctypedef object (*field_lookup "roasted_field_lookup")(object, int, Py_ssize_t*, str, object)
-    void set_dict_walk "roasted_enable_dict_walk"(bint verified, field_lookup slow) noexcept
+    void set_dict_walk "roasted_enable_dict_walk"(bint verified, field_lookup slow, object missing) noexcept
     bint dict_walkable "roasted_dict_walkable"(object d) noexcept
     PyObject* next_entry "roasted_next_entry"(object d, Py_ssize_t* cursor, object key, PyObject** seen) noexcept
     void forget_keys "roasted_forget_keys"(PyObject** seen, Py_ssize_t count) noexcept
@@ -472,12 +488,13 @@ cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key,
 
 cdef extern from *:
     object next_field "roasted_next_field"(object obj, int source, Py_ssize_t* cursor, str key,
-                                           object default, PyObject** seen)
+                                           PyObject** seen)
 
-# Each generated module takes the runtime's verdict on the dict layout and
-# its slow path at import.
-cdef inline void enable_dict_walk(bint verified) noexcept:
-    set_dict_walk(verified, next_field_slow)
+# Each generated module takes the runtime's verdict on the dict layout, its
+# slow path and the module's marker of a missing field (what next_field
+# returns for a key the record does not have) at import.
+cdef inline void enable_dict_walk(bint verified, object missing) noexcept:
+    set_dict_walk(verified, next_field_slow, missing)
 
 # The slow path of every conversion: the field's own marshmallow _serialize
 # (for values not already of the exact Python type the Avro type needs).

@@ -2162,7 +2162,7 @@ cdef class RecordKeys:
 # import (enable_dict_walk)
 DICT_LAYOUT_VERIFIED = all(RecordKeys([f"key_{n}" for n in range(size)]).direct
                            for size in (1, 5, 6, 100, 2000))
-enable_dict_walk(DICT_LAYOUT_VERIFIED)
+enable_dict_walk(DICT_LAYOUT_VERIFIED, None)
 
 
 @cython.auto_pickle(False)

@@ -512,8 +512,7 @@ def _fetch(fn: FunctionEmitter, plan) -> Code:
     # marshmallow reads dotted keys as paths into nested objects
     if "." in plan.dump_key:
         return Code(f"field_value(obj, SOURCE_OTHER, {literal(plan.dump_key)}, MISSING)")
-    return Code(f"next_field(obj, source, cursor, {literal(plan.dump_key)}, MISSING, "
-                f"{fn.module.key_slot()})")
+    return Code(f"next_field(obj, source, cursor, {literal(plan.dump_key)}, {fn.module.key_slot()})")
 
 
 def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
