@@ -20,6 +20,7 @@ import uuid
 import fastavro
 
 cimport cython
+from libc.stdint cimport uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_GET_SIZE
 from cpython.datetime cimport (
@@ -582,40 +583,120 @@ cdef extern from "Python.h":
     const void* unicode_data "PyUnicode_DATA"(PyObject* text)
     Py_ssize_t unicode_length "PyUnicode_GET_LENGTH"(PyObject* text)
 
-cdef enum:
-    KEY_CACHE_SLOTS = 1024       # a power of two
-    KEY_CACHE_MAX_LENGTH = 32
+cdef extern from *:
+    """
+    #include <stdint.h>
 
-# Owned references; only touched with the GIL held.
-cdef PyObject* KEY_CACHE[KEY_CACHE_SLOTS]
+    /* Map keys of 1 to 32 ASCII bytes, cached as str objects (owned
+       references, only touched with the GIL held) in 512 sets of two: a key
+       is found by a hash of a few overlapping words, and a key that
+       collides with another in use does not evict it (the older of the two
+       goes). */
+    #define ROASTED_KEY_SETS 512
+    #define ROASTED_KEY_MAX_LENGTH 32
+
+    static PyObject* roasted_key_cache[2 * ROASTED_KEY_SETS];
+
+    /* Bytes [0, n) of `t` as at most four overlapping words (every byte in
+       at least one), for hashing and comparing without a loop per byte. */
+    static inline void roasted_key_words(const unsigned char* t, Py_ssize_t n, uint64_t* w) {
+        if (n >= 8) {
+            memcpy(&w[0], t, 8);
+            memcpy(&w[1], t + n - 8, 8);
+            if (n > 16) {
+                memcpy(&w[2], t + 8, 8);
+                memcpy(&w[3], t + n - 16, 8);
+            }
+            else
+                w[2] = w[3] = 0;
+        }
+        else if (n >= 4) {
+            uint32_t x, y;
+            memcpy(&x, t, 4);
+            memcpy(&y, t + n - 4, 4);
+            w[0] = x;
+            w[1] = y;
+            w[2] = w[3] = 0;
+        }
+        else {
+            w[0] = (uint64_t)t[0] | ((uint64_t)t[n >> 1] << 8) | ((uint64_t)t[n - 1] << 16);
+            w[1] = w[2] = w[3] = 0;
+        }
+    }
+
+    static inline unsigned int roasted_key_set(const uint64_t* w, Py_ssize_t n) {
+        uint64_t h = (w[0] ^ ((uint64_t)n << 56)) * 0x9E3779B97F4A7C15ULL;
+        h ^= (w[1] + w[2] * 0xD6E8FEB86659FD93ULL + w[3]) * 0xC2B2AE3D27D4EB4FULL;
+        h ^= h >> 31;
+        return (unsigned int)(h >> 17) & (ROASTED_KEY_SETS - 1);
+    }
+
+    static inline int roasted_key_is(PyObject* cached, const uint64_t* w, Py_ssize_t n) {
+        uint64_t c[4];
+        if (cached == NULL || PyUnicode_GET_LENGTH(cached) != n)
+            return 0;
+        roasted_key_words((const unsigned char*)(((PyASCIIObject*)cached) + 1), n, c);
+        return c[0] == w[0] && c[1] == w[1] && c[2] == w[2] && c[3] == w[3];
+    }
+
+    /* The cached str with these bytes (borrowed), or NULL. */
+    static inline PyObject* roasted_cached_key(const uint64_t* w, Py_ssize_t n, unsigned int set) {
+        PyObject** pair = &roasted_key_cache[2 * set];
+        if (roasted_key_is(pair[0], w, n))
+            return pair[0];
+        if (roasted_key_is(pair[1], w, n))
+            return pair[1];
+        return NULL;
+    }
+
+    /* `key` (a compact ASCII str) becomes its set's first; the second goes. */
+    static void roasted_cache_key(PyObject* key, unsigned int set) {
+        PyObject** pair = &roasted_key_cache[2 * set];
+        PyObject* old = pair[1];
+        Py_INCREF(key);
+        pair[1] = pair[0];
+        pair[0] = key;
+        Py_XDECREF(old);  /* a str: freeing it runs no Python code */
+    }
+    """
+    enum: ROASTED_KEY_MAX_LENGTH
+    void key_words "roasted_key_words"(const unsigned char* t, Py_ssize_t n, uint64_t* w) noexcept
+    unsigned int key_set "roasted_key_set"(const uint64_t* w, Py_ssize_t n) noexcept
+    PyObject* cached_key "roasted_cached_key"(const uint64_t* w, Py_ssize_t n, unsigned int set) noexcept
+    void cache_key "roasted_cache_key"(object key, unsigned int set) noexcept
+    bint key_is "roasted_key_is"(PyObject* cached, const uint64_t* w, Py_ssize_t n) noexcept
+
+
+def _key_matches(str cached, bytes text):
+    """Test hook: whether the key cache takes `text` (1 to 32 bytes) for the
+    compact ASCII str `cached`."""
+    cdef uint64_t words[4]
+    if not 0 < len(text) <= ROASTED_KEY_MAX_LENGTH or not unicode_is_compact_ascii(<PyObject*>cached):
+        raise ValueError("1 to 32 bytes, and a compact ASCII str")
+    key_words(<const unsigned char*>text, len(text), words)
+    return key_is(<PyObject*>cached, words, len(text))
 
 
 cdef str read_key(Reader* r):
     cdef Py_ssize_t start = r.pos
     cdef Py_ssize_t n = read_length(r)
-    cdef const unsigned char* text = r.data + r.pos
-    cdef unsigned int h = 2166136261u
-    cdef Py_ssize_t i
+    cdef uint64_t words[4]
+    cdef unsigned int key_set_index
     cdef PyObject* cached
-    cdef unsigned int slot = 0
-    if n == 0 or n > KEY_CACHE_MAX_LENGTH:
+    if n == 0 or n > ROASTED_KEY_MAX_LENGTH:
         r.pos = start
         return read_str(r)
-    for i in range(n):  # FNV-1a
-        h = (h ^ text[i]) * 16777619u
-    slot = h & (KEY_CACHE_SLOTS - 1)
-    cached = KEY_CACHE[slot]
-    if (cached != NULL and unicode_length(cached) == n and unicode_is_compact_ascii(cached)
-            and memcmp(unicode_data(cached), text, n) == 0):
+    key_words(r.data + r.pos, n, words)
+    key_set_index = key_set(words, n)
+    cached = cached_key(words, n, key_set_index)
+    if cached != NULL:
         r.pos += n
-        return <str>cached
+        return <str>cached    # a new reference for the caller
     r.pos = start
     value = read_str(r)
     if unicode_is_compact_ascii(<PyObject*>value):
         hash(value)  # kept in the str: dict inserts of a cached key skip hashing
-        Py_XDECREF(cached)
-        Py_INCREF(value)
-        KEY_CACHE[slot] = <PyObject*>value
+        cache_key(value, key_set_index)
     return value
 
 

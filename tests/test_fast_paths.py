@@ -505,3 +505,63 @@ def test_decimals_written_as_fastavro_writes_them(value):
     codec = AvroCodec(schema)
     assert codec.dump(value) == oracle(schema, value)
     assert codec.load(codec.dump(value)) == value
+
+
+MAP_OF_LONGS = {"type": "map", "values": "long"}
+RECORD_ENDING_IN_A_MAP = {"type": "record", "name": "M", "fields": [
+    {"name": "n", "type": "long"}, {"name": "m", "type": MAP_OF_LONGS}]}
+
+
+def _near_misses(key: str) -> list[str]:
+    # the key with one character changed at each position (first, middle,
+    # last word): equal lengths, equal hashes of some of their words
+    return [key[:at] + ("#" if key[at] != "#" else "$") + key[at + 1:] for at in range(len(key))]
+
+
+@pytest.mark.parametrize("length", [*range(1, 34), 40])
+def test_map_keys_of_every_length_load_as_fastavro_loads_them(length):
+    # short ASCII keys come from a cache of str objects in sets of two,
+    # found by a hash of overlapping words: keys that differ in any one
+    # character are other keys, whichever was cached first, and keys near
+    # the end of the input are read there
+    codec = AvroCodec(RECORD_ENDING_IN_A_MAP)
+    base = "".join(chr(97 + (i * 5) % 26) for i in range(length))
+    keys = [base, *_near_misses(base), base + "é"[:max(0, 33 - length)]]
+    for round_ in range(2):
+        for key in keys:
+            datum = {"n": round_, "m": {key: length, base: -length}}
+            loaded = codec.load(oracle(RECORD_ENDING_IN_A_MAP, datum))
+            assert loaded == datum
+            assert all(type(k) is str for k in loaded["m"])
+
+
+@pytest.mark.parametrize("length", range(1, 33))
+def test_the_key_cache_compares_every_byte(length):
+    # the cache's comparison itself: the same bytes match, a change in any
+    # one byte or a different length does not
+    from roastedavro._runtime import _key_matches
+
+    key = "".join(chr(48 + (i * 11) % 75) for i in range(length))
+    assert _key_matches(key, key.encode())
+    for miss in _near_misses(key):
+        assert not _key_matches(key, miss.encode())
+    if length < 32:
+        assert not _key_matches(key, (key + "x").encode())
+    if length > 1:
+        assert not _key_matches(key, key[:-1].encode())
+
+
+@settings(max_examples=40, deadline=None)
+@given(keys=st.lists(st.text(st.characters(codec="ascii"), min_size=1, max_size=33),
+                     min_size=1, max_size=60, unique=True),
+       extra=st.integers(0, 3000))
+def test_map_keys_past_the_caches_size_load_as_fastavro_loads_them(keys, extra):
+    # more distinct keys than the cache holds evict one another; every load
+    # still gives fastavro's map
+    codec = AvroCodec(MAP_OF_LONGS)
+    many = {f"k{number}_{number * 7919 % 1000}": number for number in range(extra)}
+    for datum in ({key: index for index, key in enumerate(keys)}, many,
+                  {key: -index for index, key in enumerate(keys)}):
+        data = oracle(MAP_OF_LONGS, datum)
+        assert codec.load(data) == fastavro.schemaless_reader(
+            io.BytesIO(data), fastavro.parse_schema(MAP_OF_LONGS))
