@@ -179,44 +179,43 @@ def _walks_in_place() -> bool:
     return bool(runtime.DICT_LAYOUT_VERIFIED)
 
 
-@pytest.mark.skipif(not _walks_in_place(), reason="the dict layout check did not pass on this "
-                    "interpreter (free-threaded, or a CPython it does not know): dicts are "
-                    "walked with PyDict_Next and no key is remembered")
-def test_a_remembered_key_is_held_once_and_let_go():
-    # the slot holds one reference to the last equal key it matched, drops
-    # it for the next such key, and the codec drops it when it is freed
-    import gc
-
-    schema = FiveSchema()
-    schema.compile()
+def _held_key_counts(dump) -> tuple[list[str], list[int]]:
+    # the slot holds one reference to the last equal key it matched (again
+    # after the same keys), and drops it for the next such key; returns the
+    # first keys and their counts without the slot's reference
     row = [1, "b", None, True, None]
     first = [fresh(name) for name in NAMES]
     second = [fresh(name) for name in NAMES]
     counts = [sys.getrefcount(key) for key in first]
-    schema.dump_compiled(dict(zip(first, row)))
-    assert [sys.getrefcount(key) for key in first] == [count + 1 for count in counts]
-    schema.dump_compiled(dict(zip(first, row)))
-    assert [sys.getrefcount(key) for key in first] == [count + 1 for count in counts]
-    schema.dump_compiled(dict(zip(second, row)))
-    assert [sys.getrefcount(key) for key in first] == counts
-    schema.dump_compiled(dict(zip(first, row)))
+    for keys, expected in ((first, 1), (first, 1), (second, 0)):
+        dump(dict(zip(keys, row)))
+        assert [sys.getrefcount(key) for key in first] == [count + expected for count in counts]
+    dump(dict(zip(first, row)))
+    return first, counts
+
+
+NO_WALK = ("the dict layout check did not pass on this interpreter (free-threaded, or a CPython "
+           "it does not know): dicts are walked with PyDict_Next and no key is remembered")
+
+
+@pytest.mark.skipif(not _walks_in_place(), reason=NO_WALK)
+def test_a_remembered_key_is_held_once_and_let_go():
+    # ... and the codec drops it when it is freed
+    import gc
+
+    schema = FiveSchema()
+    schema.compile()
+    first, counts = _held_key_counts(schema.dump_compiled)
     del schema
     gc.collect()
     assert [sys.getrefcount(key) for key in first] == counts
 
 
-@pytest.mark.skipif(not _walks_in_place(), reason="the dict layout check did not pass on this "
-                    "interpreter: no key is remembered")
+@pytest.mark.skipif(not _walks_in_place(), reason=NO_WALK)
 def test_an_avro_codec_remembers_keys_per_field(five_codec):
     # AvroCodec's record writers hold the same per-field slots
-    row = [1, "b", None, True, None]
-    first = [fresh(name) for name in NAMES]
-    second = [fresh(name) for name in NAMES]
-    counts = [sys.getrefcount(key) for key in first]
-    five_codec.dump(dict(zip(first, row)))
+    first, counts = _held_key_counts(five_codec.dump)
     assert [sys.getrefcount(key) for key in first] == [count + 1 for count in counts]
-    five_codec.dump(dict(zip(second, row)))
-    assert [sys.getrefcount(key) for key in first] == counts
 
 
 def test_non_ascii_attribute_keys_are_matched_by_their_characters():
