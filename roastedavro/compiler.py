@@ -15,6 +15,12 @@ written the same way, after the module. Building one key is serialized
 across threads (a lock) and processes (a lock file): concurrent compiles of
 a schema build it once, and a failed or killed build leaves nothing that is
 ever loaded. Temporary folders of killed builds are removed by later builds.
+
+A cache folder is trusted only when it belongs to the current user and no
+one else can write to it (as pip does for its cache): anyone who can put a
+file there can run code in every process that loads a codec from it. Any
+other folder is bypassed with a :class:`CacheFolderWarning`; codecs are then
+built in a private temporary folder of the process.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ import sysconfig
 import tempfile
 import threading
 import time
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -74,6 +81,10 @@ _BUILD_FOLDER = re.compile(
 last_timing: dict[str, float] = {}
 
 
+class CacheFolderWarning(UserWarning):
+    """The module cache folder is not private to the user: it is bypassed."""
+
+
 def cache_dir() -> Path:
     configured = os.environ.get(CACHE_ENV)
     if configured:
@@ -81,6 +92,63 @@ def cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("roastedavro", appauthor=False))
+
+
+def _unsafe(directory: Path) -> str | None:
+    """Why ``directory`` cannot be trusted with modules to load, or None.
+
+    A folder that does not exist yet is created private to the user first, so
+    that no one else can create it in between."""
+    if os.name != "posix":  # pragma: no cover - owners and modes are POSIX's
+        return None
+    with contextlib.suppress(OSError):
+        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+    try:
+        status = os.stat(directory)  # a symbolic link: the folder it leads to
+    except FileNotFoundError:
+        return None  # nothing to load; building there says why it cannot
+    except OSError as error:
+        return f"it cannot be examined ({error})"
+    import stat
+
+    if not stat.S_ISDIR(status.st_mode):
+        return "it is not a folder"
+    if status.st_uid != os.geteuid():
+        return (f"it belongs to the user id {status.st_uid}, not to the current user "
+                f"(id {os.geteuid()})")
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return (f"others can write to it (mode {stat.S_IMODE(status.st_mode):o}): "
+                f"run chmod go-w on it")
+    return None
+
+
+_private_folders: dict[str, Path] = {}
+_private_guard = threading.Lock()
+
+
+def trusted_cache_dir() -> Path:
+    """The folder codecs are loaded from and built into: :func:`cache_dir`, or,
+    if that folder is not private to the user (see :func:`_unsafe`), a private
+    temporary folder of this process, with a :class:`CacheFolderWarning`."""
+    directory = cache_dir()
+    problem = _unsafe(directory)
+    if problem is None:
+        return directory
+    with _private_guard:
+        private = _private_folders.get(str(directory))
+        if private is None:
+            warnings.warn(
+                f"the module cache {directory} is not used: {problem}. Anyone who can write "
+                f"to it could run code in this process. Codecs are built in a private "
+                f"temporary folder instead (again in every process); make the folder yours "
+                f"and not writable by others, or set {CACHE_ENV} to a private folder",
+                CacheFolderWarning, stacklevel=3)
+            private = Path(tempfile.mkdtemp(prefix="roastedavro-cache-"))
+            import atexit
+
+            atexit.register(shutil.rmtree, private, True)
+            _private_folders[str(directory)] = private
+    return private
 
 
 @functools.lru_cache(maxsize=None)
@@ -226,7 +294,7 @@ def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType 
 def _load_cached_or_build(source: str, flags: CompileFlags, verify, fingerprint: str | None,
                           build: str, label: str | None, key: str) -> ModuleType:
     name = _module_name(key, fingerprint)
-    directory = cache_dir()
+    directory = trusted_cache_dir()
     target = directory / f"{name}{EXT_SUFFIX}"
     started = time.perf_counter()
     intact = _intact(target)
@@ -311,7 +379,7 @@ def _child_main() -> None:
     source, flags, fingerprint = pickle.loads(sys.stdin.buffer.read())
     key = build_key(source, flags)
     name = _module_name(key, fingerprint)
-    directory = cache_dir()
+    directory = trusted_cache_dir()
     try:
         _build_cached(source, name, directory, directory / f"{name}{EXT_SUFFIX}", flags)
     except CompileError as error:

@@ -5,8 +5,10 @@ A package of codecs declares itself in the entry point group
 manifest, ``roastedavro-codecs.json``, beside its modules: the roastedavro
 version and extension suffix it was built for, and for each codec the key it
 answers to (:func:`roastedavro.compiler.aot_key`), its module name, file and
-SHA-256. A package built for another roastedavro or another Python ABI is
-ignored, with a warning; a module whose digest does not match is never loaded.
+SHA-256. A package built for another roastedavro or another Python ABI, or
+whose manifest is malformed (an entry without its module, file or SHA-256),
+is ignored as a whole, with a warning naming it: other codecs keep working. A
+module whose digest does not match is never loaded.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import importlib.metadata
 import importlib.util
 import json
 import logging
+import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +31,13 @@ log = logging.getLogger("roastedavro.precompiled")
 GROUP = "roastedavro.codecs"
 MANIFEST = "roastedavro-codecs.json"
 FORMAT = 1
+
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+class PrecompiledWarning(UserWarning):
+    """An installed package of precompiled codecs is not used (the message says why)."""
 
 
 @dataclass(frozen=True)
@@ -70,12 +81,37 @@ def _index() -> dict[str, Precompiled]:
     index: dict[str, Precompiled] = {}
     for name, directory, manifest, problem in _packages():
         if problem is not None:
-            log.warning("precompiled codecs of %r are not used: %s", name, problem)
+            warnings.warn(f"the precompiled codecs of the package {name!r} are not used: {problem}",
+                          PrecompiledWarning, stacklevel=2)
             continue
         for key, entry in manifest["codecs"].items():
             index[key] = Precompiled(name, entry["module"], directory / entry["file"],
                                      entry["sha256"], entry.get("label", ""))
     return index
+
+
+def _malformed(manifest) -> str | None:
+    """What is wrong with a manifest's list of codecs, or None."""
+    if not isinstance(manifest, dict):
+        return f"its manifest is a JSON {type(manifest).__name__}, not an object"
+    codecs = manifest.get("codecs")
+    if not isinstance(codecs, dict):
+        return "its manifest has no \"codecs\" object"
+    for key, entry in codecs.items():
+        if not isinstance(entry, dict):
+            return f"its manifest's entry {key!r} is not an object"
+        module, file, digest = entry.get("module"), entry.get("file"), entry.get("sha256")
+        label = entry.get("label", "")
+        if not isinstance(module, str) or not _MODULE.fullmatch(module):
+            return f"its manifest's entry {key!r} has no valid \"module\" (a module name)"
+        if (not isinstance(file, str) or not file or "/" in file or "\\" in file
+                or file in (".", "..")):
+            return f"its manifest's entry {key!r} has no valid \"file\" (a file name in the package)"
+        if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
+            return f"its manifest's entry {key!r} has no valid \"sha256\" (64 lowercase hex digits)"
+        if not isinstance(label, str):
+            return f"its manifest's entry {key!r} has a \"label\" that is not a string"
+    return None
 
 
 def _packages():
@@ -90,8 +126,10 @@ def _packages():
         except Exception as error:  # a broken package must not stop the program
             yield name, None, None, f"its manifest cannot be read ({error})"
             continue
-        problem = None
-        if manifest.get("format") != FORMAT:
+        problem = _malformed(manifest)
+        if problem is not None:
+            manifest = None
+        elif manifest.get("format") != FORMAT:
             problem = f"manifest format {manifest.get('format')!r}, this roastedavro reads {FORMAT}"
         elif manifest.get("roastedavro") != __version__:
             problem = (f"built for roastedavro {manifest.get('roastedavro')}, this is {__version__}: "

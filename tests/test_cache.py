@@ -389,3 +389,52 @@ def test_building_the_package_leaves_the_source_tree_as_it_was(tmp_path):
     assert completed.returncode == 0, completed.stderr
     assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == before
     assert list(temporary.iterdir()) == []  # the scratch folder is gone too
+
+
+def world_writable(cache):
+    os.chmod(cache, 0o777)
+
+
+def group_writable(cache):
+    os.chmod(cache, 0o770)
+
+
+def owned_by_another_user(cache):
+    # the tests may run as root: any other id will do
+    os.chown(cache, os.geteuid() + 4242, -1)
+    os.chmod(cache, 0o755)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owners and modes are POSIX's")
+@pytest.mark.parametrize("expose", [world_writable, group_writable, owned_by_another_user])
+def test_a_cache_folder_others_control_is_never_loaded_from(built_cache, tmp_path, expose):
+    # an intact module with its matching digest, in a folder someone else could
+    # have planted it in: not loaded (compiling is forbidden, so nothing else is)
+    cache = copy_cache(built_cache, tmp_path)
+    if expose is owned_by_another_user and os.geteuid() != 0:
+        pytest.skip("changing a folder's owner needs root")
+    expose(cache)
+    completed = run_python(SCRIPT, cache, tmp_path, ROASTEDAVRO_COMPILE="never")
+    assert completed.returncode != 0
+    assert "NotCompiledError" in completed.stderr
+    assert "CacheFolderWarning" in completed.stderr and str(cache) in completed.stderr
+    assert "is not used" in completed.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owners and modes are POSIX's")
+def test_a_bypassed_cache_folder_still_gets_a_working_codec(built_cache, tmp_path):
+    cache = copy_cache(built_cache, tmp_path)
+    world_writable(cache)
+    before = sorted(p.name for p in cache.iterdir())
+    completed = run_python(SCRIPT, cache, tmp_path)
+    out = report(completed)
+    assert out["built"] is True  # built anew in a private folder, not loaded from the cache
+    assert not out["module"].startswith(str(cache))
+    assert "others can write to it (mode 777)" in completed.stderr
+    assert sorted(p.name for p in cache.iterdir()) == before
+
+
+def test_a_private_cache_folder_is_trusted(tmp_path):
+    cache = tmp_path / "new" / "cache"
+    assert compiler._unsafe(cache) is None  # created private to the user
+    assert cache.stat().st_mode & 0o077 == 0
