@@ -75,3 +75,56 @@ def test_a_well_formed_manifest_is_indexed(tmp_path, monkeypatch):
     finally:
         monkeypatch.undo()
         precompiled.refresh()
+
+
+# -- decimal defaults ---------------------------------------------------------------------
+
+def _decimal_record(default, kind="bytes", precision=4):
+    decimal_type = {"type": kind, "logicalType": "decimal", "precision": precision, "scale": 2}
+    if kind == "fixed":
+        decimal_type.update(name="hardening.Money", size=8)
+    return {"type": "record", "name": "hardening.Priced",
+            "fields": [{"name": "price", "type": decimal_type, "default": default}]}
+
+
+def _code_points(unscaled: int, size: int | None = None) -> str:
+    length = size or max(1, (unscaled.bit_length() + 8) // 8)
+    return unscaled.to_bytes(length, "big", signed=True).decode("latin-1")
+
+
+@pytest.mark.parametrize("kind,size", [("bytes", None), ("fixed", 8)])
+@pytest.mark.parametrize("unscaled", [10**4, -(10**4), 10**6, 2**63 - 1])
+def test_a_decimal_default_with_too_many_digits_is_a_schema_error(kind, size, unscaled):
+    from roastedavro.avro import parse_schema
+    from roastedavro.errors import SchemaError
+
+    with pytest.raises(SchemaError, match=r"Priced\.price.*decimal\(4, 2\) default has at most 4 digits"):
+        parse_schema(_decimal_record(_code_points(unscaled, size), kind))
+
+
+@pytest.mark.parametrize("unscaled", [9999, -9999, 0, 1234])
+def test_a_decimal_default_within_its_precision_parses(unscaled):
+    from roastedavro.avro import parse_schema
+
+    parse_schema(_decimal_record(_code_points(unscaled), "bytes"))
+    parse_schema(_decimal_record(_code_points(unscaled, 8), "fixed"))
+
+
+def test_a_decimal_default_in_a_union_is_checked_against_its_branch():
+    from roastedavro.avro import parse_schema
+    from roastedavro.errors import SchemaError
+
+    schema = _decimal_record(_code_points(10**5))
+    schema["fields"][0]["type"] = [schema["fields"][0]["type"], "null"]
+    with pytest.raises(SchemaError, match="matches no branch"):
+        parse_schema(schema)
+
+
+def test_a_huge_decimal_default_is_checked_in_proportion_to_its_length():
+    from roastedavro.avro import parse_schema
+    from roastedavro.errors import SchemaError
+
+    with pytest.raises(SchemaError, match="at most 10 digits"):
+        parse_schema(_decimal_record("\x7f" * 1_000_000, precision=10))
+    # precision that large: the exact comparison, bounded by the bytes' size
+    parse_schema(_decimal_record("\x7f" * 20_000, precision=60_000))

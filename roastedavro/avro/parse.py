@@ -479,6 +479,9 @@ class _Parser:
                 return f"a {kind} default is a string of code points 0-255 (one per byte)"
             if kind == "fixed" and len(value) != avro.size:  # type: ignore[attr-defined]
                 return f"a fixed default must have {avro.size} bytes"  # type: ignore[attr-defined]
+            logical = getattr(avro, "logical", None)
+            if logical is not None and logical.name == "decimal":
+                return decimal_default_problem(value, logical.precision, logical.scale)
             return None
         if kind == "string":
             return None if isinstance(value, str) else "a string default must be a string"
@@ -566,6 +569,23 @@ def _logical(node: dict, kind: str, size: int | None) -> Logical | None:
     if size is not None and precision > max_decimal_precision(size):
         return None
     return Logical(name, precision, scale)
+
+
+def decimal_default_problem(value: str, precision: int, scale: int) -> str | None:
+    """Why a decimal's default (its bytes as code points 0-255) has more digits
+    than ``decimal(precision, scale)`` allows, or None: writing it would give
+    bytes that a reader checking the precision refuses."""
+    unscaled = int.from_bytes(value.encode("latin-1"), "big", signed=True)
+    magnitude = abs(unscaled)
+    # 2**3.32 < 10 < 2**4: fewer bits than 3.32 digits' worth always fit, more
+    # than 4 digits' worth never do; in between, 10**precision is computed, no
+    # larger than the bytes themselves
+    bits = magnitude.bit_length()
+    if bits * 100 <= 332 * precision or (bits <= 4 * precision and magnitude < 10 ** precision):
+        return None
+    return (f"a decimal({precision}, {scale}) default has at most {precision} digits; "
+            f"these bytes hold an unscaled value of more (bytes are the two's-complement "
+            f"big-endian unscaled value, e.g. \"\\u0004\\u00d2\" for 12.34 at scale 2)")
 
 
 def max_decimal_precision(size: int) -> int:
