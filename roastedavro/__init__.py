@@ -3,27 +3,54 @@
 __version__ = "0.1.0"
 
 # The C runtime is built when the package is installed: a source tree imported
-# as it is (Python started in the repository root) has none.
-try:
-    from roastedavro import _runtime  # noqa: E402, F401
-except ImportError as error:
+# as it is (Python started in the repository root) has none. Its presence is
+# checked without importing it (it imports marshmallow and fastavro): the public
+# names below are imported on first use, so `roastedavro count` and other light
+# commands start without the compiler machinery.
+import importlib  # noqa: E402
+import importlib.util  # noqa: E402
+
+if importlib.util.find_spec("roastedavro._runtime") is None:
     raise ImportError(
-        f"roastedavro's C runtime (roastedavro._runtime) cannot be imported from {__path__[0]}: "
-        f"{error}. It is built when the package is installed: run `pip install .` (or "
+        f"roastedavro's C runtime (roastedavro._runtime) cannot be found in {__path__[0]}. "
+        "It is built when the package is installed: run `pip install .` (or "
         "`pip install -e .` for development) in the source tree. If roastedavro is installed "
         "already, this Python is importing the source tree instead (the current folder or "
         "PYTHONPATH is the repository root): run it from another folder.",
         name="roastedavro._runtime",
-    ) from error
+    )
 
-from roastedavro.avro.compatibility import (  # noqa: E402
-    CompatibilityResult, Incompatibility, check_compatibility, check_mode,
-)
-from roastedavro.codec import AvroCodec, SchemaStore  # noqa: E402
-from roastedavro.encoders import Encoder, register_encoder  # noqa: E402
-from roastedavro.errors import CompileError, DecodeError, SchemaError, SchemaResolutionError  # noqa: E402
-from roastedavro.flags import CompileFlags  # noqa: E402
-from roastedavro.schema import CompiledSchema  # noqa: E402
+#: public name -> the module it is imported from on first use
+_LAZY = {
+    "CompatibilityResult": "roastedavro.avro.compatibility",
+    "Incompatibility": "roastedavro.avro.compatibility",
+    "check_compatibility": "roastedavro.avro.compatibility",
+    "check_mode": "roastedavro.avro.compatibility",
+    "AvroCodec": "roastedavro.codec",
+    "SchemaStore": "roastedavro.codec",
+    "Encoder": "roastedavro.encoders",
+    "register_encoder": "roastedavro.encoders",
+    "CompileError": "roastedavro.errors",
+    "DecodeError": "roastedavro.errors",
+    "SchemaError": "roastedavro.errors",
+    "SchemaResolutionError": "roastedavro.errors",
+    "CompileFlags": "roastedavro.flags",
+    "CompiledSchema": "roastedavro.schema",
+}
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'roastedavro' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AvroCodec",

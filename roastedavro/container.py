@@ -27,7 +27,6 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from roastedavro._datum import encode_long
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
-from roastedavro.codec import AvroCodec
 from roastedavro.errors import DecodeError
 from roastedavro.flags import CompileFlags
 
@@ -454,6 +453,8 @@ class FileReader:
         """The compiled codec that reads the blocks (built on first use)."""
         if self._avro_codec is None:
             writer, reader = self._models
+            from roastedavro.codec import AvroCodec  # the compiler, only when decoding
+
             self._avro_codec = AvroCodec(reader, self._flags, writer_schema=writer)
         return self._avro_codec
 
@@ -607,6 +608,8 @@ class FileWriter:
         if self._codec.name in ("snappy", "zstandard"):
             _cramjam(self.codec, None, 0)  # a missing library says so before anything is written
         if encode_block is None:
+            from roastedavro.codec import AvroCodec
+
             encode_block = AvroCodec(self.schema, flags)._writer().dump_block
         #: list of records -> their Avro binary, one after another
         self.encode_block = encode_block
