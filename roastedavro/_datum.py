@@ -59,7 +59,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roastedavro._support import _EXACT, _decimal_of_int
+from roastedavro._support import _EXACT, _decimal_of_int, fits_precision
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, NamedRef, Primitive, Record, Schema, Union,
 )
@@ -292,7 +292,12 @@ def decimal_bytes(value: Any, scale: int, precision: int, size: int) -> bytes:
     (fastavro writes 1E+5 for decimal(4, 2)), NaN and infinities.
     """
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return fixed_datum(value, size) if size else bytes(value)
+        encoded = fixed_datum(value, size) if size else bytes(value)
+        # as strict as for a Decimal: what a reader checking the precision reads
+        if not fits_precision(int.from_bytes(encoded, "big", signed=True), precision):
+            raise DumpError(f"the {len(encoded)} bytes given for a decimal({precision}, {scale}) "
+                            f"hold an unscaled value of more than {precision} digits")
+        return encoded
     if not isinstance(value, decimal.Decimal):
         raise refused("a Decimal", value)
     if not value.is_finite():
@@ -354,7 +359,13 @@ def big_decimal_bytes(value: Any) -> bytes:
     """A big-decimal's bytes (Java's encoding): the unscaled value's minimal
     two's complement as Avro bytes, then the scale as an Avro int."""
     if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
+        encoded = bytes(value)
+        problem = _big_decimal_problem(encoded)
+        if problem is not None:
+            raise DumpError(f"the {len(encoded)} bytes given for a big-decimal are not one: "
+                            f"{problem} (its bytes are the unscaled value's two's complement as "
+                            f"Avro bytes, then the scale as an Avro int)")
+        return encoded
     if not isinstance(value, decimal.Decimal):
         raise refused("a Decimal", value)
     if not value.is_finite():
@@ -367,6 +378,40 @@ def big_decimal_bytes(value: Any) -> bytes:
     length = ((unscaled if unscaled >= 0 else ~unscaled).bit_length() + 8) // 8
     encoded = unscaled.to_bytes(length, "big", signed=True)
     return encode_long(len(encoded)) + encoded + encode_long(scale)
+
+
+def _zigzag(data: bytes, position: int) -> tuple[int, int] | None:
+    """An Avro long at ``position`` and the position after it, or None."""
+    result = shift = 0
+    while position < len(data) and shift < 64:
+        byte = data[position]
+        position += 1
+        result |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            return (result >> 1) ^ -(result & 1), position
+    return None
+
+
+def _big_decimal_problem(data: bytes) -> str | None:
+    """Why raw bytes are not a big-decimal the reader reads back, or None."""
+    length = _zigzag(data, 0)
+    if length is None:
+        return "no length of the unscaled value"
+    length, position = length
+    if length <= 0:
+        return "the unscaled value is empty" if length == 0 else "a negative length"
+    if length > len(data) - position:
+        return f"the unscaled value's {length} bytes run past the end"
+    scale = _zigzag(data, position + length)
+    if scale is None:
+        return "no scale after the unscaled value"
+    scale, position = scale
+    if not INT_RANGE[0] <= scale <= INT_RANGE[1]:
+        return "the scale does not fit an Avro int"
+    if position != len(data):
+        return f"{len(data) - position} bytes after the scale"
+    return None
 
 
 def big_decimal_value(unscaled: bytes, scale: int) -> decimal.Decimal:

@@ -578,6 +578,7 @@ cdef int write_timedelta_value(Writer* w, object value, object field, object obj
 cdef object read_timedelta(Reader* r)
 cdef int write_decimal_value(Writer* w, object value, object field, object obj, int scale, int precision, Py_ssize_t size) except -1
 cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size)
+cdef object read_decimal_exact(Reader* r, int scale, int precision, Py_ssize_t size)
 cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1
 cdef object read_uuid(Reader* r, bint fixed)
 cdef object enum_value(dict values, object field, object value, object obj)

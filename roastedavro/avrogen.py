@@ -313,8 +313,12 @@ class _Generator:
     names all start with the prefix and which has no skippers."""
 
     def __init__(self, schema: Schema, module: ModuleEmitter | None = None, prefix: str = "",
-                 kinds: tuple = ()):
+                 kinds: tuple = (), exact_decimals: bool = True):
         self.schema = schema
+        #: plain Avro reads a decimal's exact value even beyond its precision, as
+        #: Java does (within a bound, see the runtime's read_decimal_exact);
+        #: fragments of marshmallow schemas keep refusing it
+        self.exact_decimals = exact_decimals
         self.module = module if module is not None else ModuleEmitter()
         self.prefix = prefix
         self.sizes = _MinSizes(schema)
@@ -414,6 +418,10 @@ class _Generator:
         if kind in ("float", "double"):
             return f"write_{kind}_datum(w, {value}, {'True' if lenient else 'False'})"
         return f"write_{_WRITERS[kind]}_datum(w, {value})"
+
+    @property
+    def decimal_reader(self) -> str:
+        return "read_decimal_exact" if self.exact_decimals else "read_decimal"
 
     def decimal_args(self, logical) -> str:
         scale = checked_int(logical.scale, "a decimal scale", 0, _MAX_SIZE)
@@ -758,7 +766,7 @@ class _Generator:
             size = checked_int(avro.size, "a fixed size", 0, _MAX_SIZE)
             name = avro.logical.name if avro.logical is not None else None
             if name == "decimal":
-                return f"read_decimal(r, {self.decimal_args(avro.logical)}, {size})"
+                return f"{self.decimal_reader}(r, {self.decimal_args(avro.logical)}, {size})"
             if name == "uuid":
                 return "read_uuid(r, True)"
             if name == "duration":
@@ -776,7 +784,7 @@ class _Generator:
         if name in ("time-millis", "time-micros"):
             return f"read_time(r, {'1000' if name == 'time-millis' else '1'})"
         if name == "decimal":
-            return f"read_decimal(r, {self.decimal_args(avro.logical)}, 0)"
+            return f"{self.decimal_reader}(r, {self.decimal_args(avro.logical)}, 0)"
         if name == "big-decimal":
             return "read_big_decimal(r)"
         if name == "uuid":
@@ -1118,7 +1126,7 @@ def generate_fragment(schema: Schema, prefix: str, module: ModuleEmitter) -> lis
     """
     if not prefix or identifier(prefix) != prefix:
         raise CompileError(f"internal error: fragment prefix {prefix!r} is not an identifier")
-    generator = _Generator(schema, module, prefix)
+    generator = _Generator(schema, module, prefix, exact_decimals=False)
     functions: list[Code] = []
     for record in generator.records:
         functions += generator.record_functions(record)

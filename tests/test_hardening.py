@@ -128,3 +128,151 @@ def test_a_huge_decimal_default_is_checked_in_proportion_to_its_length():
         parse_schema(_decimal_record("\x7f" * 1_000_000, precision=10))
     # precision that large: the exact comparison, bounded by the bytes' size
     parse_schema(_decimal_record("\x7f" * 20_000, precision=60_000))
+
+
+# -- decimals beyond their precision: refused on write, read exactly ---------------------
+
+import decimal  # noqa: E402
+import io  # noqa: E402
+from decimal import Decimal  # noqa: E402
+
+import fastavro  # noqa: E402
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from roastedavro.errors import DatumError, DecodeError  # noqa: E402
+
+WIDE = {"type": "record", "name": "hardening.Wide", "fields": [
+    {"name": "b", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}},
+    {"name": "f", "type": {"type": "fixed", "name": "hardening.Eight", "size": 8,
+                           "logicalType": "decimal", "precision": 4, "scale": 2}},
+    {"name": "u", "type": ["null", {"type": "bytes", "logicalType": "decimal", "precision": 4,
+                                    "scale": 2}]},
+    {"name": "g", "type": {"type": "bytes", "logicalType": "big-decimal"}},
+]}
+WIDE_CODEC = AvroCodec(WIDE)
+
+
+def _two(unscaled: int, size: int | None = None) -> bytes:
+    length = size or (unscaled.bit_length() + 8) // 8
+    return unscaled.to_bytes(length, "big", signed=True)
+
+
+def _avro_long(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _avro_bytes(data: bytes) -> bytes:
+    return _avro_long(len(data)) + data
+
+
+def _wide_bytes(b: int, f: int, u: int | None, g: bytes = _avro_bytes(_avro_bytes(b"\x01") + b"\x00")):
+    union = b"\x00" if u is None else b"\x02" + _avro_bytes(_two(u))
+    return _avro_bytes(_two(b)) + _two(f, 8) + union + g
+
+
+_UNROUNDED = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
+
+
+def _exact(unscaled: int, scale: int = 2) -> Decimal:
+    return Decimal(unscaled).scaleb(-scale, context=_UNROUNDED)
+
+
+@settings(max_examples=150, deadline=None)
+@given(b=st.integers(-(2**2040), 2**2040), f=st.integers(-(2**63), 2**63 - 1),
+       u=st.none() | st.integers(-(2**200), 2**200))
+def test_plain_avro_reads_a_decimal_beyond_its_precision_exactly(b, f, u):
+    data = _wide_bytes(b, f, u)
+    expected = {"b": _exact(b), "f": _exact(f), "u": None if u is None else _exact(u),
+                "g": Decimal(1)}
+    got = WIDE_CODEC.load(data)
+    assert got == expected
+    assert [value.as_tuple().exponent for value in (got["b"], got["f"])] == [-2, -2]
+    # the fastavro drop-in reads the same
+    from roastedavro import fastavro as dropin
+
+    assert dropin.schemaless_reader(io.BytesIO(data), WIDE) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(unscaled=st.integers(-(2**400), 2**400).filter(lambda n: abs(n) >= 10**4))
+def test_a_decimal_beyond_its_precision_is_refused_on_write(unscaled):
+    value = _exact(unscaled)
+    good = {"b": Decimal("1.00"), "f": Decimal("1.00"), "u": None, "g": Decimal(1)}
+    for field in ("b", "f", "u"):
+        with pytest.raises(DatumError, match=rf"^{field}: .*precision of decimal\(4, 2\)"):
+            WIDE_CODEC.dump(dict(good, **{field: value}))
+    # bytes given as they are: the same rule
+    with pytest.raises(DatumError, match=r"^b: .*more than 4 digits"):
+        WIDE_CODEC.dump(dict(good, b=_two(unscaled)))
+
+
+def test_a_decimal_longer_than_the_read_bound_is_a_decode_error_before_conversion():
+    # 257 bytes: more than decimal(4, 2) needs and more than the 256 read beyond it
+    data = _wide_bytes(2**2050, 0, None)
+    with pytest.raises(DecodeError, match=r"decimal of 257 bytes.*256 bytes") as caught:
+        WIDE_CODEC.load(data)
+    assert caught.value.offset == 0
+    huge = _avro_bytes(b"\x7f" * 1_000_000) + _two(0, 8) + b"\x00" + _avro_bytes(b"\x02\x01\x00")
+    with pytest.raises(DecodeError, match="decimal of 1000000 bytes"):
+        WIDE_CODEC.load(huge)
+
+
+def test_a_container_file_with_a_decimal_beyond_its_precision_reads_exactly(tmp_path):
+    # written by fastavro, which writes the bytes it is given
+    from roastedavro import container
+
+    records = [{"b": _two(123456), "f": _two(99999999, 8), "u": _two(-10**6),
+                "g": _avro_bytes(b"\x01") + b"\x00"}, {"b": _two(1), "f": _two(1, 8), "u": None,
+                                                       "g": _avro_bytes(b"\x01") + b"\x00"}]
+    buffer = io.BytesIO()
+    fastavro.writer(buffer, fastavro.parse_schema(WIDE), records)
+    buffer.seek(0)
+    read = list(container.FileReader(buffer))
+    assert read == [{"b": Decimal("1234.56"), "f": Decimal("999999.99"), "u": Decimal("-10000.00"),
+                     "g": Decimal(1)},
+                    {"b": Decimal("0.01"), "f": Decimal("0.01"), "u": None, "g": Decimal(1)}]
+
+
+def test_java_reads_a_decimal_beyond_its_precision(java):
+    data = _wide_bytes(123456, 99999999, -10**6)
+    trip = java.roundtrip(WIDE, data)
+    assert trip.data == data and trip.trailing == 0
+    assert WIDE_CODEC.load(data)["b"] == Decimal("1234.56")
+
+
+@pytest.mark.parametrize("raw,problem", [
+    (b"", "no length"), (b"\x00", "unscaled value is empty"), (b"\x01", "negative length"),
+    (b"\x06\x01", "run past the end"), (b"\x02\x01", "no scale"),
+    (b"\x02\x01\x00\x00", "1 bytes after the scale"),
+    (b"\x02\x01\x80\x80\x80\x80\x20", "scale does not fit"),
+])
+def test_big_decimal_bytes_that_load_would_refuse_are_refused_on_dump(raw, problem):
+    good = {"b": Decimal(1), "f": Decimal(1), "u": None}
+    with pytest.raises(DatumError, match=rf"^g: .*{problem}"):
+        WIDE_CODEC.dump(dict(good, g=raw))
+
+
+@settings(max_examples=100, deadline=None)
+@given(unscaled=st.integers(-(2**300), 2**300), scale=st.integers(-(2**31), 2**31 - 1))
+def test_big_decimal_bytes_that_dump_accepts_load_back(unscaled, scale):
+    raw = _avro_bytes(_two(unscaled)) + _avro_long(scale)
+    good = {"b": Decimal(1), "f": Decimal(1), "u": None}
+    loaded = WIDE_CODEC.load(WIDE_CODEC.dump(dict(good, g=raw)))["g"]
+    assert loaded == _exact(unscaled, scale)
+    assert WIDE_CODEC.load(WIDE_CODEC.dump(dict(good, g=loaded)))["g"] == loaded
+
+
+def test_a_writer_reader_pair_reads_a_decimal_beyond_its_precision_exactly():
+    reader = dict(WIDE, fields=WIDE["fields"] + [{"name": "x", "type": "int", "default": 3}])
+    codec = AvroCodec(reader, writer_schema=WIDE)
+    assert codec.load(_wide_bytes(123456, -(10**9), 10**7)) == {
+        "b": Decimal("1234.56"), "f": Decimal("-10000000.00"), "u": Decimal("100000.00"),
+        "g": Decimal(1), "x": 3}
+    with pytest.raises(DecodeError, match="decimal of 257 bytes"):
+        codec.load(_wide_bytes(2**2050, 0, None))
