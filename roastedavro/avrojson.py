@@ -27,11 +27,23 @@ without logical type conversions):
 - enums as their symbols, records as objects in field order, maps as
   objects, arrays as lists.
 
+Straight between binary and JSON, without Python datums (what the command
+line's ``tojson``, ``fromjson`` and ``cat`` use): ``binary_to_json_values(data,
+count)`` writes each union's value under the branch the bytes hold, and
+``json_value_to_binary(value)`` writes the branch the JSON names, so
+``{"float": 1.5}`` stays a float and a record stays the record the bytes or
+the JSON name, where the datum path chooses the branch again from the Python
+value (the first record branch a dict fits, a float's first float-like
+branch). A logical type's value is its underlying type's on this path, as
+Java writes it; JSON read is checked as ``from_json_value`` checks it.
+
 A value that cannot be written raises :class:`roastedavro.errors.DatumError`
 naming its path, with AvroCodec's message for it. JSON that does not match
 the schema raises :class:`JSONDecodeError` (a ValueError) naming its path.
 
-Reading is as Java's JsonDecoder, with these differences: a record field the
+Reading is as Java's JsonDecoder (``from_json`` refuses the bare ``NaN``,
+``Infinity`` and ``-Infinity`` Python's json module would take: they are not
+JSON), with these differences: a record field the
 JSON object lacks takes the field's default (Java 1.12's JsonDecoder refuses
 it; fastavro's json_reader takes the default; ``defaults=False`` refuses it
 as Java does); a union object with more than one key, a byte string with a
@@ -67,7 +79,7 @@ from roastedavro._datum import (
     INT_RANGE, LONG_RANGE, UNIT_MICROS, UNIT_MILLIS, UNIT_NANOS, Duration, UnionChooser,
     _encode, _NotThisType, accepts, array_datum, big_decimal_bytes, big_decimal_value,
     boolean_datum, branch_name, bytes_datum, date_datum, datum_error, decimal_bytes,
-    double_datum, duration_bytes, enum_index, fixed_datum, long_datum, map_datum,
+    double_datum, duration_bytes, encode_long, enum_index, fixed_datum, long_datum, map_datum,
     map_key, missing_field, record_datum, shown, string_datum, timestamp_datum, uuid_bytes,
     uuid_text,
 )
@@ -77,7 +89,7 @@ from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
 )
 from roastedavro.avrogen import _TYPE_TESTS, _UnionPlan
-from roastedavro.errors import DatumError, DumpError, SchemaError
+from roastedavro.errors import DatumError, DecodeError, DumpError, SchemaError
 
 __all__ = ["AvroJSON", "JSONDecodeError", "to_json", "from_json"]
 
@@ -174,6 +186,8 @@ class AvroJSON:
         self._write_bare: Callable | None = None  # union_type=False, built on first use
         self._read = _Readers(self.schema, defaults).of(self.schema.root)
         self._codecs: tuple | None = None
+        self._from_binary: Callable | None = None   # built on first use
+        self._to_binary: Callable | None = None
 
     # -- writing -----------------------------------------------------------------
 
@@ -231,13 +245,69 @@ class AvroJSON:
     def from_json(self, text: str | bytes) -> Any:
         """The datum of JSON text (one JSON value)."""
         try:
-            value = json.loads(text, parse_float=decimal.Decimal)
+            value = json.loads(text, parse_float=decimal.Decimal, parse_constant=_not_json)
         except RecursionError:
             raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
                                   "limit") from None
         except ValueError as error:  # json.JSONDecodeError, too many digits, bad UTF-8
             raise JSONDecodeError(f"not valid JSON: {error}") from None
         return self.from_json_value(value)
+
+    # -- straight between binary and JSON ------------------------------------------
+
+    def binary_to_json_values(self, data: bytes, count: int = 1) -> list:
+        """``count`` datums of ``schema``, one after another in Avro binary (a
+        container block's data), as JSON values, without Python datums between:
+        a union's value under the branch the bytes hold, a logical type's
+        value as its underlying type's (as Java's JsonEncoder writes them).
+        Raises :class:`~roastedavro.errors.DecodeError` with the byte offset
+        (also for bytes left over after the last datum)."""
+        return self._walk_binary(data, count, False)
+
+    def binary_record_ends(self, data: bytes, count: int) -> list[int]:
+        """Where each of ``count`` datums in ``data`` ends (as
+        ``binary_to_json_values`` reads them, checking them the same way)."""
+        return self._walk_binary(data, count, True)
+
+    def _walk_binary(self, data: bytes, count: int, ends: bool) -> list:
+        read = self._from_binary
+        if read is None:
+            read = self._from_binary = _BinaryToJSON(self.schema).of(self.schema.root)
+        out: list = []
+        position = 0
+        try:
+            for _ in range(count):
+                value, position = read(data, position)
+                out.append(position if ends else value)
+        except _BadBinary as error:
+            raise DecodeError(f"datum {len(out)}: {error.message}", error.position) from None
+        except RecursionError:
+            raise DecodeError(f"datum {len(out)}: nested too deeply for Python's recursion "
+                              "limit", position) from None
+        if position != len(data):
+            raise DecodeError(f"{len(data) - position} bytes left over after {count} datums",
+                              position)
+        return out
+
+    def json_value_to_binary(self, value: Any) -> bytes:
+        """JSON values (``json.loads`` output) in Avro's JSON encoding as the
+        Avro binary of ``schema``'s datum, without a Python datum between: a
+        union's value in the branch the JSON names (``{"float": 1.5}`` is a
+        float, never a double). Raises :class:`JSONDecodeError` naming the
+        path where the JSON does not match."""
+        write = self._to_binary
+        if write is None:
+            write = self._to_binary = _JSONToBinary(self.schema, self.defaults).of(
+                self.schema.root)
+        out = bytearray()
+        try:
+            write(value, out)
+        except _Mismatch as error:
+            raise JSONDecodeError(error.message, tuple(reversed(error.path))) from None
+        except RecursionError:
+            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
+                                  "limit") from None
+        return bytes(out)
 
     def _resolving_codecs(self) -> tuple:
         if self._codecs is None:
@@ -251,6 +321,13 @@ class AvroJSON:
         if self.reader_schema is not None:
             return f"AvroJSON({self.schema!r}, reader_schema={self.reader_schema!r})"
         return f"AvroJSON({self.schema!r})"
+
+
+def _not_json(name: str) -> Any:
+    """``json.loads``' ``parse_constant``: NaN, Infinity and -Infinity are not JSON
+    (Avro's JSON encoding writes them as the strings "NaN", "Infinity", "-Infinity")."""
+    raise ValueError(f"{name} is not JSON (a float or double's {name} is the string "
+                     f"\"{name}\")")
 
 
 def to_json(schema: Any, datum: Any, **dumps_options: Any) -> str:
@@ -1055,3 +1132,412 @@ class _Readers:
             raise _Mismatch(f"expected null or an object naming one branch of the union {text}, "
                             f"got {_json_kind(value)}")
         return read_union
+
+
+# -- binary <-> JSON, without datums -------------------------------------------------------
+#
+# The command line's paths: a union's branch is the one the bytes hold (binary
+# to JSON) or the one the JSON names (JSON to binary), never one chosen again
+# from a Python value; a logical type's value is its underlying type's, as Java
+# writes it.
+
+_DOUBLE = struct.Struct("<d")
+#: a collection block of items that take no bytes (nulls, empty records) may claim at most this many
+_MAX_EMPTY_ITEMS = 100_000_000
+
+
+class _BadBinary(Exception):
+    """Internal: bytes that are not the schema's encoding; ``position`` where found."""
+
+    def __init__(self, message: str, position: int):
+        super().__init__(message)
+        self.message = message
+        self.position = position
+
+
+def _binary_long(data: bytes, position: int) -> tuple[int, int]:
+    """A zigzag varint at ``position``: (value, position after it)."""
+    start = position
+    result = shift = 0
+    while True:
+        if position >= len(data):
+            raise _BadBinary("the data ends inside a long", start)
+        byte = data[position]
+        position += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return (result >> 1) ^ -(result & 1), position
+        shift += 7
+        if shift > 63:
+            raise _BadBinary("a long of more than 10 bytes", start)
+
+
+def _min_size(avro: AvroType, schema: Schema, seen: frozenset = frozenset()) -> int:
+    """The fewest bytes a value of the type takes."""
+    avro = schema.deref(avro)
+    if isinstance(avro, Primitive):
+        return {"null": 0, "float": 4, "double": 8}.get(avro.name, 1)
+    if isinstance(avro, Fixed):
+        return avro.size
+    if isinstance(avro, Record):
+        if avro.name in seen:
+            return 1   # a recursive record is reached through a union, array or map
+        return sum(_min_size(field.type, schema, seen | {avro.name}) for field in avro.fields)
+    return 1   # enum, array, map, union: at least one varint
+
+
+class _BinaryToJSON:
+    """For each type, ``read(data, position) -> (JSON value, position after it)``."""
+
+    def __init__(self, schema: Schema):
+        self.schema = schema
+        self.records: dict[str, Callable] = {}
+
+    def of(self, avro: AvroType) -> Callable:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            return self.record(avro)
+        if isinstance(avro, Union):
+            return self.union(avro)
+        if isinstance(avro, (Array, Map)):
+            return self.collection(avro)
+        if isinstance(avro, Enum):
+            return self.enum(avro)
+        if isinstance(avro, Fixed):
+            return self.fixed(avro)
+        return self.primitive(avro)
+
+    def primitive(self, avro: Primitive) -> Callable:
+        kind = avro.name
+        if kind == "null":
+            return lambda data, position: (None, position)
+        if kind == "boolean":
+            def read_boolean(data, position):
+                if position >= len(data):
+                    raise _BadBinary("the data ends inside a boolean", position)
+                byte = data[position]
+                if byte > 1:
+                    raise _BadBinary(f"a boolean byte {byte} (not 0 or 1)", position)
+                return byte == 1, position + 1
+            return read_boolean
+        if kind == "int":
+            def read_int(data, position):
+                value, end = _binary_long(data, position)
+                if not _INT_LOW <= value <= _INT_HIGH:
+                    raise _BadBinary(f"{value} is out of range for an int", position)
+                return value, end
+            return read_int
+        if kind == "long":
+            return _binary_long
+        if kind in ("float", "double"):
+            unpack = (_FLOAT32 if kind == "float" else _DOUBLE).unpack_from
+            size = 4 if kind == "float" else 8
+            to_json = _float_json if kind == "float" else _double_json
+
+            def read_number(data, position):
+                if position + size > len(data):
+                    raise _BadBinary(f"the data ends inside a {kind}", position)
+                return to_json(unpack(data, position)[0]), position + size
+            return read_number
+        text = kind == "string"
+
+        def read_bytes(data, position):
+            length, start = _binary_long(data, position)
+            if length < 0:
+                raise _BadBinary(f"a negative length {length}", position)
+            end = start + length
+            if end > len(data):
+                raise _BadBinary(f"a length of {length} bytes past the end of the data", position)
+            if text:
+                try:
+                    return str(data[start:end], "utf-8"), end
+                except UnicodeDecodeError as error:
+                    raise _BadBinary(f"a string that is not valid UTF-8 ({error.reason})",
+                                     start + error.start) from None
+            return str(data[start:end], "latin-1"), end
+        return read_bytes
+
+    def fixed(self, avro: Fixed) -> Callable:
+        size = avro.size
+
+        def read_fixed(data, position):
+            end = position + size
+            if end > len(data):
+                raise _BadBinary(f"the data ends inside a fixed of {size} bytes", position)
+            return str(data[position:end], "latin-1"), end
+        return read_fixed
+
+    def enum(self, avro: Enum) -> Callable:
+        symbols = avro.symbols
+        count = len(symbols)
+
+        def read_enum(data, position):
+            index, end = _binary_long(data, position)
+            if not 0 <= index < count:
+                raise _BadBinary(f"enum index {index} is not one of {avro.name}'s {count} symbols",
+                                 position)
+            return symbols[index], end
+        return read_enum
+
+    def collection(self, avro: Array | Map) -> Callable:
+        is_map = isinstance(avro, Map)
+        read_item = self.of(avro.values if is_map else avro.items)
+        read_key = self.primitive(Primitive("string"))
+        smallest = _min_size(avro.values if is_map else avro.items, self.schema) + is_map
+
+        def read_collection(data, position):
+            out: Any = {} if is_map else []
+            while True:
+                at = position
+                count, position = _binary_long(data, position)
+                if count == 0:
+                    return out, position
+                if count < 0:
+                    count = -count
+                    size, position = _binary_long(data, position)   # the block's size: unused
+                if (count * smallest > len(data) - position
+                        or (smallest == 0 and count > _MAX_EMPTY_ITEMS)):
+                    raise _BadBinary(f"a block of {count} items, more than the data holds", at)
+                if is_map:
+                    for _ in range(count):
+                        key, position = read_key(data, position)
+                        out[key], position = read_item(data, position)
+                else:
+                    for _ in range(count):
+                        item, position = read_item(data, position)
+                        out.append(item)
+        return read_collection
+
+    def record(self, avro: Record) -> Callable:
+        known = self.records.get(avro.name)
+        if known is not None:
+            return known
+        plan: list[tuple] = []
+
+        def read_record(data, position):
+            out = {}
+            for name, read in plan:
+                out[name], position = read(data, position)
+            return out, position
+
+        self.records[avro.name] = read_record   # before the fields: records may recurse
+        for field in avro.fields:
+            plan.append((field.name, self.of(field.type)))
+        return read_record
+
+    def union(self, avro: Union) -> Callable:
+        branches = []
+        for branch in avro.branches:
+            definition = self.schema.deref(branch)
+            if isinstance(definition, Primitive) and definition.name == "null":
+                branches.append(None)
+            else:
+                branches.append((branch_name(branch), self.of(branch)))
+        count = len(branches)
+
+        def read_union(data, position):
+            index, end = _binary_long(data, position)
+            if not 0 <= index < count:
+                raise _BadBinary(f"union branch {index} is not one of the union's {count}",
+                                 position)
+            branch = branches[index]
+            if branch is None:
+                return None, end
+            value, end = branch[1](data, end)
+            return {branch[0]: value}, end
+        return read_union
+
+
+class _JSONToBinary:
+    """For each type, ``write(value, out: bytearray)``: JSON values (Avro's JSON
+    encoding) appended to ``out`` as the type's binary encoding, a union's value
+    as the branch the JSON names. Checked as ``from_json_value`` checks them."""
+
+    def __init__(self, schema: Schema, defaults: bool):
+        self.schema = schema
+        self.defaults = defaults
+        self.readers = _Readers(schema, defaults)
+        self.records: dict[str, Callable] = {}
+
+    def of(self, avro: AvroType) -> Callable:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            return self.record(avro)
+        if isinstance(avro, Union):
+            return self.union(avro)
+        if isinstance(avro, (Array, Map)):
+            return self.collection(avro)
+        if isinstance(avro, Enum):
+            return self.enum(avro)
+        if isinstance(avro, Fixed):
+            return self.fixed(avro)
+        return self.primitive(avro)
+
+    def primitive(self, avro: Primitive) -> Callable:
+        kind = avro.name
+        write = self._plain(kind)
+        if avro.logical is None:
+            return write
+        check = self.readers.primitive(avro)   # a logical value's checks (ranges, precision)
+
+        def write_logical(value, out):
+            check(value)
+            write(value, out)
+        return write_logical
+
+    @staticmethod
+    def _plain(kind: str) -> Callable:
+        if kind == "null":
+            def write_null(value, out):
+                _read_null(value)
+            return write_null
+        if kind == "boolean":
+            def write_boolean(value, out):
+                out.append(1 if _read_boolean(value) else 0)
+            return write_boolean
+        if kind in ("int", "long"):
+            read = _read_int if kind == "int" else _read_long
+
+            def write_integer(value, out):
+                out += encode_long(read(value))
+            return write_integer
+        if kind == "float":
+            def write_float(value, out):
+                out += _FLOAT32.pack(_read_float(value))
+            return write_float
+        if kind == "double":
+            def write_double(value, out):
+                out += _DOUBLE.pack(_read_double(value))
+            return write_double
+        if kind == "string":
+            def write_string(value, out):
+                data = _read_string(value).encode("utf-8")
+                out += encode_long(len(data))
+                out += data
+            return write_string
+
+        def write_bytes(value, out):
+            data = _read_bytes(value)
+            out += encode_long(len(data))
+            out += data
+        return write_bytes
+
+    def fixed(self, avro: Fixed) -> Callable:
+        check = self.readers.fixed(avro)   # the size, and a logical value's checks
+
+        def write_fixed(value, out):
+            check(value)
+            out += _read_bytes(value)
+        return write_fixed
+
+    def enum(self, avro: Enum) -> Callable:
+        check = self.readers.enum(avro)
+        indexes = {symbol: index for index, symbol in enumerate(avro.symbols)}
+
+        def write_enum(value, out):
+            out += encode_long(indexes[check(value)])
+        return write_enum
+
+    def collection(self, avro: Array | Map) -> Callable:
+        is_map = isinstance(avro, Map)
+        write_item = self.of(avro.values if is_map else avro.items)
+        write_key = self._plain("string")
+
+        def write_collection(value, out):
+            if type(value) is not (dict if is_map else list):
+                raise _Mismatch(f"expected {'an object (a map)' if is_map else 'an array'}, "
+                                f"got {_json_kind(value)}")
+            if value:
+                out += encode_long(len(value))
+                if is_map:
+                    for key, item in value.items():
+                        try:
+                            write_key(key, out)
+                            write_item(item, out)
+                        except _Mismatch as error:
+                            error.path.append(key)
+                            raise
+                else:
+                    index = 0
+                    try:
+                        for index, item in enumerate(value):
+                            write_item(item, out)
+                    except _Mismatch as error:
+                        error.path.append(index)
+                        raise
+            out.append(0)
+        return write_collection
+
+    def record(self, avro: Record) -> Callable:
+        known = self.records.get(avro.name)
+        if known is not None:
+            return known
+        plan: list[tuple] = []
+        full_name = avro.name
+
+        def write_record(value, out):
+            if type(value) is not dict:
+                raise _Mismatch(f"expected an object (a {full_name} record), got "
+                                f"{_json_kind(value)}")
+            for name, aliases, write, default in plan:
+                item = value.get(name, _MISSING)
+                if item is _MISSING:
+                    for alias in aliases:
+                        item = value.get(alias, _MISSING)
+                        if item is not _MISSING:
+                            break
+                try:
+                    if item is _MISSING:
+                        if default is _NO_DEFAULT:
+                            raise _Mismatch("missing field, and it has no default" if
+                                            self.defaults else "missing field")
+                        item = default
+                    write(item, out)
+                except _Mismatch as error:
+                    error.path.append(name)
+                    raise
+
+        self.records[avro.name] = write_record   # before the fields: records may recurse
+        for field in avro.fields:
+            if field.has_default and self.defaults:
+                default = default_json(field.type, field.default, self.schema, True,
+                                       f"{avro.name}.{field.name}")
+            else:
+                default = _NO_DEFAULT
+            plan.append((field.name, field.aliases, self.of(field.type), default))
+        return write_record
+
+    def union(self, avro: Union) -> Callable:
+        branches: dict[str, tuple] = {}
+        null_index = None
+        for index, branch in enumerate(avro.branches):
+            definition = self.schema.deref(branch)
+            if isinstance(definition, Primitive) and definition.name == "null":
+                null_index = index
+                branches["null"] = (encode_long(index), _plain_null)
+            else:
+                branches[branch_name(branch)] = (encode_long(index), self.of(branch))
+        text = "[" + ", ".join(branches) + "]"
+        null_prefix = encode_long(null_index) if null_index is not None else None
+
+        def write_union(value, out):
+            if value is None:
+                if null_prefix is None:
+                    raise _Mismatch(f"null is not a branch of the union {text}")
+                out += null_prefix
+                return
+            if type(value) is dict and len(value) == 1:
+                for name, inner in value.items():
+                    branch = branches.get(name)
+                    if branch is None:
+                        raise _Mismatch(f"{shown(name)} is not a branch of the union {text}")
+                    out += branch[0]
+                    branch[1](inner, out)
+                    return
+            raise _Mismatch(f"expected null or an object naming one branch of the union {text}, "
+                            f"got {_json_kind(value)}")
+        return write_union
+
+
+def _plain_null(value, out):
+    _read_null(value)

@@ -33,7 +33,7 @@ from roastedavro import AvroCodec
 from roastedavro.avro import Array, Enum, Fixed, Map, Primitive, Record, Union, parse_schema
 from roastedavro.avrojson import AvroJSON, JSONDecodeError, from_json, to_json
 from roastedavro.codec import Duration
-from roastedavro.errors import DatumError
+from roastedavro.errors import DatumError, DecodeError
 from roastedavro.fastavro.json import json_reader, json_writer
 
 UTC = datetime.timezone.utc
@@ -650,3 +650,137 @@ def test_fastavro_specific_options_are_fastavros():
     reader = json_reader(io.StringIO('{"temp": 3}'), V0, decoder=Decoder)
     assert not isinstance(reader, json_reader)
     assert [record["temp"] for record in reader] == [3]
+
+
+# -- straight between binary and JSON: the union branch the bytes hold or the JSON names ------
+
+BRANCHES = {"type": "record", "name": "Change", "namespace": "db", "fields": [
+    # two records of the same shape: only the branch index tells them apart
+    {"name": "op", "type": [
+        {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]},
+        {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "long"}]}]},
+    {"name": "number", "type": ["null", "float", "double"]},
+    {"name": "count", "type": ["int", "long"]},
+    {"name": "payload", "type": ["bytes", "string"]},
+    {"name": "numbers", "type": {"type": "array", "items": ["double", "float"]}},
+    {"name": "by_key", "type": {"type": "map", "values": ["long", "int", "null"]}},
+    {"name": "when", "type": ["null", {"type": "int", "logicalType": "date"},
+                              {"type": "long", "logicalType": "timestamp-millis"}]},
+]}
+# fastavro's tuple notation names the branch each value is written in
+BRANCH_DATA = [
+    {"op": ("db.Delete", {"id": 1}), "number": ("float", 1.5), "count": ("long", 1),
+     "payload": ("string", "abc"), "numbers": [("float", 0.5), ("double", 0.5)],
+     "by_key": {"a": ("int", 7), "b": ("long", 7), "c": None}, "when": ("long", 86_400_000)},
+    {"op": ("db.Create", {"id": 2}), "number": ("double", 1.5), "count": ("int", 1),
+     "payload": ("bytes", b"abc"), "numbers": [], "by_key": {}, "when": ("int", 1)},
+    {"op": ("db.Delete", {"id": -3}), "number": None, "count": ("long", -1),
+     "payload": ("bytes", b"\x00\xff"), "numbers": [("float", math.inf), ("double", math.nan)],
+     "by_key": {"\u00e9": ("long", 2**40)}, "when": None},
+    {"op": ("db.Create", {"id": 2**62}), "number": ("float", 0.1), "count": ("long", 2**31),
+     "payload": ("string", "\u00ff\U0001f600"), "numbers": [("double", 0.1)], "by_key": {},
+     "when": ("int", -719162)},
+]
+
+
+def fastavro_bytes(schema, datum) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), datum)
+    return out.getvalue()
+
+
+@pytest.mark.java
+def test_binary_and_json_keep_the_union_branch_as_java(java):
+    converter = AvroJSON(BRANCHES)
+    schema = converter.schema
+    encoded = [fastavro_bytes(BRANCHES, datum) for datum in BRANCH_DATA]
+    values = converter.binary_to_json_values(b"".join(encoded), len(encoded))
+    trips = java.roundtrip_each((BRANCHES, binary) for binary in encoded)
+    texts = [json.dumps(value, ensure_ascii=False) for value in values]
+    javas_bytes = java.encode_json_each((BRANCHES, text) for text in texts)
+    for datum, binary, value, text, trip, back in zip(BRANCH_DATA, encoded, values, texts, trips,
+                                                       javas_bytes):
+        assert trip.data == binary
+        # the branch the bytes hold, as Java's JsonEncoder writes it
+        assert normalized(schema, schema.root, value) == normalized(
+            schema, schema.root, json.loads(trip.json)), (datum, text, trip.json)
+        # and back: the branch the JSON names (Java reads ours to the same bytes)
+        ours = converter.json_value_to_binary(json.loads(text, parse_float=decimal.Decimal))
+        assert ours == binary == back
+        assert converter.json_value_to_binary(
+            json.loads(trip.json, parse_float=decimal.Decimal)) == binary
+    assert values[0]["op"] == {"db.Delete": {"id": 1}}
+    assert values[0]["number"] == {"float": 1.5} and values[1]["number"] == {"double": 1.5}
+    assert values[0]["count"] == {"long": 1} and values[1]["count"] == {"int": 1}
+    assert values[0]["payload"] == {"string": "abc"} and values[1]["payload"] == {"bytes": "abc"}
+    # the datum path chooses the branch from the Python value: the first record, the float
+    datum = AvroCodec(BRANCHES).load(encoded[0])
+    assert converter.to_json_value(datum)["op"] == {"db.Create": {"id": 1}}
+
+
+@pytest.mark.java
+@settings(max_examples=10, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(schema=avro_strategies.avro_schemas(), data=st.data())
+def test_random_schemas_transcoded_as_java(java, schema, data):
+    datums = data.draw(st.lists(avro_strategies.datums(schema), min_size=5, max_size=20))
+    codec, converter = AvroCodec(schema), AvroJSON(schema)
+    encoded = [codec.dump(datum) for datum in datums]
+    values = converter.binary_to_json_values(b"".join(encoded), len(encoded))
+    ends = converter.binary_record_ends(b"".join(encoded), len(encoded))
+    assert ends == [sum(len(binary) for binary in encoded[:index + 1])
+                    for index in range(len(encoded))]
+    parsed = converter.schema
+    for binary, value, trip in zip(encoded, values, java.roundtrip_each(
+            (schema, binary) for binary in encoded)):
+        javas_text = trip.json if trip.json or value != {} else "{}"
+        assert normalized(parsed, parsed.root, value) == normalized(
+            parsed, parsed.root, json.loads(javas_text))
+        back = converter.json_value_to_binary(json.loads(json.dumps(value),
+                                                         parse_float=decimal.Decimal))
+        if back != binary:   # JSON's "NaN" has no sign or payload
+            assert "NaN" in json.dumps(value)
+            avro_strategies.assert_same(codec.load(back), codec.load(binary))
+
+
+def test_binary_to_json_errors_give_the_offset():
+    converter = AvroJSON(BRANCHES)
+    binary = fastavro_bytes(BRANCHES, BRANCH_DATA[0])
+    with pytest.raises(DecodeError, match="datum 1: .*ends") as error:
+        converter.binary_to_json_values(binary + binary[:-3], 2)
+    assert error.value.offset >= len(binary)
+    with pytest.raises(DecodeError, match="2 bytes left over after 1 datums"):
+        converter.binary_to_json_values(binary + b"\x00\x00", 1)
+    with pytest.raises(DecodeError, match="union branch 2 is not one of the union's 2") as error:
+        converter.binary_to_json_values(b"\x04" + binary[1:], 1)
+    assert error.value.offset == 0
+    # a block of 2**62 nulls is refused before anything is read
+    nulls = AvroJSON({"type": "array", "items": "null"})
+    with pytest.raises(DecodeError, match="more than the data holds"):
+        nulls.binary_to_json_values(b"\xfe\xff\xff\xff\xff\xff\xff\xff\x7f", 1)
+    assert nulls.binary_to_json_values(b"\x06\x00", 1) == [[None, None, None]]
+    with pytest.raises(DecodeError, match="not valid UTF-8"):
+        AvroJSON("string").binary_to_json_values(b"\x02\xff", 1)
+
+
+def test_json_to_binary_errors_name_the_path():
+    converter = AvroJSON(BRANCHES)
+    value = json.loads(json.dumps(converter.binary_to_json_values(
+        fastavro_bytes(BRANCHES, BRANCH_DATA[0]), 1)[0]))
+    for change, path, message in [
+            ({"count": {"int": 2**31}}, ("count",), "out of range for an int"),
+            ({"op": {"Delete": {"id": 1}}}, ("op",), "'Delete' is not a branch"),
+            ({"numbers": [{"double": 1}, {"float": "1.5"}]}, ("numbers", 1), "expected a number"),
+            ({"by_key": {"k": {"int": 1, "long": 1}}}, ("by_key", "k"), "one branch"),
+            ({"when": {"int": 3_000_000}}, ("when",), "outside the years 1-9999")]:
+        with pytest.raises(JSONDecodeError) as error:
+            converter.json_value_to_binary({**value, **change})
+        assert error.value.path == path and message in error.value.reason, error.value
+
+
+def test_bare_nan_and_infinity_are_not_json():
+    for text in ('{"d": NaN}', '{"d": Infinity}', '{"d": -Infinity}'):
+        with pytest.raises(JSONDecodeError, match="not valid JSON: .*is not JSON"):
+            from_json({"type": "record", "name": "R", "fields": [{"name": "d", "type": "double"}]},
+                      text)
+    assert math.isnan(from_json("double", '"NaN"'))
