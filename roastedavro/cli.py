@@ -24,11 +24,18 @@ import argparse
 import contextlib
 import io
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, TextIO
 
+# Only what reading a header needs is imported here: the compiler (AvroCodec,
+# marshmallow code generation) is imported by the commands that decode records
+# with it (tojson with a reader schema, build, cache), so count, getschema and
+# getmeta start fast.
+from roastedavro import __version__
 from roastedavro.avro.parse import load_schema, parse_schema
 from roastedavro.container import (
     CODECS, ContainerError, FileReader, FileWriter, MissingCodecError, read_header,
@@ -62,32 +69,106 @@ class _Progress:
             self.stream.flush()
 
 
+class _BadInput(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _reading(name: str) -> Iterator[None]:
+    """Errors while reading the input ``name`` as one line naming it."""
+    try:
+        yield
+    except _BadInput:
+        raise
+    except (ContainerError, DecodeError, SchemaError, UnicodeDecodeError, MemoryError,
+            RecursionError) as error:
+        raise _BadInput(f"{_shown_name(name)}: {_error_text(error)}") from None
+    except OSError as error:
+        if isinstance(error, BrokenPipeError):
+            raise
+        raise _BadInput(f"{_shown_name(name)}: {error.strerror or error}") from None
+
+
+def _shown_name(name: str) -> str:
+    return "standard input" if name == "-" else name
+
+
+def _error_text(error: BaseException) -> str:
+    if isinstance(error, MemoryError):
+        return "not enough memory to read it"
+    if isinstance(error, RecursionError):
+        return "nested too deeply for Python's recursion limit"
+    if isinstance(error, UnicodeDecodeError):
+        return f"not valid UTF-8 text ({error.reason} at byte {error.start})"
+    return str(error)
+
+
 @contextlib.contextmanager
 def _binary_in(name: str) -> Iterator[BinaryIO]:
     if name == "-":
         yield sys.stdin.buffer
     else:
-        with open(name, "rb") as fo:
+        with _reading(name):
+            fo = open(name, "rb")
+        with fo:
             yield fo
 
 
 @contextlib.contextmanager
 def _binary_out(name: str | None) -> Iterator[BinaryIO]:
+    """The output file: written under a temporary name next to it and renamed
+    when the command succeeds, removed when it fails (standard output as it is)."""
     if name in (None, "-"):
         yield sys.stdout.buffer
         sys.stdout.buffer.flush()
-    else:
-        with open(name, "wb") as fo:
+        return
+    target = Path(name)
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
+                                             dir=target.parent)
+    except OSError as error:
+        raise _BadInput(f"{name}: cannot write it: {error.strerror or error}") from None
+    try:
+        with os.fdopen(handle, "wb") as fo:
             yield fo
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)   # as open() would have made it
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
 def _schema_file(name: str):
-    if name == "-":
-        return parse_schema(sys.stdin.read())
-    path = Path(name)
-    if path.suffix == ".avsc":
-        return load_schema(path)
-    return parse_schema(path.read_text(encoding="utf-8"))
+    """The schema in a file (or standard input), or an error saying the file is not one."""
+    shown_name = _shown_name(name)
+    with _reading(name):
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise _BadInput(f"{shown_name}: not a schema: not UTF-8 text ({error.reason} at byte "
+                        f"{error.start})") from None
+    try:
+        value = json.loads(text, parse_constant=_not_json)
+    except RecursionError:
+        raise _BadInput(f"{shown_name}: not a schema: nested too deeply") from None
+    except ValueError as error:
+        raise _BadInput(f"{shown_name}: not a schema: not JSON ({error})") from None
+    try:
+        if name != "-" and Path(name).suffix == ".avsc":
+            return load_schema(name)   # names defined in other .avsc files next to it
+        return parse_schema(value)
+    except SchemaError as error:
+        raise _BadInput(f"{shown_name}: not a valid schema: {error}") from None
+    except RecursionError:
+        raise _BadInput(f"{shown_name}: not a schema: nested too deeply") from None
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _json_codec(schema):
@@ -96,21 +177,40 @@ def _json_codec(schema):
     return AvroJSON(schema)
 
 
+def _block_error(block, error: DecodeError, size: int) -> ContainerError:
+    return ContainerError(f"its records cannot be read: {error.reason} (at byte {error.offset} "
+                          f"of the block's {size} bytes of data)", block.offset, block.number)
+
+
+def _block_json_values(reader: FileReader, block, codec) -> list:
+    """A block's records as JSON values, each union's branch the one the bytes hold."""
+    data = reader.decompress(block)
+    try:
+        return codec.binary_to_json_values(data, block.count)
+    except DecodeError as error:
+        raise _block_error(block, error, len(data)) from None
+
+
 # -- subcommands ----------------------------------------------------------------------
 
 
 def tojson(args, out: TextIO) -> None:
-    with _binary_in(args.file) as fo:
+    with _binary_in(args.file) as fo, _reading(args.file):
         reader = FileReader(fo, _schema_file(args.reader_schema_file)
                             if args.reader_schema_file else None)
-        encoder = _json_codec(reader.reader_schema)
+        codec = _json_codec(reader.reader_schema)
         progress = _Progress("tojson")
         indent = 2 if args.pretty else None
         separators = None if args.pretty else (",", ":")
         for block in reader.blocks():
-            for record in block.records():
-                out.write(json.dumps(encoder.to_json_value(record), indent=indent,
-                                     separators=separators, ensure_ascii=False))
+            if args.reader_schema_file:
+                # resolved to the reader's datums, then written as AvroJSON writes them
+                values = [codec.to_json_value(record) for record in block.records()]
+            else:
+                values = _block_json_values(reader, block, codec)
+            for value in values:
+                out.write(json.dumps(value, indent=indent, separators=separators,
+                                     ensure_ascii=False))
                 out.write("\n")
             progress.add(block.count)
         progress.done()
@@ -118,54 +218,85 @@ def tojson(args, out: TextIO) -> None:
 
 def fromjson(args, out: TextIO) -> None:
     schema = _schema_file(args.schema_file)
-    decoder = _json_codec(schema)
+    codec = _json_codec(schema)
     progress = _Progress("fromjson")
-    with _binary_out(args.output) as target, \
-            (sys.stdin if args.file == "-" else open(args.file, encoding="utf-8")) as lines:
-        writer = FileWriter(target, schema, args.codec)
-        for number, line in enumerate(_json_values(lines), 1):
-            try:
-                writer.write(decoder.from_json_value(line))
-            except (ValueError, TypeError) as error:
-                raise _BadInput(f"{args.file}: record {number}: {error}") from None
-            if number % 10000 == 0:
-                progress.add(10000)
-        writer.close()
+    with _binary_in(args.file) as source, _binary_out(args.output) as target:
+        lines = io.TextIOWrapper(source, encoding="utf-8", newline=None)
+        # the records' bytes are written as the JSON gives them: no datum between
+        try:
+            writer = FileWriter(target, schema, args.codec, encode_block=b"".join)
+            for number, (line, value) in enumerate(_json_values(lines, args.file), 1):
+                try:
+                    writer.write(codec.json_value_to_binary(value))
+                except ValueError as error:
+                    raise _BadInput(f"{_shown_name(args.file)}: line {line} (record {number}): "
+                                    f"{error}") from None
+                if number % 10000 == 0:
+                    progress.add(10000)
+            writer.close()
+        finally:
+            lines.detach()   # the input is closed by _binary_in (standard input stays open)
     progress.done()
 
 
-def _json_values(lines: TextIO) -> Iterator[Any]:
-    """The JSON values of a text, one after another (one per line, or pretty)."""
-    decoder = json.JSONDecoder()
+def _json_values(lines: TextIO, name: str) -> Iterator[tuple[int, Any]]:
+    """The JSON values of a text, one after another (one per line, or pretty
+    over several), each with the number of the line it starts on."""
+    import decimal
+
+    decoder = json.JSONDecoder(parse_float=decimal.Decimal, parse_constant=_not_json)
+    shown_name = _shown_name(name)
     buffer = ""
-    for line in lines:
-        buffer += line
-        while True:
-            stripped = buffer.lstrip()
-            if not stripped:
-                buffer = ""
-                break
-            try:
-                value, end = decoder.raw_decode(stripped)
-            except json.JSONDecodeError:
-                break   # the value goes on in the next line
-            yield value
-            buffer = stripped[end:]
+    first = 1        # the line the buffer starts on
+    number = 0
+    try:
+        for number, line in enumerate(lines, 1):
+            if not buffer:
+                first = number
+            buffer += line
+            while True:
+                stripped = buffer.lstrip()
+                if not stripped:
+                    buffer = ""
+                    break
+                start = first + buffer.count("\n", 0, len(buffer) - len(stripped))
+                try:
+                    value, end = decoder.raw_decode(stripped)
+                except json.JSONDecodeError as error:
+                    if error.pos < len(stripped.rstrip()):
+                        raise _BadInput(f"{shown_name}: line {start + error.lineno - 1}: not "
+                                        f"valid JSON: {error.msg}") from None
+                    buffer, first = stripped, start
+                    break   # the value goes on in the next line
+                except RecursionError:
+                    raise _BadInput(f"{shown_name}: line {start}: the JSON is nested too "
+                                    "deeply for Python's recursion limit") from None
+                except ValueError as error:   # NaN, Infinity, an int of too many digits
+                    reason = str(error)
+                    if "integer string conversion" in reason:
+                        reason = (f"a number of more than {sys.get_int_max_str_digits()} "
+                                  "digits")
+                    raise _BadInput(f"{shown_name}: line {start}: not valid JSON: "
+                                    f"{reason}") from None
+                yield start, value
+                first = start + stripped.count("\n", 0, end)
+                buffer = stripped[end:]
+    except UnicodeDecodeError as error:
+        raise _BadInput(f"{shown_name}: line {number + 1}: not valid UTF-8 text "
+                        f"({error.reason})") from None
     if buffer.strip():
-        try:
-            json.loads(buffer)
-        except json.JSONDecodeError as error:
-            raise _BadInput(f"not valid JSON: {error}") from None
+        raise _BadInput(f"{shown_name}: line {first}: not valid JSON: the value is not "
+                        "complete at the end of the input")
 
 
 def getschema(args, out: TextIO) -> None:
-    with _binary_in(args.file) as fo:
+    with _binary_in(args.file) as fo, _reading(args.file):
         header = read_header(fo)
     out.write(json.dumps(header.schema.to_dict(), indent=2, ensure_ascii=False) + "\n")
 
 
 def getmeta(args, out: TextIO) -> None:
-    with _binary_in(args.file) as fo:
+    with _binary_in(args.file) as fo, _reading(args.file):
         header = read_header(fo)
     for key, value in header.metadata.items():
         if args.key is not None and key != args.key:
@@ -175,37 +306,57 @@ def getmeta(args, out: TextIO) -> None:
 
 
 def count(args, out: TextIO) -> None:
-    with _binary_in(args.file) as fo:
+    with _binary_in(args.file) as fo, _reading(args.file):
         out.write(f"{sum(block.count for block in FileReader(fo).blocks())}\n")
 
 
 def cat(args, out: TextIO) -> None:
+    """Blocks copied as they are stored when the codec stays, decompressed and
+    compressed again when it changes; records are never decoded to Python
+    values, only walked (to check them, and to cut blocks at --offset and
+    --limit), so their bytes, union branches included, are the input's."""
+    from roastedavro._datum import encode_long
+
     schema = None
     offset, limit = args.offset, args.limit
     progress = _Progress("cat")
     with _binary_out(args.output) as target:
-        writer = None
+        writer = codec = None
         for name in args.files:
-            with _binary_in(name) as fo:
+            with _binary_in(name) as fo, _reading(name):
                 reader = FileReader(fo)
                 if schema is None:
                     schema = reader.writer_schema
-                    writer = FileWriter(target, schema, args.codec or reader.codec)
+                    writer = FileWriter(target, schema, args.codec or reader.codec,
+                                        encode_block=b"".join)
+                    codec = _json_codec(schema)
                 elif reader.writer_schema.canonical_form() != schema.canonical_form():
                     raise _BadInput(f"{name}: its schema is not the first file's")
                 for block in reader.blocks():
+                    if limit == 0:
+                        break
                     if offset >= block.count:
                         offset -= block.count
                         continue
-                    records = block.records()[offset:]
+                    data = reader.decompress(block)
+                    try:
+                        ends = codec.binary_record_ends(data, block.count)
+                    except DecodeError as error:
+                        raise _block_error(block, error, len(data)) from None
+                    first = offset
+                    last = block.count if limit is None else min(block.count, offset + limit)
                     offset = 0
                     if limit is not None:
-                        records = records[:limit]
-                        limit -= len(records)
-                    writer.write_many(records)
-                    progress.add(len(records))
-                    if limit == 0:
-                        break
+                        limit -= last - first
+                    if first == 0 and last == block.count and reader.codec == writer.codec:
+                        writer.flush()   # whatever a cut block left pending, then this one
+                        target.write(b"".join((encode_long(block.count), encode_long(block.size),
+                                               block.data, writer.sync_marker)))
+                    else:
+                        starts = [0, *ends]
+                        writer.write_many(data[starts[index]:ends[index]]
+                                          for index in range(first, last))
+                    progress.add(last - first)
             if limit == 0:
                 break
         if writer is not None:
@@ -276,44 +427,44 @@ def cache(args, out: TextIO) -> None:
 # -- the command line -----------------------------------------------------------------
 
 
-class _BadInput(Exception):
-    pass
-
-
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
         prog="roastedavro", description="Avro object container files and schemas from the shell "
-        "(avro-tools' commands). '-' is standard input or output.")
+        "(avro-tools' commands). '-' is standard input or output. Exit codes: 0 done, 1 bad "
+        "input (the message names the file, and the block or line), 2 a wrong command line.")
+    main.add_argument("--version", action="version", version=f"roastedavro {__version__}")
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     sub = commands.add_parser("tojson", help="a container file's records as Avro JSON, one per line")
-    sub.add_argument("file")
+    sub.add_argument("file", help="the container file, or - for standard input")
     sub.add_argument("--pretty", action="store_true", help="indented JSON")
     sub.add_argument("--reader-schema-file", help="read the records as this schema's (evolution)")
     sub.set_defaults(run=tojson)
 
     sub = commands.add_parser("fromjson", help="Avro JSON records (one per line) to a container file")
-    sub.add_argument("file", help="the JSON records, or -")
+    sub.add_argument("file", help="the records in Avro's JSON encoding (one per line, or "
+                     "pretty-printed), or - for standard input")
     sub.add_argument("--schema-file", required=True, help="the records' schema (.avsc)")
     sub.add_argument("--codec", default="null", choices=list(CODECS))
     sub.add_argument("-o", "--output", help="the file to write (default: standard output)")
     sub.set_defaults(run=fromjson)
 
     sub = commands.add_parser("getschema", help="a container file's schema")
-    sub.add_argument("file")
+    sub.add_argument("file", help="the container file, or - for standard input")
     sub.set_defaults(run=getschema)
 
     sub = commands.add_parser("getmeta", help="a container file's metadata, key<TAB>value per line")
-    sub.add_argument("file")
+    sub.add_argument("file", help="the container file, or - for standard input")
     sub.add_argument("--key", help="only this key's value")
     sub.set_defaults(run=getmeta)
 
     sub = commands.add_parser("count", help="the records in a container file (nothing decoded)")
-    sub.add_argument("file")
+    sub.add_argument("file", help="the container file, or - for standard input")
     sub.set_defaults(run=count)
 
     sub = commands.add_parser("cat", help="container files of one schema concatenated, or recompressed")
-    sub.add_argument("files", nargs="+")
+    sub.add_argument("files", nargs="+", metavar="FILE",
+                     help="container files of one schema, in order (- for standard input)")
     sub.add_argument("-o", "--output", help="the file to write (default: standard output)")
     sub.add_argument("--codec", choices=list(CODECS), help="default: the first file's")
     sub.add_argument("--offset", type=int, default=0, help="records to skip first")
@@ -321,11 +472,11 @@ def parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=cat)
 
     sub = commands.add_parser("canonical", help="a schema's Parsing Canonical Form")
-    sub.add_argument("schema_file")
+    sub.add_argument("schema_file", help="the schema (.avsc, JSON), or - for standard input")
     sub.set_defaults(run=canonical)
 
     sub = commands.add_parser("fingerprint", help="a schema's fingerprint, in hex")
-    sub.add_argument("schema_file")
+    sub.add_argument("schema_file", help="the schema (.avsc, JSON), or - for standard input")
     sub.add_argument("--algorithm", default="CRC-64-AVRO", choices=_ALGORITHMS)
     sub.set_defaults(run=fingerprint)
 
@@ -348,7 +499,8 @@ def parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=build)
 
     sub = commands.add_parser("cache", help="the compile cache: info or clear")
-    sub.add_argument("action", choices=["info", "clear"])
+    sub.add_argument("action", choices=["info", "clear"],
+                     help="info: where it is, its size; clear: remove its modules")
     sub.set_defaults(run=cache)
     return main
 
@@ -362,12 +514,12 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
             CompileError, _BadInput) as error:
         print(f"roastedavro {args.command}: {error}", file=sys.stderr)
         return 1
-    except (OSError, UnicodeDecodeError) as error:
+    except (OSError, UnicodeDecodeError, MemoryError, RecursionError) as error:
         if isinstance(error, BrokenPipeError):  # `| head`: not an error
             with contextlib.suppress(OSError):
                 sys.stdout = io.TextIOWrapper(io.BytesIO())
             return 0
-        print(f"roastedavro {args.command}: {error}", file=sys.stderr)
+        print(f"roastedavro {args.command}: {_error_text(error)}", file=sys.stderr)
         return 1
     return 0
 

@@ -1,7 +1,9 @@
 """The roastedavro command: what each subcommand prints, and its exit codes.
 
 Files are written and checked with fastavro; schemas' canonical forms and
-fingerprints are checked against fastavro's.
+fingerprints are checked against fastavro's; tojson, fromjson and cat on
+unions (records of one shape, float/double, int/long, bytes/string) against
+Java's avro-tools.
 """
 
 from __future__ import annotations
@@ -16,7 +18,11 @@ from pathlib import Path
 import fastavro
 import pytest
 
+import java_tools
 from roastedavro.cli import main
+from roastedavro.container import FileReader
+
+avro_tools = java_tools.avro_tools
 
 SCHEMA = {"type": "record", "name": "Reading", "namespace": "sensors", "fields": [
     {"name": "id", "type": "long"},
@@ -120,3 +126,199 @@ def test_progress_shows_on_a_terminal_only(files, tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "stderr", piped)
     assert run("cat", data, "-o", tmp_path / "copy2.avro")[0] == 0
     assert piped.getvalue() == ""
+
+
+# -- union branches: as stored, as named ------------------------------------------------------
+
+BRANCHES = {"type": "record", "name": "Change", "namespace": "db", "fields": [
+    {"name": "op", "type": [
+        {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]},
+        {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "long"}]}]},
+    {"name": "number", "type": ["null", "float", "double"]},
+    {"name": "count", "type": ["int", "long"]},
+    {"name": "payload", "type": ["bytes", "string"]},
+    {"name": "numbers", "type": {"type": "array", "items": ["double", "float"]}},
+]}
+BRANCH_LINES = [
+    '{"op":{"db.Delete":{"id":1}},"number":{"float":1.5},"count":{"long":1},'
+    '"payload":{"string":"abc"},"numbers":[{"float":0.5},{"double":0.5}]}',
+    '{"op":{"db.Create":{"id":2}},"number":{"double":1.5},"count":{"int":1},'
+    '"payload":{"bytes":"abc"},"numbers":[]}',
+    '{"op":{"db.Delete":{"id":3}},"number":null,"count":{"long":-1},'
+    '"payload":{"bytes":"\\u00ff\\u0000"},"numbers":[{"float":"NaN"},{"double":"-Infinity"}]}',
+    '{"op":{"db.Create":{"id":4}},"number":{"float":0.1},"count":{"long":2147483648},'
+    '"payload":{"string":"\\u00e9"},"numbers":[{"double":0.1}]}',
+] * 3
+
+
+def block_data(path) -> bytes:
+    """The records' bytes of a container file, all blocks' decompressed data."""
+    with open(path, "rb") as fo:
+        reader = FileReader(fo)
+        return b"".join(reader.decompress(block) for block in reader.blocks())
+
+
+@pytest.fixture(scope="module")
+def branch_files(tmp_path_factory, avro_tools):
+    folder = tmp_path_factory.mktemp("branches")
+    schema_file = folder / "db.Change.avsc"
+    schema_file.write_text(json.dumps(BRANCHES))
+    lines = folder / "changes.json"
+    lines.write_text("\n".join(BRANCH_LINES) + "\n", encoding="utf-8")
+    java_file = avro_tools.fromjson(BRANCHES, BRANCH_LINES, "deflate", folder / "java.avro")
+    return folder, schema_file, lines, java_file
+
+
+@pytest.mark.java
+def test_tojson_prints_the_branch_the_bytes_hold_as_avro_tools(branch_files, avro_tools):
+    _, _, _, java_file = branch_files
+    code, text = run("tojson", java_file)
+    assert code == 0
+    javas = [json.loads(line) for line in avro_tools.tojson(java_file)]
+    assert [json.loads(line) for line in text.splitlines()] == javas
+    assert javas == [json.loads(line) for line in BRANCH_LINES]
+
+
+@pytest.mark.java
+def test_fromjson_writes_the_branch_the_json_names_as_avro_tools(branch_files, avro_tools,
+                                                                 tmp_path):
+    _, schema_file, lines, java_file = branch_files
+    ours = tmp_path / "ours.avro"
+    assert run("fromjson", "--schema-file", schema_file, "--codec", "deflate", lines,
+               "-o", ours)[0] == 0
+    assert block_data(ours) == block_data(java_file)
+    assert avro_tools.tojson(ours) == avro_tools.tojson(java_file)
+
+
+@pytest.mark.java
+def test_cat_copies_the_records_bytes(branch_files, avro_tools, tmp_path):
+    _, _, _, java_file = branch_files
+    copy = tmp_path / "copy.avro"
+    assert run("cat", java_file, java_file, "-o", copy)[0] == 0
+    assert block_data(copy) == block_data(java_file) * 2
+    assert avro_tools.tojson(copy) == avro_tools.tojson(java_file) * 2
+    cut = tmp_path / "cut.avro"
+    assert run("cat", java_file, java_file, "-o", cut, "--codec", "bzip2", "--offset", 10,
+               "--limit", 4)[0] == 0
+    with open(cut, "rb") as fo:
+        assert FileReader(fo).codec == "bzip2"
+    expected = [json.loads(line) for line in (BRANCH_LINES * 2)[10:14]]
+    assert [json.loads(line) for line in avro_tools.tojson(cut)] == expected
+
+
+# -- failures: clean, one line, naming the file and the line; nothing left behind -------------
+
+
+def test_a_failed_fromjson_leaves_no_output(files, tmp_path, capsys):
+    _, schema_file, _ = files
+    out = tmp_path / "out.avro"
+    assert run("fromjson", "--schema-file", schema_file, tmp_path / "missing.json", "-o", out)[0] == 1
+    assert "missing.json: No such file" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"id": 1, "raw": "a"}\n\n{"id": 2, "raw": "a", "note": {"strin": "x"}}\n')
+    out.write_bytes(b"what was there")
+    assert run("fromjson", "--schema-file", schema_file, bad, "-o", out)[0] == 1
+    assert capsys.readouterr().err == (
+        f"roastedavro fromjson: {bad}: line 3 (record 2): note: 'strin' is not a branch of the "
+        "union [null, string]\n")
+    assert out.read_bytes() == b"what was there"   # the old file stays, no temporary is left
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.json", "out.avro"]
+    bad.write_text('{"id": 1, "raw": "a"}\n{"id": 2, "raw": "a"}\n')
+    assert run("fromjson", "--schema-file", schema_file, bad, "-o", out)[0] == 0
+    with open(out, "rb") as fo:
+        assert [record["id"] for record in fastavro.reader(fo)] == [1, 2]
+
+
+@pytest.mark.parametrize("text, message", [
+    ('{"id": 1, "raw": "a"}\n{"id": NaN, "raw": "a"}\n', "line 2: not valid JSON: NaN is not JSON"),
+    ('{"id": 1, "raw": "a"}\n{"id": -Infinity, "raw": ""}\n', "line 2: not valid JSON: -Infinity"),
+    ('{"id": ' + "9" * 5000 + ', "raw": ""}\n', "line 1: not valid JSON: a number of more than"),
+    ("\n\n" + "[" * 100_000 + "]" * 100_000 + "\n", "line 3: the JSON is nested too deeply"),
+    ('{"id": 1,\n "raw": "a"}\n{"id": 2,\n "raw": nul}\n', "line 4: not valid JSON: Expecting value"),
+    ('{"id": 1,\n "raw": "a"\n', "line 1: not valid JSON: the value is not complete"),
+    ('{"id": 1, "raw": "a"}\n{"id": 1.5, "raw": "a"}\n', "line 2 (record 2): id: expected a long"),
+])
+def test_fromjson_errors_name_the_line(files, tmp_path, capsys, text, message):
+    _, schema_file, _ = files
+    source = tmp_path / "in.json"
+    source.write_text(text)
+    assert run("fromjson", "--schema-file", schema_file, source, "-o", tmp_path / "o.avro")[0] == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"roastedavro fromjson: {source}: {message}") and err.count("\n") == 1
+    assert not (tmp_path / "o.avro").exists()
+
+
+def test_pretty_json_records_are_read(files, tmp_path):
+    _, schema_file, _ = files
+    source = tmp_path / "in.json"
+    source.write_text('{\n  "id": 1,\n  "raw": "\\u00ff"\n}\n{"id": 2, "raw": ""} {"id": 3, '
+                      '"raw": "", "note": {"string": "x"}}\n')
+    out = tmp_path / "o.avro"
+    assert run("fromjson", "--schema-file", schema_file, source, "-o", out)[0] == 0
+    with open(out, "rb") as fo:
+        assert list(fastavro.reader(fo)) == [{"id": 1, "note": None, "raw": b"\xff"},
+                                             {"id": 2, "note": None, "raw": b""},
+                                             {"id": 3, "note": "x", "raw": b""}]
+
+
+def test_canonical_says_when_a_file_is_not_a_schema(tmp_path, capsys):
+    cases = [(b"hello\n", "not a schema: not JSON"), (b"\xff\xfe{}", "not a schema: not UTF-8"),
+             (b'"hello"', "not a valid schema: "), (b'{"type": "record"}', "not a valid schema: ")]
+    for number, (data, message) in enumerate(cases):
+        path = tmp_path / f"schema{number}.avsc"
+        path.write_bytes(data)
+        assert run("canonical", path)[0] == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"roastedavro canonical: {path}: {message}"), err
+        assert err.count("\n") == 1
+
+
+def test_damaged_files_are_one_line_naming_the_file(files, tmp_path):
+    _, _, data = files
+    damaged = tmp_path / "damaged.avro"
+    raw = bytearray(data.read_bytes())
+    with open(data, "rb") as fo:
+        second = list(FileReader(fo).blocks())[1]
+    raw[second.offset + 8] ^= 0xFF   # inside the block's compressed data
+    damaged.write_bytes(bytes(raw))
+    for command in (["tojson", damaged], ["cat", damaged, "-o", tmp_path / "copy.avro"],
+                    ["count", tmp_path / "none.avro"], ["getschema", data.parent / "sensors.Reading.avsc"]):
+        result = subprocess.run([sys.executable, "-m", "roastedavro", *map(str, command)],
+                                capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        assert result.returncode == 1, result
+        assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.startswith(f"roastedavro {command[0]}: {command[1]}: "), result.stderr
+        if command[1] == damaged:
+            assert "block 1" in result.stderr, result.stderr
+    assert not (tmp_path / "copy.avro").exists()
+
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["--version"])
+    assert raised.value.code == 0
+    from roastedavro import __version__
+    assert capsys.readouterr().out == f"roastedavro {__version__}\n"
+    for command in ("tojson", "fromjson", "getschema", "getmeta", "count", "cat", "canonical",
+                    "fingerprint", "cache"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        text = capsys.readouterr().out
+        positionals = text.split("positional arguments:")[1].split("options:")[0]
+        lines = [line for line in positionals.splitlines() if line.strip()]
+        assert lines and all(len(line.split(None, 1)) == 2 or line.startswith(" " * 8)
+                             for line in lines), (command, positionals)
+
+
+def test_light_commands_import_no_compiler(files):
+    _, _, data = files
+    probe = ("import sys\nfrom roastedavro.cli import main\n"
+             f"for command in ('count', 'getschema', 'getmeta'): main([command, {str(data)!r}])\n"
+             "print(sorted(name for name in ('roastedavro.codec', 'roastedavro.compiler', "
+             "'roastedavro._runtime', 'jinja2', 'Cython', 'fastavro') "
+             "if name in sys.modules))")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                            timeout=120, cwd=Path(data).parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"
