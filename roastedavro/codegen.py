@@ -482,8 +482,9 @@ def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[Code]:
                 default = fn.bind(plan.dump_default, "dump_default")
                 call = "()" if callable(plan.dump_default) else ""
                 fn.line(f"{value} = {default}{call}")
-            elif plan.avro_default is not NO_DEFAULT:
-                default = fn.bind(plan.avro_default, "avro_default")
+            elif plan.default_value is not NO_DEFAULT:
+                # the Python value the Avro default was converted from
+                default = fn.bind(plan.default_value, "avro_default")
                 fn.line(f"{value} = {default}")
             elif plan.value.nullable:
                 fn.line(f"{value} = None")

@@ -63,6 +63,15 @@ class ValuePlan:
     def null_message(self) -> str:
         return self.encoder.field.error_messages["null"]
 
+    def default_datum(self, value: Any) -> Any:
+        """The Avro value of a default given for this position (see
+        :meth:`Encoder.default_datum`); None where null is allowed."""
+        if value is None and not self.encoder.accepts_none:
+            if self.nullable:
+                return None
+            raise self.encoder.error("a default of None needs allow_none=True")
+        return self.encoder.default_datum(value)
+
 
 @dataclasses.dataclass
 class FieldPlan:
@@ -72,7 +81,12 @@ class FieldPlan:
     load_key: str           # where load puts it: attribute, else name
     field: fields.Field
     value: ValuePlan
+    #: the default in the Avro schema, as JSON (bytes as code points 0-255)
     avro_default: Any = NO_DEFAULT
+    #: the Python value it was given as (load_default, else dump_default),
+    #: and its Avro value as fastavro writes it without logical types
+    default_value: Any = NO_DEFAULT
+    default_datum: Any = NO_DEFAULT
     dump_default: Any = missing
 
 
@@ -275,6 +289,14 @@ class SchemaVisitor:
         return plan
 
     def _set_avro_default(self, plan: FieldPlan, path: str) -> None:
+        """The field's Avro default, from its load_default (else dump_default).
+
+        Both hold the deserialized value (a datetime, a Decimal, an enum
+        member): it is converted to its Avro value as the field's writer
+        converts it (``Encoder.default_datum``), so readers of data without
+        the field (schema evolution) read back the same value. A callable
+        default has no Avro default.
+        """
         field = plan.field
         default = field.load_default
         if default is missing or callable(default):
@@ -283,26 +305,31 @@ class SchemaVisitor:
             return
         if default is None:
             if plan.value.encoder.avro == "null":
-                plan.avro_default = None
+                plan.avro_default = plan.default_value = plan.default_datum = None
                 return
             if not plan.value.nullable:
                 raise CompileError(f"field {path!r}: default None needs allow_none=True")
-            plan.avro_default = None
+            plan.avro_default = plan.default_value = plan.default_datum = None
             return
         if isinstance(default, float) and not math.isfinite(default):
             raise CompileError(f"field {path!r}: default {default!r} cannot be written in an Avro schema")
-        branch = plan.value.encoder.avro_type(NamedTypes())
+        encoder = plan.value.encoder
+        datum = encoder.default_datum(default)
+        # a non-null default goes in the first branch: [T, "null"]
+        plan.value.null_first = False
+        branch = without_logical_types(encoder.avro_type(NamedTypes()))
         try:
             valid = fastavro.validation.validate(
-                default, fastavro.parse_schema(branch), raise_errors=False)
+                datum, fastavro.parse_schema(branch), raise_errors=False)
         except Exception:
             valid = False
         if not valid:
             raise CompileError(
-                f"field {path!r}: default {default!r} is not a valid Avro {plan.value.encoder.describe()}"
+                f"field {path!r}: default {default!r} is not a valid Avro {encoder.describe()}"
             )
-        plan.avro_default = default
-        plan.value.null_first = False
+        plan.avro_default = json_default(datum)
+        plan.default_value = default
+        plan.default_datum = datum
 
     def visit_value(self, field: fields.Field, path: str) -> ValuePlan:
         override = field.metadata.get("avro")
@@ -360,6 +387,41 @@ def record_load_input(record: RecordPlan, raw: dict) -> dict:
             for plan in record.fields if not plan.field.dump_only}
 
 
+def json_default(datum: Any) -> Any:
+    """An Avro value (as fastavro writes it) as the JSON of a schema default:
+    bytes and fixed as strings of code points 0-255, one per byte."""
+    if isinstance(datum, bytes):
+        return datum.decode("latin-1")
+    if isinstance(datum, dict):
+        return {key: json_default(value) for key, value in datum.items()}
+    if isinstance(datum, list):
+        return [json_default(value) for value in datum]
+    return datum
+
+
+def record_default_datum(record: RecordPlan, obj: Any, path: str) -> dict:
+    """The Avro record for a default given to a Nested field (a dict, or an
+    object with the attributes): each field's value converted as its writer
+    converts it; a value the default leaves out is the field's own default,
+    else null where the field allows it, as the writer fills it in."""
+    datum = {}
+    for plan in record.fields:
+        value = missing if plan.field.load_only else plan.field.get_value(obj, plan.dump_key)
+        if value is missing:
+            if plan.dump_default is not missing and not callable(plan.dump_default):
+                value = plan.dump_default
+            elif plan.dump_default is missing and plan.default_value is not NO_DEFAULT:
+                value = plan.default_value
+            elif plan.dump_default is missing and plan.value.nullable:
+                value = None
+            else:
+                raise CompileError(
+                    f"field {path!r}: the default {obj!r} has no value for {plan.dump_key!r} "
+                    "(and that field has no constant default); give one")
+        datum[plan.avro_name] = plan.value.default_datum(value)
+    return datum
+
+
 def record_dump_datum(record: RecordPlan, dumped: dict) -> dict:
     """The Avro record fastavro writes (without logical types) for marshmallow's dump output.
 
@@ -375,8 +437,8 @@ def record_dump_datum(record: RecordPlan, dumped: dict) -> dict:
             elif plan.dump_default is not missing:
                 default = plan.dump_default() if callable(plan.dump_default) else plan.dump_default
                 datum[key] = plan.value.dump_datum(plan.field._serialize(default, plan.name, None))
-            elif plan.avro_default is not NO_DEFAULT:
-                datum[key] = plan.avro_default
+            elif plan.default_datum is not NO_DEFAULT:
+                datum[key] = plan.default_datum
             elif plan.value.nullable:
                 datum[key] = None
             else:

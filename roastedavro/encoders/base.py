@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from marshmallow import fields
+from marshmallow import ValidationError, fields
 
-from roastedavro.errors import CompileError
+from roastedavro._support import coerce
+from roastedavro.errors import CompileError, DumpError
 
 if TYPE_CHECKING:
     from roastedavro.codegen import FunctionEmitter
@@ -57,6 +58,11 @@ class Encoder:
     #: emit_read already runs the field's validators (through the field's
     #: own ``deserialize``); otherwise the generated code checks them after it
     validates_itself: ClassVar[bool] = False
+    #: the Python type the field loads (datetime, Decimal, UUID, ...), for
+    #: encoders whose writer converts a value of another type with the
+    #: field's own dump form read back (``coerce``): their defaults are
+    #: converted the same way and must read back as themselves
+    python_type: ClassVar[type | None] = None
 
     def __init__(self, field: fields.Field, visitor: SchemaVisitor, path: str):
         self.field = field
@@ -108,6 +114,60 @@ class Encoder:
         for the same object. Raises ``ValidationError`` or ``DumpError``.
         """
         return dumped
+
+    def writer_value(self, value: Any) -> Any:
+        """``value`` as the compiled writer converts it before it writes it.
+
+        Unchanged, except for encoders with a ``python_type``: there a value of
+        another type (every value, for a subclass with its own
+        ``_serialize``) goes through the field's dump form read back, as the
+        runtime's ``coerce`` does. Raises ``DumpError``.
+        """
+        if self.python_type is not None and (self.custom_serialize
+                                             or type(value) is not self.python_type):
+            return coerce(self.field, value, None, self.python_type)
+        return value
+
+    def default_datum(self, value: Any) -> Any:
+        """The Avro value (as fastavro writes it without logical types) of
+        ``value`` given as the field's ``load_default``/``dump_default``.
+
+        A default is the deserialized value (a datetime, a Decimal, an enum
+        member, as marshmallow's ``load`` returns it); this converts it as the
+        compiled writer converts that value (:meth:`writer_value`, then
+        :meth:`dump_datum`), so the schema's default holds the bytes the
+        writer would write. For encoders with a ``python_type`` the default
+        must also read back as itself (a timestamp-millis drops
+        microseconds, a DateTime loads aware UTC values): otherwise the
+        error says what to write instead. Raises ``CompileError``.
+        """
+        try:
+            converted = self.writer_value(value)
+            datum = self.dump_datum(converted)
+        except (DumpError, ValidationError) as error:
+            raise self.error(f"the default {value!r} cannot be written as {self.describe()}: "
+                             f"{_message_text(error.messages)}. {self.default_hint()}") from None
+        if self.python_type is not None:
+            loaded = self.loaded_value(datum)
+            if loaded != converted:
+                raise self.error(
+                    f"the default {value!r} does not read back as itself from {self.describe()} "
+                    f"(it loads as {loaded!r}); write load_default={loaded!r}")
+        return datum
+
+    def loaded_value(self, datum: Any) -> Any:
+        """What the compiled reader returns for one Avro value (as fastavro
+        decodes it without logical types) of this field, before validators."""
+        return self.field._deserialize(self.load_input(datum), self.field.name, None)
+
+    def default_hint(self) -> str:
+        """What a default of this field is, for the error when one cannot be written."""
+        if self.python_type is None:
+            return "A default is the value load returns"
+        kind = self.python_type
+        name = (kind.__qualname__ if kind.__module__ == "builtins"
+                else f"{kind.__module__}.{kind.__qualname__}")
+        return f"A default is the value load returns: a {name}"
 
     def object_from_dump(self, dumped: Any, python_type: type) -> Any:
         """The Python value behind a dumped one (text for a date, ...), read by the field."""
@@ -177,3 +237,10 @@ class Encoder:
 
     def error(self, message: str) -> CompileError:
         return CompileError(f"field {self.path!r} ({type(self.field).__name__}): {message}")
+
+
+def _message_text(messages: Any) -> str:
+    """A DumpError's or ValidationError's messages as one line."""
+    if isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        return " ".join(messages).rstrip(".")
+    return str(messages).rstrip(".")

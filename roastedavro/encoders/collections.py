@@ -8,6 +8,7 @@ alone). Reading accepts any block layout, including negative counts.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable, Mapping
 
 from marshmallow import ValidationError, fields
 
@@ -111,6 +112,11 @@ class ListEncoder(Encoder):
     def dump_datum(self, dumped):
         return each_in_path(self.items.dump_datum, dumped)
 
+    def default_datum(self, value):
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise self.error(f"the default {value!r} is not a list")
+        return [self.items.default_datum(item) for item in value]
+
     def emit_write(self, fn, value):
         emit_array_write(fn, value, self.items)
 
@@ -153,6 +159,11 @@ class MappingEncoder(Encoder):
 
     def dump_datum(self, dumped):
         return {key: in_path(key, self.values.dump_datum, item) for key, item in dumped.items()}
+
+    def default_datum(self, value):
+        if not isinstance(value, Mapping) or not all(type(key) is str for key in value):
+            raise self.error(f"the default {value!r} is not a mapping with str keys")
+        return {key: self.values.default_datum(item) for key, item in value.items()}
 
     def emit_write(self, fn, value):
         keys = "None" if self.keys is None else fn.bind(self.keys, "keys")

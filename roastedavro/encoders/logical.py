@@ -10,6 +10,7 @@ string becomes a UUID.
 from __future__ import annotations
 
 import datetime
+import decimal
 import importlib.metadata
 import math
 import uuid
@@ -18,9 +19,11 @@ from marshmallow import fields
 
 from roastedavro._support import (
     aware_datetime,
+    coerce,
     decimal_bytes,
     decimal_from_bytes,
     naive_datetime,
+    serialize_value,
     utc_datetime,
 )
 from roastedavro.errors import DumpError
@@ -68,6 +71,7 @@ class DateTimeEncoder(LogicalEncoder):
     primitives = {"timestamp-micros": "long", "timestamp-millis": "long",
                   "local-timestamp-micros": "long", "local-timestamp-millis": "long"}
     kind = "TIMESTAMP_UTC"
+    python_type = datetime.datetime
 
     @property
     def unit(self) -> int:
@@ -122,6 +126,7 @@ class DateEncoder(LogicalEncoder):
     field_class = fields.Date
     avro_types = ("date",)
     primitives = {"date": "int"}
+    python_type = datetime.date
 
     def emit_write(self, fn, value):
         self.emit_coerce(fn, value, "DATE")
@@ -142,6 +147,7 @@ class TimeEncoder(LogicalEncoder):
     field_class = fields.Time
     avro_types = ("time-micros", "time-millis")
     primitives = {"time-micros": "long", "time-millis": "int"}
+    python_type = datetime.time
 
     @property
     def unit(self) -> int:
@@ -173,6 +179,7 @@ class TimeDeltaEncoder(Encoder):
 
     field_class = fields.TimeDelta
     avro_types = ("long",)
+    python_type = datetime.timedelta
 
     def emit_write(self, fn, value):
         self.emit_coerce(fn, value, "TIMEDELTA")
@@ -205,6 +212,7 @@ class DecimalEncoder(Encoder):
     """
 
     field_class = fields.Decimal
+    python_type = decimal.Decimal
 
     def choose_avro_type(self, override):
         field = self.field
@@ -218,9 +226,13 @@ class DecimalEncoder(Encoder):
         elif override in (None, "decimal", "bytes"):
             precision = field.metadata.get("precision")
             if precision is None or scale is None:
+                lacking = " and ".join(
+                    name for name, value in (("places", scale), ("metadata precision", precision))
+                    if value is None)
                 raise self.error(
-                    "an Avro decimal needs a scale and a precision: declare places=N and "
-                    "metadata={'precision': P}, or a full metadata={'avro': {...}} decimal type")
+                    f"an Avro decimal needs a scale and a precision, and this field has no {lacking}: "
+                    "declare places=N and metadata={'precision': P} (P digits in all, N after the "
+                    "point), or a full metadata={'avro': {...}} decimal type")
             avro = {"type": "bytes", "logicalType": "decimal", "precision": precision, "scale": scale}
         else:
             raise self.error(f"metadata avro={override!r} is not a decimal type")
@@ -278,6 +290,10 @@ class DecimalEncoder(Encoder):
         return (fn.int(self.scale, "decimal scale"), fn.int(self.precision, "decimal precision"),
                 fn.int(self.size, "fixed size"))
 
+    def writer_value(self, value):
+        # the writer takes ints, floats and strings as they are (decimal_bytes)
+        return coerce(self.field, value, None, decimal.Decimal) if self.custom_serialize else value
+
     def load_input(self, raw):
         return decimal_from_bytes(raw, self.scale)
 
@@ -290,6 +306,7 @@ class UUIDEncoder(Encoder):
 
     field_class = fields.UUID
     avro_types = ("uuid", "fixed")
+    python_type = uuid.UUID
 
     def choose_avro_type(self, override):
         if isinstance(override, dict):
@@ -340,6 +357,18 @@ class TextEncoder(Encoder):
     conversions: IP addresses and interfaces. Written as Avro strings."""
 
     avro_types = ("string",)
+
+    def writer_value(self, value):
+        return serialize_value(self.field, value, None, str)
+
+    def default_datum(self, value):
+        datum = super().default_datum(value)
+        # what the reader's deserialize_value gives back
+        loaded = self.loaded_value(datum)
+        if loaded != value:
+            raise self.error(f"the default {value!r} does not read back as itself (it loads as "
+                             f"{loaded!r}); write load_default={loaded!r}")
+        return datum
 
     def emit_write(self, fn, value):
         field = fn.bind(self.field, "field")

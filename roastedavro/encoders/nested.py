@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
 from marshmallow import fields
 from marshmallow.decorators import PRE_DUMP
 
@@ -40,6 +42,11 @@ class RecordValueEncoder(Encoder):
         from roastedavro.visitor import record_dump_datum
 
         return record_dump_datum(self.record, dumped)
+
+    def default_datum(self, value):
+        from roastedavro.visitor import record_default_datum
+
+        return record_default_datum(self.record, value, self.path)
 
     def emit_write(self, fn, value):
         fn.line(f"self.write_{self.record.ident}(w, {value}, depth + 1)")
@@ -89,6 +96,16 @@ class NestedEncoder(Encoder):
         if self.many:
             return each_in_path(self.item.dump_datum, dumped)
         return self.item.dump_datum(dumped)
+
+    def default_datum(self, value):
+        if self.pre_dump:
+            # as the writer does, before the records are written
+            value = PreDump(self.field.schema)(value, self.many)
+        if not self.many:
+            return self.item.default_datum(value)
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise self.error(f"the default {value!r} is not a list (many=True)")
+        return [self.item.default_datum(item) for item in value]
 
     def emit_write(self, fn, value):
         if self.pre_dump:

@@ -87,6 +87,14 @@ class EnumEncoder(Encoder):
     def load_input(self, raw):
         return raw
 
+    def default_datum(self, value):
+        # the writer takes members only: a name or value is not converted
+        if not isinstance(value, self.field.enum):
+            members = ", ".join(f"{self.field.enum.__name__}.{m.name}" for m in self.members)
+            raise self.error(f"the default {value!r} is not a member of {self.field.enum.__name__}: "
+                             f"a default is the value load returns, one of {members}")
+        return value.value if self.by_value else value.name
+
 
 class TupleEncoder(Encoder):
     """Tuple as an Avro record whose fields are named item0, item1, ..."""
@@ -143,6 +151,12 @@ class TupleEncoder(Encoder):
 
     def load_input(self, raw):
         return [item.load_input(raw[f"item{i}"]) for i, item in enumerate(self.items)]
+
+    def default_datum(self, value):
+        if not isinstance(value, (tuple, list)) or len(value) != len(self.items):
+            raise self.error(f"the default {value!r} is not a tuple of {len(self.items)} values")
+        return {f"item{i}": item.default_datum(part)
+                for i, (item, part) in enumerate(zip(self.items, value))}
 
     def dump_datum(self, dumped):
         return {f"item{i}": in_path(i, item.dump_datum, value)
