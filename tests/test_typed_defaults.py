@@ -88,6 +88,9 @@ TYPED_FIELDS = {
     "line": fields.Nested(Line, load_default=LINE),
     "lines": fields.Nested(Line, many=True, load_default=[LINE, LINE2]),
     "secret": fields.Date(load_only=True, load_default=dt.date(2010, 10, 10)),
+    # a declared Avro type (fastavro's conventions): its logical type's value
+    "raw_when": fields.Raw(metadata={"avro": {"type": "long", "logicalType": "timestamp-micros"}},
+                           load_default=dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)),
 }
 #: only a dump_default: the Avro default comes from it
 DUMP_DEFAULT = dt.date(2021, 1, 1)
@@ -170,6 +173,7 @@ def test_the_avro_schema_carries_each_default(typed):
     assert default["price"] == b"\xfb\x1e".decode("latin-1")      # -1250, two's complement
     assert default["price_fixed"] == (314).to_bytes(8, "big", signed=True).decode("latin-1")
     assert default["host"] == "::1"
+    assert default["raw_when"] == 1_000_000
     assert default["dump_day"] == (DUMP_DEFAULT - dt.date(1970, 1, 1)).days
     # allow_none: a non-null default goes in the union's first branch, None in null's
     assert field_type(avro, "maybe_day")["type"] == [{"type": "int", "logicalType": "date"}, "null"]
@@ -198,7 +202,7 @@ def test_fastavro_reads_the_defaults_as_marshmallow_loads_them(typed, old_data):
                                      fastavro.parse_schema(avro))
     expected = expected_values()
     for name in ("price", "price_text", "price_fixed", "when", "when_millis", "aware", "naive",
-                 "naive_millis", "day", "at", "at_millis", "ident", "dump_day"):
+                 "naive_millis", "day", "at", "at_millis", "ident", "dump_day", "raw_when"):
         avro_type = field_type(avro, name)["type"]
         value = raw[name]
         if avro_type["type"] in ("bytes", "fixed"):
@@ -301,6 +305,9 @@ ERRORS = [
     (fields.Decimal(places=2, load_default=Decimal("0.00")),
      r"no metadata precision: declare places=N and metadata=\{'precision': P\}"),
     (fields.TimeDelta(load_default=dt.timedelta(days=999_999_999)), r"64-bit count of microseconds"),
+    (fields.Raw(metadata={"avro": {"type": "long", "logicalType": "timestamp-millis"}},
+                load_default=dt.datetime(2020, 1, 1, 0, 0, 0, 5, tzinfo=UTC)),
+     r"'x' \(Raw\).*write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, tzinfo="),
     (fields.UUID(load_default="not a uuid"), r"Not a valid UUID.*a uuid\.UUID"),
     (fields.List(fields.Date(), load_default=["2020-01-01"]), r"'x\[\]' \(Date\)"),
     (fields.Nested(Line, load_default={"sku": "x"}), r"no value for 'at'"),

@@ -12,7 +12,10 @@ deserialize cost a Python-level call per value: register an encoder for speed.
 
 from __future__ import annotations
 
+import io
 import json
+
+import fastavro
 
 from roastedavro._runtime import check_generic_value
 from roastedavro.avro.parse import parse_schema
@@ -61,6 +64,31 @@ class FallbackEncoder(Encoder):
         # (at the default max_depth: the encoder does not see the flags)
         check_generic_value(dumped, CompileFlags.max_depth)
         return dumped
+
+    def default_datum(self, value):
+        datum = super().default_datum(value)
+        if '"logicalType"' not in json.dumps(self.avro):
+            return datum
+        # a declared logical type takes its Python values (a datetime for a
+        # timestamp), with fastavro's conventions, as the writer does: the
+        # default is fastavro's Avro value of it, and must read back as itself
+        from roastedavro.visitor import without_logical_types
+
+        try:
+            out = io.BytesIO()
+            fastavro.schemaless_writer(out, fastavro.parse_schema(self.avro), value)
+            data = out.getvalue()
+            datum = fastavro.schemaless_reader(
+                io.BytesIO(data), fastavro.parse_schema(without_logical_types(self.avro)))
+            loaded = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(self.avro))
+        except Exception as error:
+            raise self.error(f"the default {value!r} cannot be written as {self.describe()}: "
+                             f"{error}") from None
+        if loaded != value:
+            raise self.error(f"the default {value!r} does not read back as itself from "
+                             f"{self.describe()} (it loads as {loaded!r}); "
+                             f"write load_default={loaded!r}")
+        return datum
 
     def fetch(self, fn, dump_key):
         # Field.serialize: the field's own lookup (Function and Method compute
