@@ -4,8 +4,10 @@
 confluent-kafka's and write and read the same bytes (the Confluent wire
 format: a zero byte, the schema id as 4 big-endian bytes, then Avro binary),
 through compiled codecs. They never wait for a compile: a schema without a
-compiled codec is served at once by fastavro while the codec builds in a
-child process, and the codec takes over when it is ready.
+compiled codec is served at once by the runtime's bounded generic decoder
+(the compiled codecs' limits, checked before fastavro reads the bytes) while
+the codec builds in a child process, and the codec takes over when it is
+ready.
 :class:`RegistryWatcher` compiles new versions of subjects before their
 first message.
 

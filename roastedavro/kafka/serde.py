@@ -3,9 +3,11 @@ compiled codecs, and an uncompiled path while a codec builds.
 
 Each writer schema has one :class:`_Codec` slot holding ``(path, function)``.
 It starts on the compiled codec when the compile cache has it, and otherwise
-on fastavro, while the background compiler builds the codec; the finished
-codec replaces the tuple in one assignment, so a message is read either
-wholly by fastavro or wholly by the compiled codec.
+on the uncompiled path (fastavro writing; reading, the runtime's bounded
+generic decoder, which checks the bytes with the codecs' limits before
+fastavro sees them) while the background compiler builds the codec; the
+finished codec replaces the tuple in one assignment, so a message is handled
+wholly by one path or wholly by the other.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from concurrent.futures import Future
 from typing import Any, Callable
 
 import fastavro
+from fastavro.read import SchemaResolutionError
 from confluent_kafka.schema_registry import (
     Schema as RegistrySchema,
     record_subject_name_strategy,
@@ -29,8 +32,9 @@ from confluent_kafka.serialization import (
     Deserializer, MessageField, SerializationContext, SerializationError, Serializer,
 )
 
+from roastedavro._runtime import GenericType, decode_generic
 from roastedavro.avro.parse import parse_schema
-from roastedavro.avro.types import NamedType, Schema as AvroModel
+from roastedavro.avro.types import NamedType, Record, Schema as AvroModel, Union
 from roastedavro.background import BackgroundCompiler, default_compiler
 from roastedavro.codec import AvroCodec
 from roastedavro.errors import DecodeError, NotCompiledError, SchemaError
@@ -132,6 +136,23 @@ def _conf(conf: dict | None, defaults: dict) -> dict:
     return merged
 
 
+_NO_RULES = "which roastedavro.kafka does not run; use confluent-kafka's serializers for them"
+
+
+def _no_rules(rule_conf, rule_registry) -> None:
+    """confluent-kafka's ``rule_conf`` and ``rule_registry`` arguments:
+    accepted when they ask for no data-contract rule, which this library
+    does not run."""
+    if rule_conf is not None and not isinstance(rule_conf, dict):
+        raise ValueError("rule_conf must be a dict")
+    if rule_conf:
+        raise ValueError(f"rule_conf {sorted(rule_conf)} configures data-contract rules, "
+                         + _NO_RULES)
+    if rule_registry is not None and (rule_registry.get_executors() or rule_registry.get_actions()):
+        raise ValueError("rule_registry has data-contract rule executors or actions, "
+                         + _NO_RULES)
+
+
 def _strategy(conf: dict) -> Callable:
     strategy = conf.pop("subject.name.strategy")
     kind = conf.pop("subject.name.strategy.type")
@@ -229,11 +250,14 @@ class _Codec:
 
     __slots__ = ("current", "future", "what")
 
-    def __init__(self, what: str, fallback: Callable, make: Callable[[str], Callable],
+    def __init__(self, what: str, fallback: Callable, make: Callable[[str], Callable] | None,
                  key: Any, compiler: BackgroundCompiler | None,
                  on_compiled: Callable[[str, BaseException | None], None] | None):
         self.what = what
         self.future: Future | None = None
+        if make is None:  # no codec serves this reader: the bounded path for good
+            self.current = (FALLBACK, fallback)
+            return
         built = _cached(make)
         if built is not None:
             self.current = (COMPILED, built)
@@ -262,23 +286,56 @@ def _cached(make: Callable[[str], Callable]) -> Callable | None:
         return None
 
 
-def _fastavro_reader(writer, reader) -> Callable:
-    """An uncompiled reader: fastavro, from byte ``start`` to the end."""
+_RESOLVE_ERRORS = (EOFError, ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError,
+                   ArithmeticError, SchemaResolutionError)
+
+
+def _bounded_reader(writer: Any, reader: Any, flags: CompileFlags,
+                    return_record_name: bool = False) -> Callable:
+    """An uncompiled reader, from byte ``start`` to the end of the message.
+
+    The runtime's generic decoder walks the bytes over the writer's schema
+    (``writer``, a JSON-like Avro schema) with the compiled codecs' limits
+    (``flags.max_depth``, ``max_items`` and ``item_allowance``) before
+    fastavro reads them, so fastavro never sees bytes that failed the walk:
+    a few bytes announcing billions of items, or nesting past the limit, are
+    a ``DecodeError`` with the offset in the message. Resolution to
+    ``reader`` (a parsed fastavro schema) and ``return_record_name`` are
+    fastavro's, over the bytes that passed.
+    """
+    generic = GenericType(writer)
+    parsed = generic.parsed
+    if reader is not None and reader == parsed:
+        reader = None
+    again = reader is not None or return_record_name
+    max_depth, max_items, allowance = flags.max_depth, flags.max_items, flags.item_allowance
 
     def load(data, start):
-        stream = io.BytesIO(data)
-        stream.seek(start)
+        body = memoryview(data)[start:]
         try:
-            value = fastavro.schemaless_reader(stream, writer, reader)
-        except (EOFError, ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError,
-                OverflowError) as error:
-            raise DecodeError(f"the message cannot be read: {error}", stream.tell()) from None
-        if stream.tell() != len(data):
-            raise DecodeError(f"{len(data) - stream.tell()} trailing bytes after the value",
-                              stream.tell())
-        return value
+            value = decode_generic(body, generic, max_depth, max_items, allowance)
+        except DecodeError as error:
+            raise DecodeError(error.reason, error.offset + start) from None
+        if not again:
+            return value
+        # the whole body passed the walk: read it again as the reader asks
+        stream = io.BytesIO(body)
+        try:
+            return fastavro.schemaless_reader(stream, parsed, reader,
+                                              return_record_name=return_record_name)
+        except _RESOLVE_ERRORS as error:
+            raise DecodeError(f"the message cannot be read as the reader schema: {error}",
+                              start + stream.tell()) from None
 
     return load
+
+
+def _names_records_in_unions(model: AvroModel) -> bool:
+    """Whether a union of the schema has a record branch: the values that
+    ``return_record_name`` turns into ``(name, record)`` tuples."""
+    return any(isinstance(avro, Union)
+               and any(isinstance(model.deref(branch), Record) for branch in avro.branches)
+               for avro in model.walk())
 
 
 # -- the serializer ----------------------------------------------------------------
@@ -287,11 +344,15 @@ def _fastavro_reader(writer, reader) -> Callable:
 class AvroSerializer(Serializer):
     """Writes values as Avro binary in the Confluent wire format.
 
-    The arguments are confluent-kafka's ``AvroSerializer``'s: the registry
-    client, the schema (a ``CompiledSchema`` class or instance, whose values
-    are written as ``dump_compiled`` writes them; or an Avro schema as a dict,
-    JSON text or registry ``Schema``, whose values are dicts as fastavro
-    takes them), ``to_dict(obj, ctx)`` and ``conf``. The supported ``conf``
+    The arguments are confluent-kafka 2.16's ``AvroSerializer``'s, positionally
+    or by keyword: the registry client, ``schema_str`` (a ``CompiledSchema``
+    class or instance, whose values are written as ``dump_compiled`` writes
+    them; or an Avro schema as JSON text, a dict, a parsed schema or registry
+    ``Schema``, whose values are dicts as fastavro takes them; None writes
+    with the registry's schema, for ``use.schema.id`` or
+    ``use.latest.version``), ``to_dict(obj, ctx)``, ``conf``, and
+    ``rule_conf``/``rule_registry``, accepted when they configure no
+    data-contract rule (rules are not run: ``ValueError``). The supported ``conf``
     keys are ``auto.register.schemas`` (True), ``normalize.schemas``
     (False), ``use.schema.id`` (None), ``use.latest.version`` (False),
     ``subject.name.strategy`` (a callable, e.g. confluent-kafka's
@@ -313,14 +374,17 @@ class AvroSerializer(Serializer):
         "subject.name.strategy.type": None,
     }
 
-    def __init__(self, schema_registry_client, schema, to_dict=None, conf=None, *,
+    def __init__(self, schema_registry_client, schema_str=None, to_dict=None, conf=None,
+                 rule_conf=None, rule_registry=None, *,
                  flags: CompileFlags | None = None,
                  compiler: BackgroundCompiler | None | str = "default",
                  on_compiled: Callable[[str, BaseException | None], None] | None = None):
+        schema = schema_str
         if to_dict is not None and not callable(to_dict):
             raise ValueError("to_dict must be callable with the signature "
                              "to_dict(object, SerializationContext) -> dict")
         settings = _conf(conf, self._default_conf)
+        _no_rules(rule_conf, rule_registry)
         self._registry = schema_registry_client
         self._to_dict = to_dict
         self._flags = flags or CompileFlags()
@@ -340,12 +404,20 @@ class AvroSerializer(Serializer):
         if self._marshmallow is not None:
             self._model = self._marshmallow.avro_model
             self._text = json.dumps(self._marshmallow.avro_schema())
+        elif schema is None:
+            # confluent-kafka's serializer without a schema writes with the
+            # registry's (use.schema.id or use.latest.version)
+            if self._use_schema_id is None and not self._use_latest:
+                raise TypeError("an AvroSerializer without schema_str needs use.schema.id or "
+                                 "use.latest.version in conf: it writes with the registry's schema")
+            self._model, self._text = None, None
         else:
             self._model, self._text = _user_schema(schema_registry_client, schema)
-        self._record_name = _record_name(self._model)
+        self._record_name = _record_name(self._model) if self._model is not None else None
         # a registry Schema is registered as given (its references too)
         self._registered = (schema if isinstance(schema, RegistrySchema)
-                            else RegistrySchema(self._text, "AVRO"))
+                            else RegistrySchema(self._text, "AVRO") if self._text is not None
+                            else None)
         self._lock = threading.Lock()
         # (topic, field) -> the header and codec slot of the target's schema id
         self._targets: dict[Any, tuple[bytes, _Codec]] = {}
@@ -453,17 +525,23 @@ class AvroSerializer(Serializer):
 
 class AvroDeserializer(Deserializer):
     """Reads Confluent-framed Avro messages with the writer's schema from the
-    registry, resolved to ``schema`` when one is given.
+    registry, resolved to ``schema_str`` when one is given.
 
-    ``schema`` is a ``CompiledSchema`` class or instance (values are what
-    ``load_compiled`` returns) or an Avro schema (dict, JSON text or registry
-    ``Schema``; values are what fastavro returns), or None to read each
-    message as its writer wrote it. ``from_dict(value, ctx)`` converts each
-    value. ``conf`` takes ``use.latest.version`` (read as the subject's latest
+    The arguments are confluent-kafka 2.16's ``AvroDeserializer``'s,
+    positionally or by keyword. ``schema_str`` is a ``CompiledSchema`` class
+    or instance (values are what ``load_compiled`` returns) or an Avro schema
+    (JSON text, dict, parsed schema or registry ``Schema``; values are what
+    fastavro returns), or None to read each message as its writer wrote it.
+    ``from_dict(value, ctx)`` converts each value. ``return_record_name``
+    reads a union's record branch as ``(name, record)``, as fastavro does;
+    compiled codecs cannot, so writers with a record in a union are then
+    read on the bounded uncompiled path. ``rule_conf``/``rule_registry`` are
+    accepted when they configure no data-contract rule. ``conf`` takes ``use.latest.version`` (read as the subject's latest
     version), ``subject.name.strategy`` and ``subject.name.strategy.type``.
 
-    A writer schema met for the first time is read by fastavro at once while
-    its codec compiles in the background (``compiler``; None starts no compile,
+    A writer schema met for the first time is read at once by the runtime's
+    bounded generic decoder (the same limits as the compiled codecs, from
+    ``flags``; fastavro reads only bytes that passed) while its codec compiles in the background (``compiler``; None starts no compile,
     though a codec already in the compile cache is used);
     ``stats`` counts messages per path, ``path(schema_id)`` tells a writer's
     current path, ``on_compiled(what, error)`` is called when a background
@@ -478,17 +556,23 @@ class AvroDeserializer(Deserializer):
         "subject.name.strategy.type": None,
     }
 
-    def __init__(self, schema_registry_client, schema=None, from_dict=None, conf=None, *,
+    def __init__(self, schema_registry_client, schema_str=None, from_dict=None,
+                 return_record_name=False, conf=None, rule_conf=None, rule_registry=None, *,
                  flags: CompileFlags | None = None,
                  compiler: BackgroundCompiler | None | str = "default",
                  on_compiled: Callable[[str, BaseException | None], None] | None = None,
                  retry_after: float = 1.0):
+        schema = schema_str
+        settings = _conf(conf, self._default_conf)
         if from_dict is not None and not callable(from_dict):
             raise ValueError("from_dict must be callable with the signature "
                              "from_dict(dict, SerializationContext) -> object")
-        settings = _conf(conf, self._default_conf)
+        if not isinstance(return_record_name, bool):
+            raise ValueError("return_record_name must be a boolean value")
+        _no_rules(rule_conf, rule_registry)
         self._registry = schema_registry_client
         self._from_dict = from_dict
+        self._return_record_name = return_record_name
         self._flags = flags or CompileFlags()
         self._compiler = default_compiler() if compiler == "default" else compiler
         self._on_compiled = on_compiled
@@ -496,6 +580,9 @@ class AvroDeserializer(Deserializer):
         self._use_latest = settings["use.latest.version"]
         self._subject_name = _strategy(settings)
         self._marshmallow = _marshmallow_schema(schema)
+        if self._marshmallow is not None and return_record_name:
+            raise ValueError("return_record_name applies to Avro schemas' dicts; a CompiledSchema "
+                             "loads its own values")
         if self._marshmallow is not None:
             self._reader: AvroModel | None = self._marshmallow.avro_model
         elif schema is not None:
@@ -601,7 +688,6 @@ class AvroDeserializer(Deserializer):
     def _new_slot(self, writer: AvroModel, reader: AvroModel | None, schema_id: int) -> _Codec:
         flags = self._flags
         marshmallow = self._marshmallow
-        writer_parsed = _fastavro_parsed(writer)
         reader_parsed = _fastavro_parsed(reader) if reader is not None else None
         if reader is not None:
             # an impossible pair fails now, not on some later message
@@ -612,16 +698,14 @@ class AvroDeserializer(Deserializer):
             except SchemaError as error:
                 raise SerializationError(
                     f"schema id {schema_id} cannot be read as the reader schema: {error}") from None
-        read_fastavro = _fastavro_reader(writer_parsed, reader_parsed)
         same = reader is None or writer.canonical_form() == reader.canonical_form()
         target = reader if reader is not None else writer
 
         if marshmallow is not None:
             # marshmallow's load takes the values of the schema's raw form
             # (logical types as their underlying types)
-            read_raw = _fastavro_reader(
-                fastavro.parse_schema(without_logical_types(json.loads(writer.to_json()))),
-                marshmallow._plan().parsed_raw)
+            read_raw = _bounded_reader(without_logical_types(json.loads(writer.to_json())),
+                                       marshmallow._plan().parsed_raw, flags)
 
             def fallback(data, start):
                 return marshmallow._load_datum(read_raw(data, start))
@@ -637,12 +721,17 @@ class AvroDeserializer(Deserializer):
                 read, write = pair._reader.load_from, own.dump
                 return lambda data, start: load(write(read(data, start)))
         else:
-            fallback = read_fastavro
+            fallback = _bounded_reader(json.loads(writer.to_json()), reader_parsed, flags,
+                                       self._return_record_name)
 
             def make(build):
                 if same:
                     return AvroCodec(target, flags, build=build)._reader.load_from
                 return AvroCodec(target, flags, writer_schema=writer, build=build)._reader.load_from
+
+            if self._return_record_name and _names_records_in_unions(writer):
+                # compiled codecs return a union's record without its name
+                make = None
 
         what = f"schema id {schema_id}" + (" read as the reader schema" if not same else "")
         # a marshmallow reader's functions are its instance's
