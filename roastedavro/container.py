@@ -68,6 +68,11 @@ class MissingCodecError(ImportError):
     """A codec whose library is not installed (writing or reading)."""
 
 
+#: what the codecs' libraries raise on bad data (cramjam's errors are made
+#: ValueErrors where it is called)
+_CODEC_ERRORS = (ValueError, OSError, EOFError, lzma.LZMAError, zlib.error, OverflowError)
+
+
 # -- codecs ------------------------------------------------------------------------
 
 
@@ -88,15 +93,33 @@ def _bounded(output: bytes, limit: int, codec: str) -> bytes:
     return output
 
 
+#: what one call of a streaming decompressor may give: what a block
+#: decompresses to is gathered a step at a time, so nothing is allocated
+#: for output the data does not produce
+_STEP = 1 << 20
+
+
+def _streamed(decompressor, data: bytes, limit: int, codec: str):
+    """The output of a zlib, bz2 or lzma decompressor, at most ``limit``
+    bytes, gathered in steps (one buffer that grows with what is produced)."""
+    chunk = decompressor.decompress(data, min(_STEP, limit + 1))
+    if decompressor.eof:
+        return _bounded(chunk, limit, codec)
+    output = bytearray(chunk)
+    while not decompressor.eof:
+        if len(output) > limit:
+            break
+        tail = getattr(decompressor, "unconsumed_tail", b"")
+        chunk = decompressor.decompress(tail, min(_STEP, limit + 1 - len(output)))
+        if not chunk and not tail and not decompressor.eof:
+            # nothing more comes from the data given
+            raise ValueError(f"the {codec} data ends before its end")
+        output += chunk
+    return _bounded(output, limit, codec)
+
+
 def _deflate_decode(data: bytes, limit: int) -> bytes:
-    decompressor = zlib.decompressobj(-15)
-    output = decompressor.decompress(data, limit + 1)
-    if not decompressor.eof:
-        if len(output) > limit or decompressor.unconsumed_tail:
-            raise ValueError(f"the deflate data decompresses to more than {limit} bytes "
-                             "(max_block_size)")
-        raise ValueError("the deflate data ends before its last block")
-    return output
+    return _streamed(zlib.decompressobj(-15), data, limit, "deflate")
 
 
 def _deflate_encode(data: bytes, level: int | None) -> bytes:
@@ -106,40 +129,60 @@ def _deflate_encode(data: bytes, level: int | None) -> bytes:
 
 
 def _bzip2_decode(data: bytes, limit: int) -> bytes:
-    decompressor = bz2.BZ2Decompressor()
-    output = decompressor.decompress(data, limit + 1)
-    if not decompressor.eof:
-        _bounded(output + b"?" * (len(output) >= limit + 1), limit, "bzip2")
-        raise ValueError("the bzip2 data ends before its end")
-    return _bounded(output, limit, "bzip2")
+    return _streamed(bz2.BZ2Decompressor(), data, limit, "bzip2")
 
 
 def _xz_decode(data: bytes, limit: int) -> bytes:
-    decompressor = lzma.LZMADecompressor(lzma.FORMAT_XZ)
-    output = decompressor.decompress(data, limit + 1)
-    if not decompressor.eof:
-        _bounded(output + b"?" * (len(output) >= limit + 1), limit, "xz")
-        raise ValueError("the xz data ends before its end")
-    return _bounded(output, limit, "xz")
+    return _streamed(lzma.LZMADecompressor(lzma.FORMAT_XZ), data, limit, "xz")
+
+
+#: the most a byte of raw snappy data can give: a copy with a 2-byte offset
+#: is 3 bytes and gives at most 64 (literals give what they hold, a copy
+#: with a 1-byte offset at most 11 from 2 bytes, one with a 4-byte offset
+#: at most 64 from 5)
+_SNAPPY_RATIO = (64, 3)
+#: the most a zstandard block gives (128 KiB) and the fewest bytes it takes
+#: (a 3-byte header and the one byte of a run)
+_ZSTD_BLOCK_OUTPUT, _ZSTD_BLOCK_INPUT = 128 * 1024, 4
+
+
+def _snappy_length(body) -> tuple[int, int]:
+    """The uncompressed length raw snappy data declares (a varint of at most
+    32 bits) and the length of that varint."""
+    value = shift = 0
+    for index in range(min(5, len(body))):
+        byte = body[index]
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, index + 1
+        shift += 7
+    raise ValueError("the snappy data does not start with a valid length")
 
 
 def _snappy_decode(data: bytes, limit: int, cramjam) -> bytes:
     # the block is raw snappy data, then the CRC-32 of the uncompressed data
     # (4 bytes, big-endian), as the specification says
-    if len(data) < 4:
-        raise ValueError("a snappy block shorter than its 4-byte checksum")
-    body, checksum = data[:-4], int.from_bytes(data[-4:], "big")
-    size = cramjam.snappy.decompress_raw_len(body)
+    if len(data) < 5:
+        raise ValueError("a snappy block shorter than its length and 4-byte checksum")
+    body, checksum = memoryview(data)[:-4], int.from_bytes(data[-4:], "big")
+    size, used = _snappy_length(body)
     if size > limit:
         raise ValueError(f"the snappy data declares {size} bytes, more than {limit} "
                          "(max_block_size)")
+    most = (len(body) - used) * _SNAPPY_RATIO[0] // _SNAPPY_RATIO[1]
+    if size > most:
+        raise ValueError(f"the snappy data declares {size} bytes, more than its "
+                         f"{len(body) - used} bytes can give (at most {most})")
     output = bytearray(size)
-    written = cramjam.snappy.decompress_raw_into(body, output)
+    try:
+        written = cramjam.snappy.decompress_raw_into(body, output)
+    except cramjam.DecompressionError as error:
+        raise ValueError(f"bad snappy data: {error}") from None
     if written != size:
         raise ValueError(f"the snappy data gives {written} bytes, not the {size} it declares")
     if zlib.crc32(output) != checksum:
         raise ValueError("the snappy block's CRC-32 does not match its data")
-    return bytes(output)
+    return output
 
 
 def _zstd_content_size(data: bytes) -> int | None:
@@ -161,23 +204,32 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes:
     if declared is not None and declared > limit:
         raise ValueError(f"the zstandard data declares {declared} bytes, more than {limit} "
                          "(max_block_size)")
+    most = (len(data) // _ZSTD_BLOCK_INPUT + 1) * _ZSTD_BLOCK_OUTPUT
+    if declared is not None and declared > most:
+        raise ValueError(f"the zstandard data declares {declared} bytes, more than its "
+                         f"{len(data)} bytes can give (at most {most})")
     # into a buffer of the declared size, or one that grows up to the limit:
     # a frame that does not fit is an error, so memory stays bounded
-    capacity = declared if declared is not None else min(limit, max(64 * 1024, 8 * len(data)))
+    ceiling = min(limit, most)
+    capacity = declared if declared is not None else min(ceiling, max(64 * 1024, 8 * len(data)))
     while True:
         output = bytearray(capacity)
         try:
             written = cramjam.zstd.decompress_into(data, output)
         except cramjam.DecompressionError as error:
-            if declared is None and capacity < limit and "whole buffer" in str(error):
-                capacity = min(limit, capacity * 4)
+            full = "whole buffer" in str(error)
+            del output
+            if full and capacity < ceiling:
+                # more than declared (frames after the first) or than guessed
+                declared = None
+                capacity = min(ceiling, capacity * 4)
                 continue
-            if "whole buffer" in str(error):
+            if full:
                 raise ValueError(f"the zstandard data decompresses to more than {capacity} "
                                  "bytes (max_block_size)") from None
             raise ValueError(f"bad zstandard data: {error}") from None
-        return bytes(output[:written])
-
+        del output[written:]
+        return output
 
 @dataclasses.dataclass(frozen=True)
 class _Codec:
@@ -229,13 +281,19 @@ def _codec(name: str, block: int | None = None, offset: int = 0) -> _Codec:
 
 
 class _Source:
-    """A binary stream read forward, with the offset of every byte."""
+    """A binary stream read forward, with the offset of every byte.
+
+    Memory follows the bytes the stream has, not the sizes the file claims:
+    a large read gathers what arrives a step at a time. Between ``mark()``
+    and ``unmark()`` the bytes read are kept, so ``rewind()`` can go back to
+    just after the mark (skip mode searches a damaged block's own bytes)."""
 
     def __init__(self, fo: BinaryIO):
         self.fo = fo
         self.buffer = b""
         self.start = 0      # file offset of buffer[0]
         self.position = 0   # index in buffer
+        self._taken: list[bytes] | None = None
         try:
             self.start = fo.tell()
         except (AttributeError, OSError, ValueError):
@@ -246,7 +304,8 @@ class _Source:
         return self.start + self.position
 
     def _fill(self, needed: int) -> bool:
-        """At least ``needed`` bytes after position, if the stream has them."""
+        """At least ``needed`` bytes after position, if the stream has them
+        (for small reads: ``needed`` is at most about _READ_CHUNK)."""
         while len(self.buffer) - self.position < needed:
             chunk = self.fo.read(max(_READ_CHUNK, needed - (len(self.buffer) - self.position)))
             if not chunk:
@@ -259,15 +318,71 @@ class _Source:
     def at_end(self) -> bool:
         return not self._fill(1)
 
+    def mark(self) -> None:
+        self._taken = []
+
+    def unmark(self) -> None:
+        self._taken = None
+
+    def rewind(self) -> None:
+        """Back to the byte after the mark: what was read since is read again."""
+        taken = b"".join(self._taken or ())[1:]
+        self._taken = None
+        rest = self.buffer[self.position:]
+        self.start = self.offset - len(taken)
+        self.buffer = taken + rest if taken else rest
+        self.position = 0
+
     def read(self, size: int, what: str, block: int | None) -> bytes:
         if size < 0:
             raise ContainerError(f"a negative {what} size", self.offset, block)
-        if not self._fill(size):
-            raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
-                                 f"{len(self.buffer) - self.position} left", self.offset, block)
-        data = self.buffer[self.position:self.position + size]
-        self.position += size
+        if size > _READ_CHUNK and len(self.buffer) - self.position < size:
+            data = self._read_large(size, what, block)
+        else:
+            if not self._fill(size):
+                raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+                                     f"{len(self.buffer) - self.position} left", self.offset, block)
+            data = self.buffer[self.position:self.position + size]
+            self.position += size
+        if self._taken is not None:
+            self._taken.append(data)
         return data
+
+    def _read_large(self, size: int, what: str, block: int | None) -> bytes:
+        offset = self.offset
+        gathered = io.BytesIO()
+        gathered.write(memoryview(self.buffer)[self.position:])
+        self.buffer, self.position = b"", 0
+        got = gathered.tell()
+        while got < size:
+            chunk = self.fo.read(min(size - got, _STEP))
+            if not chunk:
+                # nothing is consumed: what was gathered can be read again
+                self.buffer, self.start = gathered.getvalue(), offset
+                raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+                                     f"{got} left", offset, block)
+            gathered.write(chunk)
+            got += len(chunk)
+        self.start = offset + size
+        return gathered.getvalue()
+
+    def skip(self, size: int, what: str, block: int | None) -> None:
+        """Past ``size`` bytes, seeking over them where the stream can."""
+        left = len(self.buffer) - self.position
+        if size <= left:
+            self.position += size
+            return
+        offset = self.offset
+        try:
+            end = self.fo.seek(0, io.SEEK_END)
+            self.fo.seek(min(end, offset + size))
+        except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+            self.read(size, what, block)
+            return
+        self.buffer, self.position, self.start = b"", 0, min(end, offset + size)
+        if offset + size > end:
+            raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+                                 f"{end - offset} left", offset, block)
 
     def read_long(self, what: str, block: int | None) -> int:
         offset = self.offset
@@ -277,6 +392,8 @@ class _Source:
                 raise ContainerError(f"the file ends in the {what}", offset, block)
             byte = self.buffer[self.position]
             self.position += 1
+            if self._taken is not None:
+                self._taken.append(bytes((byte,)))
             result |= (byte & 0x7F) << shift
             if byte < 0x80:
                 return (result >> 1) ^ -(result & 1)
@@ -313,7 +430,7 @@ class Header:
     size: int
 
 
-def _read_header(source: _Source) -> Header:
+def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE) -> Header:
     start = source.offset
     magic = source.read(4, "magic", None) if source._fill(4) else b""
     if magic != MAGIC:
@@ -331,10 +448,9 @@ def _read_header(source: _Source) -> Header:
         if count > 1_000_000:
             raise ContainerError(f"a metadata block of {count} entries", source.offset)
         for _ in range(count):
-            key_size = source.read_long("metadata key length", None)
-            key = source.read(key_size, "metadata key", None)
-            value_size = source.read_long("metadata value length", None)
-            value = source.read(value_size, "metadata value", None)
+            key = source.read(_entry_size(source, "metadata key", max_size), "metadata key", None)
+            value = source.read(_entry_size(source, "metadata value", max_size),
+                                "metadata value", None)
             try:
                 metadata[key.decode("utf-8")] = value
             except UnicodeDecodeError:
@@ -347,15 +463,33 @@ def _read_header(source: _Source) -> Header:
     try:
         # as Java's DataFileReader: names and defaults are not checked
         schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False)
-    except (UnicodeDecodeError, ValueError) as error:
+        # JSON escapes of lone surrogates (\ud800) parse to text that is not
+        # Unicode: no name or value of the schema can be written out
+        schema.to_json().encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise ContainerError(
+            f"the file's schema (avro.schema) is not valid: it holds the lone surrogate "
+            f"{error.object[error.start:error.end]!a} (a JSON escape that is not a character)",
+            source.offset) from None
+    except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as error:
         raise ContainerError(f"the file's schema (avro.schema) is not valid: {error}",
                              source.offset) from None
     return Header(schema, codec, metadata, sync, source.offset - start)
 
 
-def read_header(fo: BinaryIO) -> Header:
-    """The header of the container file ``fo`` (read from its current position)."""
-    return _read_header(_Source(fo))
+def _entry_size(source: _Source, what: str, max_size: int) -> int:
+    offset = source.offset
+    size = source.read_long(f"{what} length", None)
+    if size > max_size:
+        raise ContainerError(f"a {what} of {size} bytes, more than max_block_size "
+                             f"({max_size}) allows", offset)
+    return size
+
+
+def read_header(fo: BinaryIO, max_size: int = MAX_BLOCK_SIZE) -> Header:
+    """The header of the container file ``fo`` (read from its current
+    position); a metadata key or value may have at most ``max_size`` bytes."""
+    return _read_header(_Source(fo), max_size)
 
 
 def is_avro(path_or_buffer: Any) -> bool:
@@ -430,7 +564,7 @@ class FileReader:
         if on_damage not in ("raise", "skip"):
             raise ValueError(f"on_damage must be 'raise' or 'skip', not {on_damage!r}")
         self._source = _Source(fo)
-        self.header = _read_header(self._source)
+        self.header = _read_header(self._source, max_block_size)
         self.writer_schema: Schema = self.header.schema
         self.reader_schema: Schema = (parse_schema(reader_schema) if reader_schema is not None
                                       else self.writer_schema)
@@ -447,6 +581,10 @@ class FileReader:
         self._avro_codec: AvroCodec | None = None
         self._codec = _codec(self.codec)
         self._number = 0
+        # what is left of the file's item budget beyond the bytes read (None:
+        # the codec's item_allowance, before the first block)
+        self._allowance: int | None = None
+        self._allowance_before = 0
 
     @property
     def avro_codec(self) -> AvroCodec:
@@ -468,6 +606,8 @@ class FileReader:
             if source.at_end():
                 return None
             offset = source.offset
+            if self.on_damage == "skip":
+                source.mark()
             try:
                 count = source.read_long("block's record count", number)
                 if count < 0:
@@ -490,24 +630,32 @@ class FileReader:
                 self._damaged(error, number)
                 number = self._number = number + 1
                 continue
+            source.unmark()
             self._number = number + 1
             return Block(number, offset, count, size, data, self.codec, self)
 
     def _damaged(self, error: ContainerError, number: int) -> None:
         if self.on_damage != "skip":
             raise error
+        # the search starts just after the damaged block's start, not after
+        # the bytes its damaged size took: whole blocks in those bytes are read
+        self._source.rewind()
         found = self._source.find(self.sync_marker)
         self.skipped.append(Skipped(number, error.offset,
                                     self._source.offset if found else None, error.reason))
 
     def decompress(self, block: Block) -> bytes:
-        """The block's data, decompressed (at most ``max_block_size`` bytes)."""
+        """The block's data, decompressed (at most ``max_block_size`` bytes;
+        bytes or a bytearray)."""
         try:
             return self._codec.decode(block.data, self.max_block_size)
+        except MissingCodecError:
+            raise
         except ContainerError as error:
             raise ContainerError(error.reason, block.offset, block.number) from None
-        except (ValueError, OSError, EOFError, lzma.LZMAError, zlib.error) as error:
-            raise ContainerError(f"the {block.codec} data cannot be decompressed: {error}",
+        except _CODEC_ERRORS as error:
+            raise ContainerError(f"the {block.codec} data cannot be decompressed: "
+                                 f"{error or type(error).__name__}",
                                  block.offset, block.number) from None
 
     def _decode(self, block: Block) -> list:
@@ -515,13 +663,32 @@ class FileReader:
         try:
             return self.decode_records(data, block.count)
         except DecodeError as error:
+            reason = error.reason
+            if reason.startswith("item budget exceeded"):
+                flags = self.avro_codec.flags
+                reason = (
+                    f"item budget exceeded: a file's blocks may announce at most their length "
+                    f"in bytes plus CompileFlags.item_allowance ({flags.item_allowance}) records "
+                    f"and array and map items in all, and this block of {len(data)} bytes "
+                    f"announces more than its length plus the {self._allowance_before} left; "
+                    f"read with a larger item_allowance (flags=CompileFlags(item_allowance=...)) "
+                    f"to accept more")
             raise ContainerError(
-                f"its records cannot be read: {error.reason} (at byte {error.offset} of the "
+                f"its records cannot be read: {reason} (at byte {error.offset} of the "
                 f"block's {len(data)} bytes of data)", block.offset, block.number) from None
 
     def decode_records(self, data: bytes, count: int) -> list:
-        """``count`` records from a block's decompressed data."""
-        return self.avro_codec._reader.load_block(data, count)
+        """``count`` records from a block's decompressed data. Records and
+        the items of their arrays and maps are paid for from one budget per
+        file: the blocks' bytes so far plus the codec's item_allowance (a
+        block that cannot be read spends what is left of the allowance)."""
+        reader = self.avro_codec._reader
+        allowance = self._allowance
+        if allowance is None:
+            allowance = self.avro_codec.flags.item_allowance
+        self._allowance_before, self._allowance = allowance, 0
+        records, self._allowance = reader.load_block_within(data, count, allowance)
+        return records
 
     def blocks(self) -> Iterator[Block]:
         """The blocks, as stored (nothing decompressed or decoded)."""
@@ -677,16 +844,25 @@ class FileWriter:
 
 
 def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
-               **options) -> None:
+               *, repair: bool = False, **options) -> None:
     """Write ``records`` to ``fo`` as a container file; if ``fo`` already holds
     one (opened for reading and writing, e.g. ``"a+b"``), append to it with
-    its schema, codec and sync marker."""
-    header = _existing_header(fo)
-    if header is not None:
+    its schema, codec and sync marker.
+
+    Appending first checks the frame of every block (its count, size and
+    sync marker, seeking over the data): records appended after damage
+    would be lost to readers, so a damaged file is a :class:`ContainerError`
+    naming the damage. ``repair=True`` truncates a file whose last block was
+    cut short (a write that did not finish) to its last whole block first;
+    damage with a sync marker after it is refused even then."""
+    existing = _existing_header(fo)
+    if existing is not None:
+        header, source = existing
         parsed = parse_schema(schema) if schema is not None else header.schema
         if parsed.canonical_form() != header.schema.canonical_form():
             raise ValueError("appending records of another schema than the file's "
                              f"({header.schema.canonical_form()})")
+        _check_frames(fo, source, header, repair)
         fo.seek(0, io.SEEK_END)
         options.pop("sync_marker", None)
         options.pop("metadata", None)
@@ -697,16 +873,19 @@ def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "
     writer.close()
 
 
-def append(fo: BinaryIO, records: Iterable[Any], **options) -> None:
+def append(fo: BinaryIO, records: Iterable[Any], *, repair: bool = False, **options) -> None:
     """Append ``records`` to the container file ``fo`` (opened ``"r+b"`` or
-    ``"a+b"``), with its own schema, codec and sync marker."""
+    ``"a+b"``), with its own schema, codec and sync marker; a damaged file is
+    a ContainerError (``repair``: see :func:`write_file`)."""
     if _existing_header(fo) is None:
         raise ContainerError("cannot append: the file is empty", 0)
-    write_file(fo, None, records, **options)
+    fo.seek(0)
+    write_file(fo, None, records, repair=repair, **options)
 
 
-def _existing_header(fo: BinaryIO) -> Header | None:
-    """The header of a file being appended to, or None for a new file."""
+def _existing_header(fo: BinaryIO) -> tuple[Header, _Source] | None:
+    """The header of a file being appended to and the source reading on
+    after it, or None for a new file."""
     try:
         if not (fo.seekable() and fo.readable()):
             return None
@@ -718,5 +897,43 @@ def _existing_header(fo: BinaryIO) -> Header | None:
         fo.seek(0)
     except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
         return None
-    return read_header(fo)
+    source = _Source(fo)
+    return _read_header(source), source
 
+
+def _check_frames(fo: BinaryIO, source: _Source, header: Header, repair: bool) -> None:
+    """Every block after the header whole, or a ContainerError naming the
+    first damage (after truncating a cut-short end, with ``repair``)."""
+    number, whole_end = 0, source.offset
+    while not source.at_end():
+        offset = source.offset
+        try:
+            count = source.read_long("block's record count", number)
+            if count < 0:
+                raise ContainerError(f"a negative record count {count}", offset, number)
+            size = source.read_long("block's size", number)
+            if size < 0:
+                raise ContainerError(f"a negative block size {size}", offset, number)
+            source.skip(size, "block's data", number)
+            sync_offset = source.offset
+            if source.read(SYNC_SIZE, "sync marker after the block", number) != header.sync:
+                raise ContainerError("the sync marker after the block is not the file's: the "
+                                     "block's count or size is damaged", sync_offset, number)
+        except ContainerError as error:
+            damage = error.reason.split(": ", 1)[-1]
+            # no sync marker after the damage's start: the file was cut short
+            # there (a sync marker after it: whole blocks follow the damage)
+            fo.seek(offset + 1)
+            cut_short = not _Source(fo).find(header.sync)
+            if repair and cut_short:
+                fo.seek(whole_end)
+                fo.truncate(whole_end)
+                return
+            advice = (f"append with repair=True to truncate the file to its last whole block "
+                      f"(ending at byte {whole_end}) first" if cut_short else
+                      "blocks follow the damage: read the file with on_damage='skip' and "
+                      "write a new one")
+            raise ContainerError(f"cannot append to a damaged file: {damage}; {advice}",
+                                 error.offset, number) from None
+        number += 1
+        whole_end = source.offset
