@@ -34,7 +34,7 @@ from confluent_kafka.serialization import (
 
 from roastedavro._runtime import GenericType, decode_generic
 from roastedavro.avro.parse import parse_schema
-from roastedavro.avro.types import NamedType, Record, Schema as AvroModel, Union
+from roastedavro.avro.types import NamedType, Primitive, Record, Schema as AvroModel, Union
 from roastedavro.background import BackgroundCompiler, default_compiler
 from roastedavro.codec import AvroCodec
 from roastedavro.errors import DecodeError, NotCompiledError, SchemaError
@@ -330,6 +330,26 @@ def _bounded_reader(writer: Any, reader: Any, flags: CompileFlags,
     return load
 
 
+def _bare_bytes(model: AvroModel) -> bool:
+    """Whether the schema is ``bytes`` itself: confluent-kafka (as Java's
+    serializers) then frames the value's bytes as they are, without Avro's
+    length."""
+    return isinstance(model.root, Primitive) and model.root.name == "bytes"
+
+
+def _write_bare(header: bytes, obj) -> bytes:
+    if isinstance(obj, str):
+        return header + obj.encode()
+    if isinstance(obj, (bytes, bytearray, memoryview)):
+        return header + bytes(obj)
+    raise SerializationError(f"a bytes schema's value is written as it is: bytes or str, "
+                             f"not {type(obj).__name__}")
+
+
+def _read_bare(data, start) -> bytes:
+    return bytes(data[start:])
+
+
 def _names_records_in_unions(model: AvroModel) -> bool:
     """Whether a union of the schema has a record branch: the values that
     ``return_record_name`` turns into ``(name, record)`` tuples."""
@@ -496,6 +516,10 @@ class AvroSerializer(Serializer):
                     marshmallow.compile(flags, build=build)
                 dump = marshmallow.dump_compiled
                 return lambda header, obj: header + dump(obj)
+        elif _bare_bytes(model):
+            slot = self._codecs[key] = _Codec(f"the writer of schema id {schema_id}", _write_bare,
+                                              None, None, None, None)
+            return slot
         else:
             parsed = _fastavro_parsed(model)
 
@@ -536,13 +560,15 @@ class AvroDeserializer(Deserializer):
     reads a union's record branch as ``(name, record)``, as fastavro does;
     compiled codecs cannot, so writers with a record in a union are then
     read on the bounded uncompiled path. ``rule_conf``/``rule_registry`` are
-    accepted when they configure no data-contract rule. ``conf`` takes ``use.latest.version`` (read as the subject's latest
-    version), ``subject.name.strategy`` and ``subject.name.strategy.type``.
+    accepted when they configure no data-contract rule. ``conf`` takes
+    ``use.latest.version`` (read as the subject's latest version),
+    ``subject.name.strategy`` and ``subject.name.strategy.type``.
 
     A writer schema met for the first time is read at once by the runtime's
     bounded generic decoder (the same limits as the compiled codecs, from
-    ``flags``; fastavro reads only bytes that passed) while its codec compiles in the background (``compiler``; None starts no compile,
-    though a codec already in the compile cache is used);
+    ``flags``; fastavro reads only bytes that passed) while its codec
+    compiles in the background (``compiler``; None starts no compile, though
+    a codec already in the compile cache is used);
     ``stats`` counts messages per path, ``path(schema_id)`` tells a writer's
     current path, ``on_compiled(what, error)`` is called when a background
     compile ends. A registry that cannot be reached is retried by the client
@@ -698,6 +724,9 @@ class AvroDeserializer(Deserializer):
             except SchemaError as error:
                 raise SerializationError(
                     f"schema id {schema_id} cannot be read as the reader schema: {error}") from None
+        if _bare_bytes(writer) and marshmallow is None:
+            # as confluent-kafka reads it, whatever the reader schema
+            return _Codec(f"schema id {schema_id}", _read_bare, None, None, None, None)
         same = reader is None or writer.canonical_form() == reader.canonical_form()
         target = reader if reader is not None else writer
 
