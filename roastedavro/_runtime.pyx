@@ -568,9 +568,14 @@ cdef int raise_dump_error(object message) except -1:
     raise DumpError(message)
 
 
+cdef str int_text(object value):
+    # past 4300 digits Python refuses to turn an int into text (a bare ValueError)
+    return u"%d" % value if value.bit_length() <= 128 else datums.shown(value)
+
+
 cdef long long long_out_of_range(object value) except? -1:
     raise DumpError(
-        u"Number out of range for Avro long (-2**63 .. 2**63-1): %d." % value)
+        u"Number out of range for Avro long (-2**63 .. 2**63-1): %s." % int_text(value))
 
 
 cdef int int_out_of_range(long long value) except -1:
