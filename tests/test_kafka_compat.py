@@ -484,3 +484,25 @@ def test_a_bytes_schema_frames_the_bytes_as_confluent_does(schema_str):
     assert AvroDeserializer(registry, compiler=None)(empty, ctx()) == b""
     with pytest.raises(SerializationError, match="bytes or str, not int"):
         ours(3, ctx())
+
+
+# -- the serializer's uncompiled path ----------------------------------------------
+
+
+def test_the_uncompiled_writer_refuses_values_fastavro_would_crash_on(uncached):
+    registry = new_registry()
+    ours = AvroSerializer(registry, LIST, compiler=None, flags=CompileFlags(max_depth=50))
+    theirs = ConfluentSerializer(registry, json.dumps(LIST), conf=TOPIC)
+    chain = None
+    for i in range(40):
+        chain = {"v": i, "next": chain}
+    assert ours(chain, ctx()) == theirs(chain, ctx())
+    looped = {"v": 1, "next": None}
+    looped["next"] = looped  # fastavro's writer recurses until the C stack ends
+    deep = None
+    for i in range(100_000):
+        deep = {"v": i, "next": deep}
+    for value in (looped, deep):
+        with pytest.raises(ValueError, match="Nested more than 50 levels deep, or contains itself"):
+            ours(value, ctx())
+    assert ours.stats[COMPILED] == 0

@@ -32,12 +32,12 @@ from confluent_kafka.serialization import (
     Deserializer, MessageField, SerializationContext, SerializationError, Serializer,
 )
 
-from roastedavro._runtime import GenericType, decode_generic
+from roastedavro._runtime import GenericType, check_generic_value, decode_generic
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import NamedType, Primitive, Record, Schema as AvroModel, Union
 from roastedavro.background import BackgroundCompiler, default_compiler
 from roastedavro.codec import AvroCodec
-from roastedavro.errors import DecodeError, NotCompiledError, SchemaError
+from roastedavro.errors import DatumError, DecodeError, DumpError, NotCompiledError, SchemaError
 from roastedavro.flags import CompileFlags
 from roastedavro.schema import CompiledSchema
 from roastedavro.visitor import without_logical_types
@@ -522,8 +522,15 @@ class AvroSerializer(Serializer):
             return slot
         else:
             parsed = _fastavro_parsed(model)
+            max_depth = flags.max_depth
 
             def fallback(header, obj):
+                # fastavro's writer recurses in C without a limit: a value
+                # nested too deeply, or containing itself, would crash it
+                try:
+                    check_generic_value(obj, max_depth)
+                except DumpError as error:
+                    raise DatumError(" ".join(map(str, error.messages))) from None
                 out = io.BytesIO()
                 out.write(header)
                 fastavro.schemaless_writer(out, parsed, obj)
