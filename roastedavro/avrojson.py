@@ -35,7 +35,11 @@ count)`` writes each union's value under the branch the bytes hold, and
 the JSON name, where the datum path chooses the branch again from the Python
 value (the first record branch a dict fits, a float's first float-like
 branch). A logical type's value is its underlying type's on this path, as
-Java writes it; JSON read is checked as ``from_json_value`` checks it.
+Java writes it; JSON read is checked as ``from_json_value`` checks it. With a
+``reader_schema``, ``binary_to_json_values`` resolves the writer's bytes to
+the reader's JSON values by ``roastedavro.avro.resolve``'s plan, a reader
+union's value under the branch resolution chose, as Java's resolving reader
+and JsonEncoder print it.
 
 A value that cannot be written raises :class:`roastedavro.errors.DatumError`
 naming its path, with AvroCodec's message for it. JSON that does not match
@@ -84,6 +88,11 @@ from roastedavro._datum import (
     uuid_text,
 )
 from roastedavro._support import decimal_from_bytes
+from roastedavro.avro.resolve import (
+    Container as _Container, EnumMap as _EnumMap, Promote as _Promote, ReaderUnion as _ReaderUnion,
+    RecordRef as _RecordRef, Unreadable as _Unreadable, WriterUnion as _WriterUnion,
+    resolve as _resolve,
+)
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
@@ -182,11 +191,14 @@ class AvroJSON:
         self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
                                              else None)
         self.defaults = defaults
-        self._write = _Writers(self.schema, True).of(self.schema.root)
-        self._write_bare: Callable | None = None  # union_type=False, built on first use
-        self._read = _Readers(self.schema, defaults).of(self.schema.root)
+        # each built on first use: the binary-JSON paths need neither (nor the
+        # defaults, which a container file's schema does not check)
+        self._write: Callable | None = None
+        self._write_bare: Callable | None = None  # union_type=False
+        self._read: Callable | None = None
         self._codecs: tuple | None = None
         self._from_binary: Callable | None = None   # built on first use
+        self._resolved_from_binary: Callable | None = None
         self._to_binary: Callable | None = None
 
     # -- writing -----------------------------------------------------------------
@@ -201,6 +213,8 @@ class AvroJSON:
         value that cannot be written."""
         if union_type:
             write = self._write
+            if write is None:
+                write = self._write = _Writers(self.schema, True).of(self.schema.root)
         else:
             write = self._write_bare
             if write is None:
@@ -230,8 +244,11 @@ class AvroJSON:
         decimal, as Java does, where a Python float was rounded to a double
         first. Raises
         :class:`JSONDecodeError` naming the path where the JSON does not match."""
+        read = self._read
+        if read is None:
+            read = self._read = _Readers(self.schema, self.defaults).of(self.schema.root)
         try:
-            datum = self._read(value)
+            datum = read(value)
         except _Mismatch as error:
             raise JSONDecodeError(error.message, tuple(reversed(error.path))) from None
         except RecursionError:
@@ -260,8 +277,13 @@ class AvroJSON:
         container block's data), as JSON values, without Python datums between:
         a union's value under the branch the bytes hold, a logical type's
         value as its underlying type's (as Java's JsonEncoder writes them).
-        Raises :class:`~roastedavro.errors.DecodeError` with the byte offset
-        (also for bytes left over after the last datum)."""
+        With a ``reader_schema``, the reader's values (schema resolution, as
+        Java's resolving reader reads them: a reader union's value under the
+        branch resolution chose). Raises
+        :class:`~roastedavro.errors.DecodeError` with the byte offset (also
+        for bytes left over after the last datum), and
+        :class:`~roastedavro.errors.SchemaResolutionError` if the reader's
+        schema cannot read the writer's."""
         return self._walk_binary(data, count, False)
 
     def binary_record_ends(self, data: bytes, count: int) -> list[int]:
@@ -270,9 +292,17 @@ class AvroJSON:
         return self._walk_binary(data, count, True)
 
     def _walk_binary(self, data: bytes, count: int, ends: bool) -> list:
-        read = self._from_binary
-        if read is None:
-            read = self._from_binary = _BinaryToJSON(self.schema).of(self.schema.root)
+        if self.reader_schema is not None and not ends:
+            read = self._resolved_from_binary
+            if read is None:
+                resolution = _resolve(self.schema, self.reader_schema)
+                resolution.check()   # SchemaResolutionError, as AvroCodec's
+                read = self._resolved_from_binary = _ResolvedBinaryToJSON(resolution).of(
+                    resolution.root)
+        else:
+            read = self._from_binary
+            if read is None:
+                read = self._from_binary = _BinaryToJSON(self.schema).of(self.schema.root)
         out: list = []
         position = 0
         try:
@@ -1541,3 +1571,207 @@ class _JSONToBinary:
 
 def _plain_null(value, out):
     _read_null(value)
+
+
+class _ResolvedBinaryToJSON:
+    """For each node of a resolution plan (``roastedavro.avro.resolve``),
+    ``read(data, position) -> (reader's JSON value, position after it)``:
+    the writer's bytes read as the reader's value, a reader union's value
+    under the branch resolution chose (as Java writes what its resolving
+    reader read)."""
+
+    def __init__(self, resolution: Any):
+        self.resolution = resolution
+        self.writer = resolution.writer
+        self.reader = resolution.reader
+        self.plain = _BinaryToJSON(resolution.writer)   # the writer's values, as they are
+        self.records: dict[tuple, Callable] = {}
+
+    def of(self, plan: Any) -> Callable:
+        if isinstance(plan, _RecordRef):
+            return self.record(plan)
+        if isinstance(plan, _WriterUnion):
+            return self.writer_union(plan)
+        if isinstance(plan, _ReaderUnion):
+            return self.reader_union(plan)
+        if isinstance(plan, _Container):
+            return self.container(plan)
+        if isinstance(plan, _EnumMap):
+            return self.enum(plan)
+        if isinstance(plan, _Promote):
+            return self.promote(plan)
+        if isinstance(plan, _Unreadable):
+            reason = plan.reason
+
+            def unreadable(data, position):
+                raise _BadBinary(f"the reader's schema cannot read this value: {reason}",
+                                 position)
+            return unreadable
+        return self.read(plan)
+
+    def read(self, plan: Any) -> Callable:
+        writer, reader = self.writer.deref(plan.writer), self.reader.deref(plan.reader)
+        read = self.plain.of(writer)
+        kinds = (getattr(writer, "name", None), getattr(reader, "name", None))
+        if not isinstance(writer, Primitive) or kinds[0] == kinds[1] or kinds == ("int", "long"):
+            return read
+        if kinds == ("string", "bytes"):
+            def string_as_bytes(data, position):
+                value, end = read(data, position)
+                return value.encode("utf-8").decode("latin-1"), end
+            return string_as_bytes
+
+        def bytes_as_string(data, position):   # ("bytes", "string")
+            value, end = read(data, position)
+            try:
+                return value.encode("latin-1").decode("utf-8"), end
+            except UnicodeDecodeError as error:
+                raise _BadBinary(f"bytes read as a string are not valid UTF-8 ({error.reason})",
+                                 position) from None
+        return bytes_as_string
+
+    def promote(self, plan: Any) -> Callable:
+        source = self.writer.deref(plan.writer).name
+        target = self.reader.deref(plan.reader).name
+        if source == "float":   # to double: the 32-bit value itself, not its shortest decimal
+            def float_as_double(data, position):
+                if position + 4 > len(data):
+                    raise _BadBinary("the data ends inside a float", position)
+                return _double_json(_FLOAT32.unpack_from(data, position)[0]), position + 4
+            return float_as_double
+        read = self.plain.of(plan.writer)   # int or long
+        if target == "float":
+            def integer_as_float(data, position):
+                value, end = read(data, position)
+                return _float_json(_decimal_float32(decimal.Decimal(value))), end   # rounded once
+            return integer_as_float
+
+        def integer_as_double(data, position):
+            value, end = read(data, position)
+            return float(value), end
+        return integer_as_double
+
+    def enum(self, plan: Any) -> Callable:
+        writer_symbols = self.writer.deref(plan.writer).symbols
+        symbols = plan.symbols
+        count = len(symbols)
+
+        def read_enum(data, position):
+            index, end = _binary_long(data, position)
+            if not 0 <= index < count:
+                raise _BadBinary(f"enum index {index} is not one of the writer's {count} symbols",
+                                 position)
+            symbol = symbols[index]
+            if symbol is None:
+                raise _BadBinary(f"the writer's symbol {writer_symbols[index]!r} is not the "
+                                 "reader's, and the reader's enum has no default", position)
+            return symbol, end
+        return read_enum
+
+    def container(self, plan: Any) -> Callable:
+        writer = self.writer.deref(plan.writer)
+        is_map = isinstance(writer, Map)
+        element = writer.values if is_map else writer.items
+        read_item = self.of(plan.element)
+        read_key = self.plain.primitive(Primitive("string"))
+        smallest = _min_size(element, self.writer) + is_map
+
+        def read_collection(data, position):
+            out: Any = {} if is_map else []
+            while True:
+                at = position
+                count, position = _binary_long(data, position)
+                if count == 0:
+                    return out, position
+                if count < 0:
+                    count = -count
+                    _, position = _binary_long(data, position)
+                if (count * smallest > len(data) - position
+                        or (smallest == 0 and count > _MAX_EMPTY_ITEMS)):
+                    raise _BadBinary(f"a block of {count} items, more than the data holds", at)
+                for _ in range(count):
+                    if is_map:
+                        key, position = read_key(data, position)
+                        out[key], position = read_item(data, position)
+                    else:
+                        item, position = read_item(data, position)
+                        out.append(item)
+        return read_collection
+
+    def record(self, ref: Any) -> Callable:
+        known = self.records.get(ref.key)
+        if known is not None:
+            return known
+        record = self.resolution.record(ref)
+        reader = record.reader
+        steps: list[tuple] = []
+        defaults: list[tuple] = []
+        order = [field.name for field in reader.fields]
+
+        def read_record(data, position):
+            values = {}
+            for name, read in steps:
+                value, position = read(data, position)
+                if name is not None:
+                    values[name] = value
+            for name, value in defaults:
+                values[name] = copy.deepcopy(value)
+            return {name: values[name] for name in order}, position
+
+        self.records[ref.key] = read_record   # before the fields: records may recurse
+        if record.error is not None:
+            reason = record.error.reason
+
+            def unreadable(data, position):
+                raise _BadBinary(f"the reader's schema cannot read this record: {reason}",
+                                 position)
+            self.records[ref.key] = unreadable
+            return unreadable
+        for step in record.steps:
+            if step.reader is None:
+                steps.append((None, self.plain.of(step.writer.type)))   # read past it
+            else:
+                steps.append((step.reader.name, self.of(step.plan)))
+        for field in record.defaults:
+            defaults.append((field.name, default_json(field.type, field.default, self.reader,
+                                                      True, f"{reader.name}.{field.name}")))
+        return read_record
+
+    def writer_union(self, plan: Any) -> Callable:
+        reader = self.reader.deref(plan.reader)
+        branches = []
+        for index, branch in enumerate(plan.branches):
+            read = self.of(branch)
+            name = None
+            if isinstance(reader, Union) and not isinstance(
+                    branch, (_ReaderUnion, _Unreadable)):
+                # unions of the same branches map branch to branch
+                target = reader.branches[index]
+                definition = self.reader.deref(target)
+                if not (isinstance(definition, Primitive) and definition.name == "null"):
+                    name = branch_name(target)
+            branches.append((name, read))
+        count = len(branches)
+
+        def read_union(data, position):
+            index, end = _binary_long(data, position)
+            if not 0 <= index < count:
+                raise _BadBinary(f"union branch {index} is not one of the union's {count}",
+                                 position)
+            name, read = branches[index]
+            value, end = read(data, end)
+            return ({name: value} if name is not None else value), end
+        return read_union
+
+    def reader_union(self, plan: Any) -> Callable:
+        target = self.reader.deref(plan.reader).branches[plan.index]
+        definition = self.reader.deref(target)
+        read = self.of(plan.plan)
+        if isinstance(definition, Primitive) and definition.name == "null":
+            return read
+        name = branch_name(target)
+
+        def read_branch(data, position):
+            value, end = read(data, position)
+            return {name: value}, end
+        return read_branch

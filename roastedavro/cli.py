@@ -87,6 +87,9 @@ def _reading(name: str) -> Iterator[None]:
         if isinstance(error, BrokenPipeError):
             raise
         raise _BadInput(f"{_shown_name(name)}: {error.strerror or error}") from None
+    except Exception as error:   # whatever else damaged input raises: one line, not a traceback
+        raise _BadInput(f"{_shown_name(name)}: cannot be read: {type(error).__name__}: "
+                        f"{error}") from None
 
 
 def _shown_name(name: str) -> str:
@@ -195,20 +198,19 @@ def _block_json_values(reader: FileReader, block, codec) -> list:
 
 
 def tojson(args, out: TextIO) -> None:
+    reader_schema = _schema_file(args.reader_schema_file) if args.reader_schema_file else None
     with _binary_in(args.file) as fo, _reading(args.file):
-        reader = FileReader(fo, _schema_file(args.reader_schema_file)
-                            if args.reader_schema_file else None)
-        codec = _json_codec(reader.reader_schema)
+        reader = FileReader(fo)
+        from roastedavro.avrojson import AvroJSON
+
+        # with a reader's schema: resolved from the bytes, a reader union's value
+        # under the branch resolution chose
+        codec = AvroJSON(reader.writer_schema, reader_schema=reader_schema)
         progress = _Progress("tojson")
         indent = 2 if args.pretty else None
         separators = None if args.pretty else (",", ":")
         for block in reader.blocks():
-            if args.reader_schema_file:
-                # resolved to the reader's datums, then written as AvroJSON writes them
-                values = [codec.to_json_value(record) for record in block.records()]
-            else:
-                values = _block_json_values(reader, block, codec)
-            for value in values:
+            for value in _block_json_values(reader, block, codec):
                 out.write(json.dumps(value, indent=indent, separators=separators,
                                      ensure_ascii=False))
                 out.write("\n")

@@ -179,6 +179,31 @@ def test_tojson_prints_the_branch_the_bytes_hold_as_avro_tools(branch_files, avr
     assert javas == [json.loads(line) for line in BRANCH_LINES]
 
 
+READER = {**BRANCHES, "fields": [
+    {"name": "op", "type": [
+        {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "double"}]},
+        {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]}]},
+    {"name": "number", "type": ["null", "double", "float"]},
+    {"name": "count", "type": ["long", "int"]},
+    {"name": "payload", "type": ["string", "bytes"]},
+    {"name": "added", "type": {"type": "map", "values": "int"}, "default": {"a": 1}},
+]}
+
+
+@pytest.mark.java
+def test_tojson_with_a_reader_schema_as_avro_tools(branch_files, avro_tools, tmp_path):
+    _, _, _, java_file = branch_files
+    reader_file = tmp_path / "reader.avsc"
+    reader_file.write_text(json.dumps(READER))
+    code, text = run("tojson", java_file, "--reader-schema-file", reader_file)
+    assert code == 0
+    ours = [json.loads(line) for line in text.splitlines()]
+    assert ours == [json.loads(line)
+                    for line in avro_tools.tojson(java_file, reader_schema=READER)]
+    assert ours[0]["op"] == {"db.Delete": {"id": 1.0}} and ours[1]["number"] == {"double": 1.5}
+    assert ours[0]["number"] == {"float": 1.5} and ours[0]["count"] == {"long": 1}
+
+
 @pytest.mark.java
 def test_fromjson_writes_the_branch_the_json_names_as_avro_tools(branch_files, avro_tools,
                                                                  tmp_path):
@@ -212,7 +237,8 @@ def test_cat_copies_the_records_bytes(branch_files, avro_tools, tmp_path):
 def test_a_failed_fromjson_leaves_no_output(files, tmp_path, capsys):
     _, schema_file, _ = files
     out = tmp_path / "out.avro"
-    assert run("fromjson", "--schema-file", schema_file, tmp_path / "missing.json", "-o", out)[0] == 1
+    missing = tmp_path / "missing.json"
+    assert run("fromjson", "--schema-file", schema_file, missing, "-o", out)[0] == 1
     assert "missing.json: No such file" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
     bad = tmp_path / "bad.json"
@@ -235,7 +261,8 @@ def test_a_failed_fromjson_leaves_no_output(files, tmp_path, capsys):
     ('{"id": 1, "raw": "a"}\n{"id": -Infinity, "raw": ""}\n', "line 2: not valid JSON: -Infinity"),
     ('{"id": ' + "9" * 5000 + ', "raw": ""}\n', "line 1: not valid JSON: a number of more than"),
     ("\n\n" + "[" * 100_000 + "]" * 100_000 + "\n", "line 3: the JSON is nested too deeply"),
-    ('{"id": 1,\n "raw": "a"}\n{"id": 2,\n "raw": nul}\n', "line 4: not valid JSON: Expecting value"),
+    ('{"id": 1,\n "raw": "a"}\n{"id": 2,\n "raw": nul}\n',
+     "line 4: not valid JSON: Expecting value"),
     ('{"id": 1,\n "raw": "a"\n', "line 1: not valid JSON: the value is not complete"),
     ('{"id": 1, "raw": "a"}\n{"id": 1.5, "raw": "a"}\n', "line 2 (record 2): id: expected a long"),
 ])
@@ -283,7 +310,8 @@ def test_damaged_files_are_one_line_naming_the_file(files, tmp_path):
     raw[second.offset + 8] ^= 0xFF   # inside the block's compressed data
     damaged.write_bytes(bytes(raw))
     for command in (["tojson", damaged], ["cat", damaged, "-o", tmp_path / "copy.avro"],
-                    ["count", tmp_path / "none.avro"], ["getschema", data.parent / "sensors.Reading.avsc"]):
+                    ["count", tmp_path / "none.avro"],
+                    ["getschema", data.parent / "sensors.Reading.avsc"]):
         result = subprocess.run([sys.executable, "-m", "roastedavro", *map(str, command)],
                                 capture_output=True, text=True, timeout=120, cwd=tmp_path)
         assert result.returncode == 1, result
