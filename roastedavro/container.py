@@ -677,6 +677,25 @@ class FileReader:
                 f"its records cannot be read: {reason} (at byte {error.offset} of the "
                 f"block's {len(data)} bytes of data)", block.offset, block.number) from None
 
+    def charge_records(self, block: Block, size: int) -> None:
+        """For a decoder of a block's ``size`` bytes of decompressed data
+        other than :meth:`decode_records` (Avro JSON, marshmallow): pay for
+        the block's records from the file's budget, as decode_records does
+        (records only: that decoder holds their arrays' and maps' items to
+        its own budget), or a ContainerError."""
+        allowance = self._allowance
+        if allowance is None:
+            allowance = self.avro_codec.flags.item_allowance
+        if block.count > size + allowance:
+            self._allowance = 0
+            raise ContainerError(
+                f"item budget exceeded: a file's blocks may announce at most their length in "
+                f"bytes plus CompileFlags.item_allowance "
+                f"({self.avro_codec.flags.item_allowance}) records in all, and this block of "
+                f"{size} bytes announces {block.count} records with {allowance} of the "
+                f"allowance left", block.offset, block.number)
+        self._allowance = size + allowance - block.count
+
     def decode_records(self, data: bytes, count: int) -> list:
         """``count`` records from a block's decompressed data. Records and
         the items of their arrays and maps are paid for from one budget per

@@ -312,3 +312,69 @@ def test_a_lone_surrogate_in_the_schema_is_a_container_error():
     with pytest.raises(ContainerError) as raised:
         FileReader(io.BytesIO(data))
     assert raised.value.block is None and "surrogate" in str(raised.value)
+
+
+def test_other_decoders_pay_for_records_from_the_same_budget():
+    # a decoder that is not decode_records (Avro JSON, marshmallow) charges
+    # each block's records before decoding it
+    flags = CompileFlags(item_allowance=1000)
+    data = header(EMPTY) + block(400, b"") * 3
+    reader = FileReader(io.BytesIO(data), flags=flags)
+    blocks = list(reader.blocks())
+    reader.charge_records(blocks[0], 0)
+    reader.charge_records(blocks[1], 0)
+    with pytest.raises(ContainerError, match="item budget") as raised:
+        reader.charge_records(blocks[2], 0)
+    assert raised.value.block == 2 and raised.value.offset == blocks[2].offset
+    # bytes pay for records
+    reader = FileReader(io.BytesIO(data), flags=flags)
+    for stored in reader.blocks():
+        reader.charge_records(stored, 300)
+
+
+# -- any damage: a ContainerError or records, in both modes ----------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+FILES = {codec: longs_file(120, codec, sync_interval=60) for codec in CODECS}
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(codec=st.sampled_from(CODECS), data=st.data())
+def test_any_damage_is_a_container_error_or_whole_records(codec, data):
+    original = FILES[codec]
+    size = len(original)
+    damaged = bytearray(original)
+    for _ in range(data.draw(st.integers(1, 4))):
+        kind = data.draw(st.sampled_from(["flip", "cut", "splice", "insert"]))
+        at = data.draw(st.integers(0, max(0, len(damaged) - 1)))
+        if kind == "flip" and damaged:
+            damaged[at] ^= data.draw(st.integers(1, 255))
+        elif kind == "cut":
+            del damaged[at:]
+        elif kind == "splice":
+            del damaged[at:at + data.draw(st.integers(1, 40))]
+        else:
+            damaged[at:at] = data.draw(st.binary(min_size=1, max_size=40))
+    damaged = bytes(damaged)
+    # the codecs with a checksum: damaged data never reads as other values
+    # (without one, a flipped byte may be another long)
+    checked = codec in ("bzip2", "xz", "snappy")
+    try:
+        values = [value for r in FileReader(io.BytesIO(damaged)) for value in r.values()]
+    except ContainerError as error:
+        assert 0 <= error.offset <= max(len(damaged), size)
+    else:
+        if checked:
+            assert all(isinstance(v, int) and 0 <= v < 120 for v in values)
+    try:
+        reader = FileReader(io.BytesIO(damaged), on_damage="skip")
+    except ContainerError as error:
+        assert error.block is None          # only the header cannot be skipped
+        return
+    values = [value for r in reader for value in r.values()]
+    if checked:
+        assert all(isinstance(v, int) and 0 <= v < 120 for v in values)
+    for skipped in reader.skipped:
+        assert skipped.resumed is None or skipped.resumed > 0
