@@ -444,14 +444,115 @@ _PREPARED = {
 }
 
 
-class UnionChooser:
-    """The branch of a union fastavro's ``write_union`` writes a datum as.
+_TIMESTAMPS_READ = ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
+                    "local-timestamp-micros")
 
-    ``(name, value)`` tuples name the branch; otherwise the first branch whose
-    validation (fastavro's ``_validate``, logical types converted first)
-    accepts the datum, except that among records the one sharing most field
-    names with the datum wins, and a float branch gives way to a later
-    double. Used when the datum's exact type does not decide the branch.
+
+def reads_as(avro: AvroType) -> str | None:
+    """The Python type AvroCodec reads a (dereferenced) branch's values as, by
+    the names ``avrogen._TYPE_TESTS`` uses ("int", "datetime", "Decimal"...)."""
+    logical = getattr(avro, "logical", None)
+    name = logical.name if logical is not None else None
+    if isinstance(avro, Primitive):
+        kind = avro.name
+        if kind == "null":
+            return "None"
+        if kind == "boolean":
+            return "bool"
+        if kind == "int":
+            return {"date": "date", "time-millis": "time"}.get(name, "int")
+        if kind == "long":
+            if name in _TIMESTAMPS_READ:
+                return "datetime"
+            return "time" if name == "time-micros" else "int"  # nanos: ints
+        if kind in ("float", "double"):
+            return "float"
+        if kind == "bytes":
+            return "Decimal" if name in ("decimal", "big-decimal") else "bytes"
+        return "UUID" if name == "uuid" else "str"
+    if isinstance(avro, Fixed):
+        return {"decimal": "Decimal", "uuid": "UUID", "duration": "Duration"}.get(name, "bytes")
+    if isinstance(avro, Enum):
+        return "str"
+    if isinstance(avro, Array):
+        return "list"
+    if isinstance(avro, (Map, Record)):
+        return "dict"
+    return None
+
+
+def kind_of(datum: Any) -> str | None:
+    """A datum's Python type by the names of :func:`reads_as` (subclasses as
+    their base), or None for values whose branch only validation decides."""
+    if datum is None:
+        return "None"
+    if isinstance(datum, bool):
+        return "bool"
+    if isinstance(datum, numbers.Integral):
+        return "int"
+    if isinstance(datum, float):
+        return "float"
+    if isinstance(datum, str):
+        return "str"
+    if isinstance(datum, (bytes, bytearray)):
+        return "bytes"
+    if isinstance(datum, datetime.datetime):
+        return "datetime"
+    if isinstance(datum, datetime.date):
+        return "date"
+    if isinstance(datum, datetime.time):
+        return "time"
+    if isinstance(datum, decimal.Decimal):
+        return "Decimal"
+    if isinstance(datum, uuid.UUID):
+        return "UUID"
+    if isinstance(datum, Duration):
+        return "Duration"
+    return None
+
+
+def always_exact(kind: str, avro: AvroType) -> bool:
+    """Whether every value of ``kind`` that ``avro`` (reading ``kind``) accepts
+    reads back equal: not so for a float in a float, a time in time-millis."""
+    logical = getattr(avro, "logical", None)
+    if kind == "float":
+        return not (isinstance(avro, Primitive) and avro.name == "float")
+    if kind == "time":
+        return logical is None or logical.name != "time-millis"
+    return True
+
+
+def _exact(datum: Any, kind: str, avro: AvroType) -> bool:
+    """Whether ``datum`` (of ``kind``, accepted by ``avro``, which reads
+    ``kind``) reads back equal."""
+    if always_exact(kind, avro):
+        return True
+    if kind == "float":
+        try:
+            return math.isnan(datum) or struct.unpack("<f", struct.pack("<f", datum))[0] == datum
+        except (OverflowError, struct.error):
+            return False
+    return datum.microsecond % 1000 == 0  # a time in time-millis
+
+
+class UnionChooser:
+    """The branch of a union a datum is written as.
+
+    ``(name, value)`` tuples name the branch. Otherwise the most specific
+    branch that represents the value exactly: among the branches that accept
+    the datum and read back its own Python type (``reads_as``), the first
+    whose reading is equal to it (a double before a float), else the first of
+    them. A ``datetime`` is a ``date`` to Python, but a timestamp branch reads
+    it back, and an int written as a date, a time or a float does not come
+    back as an int. Only where no branch reads the datum's type (and for
+    dicts, lists and other values), fastavro's ``write_union`` decides: the
+    first branch whose validation (fastavro's ``_validate``, logical types
+    converted first) accepts the datum, except that among records the one
+    sharing most field names with the datum wins, and a float branch gives
+    way to a later double. fastavro itself always takes its own choice, and
+    so writes a datetime in ``["null", date, timestamp-millis]`` as a date,
+    and 2**60 + 1 in ``["float", "long"]`` as a float. Used when the datum's
+    exact type does not decide the branch (see ``avrogen._UnionPlan``).
     """
 
     def __init__(self, union: Union, schema: Schema):
@@ -489,6 +590,9 @@ class UnionChooser:
                         raise refused("None for an Avro null", datum)
                     return index, datum
             raise DumpError(f"the union {self.text} has no branch named {shown(name)}")
+        chosen = self._same_kind(datum)
+        if chosen >= 0:
+            return chosen, datum
         deref = self.schema.deref
         best, most_fields, could_be_float = -1, -1, False
         for index, branch in enumerate(branches):
@@ -513,6 +617,30 @@ class UnionChooser:
         if best < 0:
             raise DumpError(f"{describe(datum)} matches no branch of the union {self.text}")
         return best, datum
+
+    def _same_kind(self, datum: Any) -> int:
+        """The branch that reads back the datum's own type and value, else the
+        first that reads back its type; -1: none does (or a dict, a list)."""
+        kind = kind_of(datum)
+        if kind is None:
+            return -1
+        first = -1
+        for index, branch in enumerate(self.branches):
+            definition = self.schema.deref(branch)
+            if reads_as(definition) != kind:
+                continue
+            try:
+                if not accepts(datum, definition, self.schema):
+                    continue
+            except DumpError:
+                continue  # e.g. a decimal this branch cannot hold: maybe another can
+            if kind == "float" and isinstance(definition, Primitive) and definition.name == "double":
+                return index  # fastavro's preference too: exact, and after any float
+            if first < 0:
+                first = index
+            if kind != "float" and _exact(datum, kind, definition):
+                return index
+        return first
 
 
 def branch_name(avro: AvroType) -> str:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from roastedavro import __version__
-from roastedavro._datum import UnionChooser, Validator, encode_default
+from roastedavro._datum import UnionChooser, Validator, always_exact, encode_default, reads_as
 from roastedavro._runtime import RecordKeys
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union, describe,
@@ -170,12 +170,36 @@ def _is_primitive(avro: AvroType, name: str) -> bool:
 
 
 class _UnionPlan:
-    """The branch each exact Python type decides (fastavro's choice for every
-    value of that type), or None where fastavro's validation must decide."""
+    """The branch each exact Python type decides for every value of that type
+    (UnionChooser's rule: the first branch reading back the value's type and
+    value, else fastavro's choice), or None where the values must decide."""
 
     def __init__(self, union: Union, schema: Schema):
         self.branches = [schema.deref(branch) for branch in union.branches]
         self.tables = [_accepted(branch) for branch in self.branches]
+        self.reads = [reads_as(branch) for branch in self.branches]
+
+    def _same_kind(self, python_type: str) -> int | None | bool:
+        """The branch that reads back every value of the type it accepts (an
+        int, the branch), False if no branch reads the type back (fastavro's
+        choice then), None if the values must decide."""
+        same = [(index, table[python_type]) for index, table in enumerate(self.tables)
+                if python_type in table and self.reads[index] == python_type]
+        if not same:
+            return False
+        if python_type == "float":
+            doubles = [index for index, _ in same if _is_primitive(self.branches[index], "double")]
+            return doubles[0] if doubles else same[0][0]
+        if python_type == "Decimal" and len(same) > 1:
+            return None  # a decimal's scale and precision decide which takes it
+        index, how = same[0]
+        # "maybe": some values of the type only: those are the values' choice,
+        # unless no other branch could take the rest
+        alone = len(same) == 1 and not any(
+            python_type in table for other, table in enumerate(self.tables) if other != index)
+        if (how == "yes" or alone) and (len(same) == 1 or always_exact(python_type, self.branches[index])):
+            return index
+        return None
 
     def _double_after(self, index: int) -> int:
         # fastavro prefers a double to a float: after a float branch matches,
@@ -187,6 +211,9 @@ class _UnionPlan:
         return index
 
     def static(self, python_type: str) -> int | None:
+        same = self._same_kind(python_type)
+        if same is not False:
+            return same
         found = [(index, table[python_type]) for index, table in enumerate(self.tables)
                  if python_type in table]
         if not found:
@@ -205,10 +232,17 @@ class _UnionPlan:
         result = []
         for size in (0, 1, 2):
             chosen = None
-            for index, table in enumerate(self.tables):
-                how = table.get("int")
-                if how == "real" or (how == "int64" and size <= 1) or (how == "int32" and size == 0):
-                    chosen = self._double_after(index)
+            # a branch that reads back an int first (an int that fits it is
+            # exact); else fastavro's choice (a date, a time, a float...)
+            for ints in (True, False):
+                for index, table in enumerate(self.tables):
+                    if ints and self.reads[index] != "int":
+                        continue
+                    how = table.get("int")
+                    if how == "real" or (how == "int64" and size <= 1) or (how == "int32" and size == 0):
+                        chosen = index if ints else self._double_after(index)
+                        break
+                if chosen is not None:
                     break
             result.append(chosen)
         return result

@@ -305,6 +305,16 @@ def _latin1_text(min_size=0, max_size=4):
                    max_size=max_size)
 
 
+def _decimal_default(precision: int, size: int | None):
+    """A decimal's default: an unscaled value within the precision (a parse
+    error otherwise), its two's complement as code points 0-255."""
+    def text(unscaled: int) -> str:
+        length = size or (unscaled.bit_length() + 8) // 8
+        return unscaled.to_bytes(length, "big", signed=True).decode("latin-1")
+
+    return st.integers(-(10**precision) + 1, 10**precision - 1).map(text)
+
+
 class _Drawer:
     """Draws one schema in document order, keeping what a later part may refer to."""
 
@@ -562,9 +572,13 @@ class _Drawer:
                 return draw(st.floats(allow_nan=False, allow_infinity=False,
                                       width=32 if kind == "float" else 64))
             if kind == "bytes":
+                if node.logical and node.logical[0] == "decimal":
+                    return draw(_decimal_default(node.logical[1], None))
                 return draw(_latin1_text())
             return draw(st.text(max_size=6))
         if isinstance(node, FixedT):
+            if node.logical and node.logical[0] == "decimal":
+                return draw(_decimal_default(node.logical[1], node.size))
             return draw(_latin1_text(node.size, node.size))
         if isinstance(node, EnumT):
             return draw(st.sampled_from(node.symbols))

@@ -624,7 +624,8 @@ class Evolver:
     def default_for(self, node) -> Any:
         """A valid default, drawn: a plain one or a random value of the type."""
         node_ = self.model.deref(node)
-        if isinstance(node_, Prim) and self.draw(st.booleans()):
+        if (isinstance(node_, Prim) and node_.extra.get("logicalType") != "decimal"
+                and self.draw(st.booleans())):
             values = {
                 "null": st.none(), "boolean": st.booleans(), "int": st.integers(*INT_RANGE),
                 "long": st.integers(-(2**40), 2**40), "float": st.integers(-100, 100),

@@ -12,6 +12,7 @@ import collections
 import datetime
 import decimal
 import io
+import json
 import math
 import struct
 import threading
@@ -22,6 +23,7 @@ from collections.abc import Mapping
 import fastavro
 import pytest
 
+from roastedavro import avrojson
 from roastedavro.codec import AvroCodec, Duration
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.flags import CompileFlags
@@ -577,7 +579,7 @@ def unions_codec():
     {"bytes_fixed": b"cd"},
     {"timestamp": datetime.datetime(2020, 5, 17, 1, 2, 3, tzinfo=UTC)},
     {"timestamp": 1589677323000}, {"timestamp": "later"},
-    {"date_str": datetime.date(2021, 1, 2)}, {"date_str": "2021-01-02"},   # an ISO date: the date
+    {"date_str": datetime.date(2021, 1, 2)},
     {"date_str": datetime.datetime(2021, 1, 2, 3, 4)},
     {"decimal": D("123.45")}, {"decimal": D("-0.01")},
     {"uuid": uuid.UUID(int=7)}, {"uuid": "00000000-0000-0000-0000-000000000007"},
@@ -586,6 +588,26 @@ def unions_codec():
 ])
 def test_branches_as_fastavro_chooses_them(unions_codec, values):
     check_like_fastavro(unions_codec, UNIONS, unions_datum(**values))
+
+
+@pytest.mark.parametrize("values,branch", [
+    # fastavro writes an ISO date string as a date: it reads back as a date
+    ({"date_str": "2021-01-02"}, "string"),
+    # no branch reads an int back: fastavro's choice, the date
+    ({"date_str": 5}, "int"),
+])
+def test_branches_that_keep_the_value_where_fastavro_changes_it(unions_codec, values, branch):
+    datum = unions_datum(**values)
+    data = unions_codec.dump(datum)
+    key, value = next(iter(values.items()))
+    back = unions_codec.load(data)
+    if branch == "int":  # [date, string] has no int branch: fastavro's choice, a date
+        assert data == fastavro_dump(UNIONS, datum)
+        assert back[key] == datetime.date(1970, 1, 6)
+        return
+    assert data != fastavro_dump(UNIONS, datum)
+    assert type(back[key]) is type(value) and back[key] == value
+    assert json.loads(avrojson.to_json(UNIONS, datum))[key] == {branch: value}
 
 
 @pytest.mark.parametrize("values", [

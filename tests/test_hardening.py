@@ -276,3 +276,143 @@ def test_a_writer_reader_pair_reads_a_decimal_beyond_its_precision_exactly():
         "g": Decimal(1), "x": 3}
     with pytest.raises(DecodeError, match="decimal of 257 bytes"):
         codec.load(_wide_bytes(2**2050, 0, None))
+
+
+# -- union branches: the most specific that represents the value exactly ----------------
+
+import datetime as dt  # noqa: E402
+import enum  # noqa: E402
+import math  # noqa: E402
+import struct  # noqa: E402
+import uuid  # noqa: E402
+
+UTC = dt.timezone.utc
+
+
+def _logical(kind, logical, **more):
+    return {"type": kind, "logicalType": logical, **more}
+
+
+BRANCHY = {"type": "record", "name": "hardening.Branchy", "fields": [
+    {"name": "a", "type": ["null", _logical("int", "date"), _logical("long", "timestamp-micros")]},
+    {"name": "a2", "type": [_logical("int", "date"), _logical("long", "local-timestamp-micros")]},
+    {"name": "a3", "type": ["null", _logical("int", "date"), _logical("long", "timestamp-millis")]},
+    {"name": "b", "type": ["float", "long"]},
+    {"name": "c", "type": ["double", "long", "boolean"]},
+    {"name": "d", "type": [_logical("int", "date"), "string"]},
+    {"name": "e", "type": [_logical("int", "time-millis"), _logical("long", "time-micros")]},
+    {"name": "f", "type": [_logical("bytes", "decimal", precision=4, scale=2),
+                           _logical("fixed", "decimal", name="hardening.Wider", size=8,
+                                    precision=12, scale=5)]},
+    {"name": "g", "type": [_logical("fixed", "uuid", name="hardening.Id", size=16), "bytes"]},
+    {"name": "h", "type": [_logical("int", "date"), "long", "double"]},
+]}
+BRANCHY_CODEC = AvroCodec(BRANCHY)
+BRANCHY_PARSED = fastavro.parse_schema(BRANCHY)
+
+
+class Stamp(dt.datetime):
+    """A datetime subclass: its branch is decided in Python, not by exact type."""
+
+
+class Level(enum.IntEnum):
+    LOW = 1
+    HIGH = 2**40
+
+
+_aware = st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1),
+                      timezones=st.just(UTC))
+_naive = st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1))
+_longs = st.integers(-(2**63), 2**63 - 1)
+_dates = st.dates(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31))
+
+_branchy = st.fixed_dictionaries({
+    "a": st.none() | _dates | _aware | _aware.map(lambda d: Stamp.fromtimestamp(d.timestamp(), UTC)),
+    "a2": _dates | _naive,
+    "a3": st.none() | _dates | _aware.map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)),
+    "b": _longs | st.floats(width=32, allow_nan=False) | st.sampled_from(list(Level)),
+    "c": _longs | st.floats(allow_nan=False) | st.booleans(),
+    "d": _dates | st.text(max_size=12) | st.dates().map(dt.date.isoformat),
+    "e": st.times(),
+    "f": st.decimals(min_value=-99, max_value=99, places=2)
+         | st.decimals(min_value=-(10**7) + 1, max_value=10**7 - 1, places=5),
+    "g": st.uuids() | st.binary(max_size=20),
+    "h": _longs | st.floats(allow_nan=False) | _dates,
+})
+
+
+def _base(value):
+    for kind in (bool, int, float, dt.datetime, dt.date, dt.time, Decimal, uuid.UUID, str, bytes):
+        if isinstance(value, kind):
+            return kind
+    return type(value)
+
+
+def _fastavro_keeps(datum) -> bytes | None:
+    """fastavro's bytes for the datum if it reads back every value equal and
+    of the same type (else None: it loses something)."""
+    buffer = io.BytesIO()
+    try:
+        fastavro.schemaless_writer(buffer, BRANCHY_PARSED, datum)
+    except (ValueError, TypeError, AttributeError, OverflowError, struct.error):
+        return None
+    try:
+        back = fastavro.schemaless_reader(io.BytesIO(buffer.getvalue()), BRANCHY_PARSED)
+    except (ValueError, OverflowError):
+        return None  # it cannot even read what it wrote
+    same = all(type(back[key]) is _base(datum[key]) and back[key] == datum[key] for key in datum)
+    return buffer.getvalue() if same else None
+
+
+@settings(max_examples=200, deadline=None)
+@given(datum=_branchy)
+def test_a_union_value_reads_back_equal_and_of_its_type(datum):
+    data = BRANCHY_CODEC.dump(datum)
+    back = BRANCHY_CODEC.load(data)
+    for key, value in datum.items():
+        assert type(back[key]) is _base(value), (key, value, back[key])
+        if isinstance(value, float) and math.isnan(value):
+            continue
+        assert back[key] == value, (key, value, back[key])
+    # where fastavro keeps every value, its bytes are ours
+    expected = _fastavro_keeps(datum)
+    if expected is not None:
+        assert data == expected
+
+
+def test_a_datetime_goes_to_the_timestamp_branch_not_the_date_branch(java):
+    moment = dt.datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
+    datum = {"a": moment, "a2": moment.replace(tzinfo=None), "a3": moment, "b": 1, "c": 1,
+             "d": dt.date(2020, 1, 1), "e": dt.time(1, 2, 3, 4), "f": Decimal("1.5"), "g": b"",
+             "h": 2**40}
+    data = BRANCHY_CODEC.dump(datum)
+    assert BRANCHY_CODEC.load(data) == datum
+    # fastavro writes the datetime as a date (its time lost): the difference is deliberate
+    lost = fastavro.schemaless_reader(io.BytesIO(_fastavro_bytes(datum)), BRANCHY_PARSED)
+    assert lost["a3"] == dt.date(2024, 5, 6)
+    # Java reads the branch written: a long timestamp, the int 1 as a long, 2**40 as a long
+    trip = java.roundtrip(BRANCHY, data)
+    assert trip.data == data
+    as_json = json.loads(trip.json)
+    assert list(as_json["a3"]) == ["long"] and as_json["a3"]["long"] == 1714979289123
+    assert list(as_json["b"]) == ["long"] and list(as_json["h"]) == ["long"]
+    assert list(as_json["e"]) == ["long"]  # 4 microseconds: time-micros
+
+
+def _fastavro_bytes(datum) -> bytes:
+    buffer = io.BytesIO()
+    fastavro.schemaless_writer(buffer, BRANCHY_PARSED, datum)
+    return buffer.getvalue()
+
+
+def test_the_avro_json_encoding_names_the_same_branch():
+    from roastedavro import avrojson
+
+    moment = dt.datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
+    datum = {"a": moment, "a2": dt.date(2020, 1, 1), "a3": moment, "b": 2**60 + 1, "c": 3,
+             "d": "2020-01-01", "e": dt.time(0, 0, 0, 7), "f": Decimal("1.23456"), "g": b"x",
+             "h": 5}
+    encoded = json.loads(avrojson.to_json(BRANCHY, datum))
+    assert {key: list(value)[0] for key, value in encoded.items() if isinstance(value, dict)} == {
+        "a": "long", "a2": "int", "a3": "long", "b": "long", "c": "long", "d": "string",
+        "e": "long", "f": "hardening.Wider", "g": "bytes", "h": "long"}
