@@ -506,3 +506,49 @@ def test_the_uncompiled_writer_refuses_values_fastavro_would_crash_on(uncached):
         with pytest.raises(ValueError, match="Nested more than 50 levels deep, or contains itself"):
             ours(value, ctx())
     assert ours.stats[COMPILED] == 0
+
+
+# -- the uncompiled reader's values are fastavro's -----------------------------------
+
+_PROPERTY_REGISTRY = {}
+
+
+@settings(max_examples=100, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_random_schemas_read_on_the_uncompiled_path_as_fastavro_reads_them(data):
+    # fastavro is what confluent-kafka's deserializer reads with (whose own
+    # schema handling refuses some valid schemas, e.g. an alias equal to a name)
+    import io
+
+    import fastavro
+    from avro_strategies import avro_schemas, datums
+
+    if "registry" not in _PROPERTY_REGISTRY:
+        _PROPERTY_REGISTRY["registry"] = new_registry()
+    registry = _PROPERTY_REGISTRY["registry"]
+    schema = data.draw(avro_schemas(), label="schema")
+    datum = data.draw(datums(schema), label="datum")
+    parsed = fastavro.parse_schema(schema)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, parsed, datum)
+    schema_id = registry.register_schema(uuid.uuid4().hex, Schema(json.dumps(schema), "AVRO"))
+    message = wire_header(schema_id) + out.getvalue()
+    cached = serde._cached
+    serde._cached = lambda make: None
+    try:
+        for flag in (False, True):
+            ours = AvroDeserializer(registry, return_record_name=flag, compiler=None)
+            got = ours(message, ctx())
+            assert ours.stats == {FALLBACK: 1}
+            expected = fastavro.schemaless_reader(io.BytesIO(out.getvalue()), parsed, None,
+                                                  return_record_name=flag)
+            if _bare_bytes_schema(schema):
+                expected = out.getvalue()  # confluent-kafka's framing: the bytes as they are
+            assert_same(got, expected)
+    finally:
+        serde._cached = cached
+
+
+def _bare_bytes_schema(schema) -> bool:
+    return schema == "bytes" or isinstance(schema, dict) and schema.get("type") == "bytes"
