@@ -159,9 +159,10 @@ def test_appending_to_a_cut_short_file_is_an_error(tmp_path, cut):
         write_file(fo, LONGS, [{"i": 1000}])         # fastavro's way to append
 
 
-def test_repair_truncates_to_the_last_whole_block(tmp_path, avro_tools):
+@pytest.mark.parametrize("codec", CODECS)
+def test_repair_truncates_to_the_last_whole_block(tmp_path, avro_tools, codec):
     path = tmp_path / "cut.avro"
-    data = longs_file()
+    data = longs_file(codec=codec)
     last = list(block_reader(io.BytesIO(data)))[-1]
     path.write_bytes(data[:-30])
     with open(path, "a+b") as fo:
