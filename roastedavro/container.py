@@ -11,7 +11,11 @@ Reading streams block by block from any binary file object, seekable or not,
 in memory bounded by the largest block (and ``max_block_size`` for what a
 block decompresses to). Damage is a :class:`ContainerError` naming the
 block and its file offset; ``on_damage="skip"`` instead skips a damaged
-block, finds the next sync marker and goes on, recording what it skipped.
+block, finds the first sync marker after the block's start and goes on,
+recording what it skipped. Records and their arrays' and maps' items are paid
+for from one budget per file (the bytes read plus ``item_allowance``), and
+appending to a damaged file is refused (or, with ``repair=True``, a cut-short
+end is truncated first).
 """
 
 from __future__ import annotations
@@ -543,7 +547,7 @@ class Skipped:
 
     block: int
     offset: int   # where the damage was found
-    resumed: int | None   # where reading went on (after the next sync marker), None: the end
+    resumed: int | None   # where reading went on (after a sync marker), None: the end
     reason: str
 
 
@@ -554,8 +558,10 @@ class FileReader:
     that schema's datums (schema resolution, compiled for the pair).
     ``max_block_size`` bounds what one block may decompress to.
     ``on_damage``: "raise" (a ContainerError naming the block and offset) or
-    "skip" (the block is skipped, reading resumes after the next sync
-    marker, and ``skipped`` lists what was passed over).
+    "skip" (the block is skipped, reading resumes after the first sync
+    marker after the block's start, and ``skipped`` lists what was passed
+    over). ``flags.item_allowance`` is the file's allowance of records and
+    items beyond the bytes read (see :meth:`decode_records`).
     """
 
     def __init__(self, fo: BinaryIO, reader_schema: Any = None, *,
