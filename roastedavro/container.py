@@ -690,14 +690,17 @@ class FileReader:
         (records only: that decoder holds their arrays' and maps' items to
         its own budget), or a ContainerError."""
         allowance = self._allowance
+        # the flags the codec would be built with: paying for records must
+        # not compile a codec that another decoder makes unnecessary
+        item_allowance = (self._flags or CompileFlags()).item_allowance
         if allowance is None:
-            allowance = self.avro_codec.flags.item_allowance
+            allowance = item_allowance
         if block.count > size + allowance:
             self._allowance = 0
             raise ContainerError(
                 f"item budget exceeded: a file's blocks may announce at most their length in "
                 f"bytes plus CompileFlags.item_allowance "
-                f"({self.avro_codec.flags.item_allowance}) records in all, and this block of "
+                f"({item_allowance}) records in all, and this block of "
                 f"{size} bytes announces {block.count} records with {allowance} of the "
                 f"allowance left", block.offset, block.number)
         self._allowance = size + allowance - block.count

@@ -87,6 +87,8 @@ class CompiledSchema(Schema):
 
     _roasted_plan: _Plan | None = None
     _roasted_codec: Any = None
+    #: the flags of the attached codec (read_file pays for records with its item_allowance)
+    _roasted_flags: CompileFlags | None = None
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -141,6 +143,7 @@ class CompiledSchema(Schema):
             codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
                                  flags.item_allowance)
             self._bind_entry_points(codec, flags)
+            self._roasted_flags = flags
             self._roasted_codec = codec
         finally:
             self._roasted_lock.release()
@@ -225,11 +228,17 @@ class CompiledSchema(Schema):
         ``on_damage``)."""
         from roastedavro.container import ContainerError, FileReader
 
+        self._attach()
+        options.setdefault("flags", self._roasted_flags)
         reader = FileReader(fo, **options)
         written = reader.writer_schema
         same = written.canonical_form() == self.avro_model.canonical_form()
         for block in reader.blocks():
             data = reader.decompress(block)
+            # the file's records are paid for from one budget, as FileReader's
+            # own decoder does (the compiled reader holds each block's items to
+            # the message budget)
+            reader.charge_records(block, len(data))
             # the block's records framed as one Avro array: many=True reads it
             framed = encode_long(block.count) + data + b"\x00" if block.count else b"\x00"
             try:

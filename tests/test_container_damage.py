@@ -333,6 +333,24 @@ def test_other_decoders_pay_for_records_from_the_same_budget():
         reader.charge_records(stored, 300)
 
 
+def test_a_compiled_schema_reads_a_file_within_the_same_budget():
+    # CompiledSchema.read_file decodes blocks through load_compiled, which
+    # holds only each block to the message budget: the file's budget is paid too
+    from roastedavro import CompiledSchema
+
+    class E(CompiledSchema):
+        pass
+
+    schema = E().compile(CompileFlags(item_allowance=1000))
+    data = header(EMPTY) + block(600, b"") * 3
+    records = schema.read_file(io.BytesIO(data))
+    assert [next(records) for _ in range(600)] == [{}] * 600
+    with pytest.raises(ContainerError, match="item budget") as raised:
+        next(records)
+    assert raised.value.block == 1
+    assert len(list(schema.read_file(io.BytesIO(header(EMPTY) + block(600, b""))))) == 600
+
+
 # -- any damage: a ContainerError or records, in both modes ----------------------
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
