@@ -199,6 +199,9 @@ class AvroJSON:
         self._codecs: tuple | None = None
         self._from_binary: Callable | None = None   # built on first use
         self._resolved_from_binary: Callable | None = None
+        self._budget = [0]   # items the binary readers may still read, shared by them
+        #: what was left of the item budget after the last binary_to_json_values call
+        self.items_left: int | None = None
         self._to_binary: Callable | None = None
 
     # -- writing -----------------------------------------------------------------
@@ -272,7 +275,8 @@ class AvroJSON:
 
     # -- straight between binary and JSON ------------------------------------------
 
-    def binary_to_json_values(self, data: bytes, count: int = 1) -> list:
+    def binary_to_json_values(self, data: bytes, count: int = 1, *,
+                              item_allowance: int | None = None) -> list:
         """``count`` datums of ``schema``, one after another in Avro binary (a
         container block's data), as JSON values, without Python datums between:
         a union's value under the branch the bytes hold, a logical type's
@@ -283,26 +287,48 @@ class AvroJSON:
         :class:`~roastedavro.errors.DecodeError` with the byte offset (also
         for bytes left over after the last datum), and
         :class:`~roastedavro.errors.SchemaResolutionError` if the reader's
-        schema cannot read the writer's."""
-        return self._walk_binary(data, count, False)
+        schema cannot read the writer's.
 
-    def binary_record_ends(self, data: bytes, count: int) -> list[int]:
+        The datums and the items of their arrays and maps are paid for from
+        a budget of ``len(data) + item_allowance`` (``CompileFlags``'
+        ``item_allowance``, 1,000,000, by default), as the compiled codecs
+        pay for them: a few bytes announcing billions of nulls or empty
+        records are a DecodeError, not billions of values. ``items_left``
+        is what was left of it after the call (a container file's next
+        block gets it as its ``item_allowance``)."""
+        return self._walk_binary(data, count, False, item_allowance)
+
+    def binary_record_ends(self, data: bytes, count: int, *,
+                           item_allowance: int | None = None) -> list[int]:
         """Where each of ``count`` datums in ``data`` ends (as
         ``binary_to_json_values`` reads them, checking them the same way)."""
-        return self._walk_binary(data, count, True)
+        return self._walk_binary(data, count, True, item_allowance)
 
-    def _walk_binary(self, data: bytes, count: int, ends: bool) -> list:
+    def _walk_binary(self, data: bytes, count: int, ends: bool,
+                     item_allowance: int | None) -> list:
+        if item_allowance is None:
+            from roastedavro.flags import CompileFlags
+
+            item_allowance = CompileFlags.item_allowance
+        budget = self._budget
+        budget[0] = len(data) + item_allowance - count
+        if budget[0] < 0:
+            self.items_left = 0
+            raise DecodeError(f"item budget exceeded: {count} datums in {len(data)} bytes, "
+                              f"more than their length plus the item allowance "
+                              f"({item_allowance})", 0)
         if self.reader_schema is not None and not ends:
             read = self._resolved_from_binary
             if read is None:
                 resolution = _resolve(self.schema, self.reader_schema)
                 resolution.check()   # SchemaResolutionError, as AvroCodec's
-                read = self._resolved_from_binary = _ResolvedBinaryToJSON(resolution).of(
-                    resolution.root)
+                read = self._resolved_from_binary = _ResolvedBinaryToJSON(
+                    resolution, budget).of(resolution.root)
         else:
             read = self._from_binary
             if read is None:
-                read = self._from_binary = _BinaryToJSON(self.schema).of(self.schema.root)
+                read = self._from_binary = _BinaryToJSON(self.schema, budget).of(
+                    self.schema.root)
         out: list = []
         position = 0
         try:
@@ -310,10 +336,13 @@ class AvroJSON:
                 value, position = read(data, position)
                 out.append(position if ends else value)
         except _BadBinary as error:
+            self.items_left = max(0, budget[0])
             raise DecodeError(f"datum {len(out)}: {error.message}", error.position) from None
         except RecursionError:
+            self.items_left = max(0, budget[0])
             raise DecodeError(f"datum {len(out)}: nested too deeply for Python's recursion "
                               "limit", position) from None
+        self.items_left = budget[0]
         if position != len(data):
             raise DecodeError(f"{len(data) - position} bytes left over after {count} datums",
                               position)
@@ -1172,8 +1201,6 @@ class _Readers:
 # writes it.
 
 _DOUBLE = struct.Struct("<d")
-#: a collection block of items that take no bytes (nulls, empty records) may claim at most this many
-_MAX_EMPTY_ITEMS = 100_000_000
 
 
 class _BadBinary(Exception):
@@ -1217,10 +1244,12 @@ def _min_size(avro: AvroType, schema: Schema, seen: frozenset = frozenset()) -> 
 
 
 class _BinaryToJSON:
-    """For each type, ``read(data, position) -> (JSON value, position after it)``."""
+    """For each type, ``read(data, position) -> (JSON value, position after it)``.
+    ``budget[0]``: the array and map items that may still be read."""
 
-    def __init__(self, schema: Schema):
+    def __init__(self, schema: Schema, budget: list):
         self.schema = schema
+        self.budget = budget
         self.records: dict[str, Callable] = {}
 
     def of(self, avro: AvroType) -> Callable:
@@ -1314,6 +1343,7 @@ class _BinaryToJSON:
         read_item = self.of(avro.values if is_map else avro.items)
         read_key = self.primitive(Primitive("string"))
         smallest = _min_size(avro.values if is_map else avro.items, self.schema) + is_map
+        budget = self.budget
 
         def read_collection(data, position):
             out: Any = {} if is_map else []
@@ -1325,9 +1355,12 @@ class _BinaryToJSON:
                 if count < 0:
                     count = -count
                     size, position = _binary_long(data, position)   # the block's size: unused
-                if (count * smallest > len(data) - position
-                        or (smallest == 0 and count > _MAX_EMPTY_ITEMS)):
+                if count * smallest > len(data) - position:
                     raise _BadBinary(f"a block of {count} items, more than the data holds", at)
+                budget[0] -= count
+                if budget[0] < 0:
+                    raise _BadBinary(f"item budget exceeded: a block of {count} items, more than "
+                                     "the data's length plus the item allowance", at)
                 if is_map:
                     for _ in range(count):
                         key, position = read_key(data, position)
@@ -1580,11 +1613,12 @@ class _ResolvedBinaryToJSON:
     under the branch resolution chose (as Java writes what its resolving
     reader read)."""
 
-    def __init__(self, resolution: Any):
+    def __init__(self, resolution: Any, budget: list):
         self.resolution = resolution
         self.writer = resolution.writer
         self.reader = resolution.reader
-        self.plain = _BinaryToJSON(resolution.writer)   # the writer's values, as they are
+        self.budget = budget
+        self.plain = _BinaryToJSON(resolution.writer, budget)   # the writer's values, as they are
         self.records: dict[tuple, Callable] = {}
 
     def of(self, plan: Any) -> Callable:
@@ -1675,6 +1709,7 @@ class _ResolvedBinaryToJSON:
         read_item = self.of(plan.element)
         read_key = self.plain.primitive(Primitive("string"))
         smallest = _min_size(element, self.writer) + is_map
+        budget = self.budget
 
         def read_collection(data, position):
             out: Any = {} if is_map else []
@@ -1686,9 +1721,12 @@ class _ResolvedBinaryToJSON:
                 if count < 0:
                     count = -count
                     _, position = _binary_long(data, position)
-                if (count * smallest > len(data) - position
-                        or (smallest == 0 and count > _MAX_EMPTY_ITEMS)):
+                if count * smallest > len(data) - position:
                     raise _BadBinary(f"a block of {count} items, more than the data holds", at)
+                budget[0] -= count
+                if budget[0] < 0:
+                    raise _BadBinary(f"item budget exceeded: a block of {count} items, more than "
+                                     "the data's length plus the item allowance", at)
                 for _ in range(count):
                     if is_map:
                         key, position = read_key(data, position)

@@ -185,11 +185,13 @@ def _block_error(block, error: DecodeError, size: int) -> ContainerError:
                           f"of the block's {size} bytes of data)", block.offset, block.number)
 
 
-def _block_json_values(reader: FileReader, block, codec) -> list:
-    """A block's records as JSON values, each union's branch the one the bytes hold."""
+def _block_json_values(reader: FileReader, block, codec, allowance: int | None) -> list:
+    """A block's records as JSON values, each union's branch the one the bytes
+    hold; records and items paid for from the file's budget (``allowance``:
+    what the blocks before left, None for the first block)."""
     data = reader.decompress(block)
     try:
-        return codec.binary_to_json_values(data, block.count)
+        return codec.binary_to_json_values(data, block.count, item_allowance=allowance)
     except DecodeError as error:
         raise _block_error(block, error, len(data)) from None
 
@@ -209,8 +211,11 @@ def tojson(args, out: TextIO) -> None:
         progress = _Progress("tojson")
         indent = 2 if args.pretty else None
         separators = None if args.pretty else (",", ":")
+        allowance = None
         for block in reader.blocks():
-            for value in _block_json_values(reader, block, codec):
+            values = _block_json_values(reader, block, codec, allowance)
+            allowance = codec.items_left
+            for value in values:
                 out.write(json.dumps(value, indent=indent, separators=separators,
                                      ensure_ascii=False))
                 out.write("\n")
@@ -334,6 +339,7 @@ def cat(args, out: TextIO) -> None:
                     codec = _json_codec(schema)
                 elif reader.writer_schema.canonical_form() != schema.canonical_form():
                     raise _BadInput(f"{name}: its schema is not the first file's")
+                allowance = None   # the file's item budget, as tojson's
                 for block in reader.blocks():
                     if limit == 0:
                         break
@@ -342,7 +348,9 @@ def cat(args, out: TextIO) -> None:
                         continue
                     data = reader.decompress(block)
                     try:
-                        ends = codec.binary_record_ends(data, block.count)
+                        ends = codec.binary_record_ends(data, block.count,
+                                                        item_allowance=allowance)
+                        allowance = codec.items_left
                     except DecodeError as error:
                         raise _block_error(block, error, len(data)) from None
                     first = offset

@@ -322,6 +322,23 @@ def test_damaged_files_are_one_line_naming_the_file(files, tmp_path):
     assert not (tmp_path / "copy.avro").exists()
 
 
+def test_a_few_bytes_announcing_millions_of_records_are_refused(tmp_path, capsys):
+    from roastedavro._datum import encode_long
+    from roastedavro.container import FileWriter
+
+    path = tmp_path / "empty-records.avro"
+    with open(path, "wb") as fo:
+        writer = FileWriter(fo, {"type": "record", "name": "E", "fields": []}, "null",
+                            encode_block=b"".join)
+        fo.write(encode_long(36_000_000) + encode_long(0) + writer.sync_marker)
+    for command in (["tojson", path], ["cat", path, "-o", tmp_path / "copy.avro"]):
+        assert run(*command)[0] == 1
+        err = capsys.readouterr().err
+        assert err.startswith(f"roastedavro {command[0]}: {path}: block 0: ") and \
+            "item budget exceeded" in err, err
+    assert run("count", path) == (0, "36000000\n")   # nothing decoded: the count is the header's
+
+
 def test_version_and_help(capsys):
     with pytest.raises(SystemExit) as raised:
         main(["--version"])
