@@ -28,7 +28,6 @@ import os
 import zlib
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
-from roastedavro._datum import encode_long
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError
@@ -756,6 +755,8 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator
 
 
 def _encode_bytes(value: bytes) -> bytes:
+    from roastedavro._datum import encode_long   # (imports marshmallow: not for reading)
+
     return encode_long(len(value)) + value
 
 
@@ -767,6 +768,8 @@ def _header_bytes(schema: Schema, codec: str, metadata: dict, sync: bytes) -> by
         if key.startswith("avro."):
             raise ValueError(f"metadata key {key!r}: keys starting with 'avro.' are reserved")
         entries[key] = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+    from roastedavro._datum import encode_long
+
     out = [MAGIC, encode_long(len(entries))]
     for key, value in entries.items():
         out += [_encode_bytes(key.encode("utf-8")), _encode_bytes(value)]
@@ -844,6 +847,8 @@ class FileWriter:
         self._batch = max(1, min(65536, left // per_record))
 
     def _write_block(self) -> None:
+        from roastedavro._datum import encode_long
+
         if not self._count:
             return
         data = b"".join(self._parts)

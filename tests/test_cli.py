@@ -361,7 +361,7 @@ def test_light_commands_import_no_compiler(files):
     probe = ("import sys\nfrom roastedavro.cli import main\n"
              f"for command in ('count', 'getschema', 'getmeta'): main([command, {str(data)!r}])\n"
              "print(sorted(name for name in ('roastedavro.codec', 'roastedavro.compiler', "
-             "'roastedavro._runtime', 'jinja2', 'Cython', 'fastavro') "
+             "'roastedavro._runtime', 'jinja2', 'Cython', 'fastavro', 'marshmallow') "
              "if name in sys.modules))")
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                             timeout=120, cwd=Path(data).parent)
