@@ -600,6 +600,7 @@ cdef struct GenericNode:
     Py_ssize_t size     # fixed: bytes; enum: symbols; union: branches; record: fields
     Py_ssize_t first    # union, record: first of its nodes in `links`; array, map: the item node
     Py_ssize_t min_size # the fewest bytes one value takes
+    bint zero           # every value takes no bytes (null, fixed(0), records of those)
 
 cdef class GenericType:
     cdef readonly object parsed

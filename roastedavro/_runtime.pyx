@@ -23,6 +23,8 @@ cimport cython
 from libc.stdint cimport uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_GET_SIZE
+from cpython.bytearray cimport PyByteArray_AS_STRING, PyByteArray_GET_SIZE
+from cpython.pyport cimport PY_SSIZE_T_MAX
 from cpython.datetime cimport (
     import_datetime, datetime_new, date_new, time_new, timedelta_new,
     datetime_year, datetime_month, datetime_day, datetime_hour, datetime_minute,
@@ -1572,7 +1574,7 @@ cdef str depth_note(int depth, int max_depth):
 
 def _generic_nodes(parsed, dict named):
     """The node table of a fastavro-parsed schema: a list of [kind, precision,
-    scale, size, first, min_size] and the list of links (record fields and
+    scale, size, first, min_size, zero] and the list of links (record fields and
     union branches, by node index). Named types are one node each, so
     recursive types are cycles in the table."""
     nodes = []
@@ -1661,6 +1663,24 @@ def _generic_nodes(parsed, dict named):
                 changed = True
         if not changed:
             break
+    # the types whose every value takes no bytes: null, fixed(0), records of
+    # those (a least fixed point: a record that contains itself never is)
+    zero = [False] * len(nodes)
+    for _ in range(len(nodes) + 1):
+        changed = False
+        for i, node in enumerate(nodes):
+            kind = node[0]
+            if zero[i]:
+                continue
+            if (kind == GENERIC_NULL or (kind == GENERIC_FIXED and node[3] == 0)
+                    or (kind == GENERIC_RECORD
+                        and all(zero[links[node[4] + j]] for j in range(node[3])))):
+                zero[i] = True
+                changed = True
+        if not changed:
+            break
+    for i, node in enumerate(nodes):
+        node.append(zero[i])
     return nodes, links
 
 
@@ -1683,13 +1703,14 @@ cdef class GenericType:
         if self.nodes == NULL or self.links == NULL:
             raise MemoryError()
         for i in range(len(nodes)):
-            kind, precision, scale, size, first, min_size = nodes[i]
+            kind, precision, scale, size, first, min_size, zero = nodes[i]
             self.nodes[i].kind = kind
             self.nodes[i].precision = precision
             self.nodes[i].scale = scale
             self.nodes[i].size = size
             self.nodes[i].first = first
             self.nodes[i].min_size = min_size
+            self.nodes[i].zero = zero
         for i in range(len(links)):
             self.links[i] = links[i]
         self.node_count = len(nodes)
@@ -1810,12 +1831,137 @@ cdef int check_decimal(Reader* r, GenericNode* node, Py_ssize_t n, Py_ssize_t st
     return 0
 
 
-cdef int skip_text(Reader* r) except -1:
+# A value's bytes may also be walked straight from a stream (a file, a pipe,
+# a socket), reading only what each part needs: a varint a byte at a time,
+# a float, double or fixed its size, a string or bytes its length in chunks
+# that double (from 64 KiB) so that memory grows with the bytes that arrive,
+# never with a length the data claims. The walk then holds exactly the
+# value's bytes and the stream is left just after them. A block count cannot
+# be checked against bytes still to come, so: items that take bytes are
+# paid for by reading them; items that take none (null, fixed(0), records of
+# those) are not walked one by one, but counted, and all the value's items
+# are checked against its length plus the allowance at the end, the
+# compiled readers' budget.
+
+cdef struct Source:
+    PyObject* fo            # the stream
+    PyObject* buffer        # a bytearray: the value's bytes read so far
+    long long items         # array and map items announced so far
+    bint check_text         # strings must be valid UTF-8
+    bint check_decimals     # decimals must fit their precision
+
+
+# `after`, below: the fewest bytes of the value that follow the part being
+# read (the fields still to come, a block's next count, ...). Each read from
+# the stream asks for the part's bytes and those: all the value's own, so
+# nothing is read past its end, and a value takes few reads.
+
+cdef int pull(Reader* r, Source* src, Py_ssize_t n) except -1:
+    # n bytes past r.pos, read from the stream where the buffer holds fewer
+    cdef Py_ssize_t want, cap
+    cdef bytearray buffer
+    if src == NULL or r.end - r.pos >= n:
+        return 0
+    buffer = <bytearray>src.buffer
+    while r.end - r.pos < n:
+        want = n - (r.end - r.pos)
+        cap = r.end if r.end > 65536 else 65536
+        if want > cap:
+            want = cap
+        chunk = (<object>src.fo).read(want)
+        if not chunk:
+            if chunk is None:
+                raise DecodeError(u"the stream has no bytes ready (a non-blocking stream): "
+                                  u"%d more needed" % (n - (r.end - r.pos)), r.end)
+            if r.end == 0:
+                raise EOFError    # the end of a stream of values
+            raise DecodeError(u"truncated data: the stream ends %d bytes into the value, "
+                              u"%d more needed" % (r.end, n - (r.end - r.pos)), r.end)
+        if len(chunk) > want:
+            raise DecodeError(u"the stream's read(%d) returned %d bytes" % (want, len(chunk)),
+                              r.end)
+        buffer += chunk
+        r.data = <const unsigned char*>PyByteArray_AS_STRING(buffer)
+        r.end = PyByteArray_GET_SIZE(buffer)
+    return 0
+
+
+cdef inline Py_ssize_t plus(Py_ssize_t a, Py_ssize_t b) noexcept:
+    # a sum of lower bounds, kept well within Py_ssize_t
+    cdef Py_ssize_t total = a + b
+    return total if total < 1099511627776 else 1099511627776
+
+
+cdef int pull_varint(Reader* r, Source* src, Py_ssize_t after) except -1:
+    # a varint's bytes up to the last (at most ten)
+    cdef Py_ssize_t i = 0
+    if src == NULL:
+        return 0
+    while True:
+        if r.end - r.pos <= i:
+            pull(r, src, plus(i + 1, after))
+        if r.data[r.pos + i] < 0x80 or i == 9:
+            return 0
+        i += 1
+
+
+cdef Py_ssize_t walk_length(Reader* r, Source* src, Py_ssize_t after) except -1:
+    # a string/bytes length, its bytes read from the stream
+    cdef Py_ssize_t start = r.pos
+    cdef long long n
+    if src == NULL:
+        return read_length(r)
+    pull_varint(r, src, after)
+    n = read_long(r)
+    if n < 0:
+        raise_bad_value(r, NEGATIVE_LENGTH, n, 0, start)
+    if n > 1099511627776:
+        # more than any stream here holds: read on to its end, in chunks
+        try:
+            pull(r, src, PY_SSIZE_T_MAX - r.pos)
+        except DecodeError:
+            raise DecodeError(u"truncated data: a length of %d, and the stream ends %d bytes "
+                              u"into the value" % (n, r.end), r.end) from None
+    pull(r, src, plus(<Py_ssize_t>n, after))
+    return <Py_ssize_t>n
+
+
+cdef long long stream_block_count(Reader* r, Source* src, Py_ssize_t item_size,
+                                  Py_ssize_t max_items, Py_ssize_t after) except? -1:
+    cdef Py_ssize_t start
+    cdef long long count
+    if src == NULL:
+        return read_block_count(r, item_size, max_items)
+    pull_varint(r, src, after)
+    start = r.pos
+    count = read_long(r)
+    if count < 0:
+        if count == -9223372036854775807 - 1:
+            raise_bad_value(r, BAD_BLOCK_COUNT, count, 0, start)
+        count = -count
+        pull_varint(r, src, after)
+        read_long(r)
+    if count > max_items:
+        raise DecodeError(
+            u"block of %d items exceeds the limit of %d items per block "
+            u"(CompileFlags.max_items)" % (count, max_items), start)
+    # checked against the value's length at the end (never overflows: each
+    # count is below 2**63 and the sum stops growing past it)
+    if src.items <= 9223372036854775807 - count:
+        src.items += count
+    else:
+        src.items = 9223372036854775807
+    return count
+
+
+cdef int skip_text(Reader* r, Source* src, Py_ssize_t after) except -1:
     # a string or map key: its length, then valid UTF-8
-    cdef Py_ssize_t n = read_length(r)
-    cdef Py_ssize_t bad = roasted_invalid_utf8(r.data + r.pos, n)
-    if bad >= 0:
-        raise DecodeError(u"invalid UTF-8 in string", r.pos + bad)
+    cdef Py_ssize_t n = walk_length(r, src, after)
+    cdef Py_ssize_t bad
+    if src == NULL or src.check_text:
+        bad = roasted_invalid_utf8(r.data + r.pos, n)
+        if bad >= 0:
+            raise DecodeError(u"invalid UTF-8 in string", r.pos + bad)
     r.pos += n
     return 0
 
@@ -1825,63 +1971,152 @@ cdef int too_deep_to_read(Reader* r, int depth, int max_depth) except -1:
                       % (depth, depth_note(depth, max_depth)), r.pos)
 
 
-cdef int skip_generic(Reader* r, GenericType avro, Py_ssize_t index, int remaining, int depth,
-                      int max_depth, Py_ssize_t max_items) except -1:
+cdef int skip_generic(Reader* r, Source* src, GenericType avro, Py_ssize_t index, int remaining,
+                      int depth, int max_depth, Py_ssize_t max_items, Py_ssize_t after) except -1:
     # One value's bytes, checked as the compiled readers check theirs, with
-    # every array and map item paid for from the message's budget.
+    # every array and map item paid for from the message's budget; from the
+    # stream `src` where it is not NULL (else all bytes are in `r`).
     # `remaining`: the levels of records, arrays and maps still allowed.
     cdef GenericNode* node = &avro.nodes[index]
-    cdef Py_ssize_t n, start = r.pos, i, item_size
+    cdef GenericNode* item
+    cdef Py_ssize_t n, start = r.pos, i, item_size, rest, child
     cdef long long count, position
     cdef int kind
+    if src != NULL and r.end - r.pos < plus(node.min_size, after):
+        # the fewest bytes the value and what follows take, in one read
+        pull(r, src, plus(node.min_size, after))
     while node.kind == GENERIC_UNION:
+        pull_varint(r, src, plus(node.min_size - 1, after))
         node = &avro.nodes[avro.links[node.first + read_index(r, node.size)]]
     kind = node.kind
     if kind == GENERIC_NULL:
         return 0
     if kind == GENERIC_BOOLEAN:
+        pull(r, src, plus(1, after))
         read_boolean(r)
     elif kind == GENERIC_INT:
+        pull_varint(r, src, after)
         read_int(r)
     elif kind == GENERIC_LONG:
+        pull_varint(r, src, after)
         read_long(r)
     elif kind == GENERIC_FLOAT:
+        pull(r, src, plus(4, after))
         read_float(r)
     elif kind == GENERIC_DOUBLE:
+        pull(r, src, plus(8, after))
         read_double(r)
     elif kind == GENERIC_STRING:
-        skip_text(r)
+        skip_text(r, src, after)
     elif kind == GENERIC_BYTES:
-        n = read_length(r)
-        if node.precision:
+        n = walk_length(r, src, after)
+        if node.precision and (src == NULL or src.check_decimals):
             check_decimal(r, node, n, start)
         r.pos += n
     elif kind == GENERIC_FIXED:
+        pull(r, src, plus(node.size, after))
         if r.end - r.pos < node.size:
             raise_truncated(r, node.size)
-        if node.precision:
+        if node.precision and (src == NULL or src.check_decimals):
             check_decimal(r, node, node.size, start)
         r.pos += node.size
     elif kind == GENERIC_ENUM:
+        pull_varint(r, src, after)
         read_index(r, node.size)
     else:
         if remaining <= 0:
             too_deep_to_read(r, depth, max_depth)
         if kind == GENERIC_RECORD:
+            # `rest`: the fewest bytes of this field and the ones after it
+            rest = node.min_size
             for i in range(node.size):
-                skip_generic(r, avro, avro.links[node.first + i], remaining - 1, depth, max_depth,
-                             max_items)
+                child = avro.links[node.first + i]
+                rest -= avro.nodes[child].min_size
+                skip_generic(r, src, avro, child, remaining - 1, depth, max_depth, max_items,
+                             plus(rest if rest > 0 else 0, after))
             return 0
         # arrays and maps: each block's count checked before its items
-        item_size = avro.nodes[node.first].min_size + (1 if kind == GENERIC_MAP else 0)
-        count = read_block_count(r, item_size, max_items)
+        item = &avro.nodes[node.first]
+        item_size = item.min_size + (1 if kind == GENERIC_MAP else 0)
+        count = stream_block_count(r, src, item_size, max_items, after)
         while count:
-            for position in range(count):
-                if kind == GENERIC_MAP:
-                    skip_text(r)
-                skip_generic(r, avro, node.first, remaining - 1, depth, max_depth, max_items)
-            count = read_block_count(r, item_size, max_items)
+            if src != NULL and count <= 1099511627776 // (item_size + 1):
+                # the block's items and the next count
+                pull(r, src, plus(<Py_ssize_t>count * item_size + 1, after))
+            if src == NULL or kind == GENERIC_MAP or not item.zero:
+                for position in range(count):
+                    if kind == GENERIC_MAP:
+                        skip_text(r, src, plus(item.min_size + 1, after))
+                    skip_generic(r, src, avro, node.first, remaining - 1, depth, max_depth,
+                                 max_items, plus(1, after))
+            count = stream_block_count(r, src, item_size, max_items, after)
     return 0
+
+
+cdef bytearray walk(fo, GenericType avro, int max_depth, Py_ssize_t max_items,
+                    long long item_allowance, bint check_text, bint check_decimals):
+    cdef Reader r
+    cdef Source src
+    cdef bytearray buffer = bytearray()
+    cdef int depth = generic_depth(max_depth)
+    r.data = <const unsigned char*>PyByteArray_AS_STRING(buffer)
+    r.pos = 0
+    r.end = 0
+    r.invalid = 0
+    r.budget = item_allowance
+    r.allowance = item_allowance
+    src.fo = <PyObject*>fo
+    src.buffer = <PyObject*>buffer
+    src.items = 0
+    src.check_text = check_text
+    src.check_decimals = check_decimals
+    skip_generic(&r, &src, avro, 0, depth, depth, max_depth, max_items, 0)
+    if src.items > r.end + item_allowance:
+        raise_over_budget(&r, r.end)
+    return buffer
+
+
+def walk_stream(fo, GenericType avro, int max_depth=500, Py_ssize_t max_items=100_000_000,
+                long long item_allowance=1_000_000, bint check_text=True,
+                bint check_decimals=True):
+    """The bytes of one value of the type ``avro`` read from the stream
+    ``fo`` (anything with ``read(n)``), exactly its bytes: the stream is left
+    just after it. Each part is checked as it arrives, with the compiled
+    readers' limits (max_depth, also lowered to what this thread's C stack
+    has room for fastavro; max_items per block; all items against the
+    value's length plus ``item_allowance``), and nothing is read or allocated
+    for a length or count the bytes do not back. ``check_text`` and
+    ``check_decimals``: also check UTF-8 and decimal digits, for bytes that
+    fastavro will read (a compiled codec checks them itself). DecodeError
+    with the offset from the value's start; EOFError when the stream ends
+    before it."""
+    return walk(fo, avro, max_depth, max_items, item_allowance, check_text, check_decimals)
+
+
+@cython.final
+cdef class StreamWalker:
+    """walk_stream with its arguments bound: ``walker.read(fo)``."""
+    cdef GenericType avro
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+    cdef long long item_allowance
+    cdef bint check_text
+    cdef bint check_decimals
+
+    def __init__(self, GenericType avro, int max_depth=500, Py_ssize_t max_items=100_000_000,
+                 long long item_allowance=1_000_000, bint check_text=True,
+                 bint check_decimals=True):
+        self.avro = avro
+        self.max_depth = max_depth
+        self.max_items = max_items
+        self.item_allowance = item_allowance
+        self.check_text = check_text
+        self.check_decimals = check_decimals
+
+    def read(self, fo):
+        """The bytes of one value read from ``fo`` (see walk_stream)."""
+        return walk(fo, self.avro, self.max_depth, self.max_items, self.item_allowance,
+                    self.check_text, self.check_decimals)
 
 
 cdef class _ReaderFile:
@@ -1902,7 +2137,7 @@ cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t 
     cdef Reader checked
     cdef _ReaderFile source = _ReaderFile.__new__(_ReaderFile)
     cdef int depth = generic_depth(max_depth)
-    skip_generic(r, avro, 0, depth, depth, max_depth, max_items)
+    skip_generic(r, NULL, avro, 0, depth, depth, max_depth, max_items, 0)
     # fastavro reads exactly the bytes that passed
     checked = r[0]
     checked.pos = start

@@ -5,9 +5,10 @@
 same arguments and give the same bytes and values, through a compiled codec
 per schema (compiled once, cached on disk, then a dictionary lookup per
 call), and reading with a reader schema through a codec compiled per pair of
-schemas. What roastedavro does not compile yet (fastavro's ``strict`` and
-``return_record_name`` options, container files) is passed to fastavro
-itself, so code keeps working unchanged.
+schemas. fastavro's writer options (``strict``, ``validator``) are passed
+to fastavro itself, so code keeps working unchanged; its reader's naming and
+unicode options are fastavro's too, given only bytes that passed the same
+bounded walk as the codecs' (depth, item budget, lengths).
 """
 
 from __future__ import annotations
@@ -19,12 +20,17 @@ import fastavro as _fastavro
 
 from fastavro.read import SchemaResolutionError as _FastavroResolutionError
 
+from roastedavro._runtime import StreamWalker
 from roastedavro.container import FileReader, is_avro, write_file
+from roastedavro.errors import DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
-from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for
+from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for, generic_for
 from roastedavro.fastavro.json import json_reader, json_writer
 from roastedavro.fastavro.schema import load_schema, parse_schema
+from roastedavro.flags import CompileFlags
+
+_DEFAULT_FLAGS = CompileFlags()
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
            "writer", "reader", "block_reader", "is_avro", "json_writer", "json_reader",
@@ -52,6 +58,15 @@ def schemaless_writer(fo: BinaryIO, schema: Any, record: Any, *, strict: bool = 
     fo.write(codec.dump(record))
 
 
+#: streams whose buffered bytes can be looked at without consuming them
+_BUFFERED = (io.BufferedReader, io.BufferedRandom)
+#: what a seekable stream's first read takes; grown (x8) for a larger datum
+_CHUNK = 8192
+_CHUNK_LIMIT = 1 << 20
+#: fastavro's errors for bytes it cannot read (after the walk, not expected)
+_FASTAVRO_ERRORS = (EOFError, ValueError, IndexError, KeyError, TypeError, ArithmeticError)
+
+
 def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = None,
                       return_record_name: bool = False,
                       return_record_name_override: bool = False,
@@ -61,20 +76,26 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     """Read one datum from ``fo`` (fastavro's).
 
     As fastavro, it reads one datum and leaves ``fo`` just after it, so a
-    stream of datums is read by calling it again. With a ``reader_schema``
-    the datum is resolved by a codec compiled for the pair, as Java's reader
-    resolves it (where fastavro differs, e.g. a reader union with both
-    ``string`` and ``bytes``, Java's choice is taken); a pair that cannot be
-    read raises :class:`SchemaResolutionError`. Streams that cannot seek and
-    fastavro's naming options are fastavro's own.
+    stream of datums is read by calling it again; ``EOFError`` at the end.
+    Any stream is read, seekable or not (a pipe, a socket's file): only the
+    datum's bytes are consumed, and nothing is read or allocated for a length
+    or count its bytes do not back. With a ``reader_schema`` the datum is
+    resolved by a codec compiled for the pair, as Java's reader resolves it
+    (where fastavro differs, e.g. a reader union with both ``string`` and
+    ``bytes``, Java's choice is taken); a pair that cannot be read raises
+    :class:`SchemaResolutionError`. fastavro's naming and unicode options are
+    fastavro's own, given only bytes that passed the codecs' checks.
+    Malformed bytes raise ``DecodeError`` with the offset from the datum's
+    start (from the stream's position for a BytesIO).
     """
     if return_record_name or return_record_name_override or return_named_type \
             or return_named_type_override or handle_unicode_errors != "strict":
-        return _fastavro.schemaless_reader(
-            fo, writer_schema, reader_schema, return_record_name=return_record_name,
-            return_record_name_override=return_record_name_override,
-            handle_unicode_errors=handle_unicode_errors, return_named_type=return_named_type,
-            return_named_type_override=return_named_type_override)
+        return _read_named(fo, writer_schema, reader_schema, {
+            "return_record_name": return_record_name,
+            "return_record_name_override": return_record_name_override,
+            "handle_unicode_errors": handle_unicode_errors,
+            "return_named_type": return_named_type,
+            "return_named_type_override": return_named_type_override})
     if reader_schema is None or reader_schema is writer_schema:
         entry = BY_OBJECT.get(id(writer_schema))
         if entry is not None and entry[0] is writer_schema:
@@ -91,8 +112,9 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
             except _SchemaResolutionError as error:
                 raise SchemaResolutionError(error.reason, error.writer_path,
                                             error.reader_path) from None
-    codec = codec._reader
-    if type(fo) is io.BytesIO:
+    reader = codec._reader
+    kind = type(fo)
+    if kind is io.BytesIO:
         # one datum from the current position; the stream is left after it
         start = fo.tell()
         if start == 0:
@@ -100,24 +122,97 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
             data = fo.read()
             if not data:
                 raise EOFError  # the end of a stream of datums, as fastavro says it
-            datum, end = codec.load_one(data, 0)
+            datum, end = reader.load_one(data, 0)
         else:
             # further into a stream: read in place rather than copy the rest
+            # (getvalue() would share the BytesIO's bytes, so that each later
+            # write to it copied them all)
             with fo.getbuffer() as view:
                 if start >= len(view):
                     raise EOFError
-                datum, end = codec.load_one(view, start)
+                datum, end = reader.load_one(view, start)
         fo.seek(end)
         return datum
-    if not fo.seekable():
-        # bytes read past the datum could not be given back: fastavro reads it
-        return _fastavro.schemaless_reader(fo, writer_schema, reader_schema)
-    start = fo.tell()
-    rest = fo.read()
-    if not rest:
-        raise EOFError
-    datum, end = codec.load_one(rest, 0)
-    fo.seek(start + end)
+    if kind in _BUFFERED:
+        # a file or pipe opened for reading: the datum is read from the bytes
+        # the stream holds already, and exactly its bytes are consumed
+        data = fo.peek()
+        if not data:
+            raise EOFError
+        try:
+            datum, end = reader.load_one(data, 0)
+        except DecodeError:
+            pass  # the datum runs past the buffered bytes, or is malformed
+        else:
+            fo.read(end)
+            return datum
+    return _read_stream(fo, codec, reader)
+
+
+def _read_stream(fo: BinaryIO, codec, reader) -> Any:
+    """One datum from a stream other than a BytesIO."""
+    if fo.seekable():
+        # a chunk, then back to the datum's end
+        start = fo.tell()
+        size = _CHUNK
+        while True:
+            data = fo.read(size)
+            if not data:
+                if data is None:
+                    break  # a non-blocking stream with nothing ready: the walk says so
+                raise EOFError
+            try:
+                datum, end = reader.load_one(data, 0)
+            except DecodeError:
+                fo.seek(start)
+                if len(data) < size or size >= _CHUNK_LIMIT:
+                    break  # malformed, cut short or large: the walk decides
+                size *= 8
+                continue
+            fo.seek(start + end)
+            return datum
+    # the datum's bytes, read part by part as its schema says, then decoded
+    # (the compiled reader checks UTF-8 and decimals itself)
+    entry = _WALKERS.get(id(reader))
+    if entry is None or entry[0] is not reader:
+        flags = codec.flags
+        entry = _walker(reader, id(reader), codec.writer_schema, flags, False, False)
+    return reader.load(entry[1].read(fo))
+
+
+#: StreamWalkers by id() of the compiled reader, or of the writer's schema
+#: object and the UTF-8 check: (the object, held so its id stays its own, walker)
+_WALKERS: dict[Any, tuple[Any, StreamWalker]] = {}
+
+
+def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check_text: bool,
+            check_decimals: bool) -> tuple[Any, StreamWalker]:
+    walker = StreamWalker(generic_for(writer_schema), flags.max_depth, flags.max_items,
+                          flags.item_allowance, check_text, check_decimals)
+    entry = _WALKERS[key] = (owner, walker)
+    if len(_WALKERS) > 1024:
+        del _WALKERS[next(iter(_WALKERS))]
+    return entry
+
+
+def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, options: dict) -> Any:
+    """One datum read by fastavro with its naming and unicode options, from
+    the bytes of a walk with the codecs' limits: fastavro recurses without a
+    limit and allocates from the counts it reads."""
+    strict = options["handle_unicode_errors"] == "strict"
+    entry = _WALKERS.get((id(writer_schema), strict))
+    if entry is None or entry[0] is not writer_schema:
+        entry = _walker(writer_schema, (id(writer_schema), strict), writer_schema,
+                        _DEFAULT_FLAGS, strict, True)
+    data = entry[1].read(fo)
+    source = io.BytesIO(data)
+    try:
+        datum = _fastavro.schemaless_reader(source, writer_schema, reader_schema, **options)
+    except _FASTAVRO_ERRORS as error:
+        raise DecodeError(f"invalid datum: {error}", 0) from None
+    if source.tell() != len(data):
+        raise DecodeError(f"invalid datum: {len(data) - source.tell()} of its {len(data)} bytes "
+                          f"left unread", source.tell())
     return datum
 
 

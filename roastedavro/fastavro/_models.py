@@ -103,5 +103,23 @@ def codec_for(schema: Any, reader: Any = None):
     return codec
 
 
+def generic_for(schema: Any):
+    """The runtime's node table of a writer's schema (a GenericType), over
+    which a datum's bytes are walked from a stream with the codecs' limits:
+    a lookup after the first call."""
+    key = ("generic", id(schema))
+    entry = BY_OBJECT.get(key)
+    if entry is not None and entry[0] is schema:
+        return entry[2]
+    from roastedavro._runtime import GenericType
+
+    generic = GenericType(schema.to_dict() if isinstance(schema, Schema) else schema)
+    with _lock:
+        BY_OBJECT[key] = (schema, None, generic)
+        if len(BY_OBJECT) > _OBJECTS_KEPT:
+            del BY_OBJECT[next(iter(BY_OBJECT))]
+    return generic
+
+
 def schema_text(schema: Any) -> str:
     return json.dumps(schema, sort_keys=True)

@@ -1,0 +1,360 @@
+"""roastedavro.fastavro.schemaless_reader on every kind of stream, against fastavro.
+
+Consecutive datums read from a BytesIO, a real file (buffered and not), a pipe
+(buffered and not), a read()-only object that cannot seek and one that gives a
+few bytes per read() give fastavro's values and leave the stream where
+fastavro leaves it, with and without a reader schema and fastavro's naming
+options. Hostile bytes (counts and lengths the bytes do not back, nesting past
+max_depth) end in a DecodeError on every path, with small memory, and no
+stream is asked for more bytes than have arrived (read(n) with a huge n
+allocates n in CPython's files).
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import os
+import threading
+import tracemalloc
+
+import fastavro
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import roastedavro.fastavro as dropin
+from roastedavro.errors import DecodeError
+
+from avro_strategies import as_read, assert_same, datums
+
+pytest.importorskip("roastedavro.codec", reason="AvroCodec not available")
+
+ITEM = {"type": "record", "name": "Item", "namespace": "shop", "fields": [
+    {"name": "sku", "type": "string"},
+    {"name": "qty", "type": "int"},
+    {"name": "flags", "type": {"type": "array", "items": "boolean"}},
+]}
+MIX = {
+    "type": "record", "name": "Mix", "namespace": "shop",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "name", "type": "string"},
+        {"name": "ratio", "type": "float"},
+        {"name": "score", "type": "double"},
+        {"name": "blob", "type": "bytes"},
+        {"name": "code", "type": {"type": "fixed", "name": "Code", "size": 3}},
+        {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B", "C"]}},
+        {"name": "items", "type": {"type": "array", "items": ITEM}},
+        {"name": "nulls", "type": {"type": "array", "items": "null"}},
+        {"name": "attrs", "type": {"type": "map", "values": ["null", "long", "string"]}},
+        {"name": "choice", "type": ["null", "shop.Item", {
+            "type": "record", "name": "Other", "fields": [{"name": "x", "type": "double"}]}]},
+        {"name": "next", "type": ["null", "Mix"]},
+    ],
+}
+# a reader schema: a field left out, one added with a default, int promoted to long
+READER = copy.deepcopy(MIX)
+READER["fields"] = [field for field in READER["fields"] if field["name"] != "blob"] + [
+    {"name": "added", "type": "string", "default": "none"}]
+READER["fields"][0] = {"name": "id", "type": "double"}
+
+WRITER_PARSED = fastavro.parse_schema(copy.deepcopy(MIX))
+READER_PARSED = fastavro.parse_schema(copy.deepcopy(READER))
+
+LIST = {"type": "record", "name": "Node", "fields": [
+    {"name": "next", "type": ["null", "Node"]}]}
+NULLS = {"type": "array", "items": "null"}
+
+
+# ---------------------------------------------------------------- streams --
+
+class ReadOnly:
+    """Cannot seek, has only read(): a socket-like object. Records the sizes asked."""
+
+    def __init__(self, data: bytes, most: int | None = None):
+        self.source = io.BytesIO(data)
+        self.most = most
+        self.asked: list[int] = []
+
+    def read(self, n: int = -1) -> bytes:
+        self.asked.append(n)
+        if self.most is not None and (n < 0 or n > self.most):
+            n = self.most  # a few bytes per call, as a socket may give
+        return self.source.read(n)
+
+    def seekable(self) -> bool:
+        return False
+
+    def tell(self) -> int:
+        return self.source.tell()
+
+    def close(self) -> None:
+        pass
+
+
+def os_pipe(data: bytes, buffered: bool):
+    """The read end of a real pipe holding ``data`` (written by a thread)."""
+    read_end, write_end = os.pipe()
+
+    def write():
+        try:
+            with open(write_end, "wb") as out:
+                out.write(data)
+        except BrokenPipeError:
+            pass  # the reader stopped at an error and closed its end
+
+    thread = threading.Thread(target=write, daemon=True)
+    thread.start()
+    return os.fdopen(read_end, "rb", buffering=-1 if buffered else 0)
+
+
+STREAMS = ["bytesio", "file", "file-unbuffered", "pipe", "pipe-unbuffered", "read-only",
+           "trickle"]
+
+
+def open_stream(kind: str, data: bytes, tmp_path):
+    if kind == "bytesio":
+        return io.BytesIO(data)
+    if kind in ("file", "file-unbuffered"):
+        path = tmp_path / "data.bin"
+        path.write_bytes(data)
+        return open(path, "rb", buffering=-1 if kind == "file" else 0)
+    if kind in ("pipe", "pipe-unbuffered"):
+        return os_pipe(data, kind == "pipe")
+    if kind == "read-only":
+        return ReadOnly(data)
+    return ReadOnly(data, most=3)
+
+
+def position(fo) -> int | None:
+    if isinstance(fo, ReadOnly) or fo.seekable():
+        return fo.tell()
+    return None  # a pipe: checked by reading on to the end
+
+
+OPTIONS = {
+    "plain": ({}, False),
+    "reader": ({}, True),
+    "record-name": ({"return_record_name": True}, False),
+    "record-name-reader": ({"return_record_name": True, "return_named_type": True}, True),
+    "named-type-override": ({"return_named_type_override": True}, False),
+}
+
+
+def read_all(read, fo, options, with_reader):
+    """Every datum with the stream's position after it, until EOFError."""
+    reader = READER_PARSED if with_reader else None
+    out = []
+    while True:
+        try:
+            value = read(fo, WRITER_PARSED, reader, **options)
+        except EOFError:
+            return out
+        out.append((value, position(fo)))
+
+
+# ------------------------------------------------- values and positions --
+
+@pytest.mark.parametrize("kind", STREAMS)
+@pytest.mark.parametrize("option", list(OPTIONS))
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(values=st.lists(datums(MIX, max_depth=2), min_size=0, max_size=4))
+def test_consecutive_datums_match_fastavro(kind, option, values, tmp_path):
+    out = io.BytesIO()
+    for value in values:
+        fastavro.schemaless_writer(out, WRITER_PARSED, value)
+    data = out.getvalue()
+    options, with_reader = OPTIONS[option]
+    expected = read_all(fastavro.schemaless_reader, io.BytesIO(data), options, with_reader)
+    assert len(expected) == len(values)
+    fo = open_stream(kind, data, tmp_path)
+    try:
+        got = read_all(dropin.schemaless_reader, fo, options, with_reader)
+    finally:
+        fo.close()
+    assert len(got) == len(expected)
+    for index, ((ours, at), (theirs, theirs_at)) in enumerate(zip(got, expected)):
+        assert_same(ours, theirs)
+        assert at is None or at == theirs_at
+        if not options and not with_reader:
+            assert_same(ours, as_read(values[index]))
+
+
+def fastavro_bytes(value) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, WRITER_PARSED, value)
+    return out.getvalue()
+
+
+def large_mix(n: int) -> dict:
+    return {"id": n, "name": "n" * (n * 1000), "ratio": 0.5, "score": -1.25,
+            "blob": bytes(range(256)) * n, "code": b"abc", "kind": "B",
+            "items": [{"sku": f"s{i}", "qty": i, "flags": [True, False] * (i % 3)}
+                      for i in range(n * 50)],
+            "nulls": [None] * n, "attrs": {f"k{i}": i for i in range(n)},
+            "choice": {"x": 2.5}, "next": None}
+
+
+@pytest.mark.parametrize("kind", STREAMS)
+@pytest.mark.parametrize("option", ["plain", "record-name"])
+def test_datums_larger_than_any_buffer_match_fastavro(kind, option, tmp_path):
+    # past a BufferedReader's 8 KiB and the first chunk, up to megabytes
+    values = [large_mix(n) for n in (0, 3, 40, 1, 1200, 2)]
+    data = b"".join(fastavro_bytes(value) for value in values)
+    assert len(data) > 2_000_000
+    options, with_reader = OPTIONS[option]
+    expected = read_all(fastavro.schemaless_reader, io.BytesIO(data), options, with_reader)
+    fo = open_stream(kind if kind != "trickle" else "read-only", data, tmp_path)
+    try:
+        assert read_all(dropin.schemaless_reader, fo, options, with_reader) == [
+            (value, None if position(fo) is None else at) for value, at in expected]
+    finally:
+        fo.close()
+
+
+@pytest.mark.parametrize("kind", STREAMS)
+def test_end_of_stream_is_eoferror_and_a_cut_datum_a_decode_error(kind, tmp_path):
+    whole = fastavro_bytes(large_mix(2))
+    for cut in (1, 7, len(whole) // 2, len(whole) - 1):
+        fo = open_stream(kind, whole + whole[:cut], tmp_path)
+        try:
+            assert dropin.schemaless_reader(fo, WRITER_PARSED) == large_mix(2)
+            with pytest.raises(DecodeError):
+                dropin.schemaless_reader(fo, WRITER_PARSED)
+        finally:
+            fo.close()
+    fo = open_stream(kind, whole, tmp_path)
+    try:
+        dropin.schemaless_reader(fo, WRITER_PARSED, return_record_name=True)
+        with pytest.raises(EOFError):
+            dropin.schemaless_reader(fo, WRITER_PARSED, return_record_name=True)
+    finally:
+        fo.close()
+
+
+@pytest.mark.parametrize("errors", ["replace", "ignore"])
+@pytest.mark.parametrize("kind", ["bytesio", "read-only", "file"])
+def test_unicode_options_are_fastavros_and_strict_is_a_decode_error(errors, kind, tmp_path):
+    data = b"\x08a\xffb\xc3" + fastavro_bytes_of("string", "ok")
+    theirs = io.BytesIO(data)
+    expected = [fastavro.schemaless_reader(theirs, "string", handle_unicode_errors=errors)
+                for _ in range(2)]
+    fo = open_stream(kind, data, tmp_path)
+    try:
+        assert [dropin.schemaless_reader(fo, "string", handle_unicode_errors=errors)
+                for _ in range(2)] == expected
+    finally:
+        fo.close()
+    with pytest.raises(DecodeError, match="UTF-8"):
+        dropin.schemaless_reader(ReadOnly(data), "string")
+    with pytest.raises(DecodeError, match="UTF-8"):
+        dropin.schemaless_reader(ReadOnly(data), "string", return_record_name=True)
+
+
+def fastavro_bytes_of(schema, value) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, schema, value)
+    return out.getvalue()
+
+
+# ----------------------------------------------------------- hostile bytes --
+
+def varint(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n >= 0x80:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+BOMBS = {
+    # an array of null claiming 2**40 items: 6 bytes
+    "nulls-2**40": (NULLS, varint(2**40), []),
+    # 2**62 items, and a string claiming 2**62 bytes, as a 16-byte message
+    "nulls-2**62": (NULLS, varint(2**62) + b"\x00" * 6, []),
+    "string-2**62": ("string", varint(2**62) + b"abcdef", ""),
+    "bytes-2**40": ("bytes", varint(2**40) + bytes(10), b""),
+    # within a block's limit but past the item budget (2 million items, 5 bytes)
+    "nulls-over-budget": (NULLS, varint(2_000_000) + b"\x00", []),
+    # many blocks of a million items each
+    "null-blocks": (NULLS, (varint(1_000_000) * 40) + b"\x00", []),
+    # a record nested 100,000 levels deep (max_depth is 500)
+    "deep": (LIST, b"\x02" * 100_000 + b"\x00", {"next": None}),
+    # a map claiming 2**62 entries
+    "map-2**62": ({"type": "map", "values": "null"}, varint(2**62) + b"\x02a", {}),
+    "bad-index": (["null", "string"], b"\x7f", None),
+}
+
+
+@pytest.mark.parametrize("kind", STREAMS)
+@pytest.mark.parametrize("option", ["plain", "record-name"])
+@pytest.mark.parametrize("bomb", list(BOMBS))
+def test_hostile_bytes_end_in_a_decode_error_with_small_memory(bomb, option, kind, tmp_path):
+    schema, data, sample = BOMBS[bomb]
+    options = {"return_record_name": True} if option == "record-name" else {}
+    # the codec is compiled before measuring
+    assert dropin.schemaless_reader(io.BytesIO(fastavro_bytes_of(schema, sample)), schema,
+                                    **options) == sample
+    fo = open_stream(kind, data, tmp_path)
+    tracemalloc.start()
+    try:
+        with pytest.raises(DecodeError):
+            dropin.schemaless_reader(fo, schema, **options)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        fo.close()
+    # nothing is sized by a claimed count or length: at most the bytes read
+    # and, before the item budget ends a load, a list of the budget's items
+    # (the message's length plus the million-item allowance, 8 bytes each)
+    assert peak < 8 * (len(data) + 1_000_000) + 1_000_000, peak
+    if isinstance(fo, ReadOnly):
+        assert max(fo.asked) <= 65536, fo.asked
+
+
+@pytest.mark.parametrize("kind", ["read-only", "pipe", "file"])
+def test_a_huge_length_is_read_in_bounded_chunks_as_bytes_arrive(kind, tmp_path):
+    # a string that claims 2**62 bytes, followed by 300 KB: reading stops at
+    # the end of the stream, each read asks for at most what has arrived (64 KiB at first)
+    data = varint(2**62) + b"x" * 300_000
+    fo = open_stream(kind, data, tmp_path)
+    try:
+        with pytest.raises(DecodeError, match="truncated"):
+            dropin.schemaless_reader(fo, "string", return_record_name=True)
+    finally:
+        fo.close()
+    fo = ReadOnly(data)
+    with pytest.raises(DecodeError, match="truncated"):
+        dropin.schemaless_reader(fo, "string")
+    asked = [n for n in fo.asked if n > 1]
+    assert asked[0] == 65536 and all(b <= 2 * a for a, b in zip(asked, asked[1:])), asked
+    assert max(asked) < 2 * len(data)
+
+
+@pytest.mark.parametrize("kind", STREAMS)
+def test_items_within_the_budget_read_as_fastavro(kind, tmp_path):
+    # 900,000 nulls in 4 bytes: within the million-item allowance
+    data = varint(900_000) + b"\x00" + varint(3) + b"\x00"
+    fo = open_stream(kind, data, tmp_path)
+    try:
+        assert dropin.schemaless_reader(fo, NULLS) == [None] * 900_000
+        assert dropin.schemaless_reader(fo, NULLS, return_record_name=True) == [None] * 3
+        with pytest.raises(EOFError):
+            dropin.schemaless_reader(fo, NULLS)
+    finally:
+        fo.close()
+
+
+def test_depth_limit_is_the_codecs_on_every_path():
+    # 400 levels read (under max_depth 500), as fastavro reads them
+    data = b"\x02" * 400 + b"\x00"
+    for options in ({}, {"return_record_name": True}):
+        expected = fastavro.schemaless_reader(io.BytesIO(data), LIST, **options)
+        for fo in (io.BytesIO(data), ReadOnly(data)):
+            assert dropin.schemaless_reader(fo, LIST, **options) == expected
+        with pytest.raises(DecodeError, match="nested"):
+            dropin.schemaless_reader(ReadOnly(b"\x02" * 600 + b"\x00"), LIST, **options)
