@@ -367,3 +367,27 @@ def test_light_commands_import_no_compiler(files):
                             timeout=120, cwd=Path(data).parent)
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+def test_cat_refuses_files_whose_schemas_differ_beyond_docs(files, tmp_path, capsys):
+    _, _, data = files
+    for number, change in enumerate([{"doc": "the same records"},
+                                     {"fields": [{**SCHEMA["fields"][0], "doc": "an id"},
+                                                 *SCHEMA["fields"][1:]]}]):
+        same = tmp_path / f"documented{number}.avro"
+        with open(same, "wb") as fo:
+            fastavro.writer(fo, fastavro.parse_schema({**SCHEMA, **change}), RECORDS[:3])
+        assert run("cat", data, same, "-o", tmp_path / "both.avro")[0] == 0
+        with open(tmp_path / "both.avro", "rb") as fo:
+            assert list(fastavro.reader(fo)) == RECORDS + RECORDS[:3]
+    # the same canonical form, but the longs are timestamps here: not copied under "long"
+    stamped = tmp_path / "stamped.avro"
+    timestamps = {**SCHEMA, "fields": [{"name": "id", "type": {"type": "long",
+                                                               "logicalType": "timestamp-millis"}},
+                                       *SCHEMA["fields"][1:]]}
+    with open(stamped, "wb") as fo:
+        fastavro.writer(fo, fastavro.parse_schema(timestamps), [], codec="null")
+    assert run("cat", data, stamped, "-o", tmp_path / "mixed.avro")[0] == 1
+    assert capsys.readouterr().err == (f"roastedavro cat: {stamped}: its schema is not the "
+                                       "first file's\n")
+    assert not (tmp_path / "mixed.avro").exists()
