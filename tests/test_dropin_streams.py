@@ -358,3 +358,14 @@ def test_depth_limit_is_the_codecs_on_every_path():
             assert dropin.schemaless_reader(fo, LIST, **options) == expected
         with pytest.raises(DecodeError, match="nested"):
             dropin.schemaless_reader(ReadOnly(b"\x02" * 600 + b"\x00"), LIST, **options)
+
+
+@pytest.mark.parametrize("kind", ["bytesio", "read-only"])
+def test_a_decimal_past_its_precision_is_exact_or_refused_never_rounded(kind, tmp_path):
+    schema = {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}
+    data = fastavro_bytes_of("bytes", (99999).to_bytes(3, "big"))  # 999.99: five digits
+    assert str(fastavro.schemaless_reader(io.BytesIO(data), schema)) == "1000"  # fastavro rounds
+    assert str(dropin.schemaless_reader(open_stream(kind, data, tmp_path), schema)) == "999.99"
+    with pytest.raises(DecodeError, match="more digits"):
+        dropin.schemaless_reader(open_stream(kind, data, tmp_path), schema,
+                                 return_record_name=True)

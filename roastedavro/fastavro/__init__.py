@@ -14,6 +14,7 @@ bounded walk as the codecs' (depth, item budget, lengths).
 from __future__ import annotations
 
 import io
+import threading
 from typing import Any, BinaryIO, Iterable
 
 import fastavro as _fastavro
@@ -183,15 +184,18 @@ def _read_stream(fo: BinaryIO, codec, reader) -> Any:
 #: StreamWalkers by id() of the compiled reader, or of the writer's schema
 #: object and the UTF-8 check: (the object, held so its id stays its own, walker)
 _WALKERS: dict[Any, tuple[Any, StreamWalker]] = {}
+_walkers_lock = threading.Lock()
 
 
 def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check_text: bool,
             check_decimals: bool) -> tuple[Any, StreamWalker]:
     walker = StreamWalker(generic_for(writer_schema), flags.max_depth, flags.max_items,
                           flags.item_allowance, check_text, check_decimals)
-    entry = _WALKERS[key] = (owner, walker)
-    if len(_WALKERS) > 1024:
-        del _WALKERS[next(iter(_WALKERS))]
+    with _walkers_lock:
+        entry = _WALKERS[key] = (owner, walker)
+        if len(_WALKERS) > 1024:
+            # the oldest goes (dicts keep insertion order)
+            del _WALKERS[next(iter(_WALKERS))]
     return entry
 
 
