@@ -866,3 +866,15 @@ def test_random_evolutions_transcoded_as_java(java, pair, data):
         value, = converter.binary_to_json_values(binary, 1)
         assert normalized(parsed, parsed.root, value) == normalized(
             parsed, parsed.root, json.loads(trip.json)), (value, trip.json)
+
+
+def test_a_5000_digit_int_in_a_dict_schema_is_a_schema_error_naming_the_field():
+    for default, shown_as in [(10**5000, "<an int of more than"),
+                              ([1, 10**5000], "<a list holding an int of more than")]:
+        schema = {"type": "record", "name": "R", "fields": [
+            {"name": "x", "type": {"type": "array", "items": "long"}, "default": default}]}
+        with pytest.raises(SchemaError, match=f"^R.x: the default {shown_as} 4300 digits> is "
+                                              "not valid"):
+            AvroJSON(schema)
+    with pytest.raises(JSONDecodeError, match="not valid JSON"):
+        AvroJSON("long").from_json("9" * 5000)

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -608,5 +609,10 @@ def _json_text(value: Any) -> str:
     try:
         text = json.dumps(value)
     except (TypeError, ValueError):
-        text = repr(value)
+        try:
+            text = repr(value)
+        except ValueError:   # an int past Python's digit limit for int-to-text, perhaps nested
+            digits = f"an int of more than {sys.get_int_max_str_digits()} digits"
+            text = (f"<{digits}>" if isinstance(value, int)
+                    else f"<a {type(value).__name__} holding {digits}>")
     return text if len(text) <= 80 else text[:77] + "..."
