@@ -13,6 +13,7 @@ allocates n in CPython's files).
 from __future__ import annotations
 
 import copy
+import gzip
 import io
 import os
 import threading
@@ -110,7 +111,7 @@ def os_pipe(data: bytes, buffered: bool):
 
 
 STREAMS = ["bytesio", "file", "file-unbuffered", "pipe", "pipe-unbuffered", "read-only",
-           "trickle"]
+           "trickle", "gzip"]
 
 
 def open_stream(kind: str, data: bytes, tmp_path):
@@ -120,6 +121,11 @@ def open_stream(kind: str, data: bytes, tmp_path):
         path = tmp_path / "data.bin"
         path.write_bytes(data)
         return open(path, "rb", buffering=-1 if kind == "file" else 0)
+    if kind == "gzip":
+        path = tmp_path / "data.bin.gz"
+        with gzip.open(path, "wb") as out:
+            out.write(data)
+        return gzip.open(path, "rb")
     if kind in ("pipe", "pipe-unbuffered"):
         return os_pipe(data, kind == "pipe")
     if kind == "read-only":

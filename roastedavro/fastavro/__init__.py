@@ -134,10 +134,12 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
                 datum, end = reader.load_one(view, start)
         fo.seek(end)
         return datum
-    if kind in _BUFFERED:
-        # a file or pipe opened for reading: the datum is read from the bytes
-        # the stream holds already, and exactly its bytes are consumed
-        data = fo.peek()
+    peek = fo.peek if kind in _BUFFERED else getattr(fo, "peek", None)
+    if peek is not None:
+        # a file or pipe opened for reading (gzip, bz2, lzma and zip members
+        # too): the datum is read from the bytes the stream holds already,
+        # and exactly its bytes are consumed
+        data = peek(1)
         if not data:
             raise EOFError
         try:
@@ -147,6 +149,9 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
         else:
             fo.read(end)
             return datum
+        if kind not in _BUFFERED:
+            # seeking back in a decompressing stream starts it over: walk
+            return _read_walked(fo, codec, reader)
     return _read_stream(fo, codec, reader)
 
 
@@ -172,8 +177,12 @@ def _read_stream(fo: BinaryIO, codec, reader) -> Any:
                 continue
             fo.seek(start + end)
             return datum
-    # the datum's bytes, read part by part as its schema says, then decoded
-    # (the compiled reader checks UTF-8 and decimals itself)
+    return _read_walked(fo, codec, reader)
+
+
+def _read_walked(fo: BinaryIO, codec, reader) -> Any:
+    """The datum's bytes, read part by part as its schema says, then decoded
+    (the compiled reader checks UTF-8 and decimals itself)."""
     entry = _WALKERS.get(id(reader))
     if entry is None or entry[0] is not reader:
         flags = codec.flags
