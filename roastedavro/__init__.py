@@ -12,8 +12,8 @@ import importlib.util  # noqa: E402
 
 if importlib.util.find_spec("roastedavro._runtime") is None:
     raise ImportError(
-        f"roastedavro's C runtime (roastedavro._runtime) cannot be found in {__path__[0]}. "
-        "It is built when the package is installed: run `pip install .` (or "
+        f"roastedavro's C runtime (roastedavro._runtime) cannot be imported from {__path__[0]}: "
+        "no compiled module of that name is there. It is built when the package is installed: run `pip install .` (or "
         "`pip install -e .` for development) in the source tree. If roastedavro is installed "
         "already, this Python is importing the source tree instead (the current folder or "
         "PYTHONPATH is the repository root): run it from another folder.",
@@ -42,6 +42,10 @@ _LAZY = {
 def __getattr__(name: str):
     module = _LAZY.get(name)
     if module is None:
+        # a submodule (roastedavro.avro, roastedavro.codec...), as when the
+        # names above were imported eagerly and brought their modules along
+        if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}"):
+            return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module 'roastedavro' has no attribute {name!r}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
