@@ -92,6 +92,14 @@ def _reading(name: str) -> Iterator[None]:
                         f"{error}") from None
 
 
+@contextlib.contextmanager
+def _writing(name: str) -> Iterator[None]:
+    try:
+        yield
+    except OSError as error:
+        raise _BadInput(f"{name}: cannot write it: {error.strerror or error}") from None
+
+
 def _shown_name(name: str) -> str:
     return "standard input" if name == "-" else name
 
@@ -126,17 +134,25 @@ def _binary_out(name: str | None) -> Iterator[BinaryIO]:
         sys.stdout.buffer.flush()
         return
     target = Path(name)
-    try:
+    if target.exists() and not target.is_file():   # /dev/null, a pipe: written as it is
+        with _writing(name):
+            fo = open(target, "wb")
+        with fo:
+            yield fo
+        return
+    with _writing(name):
         handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
                                              dir=target.parent)
-    except OSError as error:
-        raise _BadInput(f"{name}: cannot write it: {error.strerror or error}") from None
     try:
         with os.fdopen(handle, "wb") as fo:
             yield fo
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)   # as open() would have made it
+        try:
+            mode = os.stat(target).st_mode & 0o7777   # an existing file's permissions
+        except OSError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask   # as open() would have made it
+        os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

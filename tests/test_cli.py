@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import fastavro
@@ -391,3 +392,24 @@ def test_cat_refuses_files_whose_schemas_differ_beyond_docs(files, tmp_path, cap
     assert capsys.readouterr().err == (f"roastedavro cat: {stamped}: its schema is not the "
                                        "first file's\n")
     assert not (tmp_path / "mixed.avro").exists()
+
+
+def test_output_keeps_an_existing_files_permissions_and_devices_stay(files, tmp_path):
+    _, _, data = files
+    out = tmp_path / "copy.avro"
+    out.write_bytes(b"old")
+    out.chmod(0o640)
+    assert run("cat", data, "-o", out, "--limit", 5)[0] == 0
+    assert (out.stat().st_mode & 0o777) == 0o640
+    with open(out, "rb") as fo:
+        assert list(fastavro.reader(fo)) == RECORDS[:5]
+    # a named pipe (as /dev/stdout or /dev/null would be) is written to, not replaced by a file
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    assert run("cat", data, "-o", pipe, "--limit", 5)[0] == 0
+    reader.join(60)
+    assert not pipe.is_file() and list(fastavro.reader(io.BytesIO(received[0]))) == RECORDS[:5]
+    assert run("cat", data, "-o", tmp_path / "no" / "such" / "folder.avro")[0] == 1
