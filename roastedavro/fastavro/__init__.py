@@ -91,12 +91,19 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     """
     if return_record_name or return_record_name_override or return_named_type \
             or return_named_type_override or handle_unicode_errors != "strict":
-        return _read_named(fo, writer_schema, reader_schema, {
-            "return_record_name": return_record_name,
-            "return_record_name_override": return_record_name_override,
-            "handle_unicode_errors": handle_unicode_errors,
-            "return_named_type": return_named_type,
-            "return_named_type_override": return_named_type_override})
+        # fastavro is given the options that differ from its defaults only
+        options = {}
+        if return_record_name:
+            options["return_record_name"] = True
+        if return_record_name_override:
+            options["return_record_name_override"] = True
+        if return_named_type:
+            options["return_named_type"] = True
+        if return_named_type_override:
+            options["return_named_type_override"] = True
+        if handle_unicode_errors != "strict":
+            options["handle_unicode_errors"] = handle_unicode_errors
+        return _read_named(fo, writer_schema, reader_schema, options)
     if reader_schema is None or reader_schema is writer_schema:
         entry = BY_OBJECT.get(id(writer_schema))
         if entry is not None and entry[0] is writer_schema:
@@ -212,7 +219,7 @@ def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, options: d
     """One datum read by fastavro with its naming and unicode options, from
     the bytes of a walk with the codecs' limits: fastavro recurses without a
     limit and allocates from the counts it reads."""
-    strict = options["handle_unicode_errors"] == "strict"
+    strict = "handle_unicode_errors" not in options
     entry = _WALKERS.get((id(writer_schema), strict))
     if entry is None or entry[0] is not writer_schema:
         entry = _walker(writer_schema, (id(writer_schema), strict), writer_schema,
