@@ -13,9 +13,17 @@
     roastedavro cache info|clear
 
 ``-`` is standard input or output. Exit codes: 0 done, 1 bad input (a file
-or schema that cannot be read: the message says where), 2 a wrong command
-line. A progress line goes to standard error on long runs when it is a
-terminal.
+or schema that cannot be read: one line naming the file and the block, or
+the line and record), 2 a wrong command line. A progress line goes to
+standard error on long runs when it is a terminal.
+
+Records go between binary and JSON without Python datums (roastedavro.avrojson):
+``tojson`` prints a union's value under the branch the bytes hold,
+``fromjson`` writes the branch the JSON names, and ``cat`` copies the
+records' bytes (whole blocks when the codec stays). An output file is written
+under a temporary name and renamed when the command succeeds. Only what reading
+a header needs is imported up front: ``count``, ``getschema`` and ``getmeta``
+start without the compiler or marshmallow.
 """
 
 from __future__ import annotations
@@ -32,9 +40,8 @@ from pathlib import Path
 from typing import Any, BinaryIO, Iterator, TextIO
 
 # Only what reading a header needs is imported here: the compiler (AvroCodec,
-# marshmallow code generation) is imported by the commands that decode records
-# with it (tojson with a reader schema, build, cache), so count, getschema and
-# getmeta start fast.
+# marshmallow code generation) is imported by the commands that need it (build,
+# cache), so count, getschema and getmeta start fast.
 from roastedavro import __version__
 from roastedavro.avro.parse import load_schema, parse_schema
 from roastedavro.container import (
