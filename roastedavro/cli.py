@@ -33,6 +33,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -269,54 +270,72 @@ def fromjson(args, out: TextIO) -> None:
     progress.done()
 
 
+# what opens and closes JSON arrays and objects on a line, strings (which cannot
+# span lines in JSON) skipped whole
+_JSON_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")
+
+
 def _json_values(lines: TextIO, name: str) -> Iterator[tuple[int, Any]]:
-    """The JSON values of a text, one after another (one per line, or pretty
-    over several), each with the number of the line it starts on."""
+    """The JSON values of a text, one after another (one per line, several on
+    a line, or pretty over several lines), each with the number of the line
+    it starts on. Lines are gathered until their brackets close, then parsed
+    once: linear in the text, however a value is laid out."""
     import decimal
 
     decoder = json.JSONDecoder(parse_float=decimal.Decimal, parse_constant=_not_json)
     shown_name = _shown_name(name)
-    buffer = ""
-    first = 1        # the line the buffer starts on
-    number = 0
+
+    def values(text: str, first: int, at_end: bool) -> Iterator[tuple[int, Any]]:
+        position, line = 0, first
+        while True:
+            start = _JSON_SPACE.match(text, position).end()
+            line += text.count("\n", position, start)
+            if start == len(text):
+                return
+            try:
+                value, position = decoder.raw_decode(text, start)
+            except json.JSONDecodeError as error:
+                where = first + error.lineno - 1
+                if at_end and error.pos >= len(text.rstrip()):
+                    raise _BadInput(f"{shown_name}: line {line}: not valid JSON: the value is "
+                                    "not complete at the end of the input") from None
+                raise _BadInput(f"{shown_name}: line {where}: not valid JSON: "
+                                f"{error.msg}") from None
+            except RecursionError:
+                raise _BadInput(f"{shown_name}: line {line}: the JSON is nested too "
+                                "deeply for Python's recursion limit") from None
+            except ValueError as error:   # NaN, Infinity, an int of too many digits
+                reason = str(error)
+                if "integer string conversion" in reason:
+                    reason = f"a number of more than {sys.get_int_max_str_digits()} digits"
+                raise _BadInput(f"{shown_name}: line {line}: not valid JSON: "
+                                f"{reason}") from None
+            yield line, value
+            line += text.count("\n", start, position)
+
+    parts: list[str] = []
+    first = depth = number = 0
     try:
         for number, line in enumerate(lines, 1):
-            if not buffer:
+            if not parts:
+                if not line.strip():
+                    continue
                 first = number
-            buffer += line
-            while True:
-                stripped = buffer.lstrip()
-                if not stripped:
-                    buffer = ""
-                    break
-                start = first + buffer.count("\n", 0, len(buffer) - len(stripped))
-                try:
-                    value, end = decoder.raw_decode(stripped)
-                except json.JSONDecodeError as error:
-                    if error.pos < len(stripped.rstrip()):
-                        raise _BadInput(f"{shown_name}: line {start + error.lineno - 1}: not "
-                                        f"valid JSON: {error.msg}") from None
-                    buffer, first = stripped, start
-                    break   # the value goes on in the next line
-                except RecursionError:
-                    raise _BadInput(f"{shown_name}: line {start}: the JSON is nested too "
-                                    "deeply for Python's recursion limit") from None
-                except ValueError as error:   # NaN, Infinity, an int of too many digits
-                    reason = str(error)
-                    if "integer string conversion" in reason:
-                        reason = (f"a number of more than {sys.get_int_max_str_digits()} "
-                                  "digits")
-                    raise _BadInput(f"{shown_name}: line {start}: not valid JSON: "
-                                    f"{reason}") from None
-                yield start, value
-                first = start + stripped.count("\n", 0, end)
-                buffer = stripped[end:]
+            parts.append(line)
+            for token in _JSON_NESTING.findall(line):
+                if token in ("[", "{"):
+                    depth += 1
+                elif token in ("]", "}"):
+                    depth -= 1
+            if depth <= 0:   # every value begun so far is complete (or broken)
+                yield from values("".join(parts), first, False)
+                parts, depth = [], 0
     except UnicodeDecodeError as error:
         raise _BadInput(f"{shown_name}: line {number + 1}: not valid UTF-8 text "
                         f"({error.reason})") from None
-    if buffer.strip():
-        raise _BadInput(f"{shown_name}: line {first}: not valid JSON: the value is not "
-                        "complete at the end of the input")
+    if parts:
+        yield from values("".join(parts), first, True)
 
 
 def getschema(args, out: TextIO) -> None:

@@ -265,6 +265,8 @@ def test_a_failed_fromjson_leaves_no_output(files, tmp_path, capsys):
     ('{"id": 1,\n "raw": "a"}\n{"id": 2,\n "raw": nul}\n',
      "line 4: not valid JSON: Expecting value"),
     ('{"id": 1,\n "raw": "a"\n', "line 1: not valid JSON: the value is not complete"),
+    ('{"id": 1, "raw": ""} {"id": 2, "raw": "}"}\n\n{"id": 3,\n "raw": 5}\n',
+     "line 3 (record 3): raw: expected a string"),
     ('{"id": 1, "raw": "a"}\n{"id": 1.5, "raw": "a"}\n', "line 2 (record 2): id: expected a long"),
 ])
 def test_fromjson_errors_name_the_line(files, tmp_path, capsys, text, message):
