@@ -84,8 +84,8 @@ def _cramjam(codec: str, block: int | None, offset: int):
         import cramjam
     except ImportError:
         raise MissingCodecError(
-            f"the {codec} codec needs the cramjam package: pip install 'roastedavro[codecs]' "
-            "(or pip install cramjam)") from None
+            f"the {codec} codec needs the cramjam package: pip install cramjam (or, from "
+            "roastedavro's source tree, pip install '.[codecs]')") from None
     return cramjam
 
 

@@ -11,7 +11,7 @@ ready.
 :class:`RegistryWatcher` compiles new versions of subjects before their
 first message.
 
-Needs confluent-kafka (``pip install 'roastedavro[kafka]'``), whose
+Needs confluent-kafka (``pip install '.[kafka]'`` from the source tree), whose
 ``SchemaRegistryClient`` talks to the registry.
 """
 
@@ -21,7 +21,8 @@ try:
 except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
         f"roastedavro.kafka needs confluent-kafka with its schema registry client "
-        f"({error}): pip install 'roastedavro[kafka]'") from error
+        f"({error}): pip install 'confluent-kafka[avro,schemaregistry]>=2.13,<3' (or, from "
+        f"roastedavro's source tree, pip install '.[kafka]')") from error
 
 from roastedavro.kafka.serde import (  # noqa: E402
     AvroDeserializer, AvroSerializer, COMPILED, FALLBACK, wire_header, wire_schema_id,
