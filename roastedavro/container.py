@@ -501,7 +501,12 @@ def is_avro(path_or_buffer: Any) -> bool:
     if isinstance(path_or_buffer, (str, os.PathLike)):
         with open(path_or_buffer, "rb") as fo:
             return fo.read(4) == MAGIC
-    position = path_or_buffer.tell()
+    try:
+        position = path_or_buffer.tell()
+    except (AttributeError, OSError, ValueError):
+        # a stream that cannot tell (a pipe, an object with only read()): as
+        # fastavro, the magic's bytes are consumed
+        return path_or_buffer.read(4) == MAGIC
     try:
         return path_or_buffer.read(4) == MAGIC
     finally:

@@ -375,3 +375,46 @@ def test_a_decimal_past_its_precision_is_exact_or_refused_never_rounded(kind, tm
     with pytest.raises(DecodeError, match="more digits"):
         dropin.schemaless_reader(open_stream(kind, data, tmp_path), schema,
                                  return_record_name=True)
+
+
+class OnlyRead:
+    """An object with read() and nothing else: fastavro needs no more."""
+
+    def __init__(self, data: bytes):
+        self._source = io.BytesIO(data)
+
+    def read(self, n: int = -1) -> bytes:
+        return self._source.read(n)
+
+
+def test_an_object_with_only_read_is_read_as_fastavro_reads_it():
+    values = [{"n": i, "s": "x" * i} for i in range(0, 300, 7)]
+    schema = {"type": "record", "name": "Bare", "fields": [
+        {"name": "n", "type": "long"}, {"name": "s", "type": "string"}]}
+    out = io.BytesIO()
+    for value in values:
+        fastavro.schemaless_writer(out, fastavro.parse_schema(schema), value)
+    data = out.getvalue()
+    for options in ({}, {"return_record_name": True}):
+        ours, theirs = OnlyRead(data), OnlyRead(data)
+        parsed = dropin.parse_schema(schema)
+        read_ours = [dropin.schemaless_reader(ours, parsed, **options) for _ in values]
+        read_theirs = [fastavro.schemaless_reader(theirs, fastavro.parse_schema(schema), **options)
+                       for _ in values]
+        assert read_ours == read_theirs == values
+        # both left at the end
+        assert ours.read() == theirs.read() == b""
+        with pytest.raises(EOFError):
+            dropin.schemaless_reader(ours, parsed, **options)
+    with pytest.raises(DecodeError):
+        dropin.schemaless_reader(OnlyRead(b"\x02"), parsed)   # cut short
+    with pytest.raises(DecodeError):
+        dropin.schemaless_reader(OnlyRead(b"\x0b" + b"\x80" * 4 + b"\x40"), NULLS)  # a varint bomb
+
+
+def test_is_avro_takes_an_object_with_only_read():
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema({"type": "record", "name": "R", "fields": []}),
+                    [{}])
+    assert dropin.is_avro(OnlyRead(out.getvalue())) is fastavro.is_avro(OnlyRead(out.getvalue()))
+    assert dropin.is_avro(OnlyRead(b"Obj")) is fastavro.is_avro(OnlyRead(b"Obj")) is False

@@ -164,7 +164,9 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
 
 def _read_stream(fo: BinaryIO, codec, reader) -> Any:
     """One datum from a stream other than a BytesIO."""
-    if fo.seekable():
+    # fastavro needs only read(): an object without seekable() is walked
+    seekable = getattr(fo, "seekable", None)
+    if seekable is not None and seekable():
         # a chunk, then back to the datum's end
         start = fo.tell()
         size = _CHUNK
