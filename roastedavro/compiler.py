@@ -394,12 +394,31 @@ def _digest_path(target: Path) -> Path:
     return target.with_name(target.name + DIGEST_SUFFIX)
 
 
+def _own_bytes(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a file of the current user's that no one
+    else can write (checked on the file read, not on its name), else None."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with open(fd, "rb") as file:
+        if os.name == "posix":
+            status = os.fstat(fd)
+            # the folder is private, but a module or digest someone made
+            # writable to others (a copy, a umask) could be swapped in pairs
+            if status.st_uid != os.geteuid() or status.st_mode & 0o022:
+                return None
+        return file.read()
+
+
 def _intact(target: Path) -> bool:
-    """Whether ``target`` exists and matches the digest recorded beside it."""
+    """Whether ``target`` exists, is the user's own, and matches the digest
+    recorded beside it (also the user's own). Anything else is rebuilt."""
     # bytes throughout: no codec to import on the way to a cached module
     try:
-        expected = _digest_path(target).read_bytes().split()[0]
-        actual = hashlib.sha256(target.read_bytes()).hexdigest().encode()
+        digest = _own_bytes(_digest_path(target))
+        module = _own_bytes(target)
+        if digest is None or module is None:
+            return False
+        expected = digest.split()[0]
+        actual = hashlib.sha256(module).hexdigest().encode()
     except (OSError, IndexError):
         return False
     return actual == expected

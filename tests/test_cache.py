@@ -422,6 +422,33 @@ def test_a_cache_folder_others_control_is_never_loaded_from(built_cache, tmp_pat
 
 
 @pytest.mark.skipif(os.name != "posix", reason="owners and modes are POSIX's")
+@pytest.mark.parametrize("which, expose", [("module", "world"), ("digest", "group"),
+                                           ("module", "another-user")])
+def test_a_cached_file_others_can_write_is_rebuilt_not_loaded(built_cache, tmp_path, which,
+                                                               expose):
+    # the folder is private, but one of its files is not: a module and a
+    # matching digest could have been swapped in through it
+    cache = copy_cache(built_cache, tmp_path)
+    os.chmod(cache, 0o700)
+    module = the_module(cache)
+    path = module if which == "module" else compiler._digest_path(module)
+    if expose == "world":
+        os.chmod(path, 0o666)
+    elif expose == "group":
+        os.chmod(path, 0o664)
+    else:
+        if os.geteuid() != 0:
+            pytest.skip("changing a file's owner needs root")
+        os.chown(path, os.geteuid() + 4242, -1)
+    completed = run_python(SCRIPT, cache, tmp_path, ROASTEDAVRO_COMPILE="never")
+    assert completed.returncode != 0 and "NotCompiledError" in completed.stderr
+    assert report(run_python(SCRIPT, cache, tmp_path))["built"] is True
+    status = path.stat()
+    assert status.st_uid == os.geteuid() and status.st_mode & 0o022 == 0
+    assert report(run_python(SCRIPT, cache, tmp_path))["built"] is False
+
+
+@pytest.mark.skipif(os.name != "posix", reason="owners and modes are POSIX's")
 def test_a_bypassed_cache_folder_still_gets_a_working_codec(built_cache, tmp_path):
     cache = copy_cache(built_cache, tmp_path)
     world_writable(cache)
