@@ -36,6 +36,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -109,8 +110,6 @@ def _unsafe(directory: Path) -> str | None:
         return None  # nothing to load; building there says why it cannot
     except OSError as error:
         return f"it cannot be examined ({error})"
-    import stat
-
     if not stat.S_ISDIR(status.st_mode):
         return "it is not a folder"
     if status.st_uid != os.geteuid():
@@ -397,10 +396,13 @@ def _digest_path(target: Path) -> Path:
 def _own_bytes(path: Path) -> bytes | None:
     """The bytes of ``path`` if it is a file of the current user's that no one
     else can write (checked on the file read, not on its name), else None."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    # no symbolic link, and no waiting on a FIFO put in a module's place
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     with open(fd, "rb") as file:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            return None
         if os.name == "posix":
-            status = os.fstat(fd)
             # the folder is private, but a module or digest someone made
             # writable to others (a copy, a umask) could be swapped in pairs
             if status.st_uid != os.geteuid() or status.st_mode & 0o022:
