@@ -306,17 +306,21 @@ class AvroJSON:
 
     def _walk_binary(self, data: bytes, count: int, ends: bool,
                      item_allowance: int | None) -> list:
-        if item_allowance is None:
-            from roastedavro.flags import CompileFlags
+        from roastedavro.flags import CompileFlags
 
+        whole = item_allowance is None
+        if whole:
             item_allowance = CompileFlags.item_allowance
         budget = self._budget
         budget[0] = len(data) + item_allowance - count
         if budget[0] < 0:
             self.items_left = 0
+            # a file's later blocks get what the earlier ones left: say both
+            left = ("the item allowance" if whole else
+                    f"what is left of the item allowance of {CompileFlags.item_allowance} "
+                    f"(CompileFlags.item_allowance) after the earlier blocks")
             raise DecodeError(f"item budget exceeded: {count} datums in {len(data)} bytes, "
-                              f"more than their length plus the item allowance "
-                              f"({item_allowance})", 0)
+                              f"more than their length plus {left} ({item_allowance})", 0)
         if self.reader_schema is not None and not ends:
             read = self._resolved_from_binary
             if read is None:

@@ -121,6 +121,13 @@ def _packages():
         name = point.value
         try:
             spec = importlib.util.find_spec(name)
+            if spec is None:
+                yield name, None, None, "it cannot be found"
+                continue
+            if not spec.submodule_search_locations:
+                yield name, None, None, ("it is a module, not a package: a package of precompiled "
+                                         f"codecs is a folder holding {MANIFEST}")
+                continue
             directory = Path(list(spec.submodule_search_locations)[0])
             manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
         except Exception as error:  # a broken package must not stop the program

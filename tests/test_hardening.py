@@ -62,6 +62,24 @@ def test_a_malformed_precompiled_package_is_ignored_with_a_warning(tmp_path, mon
         sys.modules.pop("broken_codecs", None)
 
 
+def test_a_plain_module_in_the_codecs_group_is_ignored_saying_so(tmp_path, monkeypatch):
+    (tmp_path / "lonely_codecs.py").write_text("")
+    info = tmp_path / "lonely_codecs-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lonely_codecs\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[{precompiled.GROUP}]\nlonely_codecs = lonely_codecs\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    precompiled.refresh()
+    try:
+        with pytest.warns(precompiled.PrecompiledWarning,
+                          match="'lonely_codecs'.*a module, not a package"):
+            assert precompiled.lookup("k" * 64) is None
+    finally:
+        monkeypatch.undo()
+        precompiled.refresh()
+        sys.modules.pop("lonely_codecs", None)
+
+
 def test_a_well_formed_manifest_is_indexed(tmp_path, monkeypatch):
     _fake_package(tmp_path, "fine_codecs", _manifest(module="fine_codecs.m", file="m.so",
                                                      sha256="a" * 64, label="x"))
