@@ -552,3 +552,22 @@ def test_random_schemas_read_on_the_uncompiled_path_as_fastavro_reads_them(data)
 
 def _bare_bytes_schema(schema) -> bool:
     return schema == "bytes" or isinstance(schema, dict) and schema.get("type") == "bytes"
+
+
+def test_an_unknown_schema_id_raises_what_confluent_kafka_raises():
+    # confluent-kafka's deserializer lets the registry client's error through;
+    # ours is that error too (and a SerializationError naming the id)
+    from confluent_kafka.schema_registry.error import SchemaRegistryError
+
+    registry = new_registry()
+    schema = json.dumps({"type": "record", "name": "U", "fields": [{"name": "a", "type": "long"}]})
+    message = AvroSerializer(registry, schema, conf=TOPIC)({"a": 1}, ctx())
+    unknown = wire_header(4242) + message[5:]
+    with pytest.raises(SchemaRegistryError) as theirs:
+        ConfluentDeserializer(registry)(unknown, ctx())
+    with pytest.raises(SchemaRegistryError) as ours:
+        AvroDeserializer(registry)(unknown, ctx())
+    assert isinstance(ours.value, SerializationError)
+    assert "schema id 4242" in str(ours.value)
+    assert (ours.value.http_status_code, ours.value.error_code) == \
+        (theirs.value.http_status_code, theirs.value.error_code)

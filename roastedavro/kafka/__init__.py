@@ -25,7 +25,8 @@ except ImportError as error:  # pragma: no cover - depends on the environment
         f"roastedavro's source tree, pip install '.[kafka]')") from error
 
 from roastedavro.kafka.serde import (  # noqa: E402
-    AvroDeserializer, AvroSerializer, COMPILED, FALLBACK, wire_header, wire_schema_id,
+    AvroDeserializer, AvroSerializer, COMPILED, FALLBACK, RegistryFetchError, wire_header,
+    wire_schema_id,
 )
 from roastedavro.kafka.watcher import RegistryWatcher  # noqa: E402
 
@@ -34,6 +35,7 @@ __all__ = [
     "AvroSerializer",
     "COMPILED",
     "FALLBACK",
+    "RegistryFetchError",
     "RegistryWatcher",
     "wire_header",
     "wire_schema_id",

@@ -28,6 +28,7 @@ from confluent_kafka.schema_registry import (
     topic_record_subject_name_strategy,
     topic_subject_name_strategy,
 )
+from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import (
     Deserializer, MessageField, SerializationContext, SerializationError, Serializer,
 )
@@ -93,6 +94,23 @@ def wire_schema_id(data) -> int:
             f"not a Confluent schema registry message: the first byte is {view[0]}, not the "
             f"magic byte 0")
     return int.from_bytes(view[1:_HEADER_SIZE], "big")
+
+
+class RegistryFetchError(SerializationError, SchemaRegistryError):
+    """A writer's schema the registry would not give: a ``SerializationError``
+    naming the schema id, and the registry client's ``SchemaRegistryError``
+    (with its ``http_status_code``, ``error_code`` and ``error_message``),
+    which confluent-kafka's deserializer raises in the same place."""
+
+    def __init__(self, message: str, cause: SchemaRegistryError):
+        SerializationError.__init__(self, message)
+        self.http_status_code = cause.http_status_code
+        self.error_code = cause.error_code
+        self.error_message = cause.error_message
+
+    # KafkaException's text, not SchemaRegistryError's
+    __str__ = SerializationError.__str__
+    __repr__ = SerializationError.__repr__
 
 
 class PathCounts(dict):
@@ -707,12 +725,16 @@ class AvroDeserializer(Deserializer):
         except Exception as error:
             status = getattr(error, "http_status_code", None)
             if status == 404:
-                problem = SerializationError(
-                    f"schema id {schema_id} is not in the schema registry: {error}")
+                message = f"schema id {schema_id} is not in the schema registry: {error}"
             else:
-                problem = SerializationError(
-                    f"schema id {schema_id} cannot be fetched from the schema registry "
-                    f"(after the client's retries): {error}")
+                message = (f"schema id {schema_id} cannot be fetched from the schema registry "
+                           f"(after the client's retries): {error}")
+            if isinstance(error, SchemaRegistryError):
+                # confluent-kafka's deserializer lets the client's error through:
+                # code that catches it keeps working
+                problem = RegistryFetchError(message, error)
+            else:
+                problem = SerializationError(message)
             self._failed[schema_id] = (time.monotonic(), problem)
             raise problem from error
         self._failed.pop(schema_id, None)
