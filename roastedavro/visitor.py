@@ -295,12 +295,19 @@ class SchemaVisitor:
         member): it is converted to its Avro value as the field's writer
         converts it (``Encoder.default_datum``), so readers of data without
         the field (schema evolution) read back the same value. A callable
-        default has no Avro default.
+        default has no Avro default. A load_default must also be the form
+        load returns (``Encoder.load_default_datum``: a Pluck's is the dict),
+        since marshmallow's ``load({})`` returns it as given.
         """
         field = plan.field
         default = field.load_default
+        loading = True
         if default is missing or callable(default):
-            default = field.dump_default
+            default, loading = field.dump_default, False
+        elif field.dump_default is not missing and field.dump_default is not None and (
+                not callable(field.dump_default)):
+            # not the Avro default, but written for a missing value
+            plan.value.encoder.check_dump_default(field.dump_default)
         if default is missing or callable(default):
             return
         if default is None:
@@ -314,7 +321,7 @@ class SchemaVisitor:
         if isinstance(default, float) and not math.isfinite(default):
             raise CompileError(f"field {path!r}: default {default!r} cannot be written in an Avro schema")
         encoder = plan.value.encoder
-        datum = encoder.default_datum(default)
+        datum = encoder.load_default_datum(default) if loading else encoder.default_datum(default)
         # a non-null default goes in the first branch: [T, "null"]
         plan.value.null_first = False
         branch = without_logical_types(encoder.avro_type(NamedTypes()))

@@ -14,6 +14,8 @@ import uuid
 from decimal import Decimal
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from conftest import fastavro_bytes, fastavro_read
 from marshmallow import Schema, ValidationError, fields
 
@@ -513,3 +515,66 @@ def test_collections_of_different_numbers_in_one_record_keep_their_types():
     loaded = schema.load_compiled(schema.dump_compiled(record))
     assert loaded == schema.load(schema.dump(record))
     assert type(loaded["counts"]["a"]) is int and type(loaded["sizes"][0]) is int
+
+
+# -- map keys from an Enum field ------------------------------------------------
+
+class Hue(enum.Enum):
+    RED = "red"
+    GREEN = "green"
+    BLUE = "blue"
+
+
+class Level(enum.Enum):
+    LOW = 1
+    HIGH = 2
+
+
+@pytest.fixture(scope="module")
+def enum_keys():
+    return compiled(by_name=fields.Dict(keys=fields.Enum(Hue), values=fields.Integer()),
+                    by_value=fields.Dict(keys=fields.Enum(Hue, by_value=True),
+                                         values=fields.Enum(Level)),
+                    int_members=fields.Dict(keys=fields.Enum(Level), values=fields.String()))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.sampled_from(Hue), st.integers(-2**63, 2**63 - 1)),
+       st.dictionaries(st.sampled_from(Hue), st.sampled_from(Level)),
+       st.dictionaries(st.sampled_from(Level), st.text()))
+def test_enum_map_keys_dump_and_load_as_marshmallow_does(enum_keys, by_name, by_value, int_members):
+    """Avro map keys are strings: an Enum key dumps as the member's name (its
+    value with by_value) and loads back as the member."""
+    record = {"by_name": by_name, "by_value": by_value, "int_members": int_members}
+    dumped = enum_keys.dump(record)
+    assert all(type(key) is str for mapping in dumped.values() for key in mapping)
+    oracle = {**dumped, "by_value": {key: Level[name] for key, name in dumped["by_value"].items()}}
+    data = enum_keys.dump_compiled(record)
+    assert data == fastavro_bytes(enum_keys, {name: {key: (value.name if isinstance(value, Level)
+                                                          else value)
+                                                     for key, value in mapping.items()}
+                                              for name, mapping in oracle.items()})
+    assert enum_keys.load_compiled(data) == enum_keys.load(dumped) == record
+
+
+def test_an_unknown_enum_map_key_is_marshmallows_error(enum_keys):
+    data = fastavro_bytes(enum_keys, {"by_name": {"PURPLE": 1}, "by_value": {"red": "LOW"},
+                                      "int_members": {}})
+    with pytest.raises(ValidationError) as compiled_error:
+        enum_keys.load_compiled(data)
+    with pytest.raises(ValidationError) as marshmallow_error:
+        enum_keys.load({"by_name": {"PURPLE": 1}, "by_value": {"red": "LOW"}, "int_members": {}})
+    assert compiled_error.value.messages == marshmallow_error.value.messages == {
+        "by_name": {"PURPLE": {"key": ["Must be one of: RED, GREEN, BLUE."]}}}
+    # a key that is not a member cannot be dumped (marshmallow raises AttributeError)
+    with pytest.raises(ValidationError) as error:
+        enum_keys.dump_compiled({"by_name": {"RED": 1}, "by_value": {}, "int_members": {}})
+    assert list(error.value.messages["by_name"]["RED"]) == ["key"]
+
+
+def test_enum_map_keys_with_values_that_are_not_str_are_a_compile_error():
+    schema = type("Row", (CompiledSchema,), {
+        "x": fields.Dict(keys=fields.Enum(Level, by_value=True), values=fields.Integer())})
+    with pytest.raises(CompileError, match=r"'x' \(Dict\).*map keys are strings.*Enum\(Level, "
+                                           r"by_value=\.\.\.\) dumps values that are not all str"):
+        schema().avro_schema()

@@ -17,6 +17,7 @@ import datetime as dt
 import enum
 import io
 import ipaddress
+import types
 import uuid
 from decimal import Decimal
 
@@ -43,6 +44,13 @@ class Line(Schema):
     sku = fields.String(required=True)
     at = fields.DateTime(required=True)
     qty = fields.Integer(allow_none=True)
+
+
+class Item(Schema):
+    """Plucked by the Pluck fields: load returns {"s": member} or {"day": date}."""
+    s = fields.Enum(Status, required=True)
+    d = fields.Date(required=True, attribute="day")
+    at = fields.DateTime(required=True)
 
 
 def _today():
@@ -88,6 +96,15 @@ TYPED_FIELDS = {
     "line": fields.Nested(Line, load_default=LINE),
     "lines": fields.Nested(Line, many=True, load_default=[LINE, LINE2]),
     "secret": fields.Date(load_only=True, load_default=dt.date(2010, 10, 10)),
+    # a Pluck's default is what its load returns: the nested record as a dict
+    "plucked": fields.Pluck(Item, "s", load_default={"s": Status.OLD}),
+    "plucked_day": fields.Pluck(Item, "d", load_default={"day": dt.date(1969, 7, 20)}),
+    "plucked_at": fields.Pluck(Item, "at", load_default={"at": dt.datetime(2000, 1, 1, tzinfo=UTC)}),
+    "plucked_many": fields.Pluck(Item, "s", many=True,
+                                 load_default=[{"s": Status.OLD}, {"s": Status.NEW}]),
+    # a map's Enum keys are written as the members' names
+    "by_status": fields.Dict(keys=fields.Enum(Status), values=fields.Date(),
+                             load_default={Status.OLD: dt.date(2001, 1, 1)}),
     # a declared Avro type (fastavro's conventions): its logical type's value
     "raw_when": fields.Raw(metadata={"avro": {"type": "long", "logicalType": "timestamp-micros"}},
                            load_default=dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)),
@@ -145,6 +162,11 @@ def fastavro_form(values: dict) -> dict:
     out["pair"] = {"item0": values["pair"][0], "item1": values["pair"][1].name}
     out["ident_fixed"] = values["ident_fixed"].bytes
     out["host"] = str(values["host"])
+    out["plucked"] = values["plucked"]["s"].name
+    out["plucked_day"] = values["plucked_day"]["day"]
+    out["plucked_at"] = values["plucked_at"]["at"]
+    out["plucked_many"] = [item["s"].name for item in values["plucked_many"]]
+    out["by_status"] = {key.name: day for key, day in values["by_status"].items()}
     return out
 
 
@@ -175,6 +197,12 @@ def test_the_avro_schema_carries_each_default(typed):
     assert default["host"] == "::1"
     assert default["raw_when"] == 1_000_000
     assert default["dump_day"] == (DUMP_DEFAULT - dt.date(1970, 1, 1)).days
+    # the plucked field's own conversion
+    assert default["plucked"] == "OLD"
+    assert default["plucked_day"] == -165
+    assert default["plucked_at"] == 946684800000000
+    assert default["plucked_many"] == ["OLD", "NEW"]
+    assert default["by_status"] == {"OLD": 11323}
     # allow_none: a non-null default goes in the union's first branch, None in null's
     assert field_type(avro, "maybe_day")["type"] == [{"type": "int", "logicalType": "date"}, "null"]
     assert field_type(avro, "no_day")["type"] == ["null", {"type": "int", "logicalType": "date"}]
@@ -311,6 +339,24 @@ ERRORS = [
     (fields.UUID(load_default="not a uuid"), r"Not a valid UUID.*a uuid\.UUID"),
     (fields.List(fields.Date(), load_default=["2020-01-01"]), r"'x\[\]' \(Date\)"),
     (fields.Nested(Line, load_default={"sku": "x"}), r"no value for 'at'"),
+    # a Pluck's default is the dict its load returns, not the plucked value
+    (fields.Pluck(Item, "s", load_default=Status.OLD),
+     r"'x' \(Pluck\).*not what load returns.*write load_default=\{'s': <Status\.OLD: 'old'>\}"),
+    (fields.Pluck(Item, "d", load_default=dt.date(2001, 1, 1)),
+     r"write load_default=\{'day': datetime\.date\(2001, 1, 1\)\}"),
+    (fields.Pluck(Item, "s", many=True, load_default=[Status.OLD]),
+     r"write load_default=\[\{'s': <Status\.OLD: 'old'>\}\]"),
+    (fields.Pluck(Item, "s", many=True, load_default={"s": Status.OLD}), r"not a list \(many=True\)"),
+    (fields.Pluck(Item, "s", load_default={"s": Status.OLD, "day": dt.date(2001, 1, 1)}),
+     r"does not read back as itself.*write load_default=\{'s': <Status\.OLD: 'old'>\}"),
+    (fields.Pluck(Item, "s", load_default=types.SimpleNamespace(s=Status.OLD)),
+     r"not what load returns.*write load_default=\{'s': <Status\.OLD: 'old'>\}"),
+    (fields.Pluck(Item, "d", load_default={"day": "2001-01-01"}), r"'x\.d' \(Date\).*a datetime\.date"),
+    (fields.Pluck(Item, "s", dump_default=Status.NEW), r"no value for 's'.*give \{'s': <Status\.NEW"),
+    (fields.Pluck(Item, "s", load_default={"s": Status.OLD}, dump_default=Status.NEW),
+     r"no value for 's'.*give \{'s': <Status\.NEW"),
+    (fields.Dict(keys=fields.Enum(Status), values=fields.Integer(), load_default={"OLD": 1}),
+     r"key 'OLD' is not a member of Status"),
 ]
 
 
@@ -412,3 +458,46 @@ def test_a_nested_default_goes_through_the_nested_schemas_pre_dump():
 
     schema = type("Holder", (CompiledSchema,), {"x": fields.Nested(Stamped, load_default={})})
     assert field_type(schema().avro_schema(), "x")["default"] == {"day": 10958}
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.dates(), st.sampled_from(Status))
+def test_a_plucks_default_is_the_plucked_fields_own(day, member):
+    """A Pluck's default goes through the plucked field's conversion."""
+    assert avro_default(fields.Pluck(Item, "d", load_default={"day": day}))["default"] == (
+        avro_default(fields.Date(load_default=day))["default"])
+    assert avro_default(fields.Pluck(Item, "s", many=True, load_default=[{"s": member}] * 2))[
+        "default"] == [avro_default(fields.Enum(Status, load_default=member))["default"]] * 2
+
+
+# -- a Pluck's dump_default: dump takes the dict, or an object --------------
+
+MOMENT = dt.datetime(2022, 2, 2, 2, 2, 2, 2, tzinfo=UTC)
+
+
+class PluckDumps(CompiledSchema):
+    class Meta:
+        avro_name = "Shop"
+
+    a = fields.Integer(required=True)
+    only_dump = fields.Pluck(Item, "s", dump_default={"s": Status.NEW})
+    as_object = fields.Pluck(Item, "d", dump_default=types.SimpleNamespace(day=dt.date(2022, 2, 2)))
+    both = fields.Pluck(Item, "s", load_default={"s": Status.OLD}, dump_default={"s": Status.NEW})
+    many_dump = fields.Pluck(Item, "at", many=True, dump_default=[{"at": MOMENT}])
+
+
+def test_a_plucks_dump_default_is_written_as_marshmallows_dump_writes_it(old_data):
+    schema = PluckDumps()
+    dumped = schema.dump({"a": 1})
+    assert set(dumped) == {"a", "only_dump", "as_object", "both", "many_dump"}
+    # fastavro's logical writers take the date and datetime marshmallow dumped as text
+    values = {**dumped, "as_object": dt.date.fromisoformat(dumped["as_object"]),
+              "many_dump": [dt.datetime.fromisoformat(text) for text in dumped["many_dump"]]}
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema.avro_schema()), values)
+    assert schema.dump_compiled({"a": 1}) == out.getvalue()
+    # without the fields, load returns the load_default, else what marshmallow
+    # loads from the dump_default as written
+    expected = schema.load(dumped) | schema.load({"a": 1})
+    assert expected["both"] == {"s": Status.OLD}
+    assert schema.load_compiled(old_data, writer_schema=Old) == expected

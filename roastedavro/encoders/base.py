@@ -155,6 +155,17 @@ class Encoder:
                     f"(it loads as {loaded!r}); write load_default={loaded!r}")
         return datum
 
+    def load_default_datum(self, value: Any) -> Any:
+        """:meth:`default_datum` of the field's own ``load_default``, which
+        marshmallow's ``load({})`` returns as it is given: an encoder whose
+        load returns another form (Pluck) checks it reads back as itself."""
+        return self.default_datum(value)
+
+    def check_dump_default(self, value: Any) -> None:
+        """Raise ``CompileError`` for a constant ``dump_default`` that is not
+        the Avro default (a load_default is) and that the writer could never
+        write; most encoders leave it to the writer."""
+
     def loaded_value(self, datum: Any) -> Any:
         """What the compiled reader returns for one Avro value (as fastavro
         decodes it without logical types) of this field, before validators."""

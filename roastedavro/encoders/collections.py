@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 
 from marshmallow import ValidationError, fields
 
-from roastedavro.encoders.base import Encoder
+from roastedavro._support import serialize_value
+from roastedavro.encoders.base import Encoder, _message_text
 from roastedavro.errors import DumpError
 from roastedavro.validators import has_validation
 
@@ -135,9 +136,19 @@ class MappingEncoder(Encoder):
         if field.value_field is None:
             raise self.error("declare values=<field> so the Avro map has a value type")
         keys = field.key_field
-        if keys is not None and not isinstance(keys, fields.String):
+        if isinstance(keys, fields.Enum):
+            # dumped as the member's name, or its value with by_value; loaded
+            # back as the member, as marshmallow's Dict does
+            by_value = getattr(keys, "by_value", False)
+            if by_value and not all(type(member.value) is str for member in keys.enum):
+                raise self.error(
+                    f"Avro map keys are strings; keys=Enum({keys.enum.__name__}, by_value=...) "
+                    "dumps values that are not all str: use the member names (no by_value) "
+                    "or str values")
+        elif keys is not None and not isinstance(keys, fields.String):
             raise self.error(
-                f"Avro map keys are strings; keys={type(keys).__name__}() cannot be written"
+                f"Avro map keys are strings; keys={type(keys).__name__}() cannot be written "
+                "(keys may be String or Enum fields)"
             )
         self.keys = keys
         # a key field with its own conversions runs them for every key
@@ -161,9 +172,26 @@ class MappingEncoder(Encoder):
         return {key: in_path(key, self.values.dump_datum, item) for key, item in dumped.items()}
 
     def default_datum(self, value):
-        if not isinstance(value, Mapping) or not all(type(key) is str for key in value):
-            raise self.error(f"the default {value!r} is not a mapping with str keys")
-        return {key: self.values.default_datum(item) for key, item in value.items()}
+        if not isinstance(value, Mapping):
+            raise self.error(f"the default {value!r} is not a mapping")
+        if not self.convert_keys:
+            if not all(type(key) is str for key in value):
+                raise self.error(f"the default {value!r} is not a mapping with str keys")
+            return {key: self.values.default_datum(item) for key, item in value.items()}
+        # keys converted as the writer converts them (with_str_keys)
+        datum = {}
+        for key, item in value.items():
+            if isinstance(self.keys, fields.Enum) and not isinstance(key, self.keys.enum):
+                raise self.error(f"the default's key {key!r} is not a member of "
+                                 f"{self.keys.enum.__name__}: a default is the value load "
+                                 "returns, its keys members")
+            try:
+                text = serialize_value(self.keys, key, None, str)
+            except DumpError as error:
+                raise self.error(f"the default's key {key!r} cannot be written as a map key: "
+                                 f"{_message_text(error.messages)}") from None
+            datum[text] = self.values.default_datum(item)
+        return datum
 
     def emit_write(self, fn, value):
         keys = "None" if self.keys is None else fn.bind(self.keys, "keys")

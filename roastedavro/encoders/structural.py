@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable, Mapping
 
 import fastavro
-from marshmallow import fields
+from marshmallow import ValidationError, fields, missing
 
 from roastedavro._runtime import GenericType
+from roastedavro.errors import CompileError
 from roastedavro.names import AVRO_NAME, identifier
-from roastedavro.encoders.base import Encoder
+from roastedavro.encoders.base import Encoder, _message_text
 from roastedavro.encoders.collections import each_in_path, emit_array_read, emit_array_write, in_path
 
 # the Avro type of a Python constant, and the runtime calls for it
@@ -238,6 +240,69 @@ class PluckEncoder(Encoder):
         if self.many:
             return each_in_path(self.inner.dump_datum, dumped)
         return self.inner.dump_datum(dumped)
+
+    def _loaded_form(self, value):
+        """What load returns for ``value``, given as the plucked value(s) or
+        as an object with the attribute: the form to suggest."""
+        if self.many and isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
+            return [self._loaded_item(item) for item in value]
+        return self._loaded_item(value)
+
+    def _loaded_item(self, item):
+        try:
+            self.inner.default_datum(item)
+            return {self.load_key: item}
+        except CompileError:
+            pass
+        plucked = self.inner.encoder.field.get_value(item, self.dump_key)
+        return {self.load_key: item if plucked is missing else plucked}
+
+    def _one_default_datum(self, item, whole):
+        # as the writer takes it: the plucked field's value from a dict or
+        # an object, converted by the plucked field's own default_datum
+        plucked = self.inner.encoder.field.get_value(item, self.dump_key)
+        if plucked is missing:
+            raise self.error(
+                f"the default {whole!r} has no value for {self.dump_key!r}: a Pluck's default "
+                f"is what load returns, the nested record as a dict (for dump_default, or an "
+                f"object with that attribute); give {self._loaded_form(whole)!r}")
+        return self.inner.default_datum(plucked)
+
+    def default_datum(self, value):
+        """The Avro value of a default given as load returns it: ``{key: value}``
+        (a list of them with many=True), or, as dump takes it, an object
+        with the attribute; the plucked value is the plucked field's
+        default_datum."""
+        if not self.many:
+            return self._one_default_datum(value, value)
+        if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+            raise self.error(f"the default {value!r} is not a list (many=True); write a list of "
+                             f"{{{self.load_key!r}: value}} dicts")
+        return [self._one_default_datum(item, value) for item in value]
+
+    def check_dump_default(self, value):
+        self.default_datum(value)
+
+    def load_default_datum(self, value):
+        # marshmallow's load({}) returns the load_default as given, and load
+        # of the written value returns the nested schema's load: the dict
+        listed = self.many and isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping))
+        if not all(isinstance(item, Mapping) for item in (value if listed else [value])):
+            raise self.error(
+                f"the default {value!r} is not what load returns, the nested record as a dict"
+                f"{' (a list of them)' if self.many else ''}: write "
+                f"load_default={self._loaded_form(value)!r}")
+        datum = self.default_datum(value)
+        try:
+            loaded = self.loaded_value(datum)
+        except ValidationError as error:
+            raise self.error(f"the default {value!r} does not load: "
+                             f"{_message_text(error.messages)}") from None
+        if loaded != value or type(loaded) is not type(value):
+            raise self.error(
+                f"the default {value!r} does not read back as itself (load returns {loaded!r} "
+                f"for the value written); write load_default={loaded!r}")
+        return datum
 
 
 class _PluckedItem(Encoder):
