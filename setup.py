@@ -20,6 +20,9 @@ setup(
     ext_modules=[
         Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"],
                   extra_compile_args=["-O2", "-g0"]),
+        # tier 0: the interpreter of plain Avro schemas (no compiler needed at run time)
+        Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"],
+                  extra_compile_args=["-O2", "-g0"]),
     ],
     cmdclass={"build_ext": build_ext},
     options={

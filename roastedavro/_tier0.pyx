@@ -1,0 +1,715 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, binding=False, auto_pickle=False
+"""Tier 0: an interpreter of plain Avro schemas, compiled once with the package.
+
+``Interpreter(schema, flags)`` writes and reads values of a parsed Avro
+schema (roastedavro.avro) as the codec AvroCodec generates for it does: the
+same datum conventions (fastavro's, roastedavro._datum), bytes, values,
+errors (DatumError with the value's path, DecodeError with the byte offset)
+and bounds (max_depth, max_items, the message's item budget), with the same
+runtime primitives. It needs no compiler: the schema becomes a flat program,
+an array of nodes (one per named type, so a recursive schema is a cycle; one
+per use of any other type) that recursive C functions walk, with no
+Python-level call per field.
+
+Its entry points are those of a compiled AvroCodec module's Codec: dump,
+dump_prefixed, dump_block, load, load_from, load_one, load_block and
+load_block_within.
+"""
+
+cimport cython
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF, Py_XDECREF
+from libc.stdlib cimport calloc, free
+
+from roastedavro._runtime cimport (
+    Reader, Writer, open_reader, close_reader, check_finished, check_count, check_write_stack, check_read_stack,
+    writer_init, writer_finish, writer_release,
+    write_long, write_byte, write_str, write_encoded,
+    write_long_datum, write_int_datum, write_double_datum, write_float_datum,
+    write_boolean_datum, write_string_datum, write_bytes_datum, write_fixed_datum,
+    write_enum_datum, record_datum, array_datum, map_datum, check_map_key, int_size,
+    write_timestamp_datum, write_date_datum, write_time_datum, write_decimal_datum,
+    write_uuid_datum, write_big_decimal_datum, write_duration_datum,
+    UNIT_MILLIS, UNIT_MICROS, UNIT_NANOS,
+    read_long, read_int, read_index, read_boolean, read_double, read_float, read_str, read_key,
+    read_bytes, read_fixed, read_enum, new_record_dict, read_block_count, new_items, put_item,
+    new_record, record_values, set_field, RecordKeys,
+    read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
+    read_duration,
+    raise_dump_error, raise_decode_error,
+    next_field, enable_dict_walk, forget_keys, SOURCE_DICT,
+)
+
+from roastedavro._runtime import DICT_LAYOUT_VERIFIED
+
+import datetime
+import decimal
+import uuid
+
+from roastedavro.errors import DecodeError, DumpError
+from roastedavro._datum import Duration, UnionChooser, datum_error, encode_default
+
+cdef object MISSING = object()    # a field the record does not have
+
+# record writers walk dicts in place where the runtime's layout check passed
+enable_dict_walk(DICT_LAYOUT_VERIFIED, MISSING)
+cdef type DATETIME = datetime.datetime
+cdef type DATE = datetime.date
+cdef type TIME = datetime.time
+cdef type DECIMAL = decimal.Decimal
+cdef type UUID = uuid.UUID
+cdef type DURATION = Duration
+
+# node kinds
+cdef enum:
+    K_NULL = 0
+    K_BOOLEAN = 1
+    K_INT = 2
+    K_LONG = 3
+    K_FLOAT = 4
+    K_DOUBLE = 5
+    K_BYTES = 6
+    K_STRING = 7
+    K_FIXED = 8
+    K_ENUM = 9
+    K_ARRAY = 10
+    K_MAP = 11
+    K_UNION = 12
+    K_RECORD = 13
+
+# logical kinds
+cdef enum:
+    L_NONE = 0
+    L_TIMESTAMP = 1     # millis and micros: datetimes both ways
+    L_TIMESTAMP_NANOS = 2   # datetimes written, ints read (as fastavro)
+    L_DATE = 3
+    L_TIME = 4
+    L_DECIMAL = 5
+    L_BIG_DECIMAL = 6
+    L_UUID = 7
+    L_DURATION = 8
+
+# the Python types a union's exact-type dispatch tells apart (avrogen._TYPE_TESTS)
+_PY_TYPES = ("None", "str", "int", "float", "dict", "list", "bool", "bytes", "datetime", "date",
+             "time", "Decimal", "UUID", "Duration")
+
+cdef struct Node:
+    int kind
+    int logical
+    int unit            # timestamps and times: UNIT_*
+    long long read_unit # timestamps and times: read_timestamp's / read_time's unit
+    bint flag           # float, double: lenient (a record's field); timestamps: local;
+                        # union: an int's branch depends on its size
+    int scale
+    int precision
+    Py_ssize_t size     # fixed: bytes; enum: symbols; union: branches; record: fields
+    Py_ssize_t first    # union: first branch in links; record: first field; array, map: the child
+    Py_ssize_t min_size # array, map: the fewest bytes an item takes
+    PyObject* obj       # enum: symbol -> index; record: RecordKeys; union: UnionChooser
+    PyObject* obj2      # enum: symbols
+    int table[17]   # union (14 types, then an int's by its size): the branch of each exact Python type, -1: the chooser's
+
+cdef struct Field:
+    Py_ssize_t node
+    PyObject* name      # str
+    PyObject* default   # the default's encoding (bytes), or NULL
+    bint nullable       # missing is null (fastavro's rule for unions with null)
+
+
+cdef inline int py_type(object value) noexcept:
+    """The value's exact type among _PY_TYPES (its index), -1 for any other."""
+    if value is None:
+        return 0
+    cdef type t = type(value)
+    if t is str:
+        return 1
+    if t is int:
+        return 2
+    if t is float:
+        return 3
+    if t is dict:
+        return 4
+    if t is list:
+        return 5
+    if t is bool:
+        return 6
+    if t is bytes:
+        return 7
+    if t is DATETIME:
+        return 8
+    if t is DATE:
+        return 9
+    if t is TIME:
+        return 10
+    if t is DECIMAL:
+        return 11
+    if t is UUID:
+        return 12
+    if t is DURATION:
+        return 13
+    return -1
+
+
+class _Program:
+    """The nodes of a schema as Python lists, before they become C arrays."""
+
+    def __init__(self, schema):
+        from roastedavro import avrogen
+        from roastedavro.avro.types import Array, Enum, Fixed, Map, Primitive, Record, Union
+
+        if tuple(avrogen._TYPE_TESTS) != _PY_TYPES:
+            raise AssertionError("the union dispatch's Python types changed")
+        self.avrogen = avrogen
+        self.types = (Array, Enum, Fixed, Map, Primitive, Record, Union)
+        self.schema = schema
+        self.sizes = avrogen._MinSizes(schema)
+        self.nodes = []     # dicts of Node's fields
+        self.links = []     # union branches
+        self.fields = []    # dicts of Field's fields
+        self.named = {}     # full name -> node index
+        self.keep = []      # the Python objects nodes point to
+        self.root = self.node(schema.root)
+
+    def add(self, **values):
+        self.nodes.append(values)
+        return len(self.nodes) - 1
+
+    def node(self, avro, lenient=False):
+        Array, Enum, Fixed, Map, Primitive, Record, Union = self.types
+        avrogen = self.avrogen
+        schema = self.schema
+        avro = schema.deref(avro)
+        name = getattr(avro, "name", None)
+        if isinstance(avro, (Record, Enum, Fixed)) and name in self.named:
+            return self.named[name]
+        if isinstance(avro, Record):
+            index = self.named[name] = self.add(kind=K_RECORD, size=len(avro.fields))
+            keys = RecordKeys(field.name for field in avro.fields)
+            self.keep.append(keys)
+            # the record's fields take consecutive entries: claim them first
+            first = len(self.fields)
+            self.fields.extend([None] * len(avro.fields))
+            self.nodes[index].update(first=first, obj=keys)
+            for number, field in enumerate(avro.fields):
+                dereffed = schema.deref(field.type)
+                child = self.node(field.type, lenient=avrogen._lenient(dereffed))
+                default = None
+                if field.has_default:
+                    default = encode_default(field.type, field.default, schema,
+                                             f"{avro.name}.{field.name}")
+                    self.keep.append(default)
+                self.keep.append(field.name)
+                self.fields[first + number] = dict(
+                    node=child, name=field.name, default=default,
+                    nullable=avrogen._nullable(dereffed))
+            return index
+        if isinstance(avro, Enum):
+            symbols = tuple(avro.symbols)
+            indexes = {symbol: number for number, symbol in enumerate(symbols)}
+            self.keep += [symbols, indexes]
+            index = self.named[name] = self.add(kind=K_ENUM, size=len(symbols), obj=indexes,
+                                                obj2=symbols)
+            return index
+        if isinstance(avro, Array):
+            index = self.add(kind=K_ARRAY, min_size=self.sizes.of(avro.items))
+            self.nodes[index]["first"] = self.node(avro.items)
+            return index
+        if isinstance(avro, Map):
+            index = self.add(kind=K_MAP, min_size=1 + self.sizes.of(avro.values))
+            self.nodes[index]["first"] = self.node(avro.values)
+            return index
+        if isinstance(avro, Union):
+            plan = avrogen._UnionPlan(avro, schema)
+            table = []
+            by_size = [None, None, None]
+            for python_type in _PY_TYPES:
+                chosen = None
+                if python_type == "int":
+                    by_size = plan.for_int()
+                elif not (python_type == "dict" and len(plan.dict_branches()) > 1):
+                    # several records and maps: fastavro's validation decides (the chooser)
+                    chosen = plan.static(python_type)
+                table.append(-1 if chosen is None else chosen)
+            table += [-1 if index is None else index for index in by_size]
+            chooser = UnionChooser(avro, schema)
+            self.keep.append(chooser)
+            index = self.add(kind=K_UNION, size=len(avro.branches), obj=chooser, table=table,
+                             flag=not (by_size[0] == by_size[1] == by_size[2]))
+            branches = [self.node(branch) for branch in avro.branches]
+            self.nodes[index]["first"] = len(self.links)
+            self.links.extend(branches)
+            return index
+        logical = avro.logical
+        lname = logical.name if logical is not None else None
+        if isinstance(avro, Fixed):
+            values = dict(kind=K_FIXED, size=avro.size)
+            if lname == "decimal":
+                values.update(logical=L_DECIMAL, scale=logical.scale, precision=logical.precision)
+            elif lname == "uuid":
+                values.update(logical=L_UUID)
+            elif lname == "duration":
+                values.update(logical=L_DURATION)
+            index = self.named[name] = self.add(**values)
+            return index
+        kinds = {"null": K_NULL, "boolean": K_BOOLEAN, "int": K_INT, "long": K_LONG,
+                 "float": K_FLOAT, "double": K_DOUBLE, "bytes": K_BYTES, "string": K_STRING}
+        values = dict(kind=kinds[avro.name], flag=lenient)
+        units = {"millis": UNIT_MILLIS, "micros": UNIT_MICROS, "nanos": UNIT_NANOS}
+        if lname in avrogen._TIMESTAMPS:
+            unit = lname.rpartition("-")[2]
+            values.update(logical=L_TIMESTAMP_NANOS if unit == "nanos" else L_TIMESTAMP,
+                          unit=units[unit], read_unit=1000 if unit == "millis" else 1,
+                          flag=lname.startswith("local"))
+        elif lname == "date":
+            values.update(logical=L_DATE)
+        elif lname in ("time-millis", "time-micros"):
+            unit = lname.rpartition("-")[2]
+            values.update(logical=L_TIME, unit=units[unit], read_unit=1000 if unit == "millis" else 1)
+        elif lname == "decimal":
+            values.update(logical=L_DECIMAL, scale=logical.scale, precision=logical.precision)
+        elif lname == "big-decimal":
+            values.update(logical=L_BIG_DECIMAL)
+        elif lname == "uuid":
+            values.update(logical=L_UUID)
+        return self.add(**values)
+
+
+@cython.final
+cdef class Interpreter:
+    """Writes and reads values of one plain Avro schema, as its AvroCodec does."""
+
+    cdef Node* nodes
+    cdef Py_ssize_t* links
+    cdef Field* fields
+    cdef PyObject** seen        # per record field: the dict key it last matched (next_field)
+    cdef Py_ssize_t field_count
+    cdef Py_ssize_t root
+    cdef Py_ssize_t min_size    # the fewest bytes a value of the schema takes
+    cdef list keep              # the Python objects the nodes point to
+    cdef readonly object schema
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+    cdef long long item_allowance
+
+    def __cinit__(self):
+        self.nodes = NULL
+        self.links = NULL
+        self.fields = NULL
+        self.seen = NULL
+
+    def __init__(self, schema, flags=None):
+        cdef Py_ssize_t index, slot
+        cdef Node* node
+        cdef Field* field
+        if flags is None:
+            from roastedavro.flags import CompileFlags
+            flags = CompileFlags()
+        if self.nodes != NULL:
+            raise TypeError("an Interpreter is initialised once")
+        program = _Program(schema)
+        self.schema = schema
+        self.keep = program.keep
+        self.max_depth = flags.max_depth
+        self.max_items = flags.max_items
+        self.item_allowance = flags.item_allowance
+        self.root = program.root
+        self.min_size = program.sizes.of(schema.root)
+        self.nodes = <Node*>calloc(max(len(program.nodes), 1), sizeof(Node))
+        self.links = <Py_ssize_t*>calloc(max(len(program.links), 1), sizeof(Py_ssize_t))
+        self.fields = <Field*>calloc(max(len(program.fields), 1), sizeof(Field))
+        self.seen = <PyObject**>calloc(max(len(program.fields), 1), sizeof(PyObject*))
+        if self.nodes == NULL or self.links == NULL or self.fields == NULL or self.seen == NULL:
+            raise MemoryError()
+        self.field_count = len(program.fields)
+        for index, values in enumerate(program.nodes):
+            node = &self.nodes[index]
+            node.kind = values["kind"]
+            node.logical = values.get("logical", L_NONE)
+            node.unit = values.get("unit", 0)
+            node.read_unit = values.get("read_unit", 0)
+            node.flag = values.get("flag", False)
+            node.scale = values.get("scale") or 0
+            node.precision = values.get("precision") or 0
+            node.size = values.get("size", 0)
+            node.first = values.get("first", 0)
+            node.min_size = values.get("min_size", 0)
+            node.obj = <PyObject*>values["obj"] if values.get("obj") is not None else NULL
+            node.obj2 = <PyObject*>values["obj2"] if values.get("obj2") is not None else NULL
+            for slot, branch in enumerate(values.get("table", ())):
+                node.table[slot] = branch
+        for index, link in enumerate(program.links):
+            self.links[index] = link
+        for index, values in enumerate(program.fields):
+            field = &self.fields[index]
+            field.node = values["node"]
+            field.name = <PyObject*>values["name"]
+            field.default = <PyObject*>values["default"] if values["default"] is not None else NULL
+            field.nullable = values["nullable"]
+
+    def __dealloc__(self):
+        if self.seen != NULL:
+            forget_keys(self.seen, self.field_count)
+        free(self.nodes)
+        free(self.links)
+        free(self.fields)
+        free(self.seen)
+
+    # -- writing -----------------------------------------------------------
+
+    cdef int write_record(self, Writer* w, Node* node, object datum, int depth) except -1:
+        cdef dict record = record_datum(datum)
+        cdef Py_ssize_t cursor = 0
+        cdef Py_ssize_t number = 0
+        cdef Field* field = NULL
+        cdef object value
+        if depth > self.max_depth:
+            raise_dump_error(u"records are nested more than %d levels deep (CompileFlags.max_depth)"
+                             % self.max_depth)
+        if (depth & 31) == 31:
+            check_write_stack(depth)
+        try:
+            for number in range(node.first, node.first + node.size):
+                field = &self.fields[number]
+                value = next_field(record, SOURCE_DICT, &cursor, <str>field.name, &self.seen[number])
+                if value is MISSING:
+                    if field.default != NULL:
+                        write_encoded(w, <bytes>field.default)
+                        continue
+                    if field.nullable:
+                        value = None
+                    else:
+                        raise_dump_error(u"no value and no default for the field")
+                self.write_value(w, field.node, value, depth)
+        except DumpError as error:
+            error.path.append(<str>field.name)
+            raise
+        return 0
+
+    cdef int write_value(self, Writer* w, Py_ssize_t index, object value, int depth) except -1:
+        cdef Node* node = &self.nodes[index]
+        cdef int kind = node.kind
+        cdef int logical = node.logical
+        if kind == K_RECORD:
+            return self.write_record(w, node, value, depth + 1)
+        if kind == K_STRING:
+            if logical == L_UUID:
+                return write_uuid_datum(w, value, False)
+            return write_string_datum(w, value)
+        if kind == K_LONG:
+            if logical == L_NONE:
+                return write_long_datum(w, value)
+            if logical == L_TIMESTAMP or logical == L_TIMESTAMP_NANOS:
+                return write_timestamp_datum(w, value, node.unit, node.flag)
+            if logical == L_TIME:
+                return write_time_datum(w, value, node.unit)
+            return write_long_datum(w, value)
+        if kind == K_INT:
+            if logical == L_DATE:
+                return write_date_datum(w, value)
+            if logical == L_TIME:
+                return write_time_datum(w, value, node.unit)
+            return write_int_datum(w, value)
+        if kind == K_DOUBLE:
+            return write_double_datum(w, value, node.flag)
+        if kind == K_FLOAT:
+            return write_float_datum(w, value, node.flag)
+        if kind == K_BOOLEAN:
+            return write_boolean_datum(w, value)
+        if kind == K_UNION:
+            return self.write_union(w, node, value, depth)
+        if kind == K_ARRAY:
+            return self.write_array(w, node, value, depth)
+        if kind == K_MAP:
+            return self.write_map(w, node, value, depth)
+        if kind == K_ENUM:
+            return write_enum_datum(w, value, <dict>node.obj)
+        if kind == K_BYTES:
+            if logical == L_DECIMAL:
+                return write_decimal_datum(w, value, node.scale, node.precision, 0)
+            if logical == L_BIG_DECIMAL:
+                return write_big_decimal_datum(w, value)
+            return write_bytes_datum(w, value)
+        if kind == K_FIXED:
+            if logical == L_DECIMAL:
+                return write_decimal_datum(w, value, node.scale, node.precision, node.size)
+            if logical == L_UUID:
+                return write_uuid_datum(w, value, True)
+            if logical == L_DURATION:
+                return write_duration_datum(w, value)
+            return write_fixed_datum(w, value, node.size)
+        # null
+        if value is not None:
+            raise_dump_error(u"expected None for an Avro null")
+        return 0
+
+    cdef int write_array(self, Writer* w, Node* node, object value, int depth) except -1:
+        cdef list items = array_datum(value)
+        cdef Py_ssize_t count = len(items)
+        cdef Py_ssize_t index = 0
+        cdef Py_ssize_t child = node.first
+        if count:
+            write_long(w, count)
+            try:
+                for item in items:
+                    self.write_value(w, child, item, depth)
+                    index += 1
+                # the count is already written: a list resized under us must
+                # not leave bytes that promise more or fewer items than follow
+                if index != count:
+                    raise_dump_error(u"the list changed size while it was being written")
+            except DumpError as error:
+                error.path.append(index)
+                raise
+        write_byte(w, 0)
+        return 0
+
+    cdef int write_map(self, Writer* w, Node* node, object value, int depth) except -1:
+        cdef dict entries = map_datum(value)
+        cdef Py_ssize_t count = len(entries)
+        cdef Py_ssize_t child = node.first
+        cdef object key = None
+        if count:
+            write_long(w, count)
+            try:
+                for key, item in entries.items():
+                    if type(key) is not str:
+                        check_map_key(key)
+                    write_str(w, <str>key)
+                    self.write_value(w, child, item, depth)
+            except DumpError as error:
+                error.path.append(key)
+                raise
+        write_byte(w, 0)
+        return 0
+
+    cdef int write_union(self, Writer* w, Node* node, object value, int depth) except -1:
+        cdef int python_type = py_type(value)
+        cdef Py_ssize_t branch
+        cdef Py_ssize_t child
+        if python_type == 2:
+            branch = node.table[14 + int_size(value)] if node.flag else node.table[14]
+        elif python_type >= 0:
+            branch = node.table[python_type]
+        else:
+            branch = -1
+        if branch < 0:
+            # fastavro's validation decides (roastedavro._datum.UnionChooser)
+            branch, value = (<object>node.obj).choose(value)
+        write_long(w, branch)
+        child = self.links[node.first + branch]
+        if self.nodes[child].kind != K_NULL:
+            self.write_value(w, child, value, depth)
+        return 0
+
+    cdef int write_root(self, Writer* w, object datum) except -1:
+        cdef Node* node = &self.nodes[self.root]
+        if node.kind == K_RECORD:
+            return self.write_record(w, node, datum, 0)
+        return self.write_value(w, self.root, datum, 0)
+
+    # -- reading -----------------------------------------------------------
+
+    cdef dict read_record(self, Reader* r, Node* node, int depth):
+        cdef RecordKeys keys = <RecordKeys>node.obj
+        cdef dict record = new_record(keys)
+        cdef PyObject** values = record_values(record, keys)
+        cdef Py_ssize_t number
+        cdef Field* field
+        if depth > self.max_depth:
+            raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                               % self.max_depth, r.pos)
+        if (depth & 31) == 31:
+            check_read_stack(r, depth)
+        for number in range(node.size):
+            field = &self.fields[node.first + number]
+            set_field(record, values, number, <object>field.name,
+                      self.read_value(r, field.node, depth))
+        return record
+
+    cdef object read_value(self, Reader* r, Py_ssize_t index, int depth):
+        cdef Node* node = &self.nodes[index]
+        cdef int kind = node.kind
+        cdef int logical = node.logical
+        if kind == K_RECORD:
+            return self.read_record(r, node, depth + 1)
+        if kind == K_STRING:
+            if logical == L_UUID:
+                return read_uuid(r, False)
+            return read_str(r)
+        if kind == K_LONG:
+            if logical == L_TIMESTAMP:
+                return read_timestamp(r, node.read_unit, not node.flag)
+            if logical == L_TIME:
+                return read_time(r, node.read_unit)
+            return read_long(r)
+        if kind == K_INT:
+            if logical == L_DATE:
+                return read_date(r)
+            if logical == L_TIME:
+                return read_time(r, node.read_unit)
+            return read_int(r)
+        if kind == K_DOUBLE:
+            return read_double(r)
+        if kind == K_FLOAT:
+            return read_float(r)
+        if kind == K_BOOLEAN:
+            return read_boolean(r)
+        if kind == K_UNION:
+            return self.read_value(r, self.links[node.first + read_index(r, node.size)], depth)
+        if kind == K_ARRAY:
+            return self.read_array(r, node, depth)
+        if kind == K_MAP:
+            return self.read_map(r, node, depth)
+        if kind == K_ENUM:
+            return read_enum(r, <tuple>node.obj2)
+        if kind == K_BYTES:
+            if logical == L_DECIMAL:
+                return read_decimal_exact(r, node.scale, node.precision, 0)
+            if logical == L_BIG_DECIMAL:
+                return read_big_decimal(r)
+            return read_bytes(r)
+        if kind == K_FIXED:
+            if logical == L_DECIMAL:
+                return read_decimal_exact(r, node.scale, node.precision, node.size)
+            if logical == L_UUID:
+                return read_uuid(r, True)
+            if logical == L_DURATION:
+                return read_duration(r)
+            return read_fixed(r, node.size)
+        return None
+
+    cdef list read_array(self, Reader* r, Node* node, int depth):
+        cdef Py_ssize_t child = node.first
+        cdef long long count = read_block_count(r, node.min_size, self.max_items)
+        cdef long long position
+        cdef list items = new_items(count)
+        while count:
+            for position in range(count):
+                put_item(items, self.read_value(r, child, depth))
+            count = read_block_count(r, node.min_size, self.max_items)
+        return items
+
+    cdef dict read_map(self, Reader* r, Node* node, int depth):
+        cdef Py_ssize_t child = node.first
+        cdef long long count = read_block_count(r, node.min_size, self.max_items)
+        cdef long long position
+        cdef dict entries = new_record_dict(count)
+        cdef str key
+        while count:
+            for position in range(count):
+                key = read_key(r)
+                entries[key] = self.read_value(r, child, depth)
+            count = read_block_count(r, node.min_size, self.max_items)
+        return entries
+
+    cdef object read_root(self, Reader* r):
+        cdef Node* node = &self.nodes[self.root]
+        if node.kind == K_RECORD:
+            return self.read_record(r, node, 0)
+        return self.read_value(r, self.root, 0)
+
+    # -- the entry points of a compiled codec --------------------------------
+
+    def dump(self, datum):
+        """The Avro binary of `datum`."""
+        return self.encode(b"", datum)
+
+    def dump_prefixed(self, bytes prefix, datum):
+        """`prefix` (a single-object header), then the Avro binary of `datum`."""
+        return self.encode(prefix, datum)
+
+    def dump_block(self, values):
+        """The Avro binary of each of `values` (a list), one after another:
+        the data of a container file's block."""
+        cdef Writer w
+        cdef Py_ssize_t index = 0
+        writer_init(&w)
+        try:
+            for index, value in enumerate(values):
+                self.write_root(&w, value)
+            return writer_finish(&w)
+        except DumpError as error:
+            error.path.append(index)
+            raise datum_error(error) from None
+        finally:
+            writer_release(&w)
+
+    cdef bytes encode(self, bytes prefix, datum):
+        cdef Writer w
+        writer_init(&w)
+        try:
+            write_encoded(&w, prefix)
+            self.write_root(&w, datum)
+            return writer_finish(&w)
+        except DumpError as error:
+            raise datum_error(error) from None
+        finally:
+            writer_release(&w)
+
+    def load(self, data):
+        """The value of Avro binary `data` (all of it)."""
+        return self.decode(data, 0)
+
+    def load_from(self, data, Py_ssize_t start):
+        """The value of Avro binary `data` from byte `start` to the end."""
+        return self.decode(data, start)
+
+    def load_one(self, data, Py_ssize_t start):
+        """The value at byte `start` of `data` and the offset after it; bytes
+        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_root(&r)
+        finally:
+            close_reader(&view, acquired)
+        return result, r.pos
+
+    def load_block(self, data, long long count):
+        """`count` values read one after another from `data`, which they must
+        fill exactly (a container file's block, decompressed)."""
+        return self.load_block_within(data, count, self.item_allowance)[0]
+
+    def load_block_within(self, data, long long count, long long allowance):
+        """The values of load_block, their items (and values that take no
+        bytes) paid for from the data's length plus `allowance`, and what is
+        left of that sum (as a compiled codec's load_block_within)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef long long number
+        if allowance < 0:
+            raise ValueError(u"a negative item allowance")
+        cdef int acquired = open_reader(&r, data, &view, allowance)
+        cdef list values = []
+        try:
+            if count < 0:
+                raise DecodeError(u"a block of %d values" % count, 0)
+            check_count(&r, count, self.min_size, 9223372036854775807, 0)
+            for number in range(count):
+                values.append(self.read_root(&r))
+            if r.pos != r.end:
+                raise DecodeError(u"%d bytes left in the block after its %d values"
+                                  % (r.end - r.pos, count), r.pos)
+        finally:
+            close_reader(&view, acquired)
+        return values, r.budget
+
+    cdef object decode(self, data, Py_ssize_t start):
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_root(&r)
+            if r.pos != r.end:
+                check_finished(&r)
+        finally:
+            close_reader(&view, acquired)
+        return result
