@@ -13,11 +13,13 @@ allocates n in CPython's files).
 from __future__ import annotations
 
 import copy
+import decimal
 import gzip
 import io
 import os
 import threading
 import tracemalloc
+from decimal import Decimal
 
 import fastavro
 import pytest
@@ -366,15 +368,211 @@ def test_depth_limit_is_the_codecs_on_every_path():
             dropin.schemaless_reader(ReadOnly(b"\x02" * 600 + b"\x00"), LIST, **options)
 
 
+NAMING_OPTIONS = [{"return_record_name": True}, {"return_record_name_override": True},
+                  {"return_named_type": True}, {"return_named_type_override": True},
+                  {"handle_unicode_errors": "replace"},
+                  {"return_record_name": True, "handle_unicode_errors": "ignore"}]
+
+
 @pytest.mark.parametrize("kind", ["bytesio", "read-only"])
-def test_a_decimal_past_its_precision_is_exact_or_refused_never_rounded(kind, tmp_path):
+def test_a_decimal_past_its_precision_is_exact_never_rounded(kind, tmp_path):
     schema = {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}
     data = fastavro_bytes_of("bytes", (99999).to_bytes(3, "big"))  # 999.99: five digits
     assert str(fastavro.schemaless_reader(io.BytesIO(data), schema)) == "1000"  # fastavro rounds
     assert str(dropin.schemaless_reader(open_stream(kind, data, tmp_path), schema)) == "999.99"
-    with pytest.raises(DecodeError, match="more digits"):
-        dropin.schemaless_reader(open_stream(kind, data, tmp_path), schema,
-                                 return_record_name=True)
+    for options in NAMING_OPTIONS:
+        assert str(fastavro.schemaless_reader(io.BytesIO(data), schema, **options)) == "1000"
+        fo = open_stream(kind, data, tmp_path)
+        assert str(dropin.schemaless_reader(fo, schema, **options)) == "999.99"
+        assert fo.read() == b""
+
+
+def _decimal_schemas(precision: int, scale: int, size: int, namespace: str):
+    """A writer's schema with decimals on bytes and fixed in a record, a
+    union (beside a plain fixed of the same size), an array, a map and a
+    single-record union; the same schema without the logical types, to
+    write raw unscaled bytes with; and a reader's schema that adds a field."""
+    dec = {"type": "bytes", "logicalType": "decimal", "precision": precision, "scale": scale}
+    fix = {"type": "fixed", "name": "Fix", "size": size, "logicalType": "decimal",
+           "precision": precision, "scale": scale}
+    price = {"type": "record", "name": "Price", "fields": [{"name": "amount", "type": dec}]}
+    fields = [
+        {"name": "a", "type": dec},
+        {"name": "u", "type": ["null", dec, price, fix, {"type": "fixed", "name": "Plain",
+                                                         "size": size}]},
+        {"name": "arr", "type": {"type": "array", "items": ["null", "Fix"]}},
+        {"name": "m", "type": {"type": "map", "values": "Price"}},
+        {"name": "one", "type": ["null", "Price"]},
+    ]
+    writer = {"type": "record", "name": "Top", "namespace": namespace, "fields": fields}
+
+    def raw(node):
+        if isinstance(node, list):
+            return [raw(item) for item in node]
+        if isinstance(node, dict):
+            return {key: raw(value) for key, value in node.items() if key != "logicalType"}
+        return node
+
+    # (fastavro 1.13 cannot read a union with return_record_name where the
+    # writer's branch names a type the reader's defines: the same order here)
+    reader = copy.deepcopy(writer)
+    reader["fields"].insert(0, {"name": "extra", "type": "int", "default": 7})
+    return dropin.parse_schema(writer), raw(writer), dropin.parse_schema(reader)
+
+
+#: (precision, scale, fixed size): a fixed's size holds 1000 times the precision
+DECIMAL_CASES = [(4, 2, 4, "p4"), (1, 0, 2, "p1"), (20, 7, 11, "p20"), (38, 38, 18, "p38"),
+                 (45, 3, 21, "p45")]
+DECIMAL_SCHEMAS = [(case, *_decimal_schemas(*case)) for case in DECIMAL_CASES]
+
+
+def _decimals(value) -> list:
+    """The Decimals in a value, in order."""
+    if isinstance(value, Decimal):
+        return [value]
+    if isinstance(value, dict):
+        value = [value[key] for key in sorted(value)]
+    if isinstance(value, (list, tuple)):
+        return [found for item in value for found in _decimals(item)]
+    return []
+
+
+def _masked(value):
+    """A value with its Decimals and bytes as one mark: its structure and names."""
+    if isinstance(value, (Decimal, bytes)):
+        return "<digits>"
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_masked(item) for item in value)
+    return value
+
+
+@st.composite
+def decimal_datums(draw):
+    index = draw(st.integers(0, len(DECIMAL_SCHEMAS) - 1))
+    (precision, scale, size, ns), parsed, raw, reader = DECIMAL_SCHEMAS[index]
+    beyond = draw(st.booleans())
+    # within the precision, or up to 1000 times past it (the fixed's size holds it)
+    limit = 10 ** (precision + 3) if beyond else 10 ** precision - 1
+    unscaled = st.integers(-limit, limit)
+
+    def as_bytes():
+        n = draw(unscaled)
+        return n.to_bytes((n.bit_length() + 8) // 8, "big", signed=True)
+
+    def as_fixed():
+        return draw(unscaled).to_bytes(size, "big", signed=True)
+
+    branch = draw(st.sampled_from(["null", "bytes", "Price", "Fix", "Plain"]))
+    union = {"null": lambda: None, "bytes": as_bytes,
+             "Price": lambda: (f"{ns}.Price", {"amount": as_bytes()}),
+             "Fix": lambda: (f"{ns}.Fix", as_fixed()),
+             "Plain": lambda: (f"{ns}.Plain",
+                               draw(st.binary(min_size=size, max_size=size)))}[branch]()
+    datum = {
+        "a": as_bytes(),
+        "u": union,
+        "arr": [(f"{ns}.Fix", as_fixed()) if draw(st.booleans()) else None
+                for _ in range(draw(st.integers(0, 3)))],
+        "m": {f"k{i}": {"amount": as_bytes()} for i in range(draw(st.integers(0, 3)))},
+        "one": {"amount": as_bytes()} if draw(st.booleans()) else None,
+    }
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
+    return index, beyond, out.getvalue()
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=decimal_datums(), options=st.sampled_from(NAMING_OPTIONS),
+       with_reader=st.booleans())
+def test_decimals_with_naming_options_are_exact_as_on_the_plain_path(case, options,
+                                                                       with_reader):
+    index, beyond, data = case
+    _, parsed, raw, reader = DECIMAL_SCHEMAS[index]
+    reader = reader if with_reader else None
+    ours = dropin.schemaless_reader(io.BytesIO(data), parsed, reader, **options)
+    plain = dropin.schemaless_reader(io.BytesIO(data), parsed, reader)
+    # the exact values the plain path reads, in the same places
+    assert _decimals(ours) == _decimals(plain)
+    assert [str(value) for value in _decimals(ours)] == [str(v) for v in _decimals(plain)]
+    # fastavro's structure and names, with fastavro's options
+    theirs_raw = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(raw),
+                                            reader and fastavro.parse_schema(
+                                                _raw_of(reader)), **options)
+    assert _masked(ours) == _masked(theirs_raw)
+    if not beyond:
+        # within the precision, fastavro's own values are the oracle
+        theirs = fastavro.schemaless_reader(io.BytesIO(data), parsed, reader, **options)
+        assert ours == theirs
+
+
+def _raw_of(node):
+    if isinstance(node, list):
+        return [_raw_of(item) for item in node]
+    if isinstance(node, dict):
+        return {key: _raw_of(value) for key, value in node.items()
+                if key != "logicalType" and not key.startswith("__")}
+    return node
+
+
+@pytest.mark.parametrize("options", NAMING_OPTIONS)
+def test_oversized_decimal_bytes_are_refused_at_their_offset_before_conversion(options):
+    # 300 bytes for decimal(4, 2): longer than both its precision needs and
+    # 256 bytes; refused where the plain path refuses it, at the same offset
+    _, parsed, raw, _ = DECIMAL_SCHEMAS[0]
+    datum = {"a": b"\x01", "u": None, "arr": [], "m": {"k": {"amount": b"\x01" * 300}},
+             "one": None}
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
+    data = out.getvalue()
+    with pytest.raises(DecodeError, match="300 bytes") as plain:
+        dropin.schemaless_reader(io.BytesIO(data), parsed)
+    with pytest.raises(DecodeError, match="300 bytes") as named:
+        dropin.schemaless_reader(io.BytesIO(data), parsed, **options)
+    assert named.value.offset == plain.value.offset == 7   # the length's varint
+    # 256 bytes past the precision are read, exactly
+    datum["m"]["k"]["amount"] = b"\x01" * 256
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
+    value = dropin.schemaless_reader(io.BytesIO(out.getvalue()), parsed, **options)
+    assert value["m"]["k"]["amount"] == Decimal(int.from_bytes(b"\x01" * 256, "big")).scaleb(
+        -2, context=decimal.Context(prec=decimal.MAX_PREC))
+
+
+def test_two_fixed_of_one_size_in_a_union_are_told_apart_without_naming_options():
+    # the branch index decides, also when the value does not say its type
+    _, parsed, raw, _ = DECIMAL_SCHEMAS[0]
+    for branch, expected in (("p4.Fix", Decimal("83886.07")),
+                             ("p4.Plain", b"\x00\x7f\xff\xff")):
+        datum = {"a": b"", "u": (branch, b"\x00\x7f\xff\xff"), "arr": [], "m": {},
+                 "one": None}
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
+        value = dropin.schemaless_reader(io.BytesIO(out.getvalue()), parsed,
+                                         handle_unicode_errors="replace")
+        assert value["u"] == expected and value["a"] == Decimal("0.00")
+
+
+def test_with_naming_options_the_writers_decimal_applies_as_in_fastavro():
+    # fastavro converts by the writer's logical type and scale, whatever the
+    # reader's says; the naming-option path keeps that rule, exactly
+    wide = {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 4}
+    narrow = {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}
+    for unscaled, exact in ((1234, True), (99999, False)):
+        data = fastavro_bytes_of("bytes", unscaled.to_bytes(3, "big"))
+        for writer, reader in ((wide, narrow), (narrow, wide), (wide, "bytes"), ("bytes", wide)):
+            ours = dropin.schemaless_reader(io.BytesIO(data), writer, reader,
+                                            return_record_name=True)
+            theirs = fastavro.schemaless_reader(io.BytesIO(data), writer, reader,
+                                                return_record_name=True)
+            if writer == "bytes":
+                assert ours == theirs == unscaled.to_bytes(3, "big")
+            elif exact or writer is wide:
+                assert ours == theirs == Decimal(unscaled).scaleb(-writer["scale"])
+            else:
+                # 999.99 in decimal(4, 2): fastavro rounds it, we do not
+                assert (ours, theirs) == (Decimal("999.99"), Decimal("1000"))
 
 
 class OnlyRead:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import threading
+from decimal import Decimal as _Decimal
 from typing import Any, BinaryIO, Iterable
 
 import fastavro as _fastavro
@@ -26,7 +27,9 @@ from roastedavro.container import FileReader, is_avro, write_file
 from roastedavro.errors import DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
-from roastedavro.fastavro._models import BY_OBJECT, as_model, codec_for, generic_for
+from roastedavro._support import decimal_from_bytes
+from roastedavro.fastavro._models import (
+    BY_OBJECT, EXACT_DECIMAL, as_model, codec_for, exact_decimal_form, generic_for)
 from roastedavro.fastavro.json import json_reader, json_writer
 from roastedavro.fastavro.schema import load_schema, parse_schema
 from roastedavro.flags import CompileFlags
@@ -220,22 +223,72 @@ def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check
 def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, options: dict) -> Any:
     """One datum read by fastavro with its naming and unicode options, from
     the bytes of a walk with the codecs' limits: fastavro recurses without a
-    limit and allocates from the counts it reads."""
+    limit and allocates from the counts it reads. Decimals are fastavro's
+    (the writer's decimal, its scale), but exact: fastavro reads them from a
+    copy of the writer's schema in which they carry a logicalType of ours,
+    converted by ``_exact_decimal``, where fastavro would round them to the
+    precision."""
     strict = "handle_unicode_errors" not in options
     entry = _WALKERS.get((id(writer_schema), strict))
     if entry is None or entry[0] is not writer_schema:
         entry = _walker(writer_schema, (id(writer_schema), strict), writer_schema,
-                        _DEFAULT_FLAGS, strict, True)
+                        _DEFAULT_FLAGS, strict, False)
     data = entry[1].read(fo)
+    if reader_schema is not None and reader_schema == writer_schema:
+        reader_schema = None   # as fastavro does, before the writer's is renamed
     source = io.BytesIO(data)
+    _reading.source = source
     try:
-        datum = _fastavro.schemaless_reader(source, writer_schema, reader_schema, **options)
+        datum = _fastavro.schemaless_reader(source, exact_decimal_form(writer_schema),
+                                            reader_schema, **options)
     except _FASTAVRO_ERRORS as error:
+        if isinstance(error, DecodeError):
+            raise
         raise DecodeError(f"invalid datum: {error}", 0) from None
+    finally:
+        _reading.source = None
     if source.tell() != len(data):
         raise DecodeError(f"invalid datum: {len(data) - source.tell()} of its {len(data)} bytes "
                           f"left unread", source.tell())
     return datum
+
+
+#: the BytesIO fastavro is reading on this thread, for a decimal's offset
+_reading = threading.local()
+#: bytes read beyond a decimal's precision, as the runtime's exact readers
+_DECIMAL_EXACT_BYTES = 256
+
+
+def _exact_decimal(data: bytes, writer_schema: dict, reader_schema: Any) -> Any:
+    """fastavro's logical reader for EXACT_DECIMAL: the exact value of a
+    decimal's bytes, as the compiled readers give it (``read_decimal_exact``):
+    bytes longer than both their precision needs and 256 bytes are a
+    DecodeError before any conversion."""
+    scale = writer_schema.get("scale", 0)
+    precision = writer_schema.get("precision", 0)
+    size = len(data)
+    if writer_schema["type"] == "bytes" and size > _DECIMAL_EXACT_BYTES \
+            and size > (int(precision * 3.3220) + 1 + 8) // 8:
+        source = getattr(_reading, "source", None)
+        # the length's varint and the bytes were just read
+        length = (size << 1).bit_length()
+        start = max(0, source.tell() - size - (length + 6) // 7) if source is not None else 0
+        raise DecodeError(f"a decimal of {size} bytes: more digits than "
+                          f"decimal({precision}, {scale}) allows, and more than the "
+                          f"{_DECIMAL_EXACT_BYTES} bytes read beyond a precision", start)
+    if size <= 64:
+        # "<digits>E-<scale>", as the compiled readers: Decimal parses text exactly
+        return _Decimal(f"{int.from_bytes(data, 'big', signed=True)}E-{scale}")
+    value = decimal_from_bytes(data, scale)
+    if value is None:
+        source = getattr(_reading, "source", None)
+        raise DecodeError(f"a decimal whose scale {scale} cannot be applied",
+                          source.tell() - size if source is not None else 0)
+    return value
+
+
+_fastavro.read.LOGICAL_READERS[f"bytes-{EXACT_DECIMAL}"] = _exact_decimal
+_fastavro.read.LOGICAL_READERS[f"fixed-{EXACT_DECIMAL}"] = _exact_decimal
 
 
 def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",

@@ -123,3 +123,52 @@ def generic_for(schema: Any):
 
 def schema_text(schema: Any) -> str:
     return json.dumps(schema, sort_keys=True)
+
+
+#: the logicalType fastavro is given for a decimal on the naming-option path:
+#: a name fastavro does not convert itself, so it calls the reader that the
+#: drop-in registers for it (an exact conversion) with the writer's schema
+EXACT_DECIMAL = "roastedavro.exact-decimal"
+#: fastavro-parsed copies of writer schemas with their decimals renamed, by
+#: id() of the schema object: (the object, the copy or the object itself)
+_EXACT_FORMS: dict[int, tuple[Any, Any]] = {}
+
+
+def exact_decimal_form(schema: Any) -> Any:
+    """The writer's schema as fastavro should read it on the naming-option
+    path: parsed by fastavro (its own errors for a schema it refuses), every
+    ``bytes`` or ``fixed`` decimal's logicalType renamed to EXACT_DECIMAL; the
+    schema itself when it has no decimal. A lookup after the first call."""
+    entry = _EXACT_FORMS.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    import copy
+
+    import fastavro
+
+    source = schema.to_dict() if isinstance(schema, Schema) else schema
+    # fastavro's parse: a schema fastavro refuses is refused as before, and
+    # the copy is marked parsed, so fastavro does not parse it per call
+    parsed = fastavro.parse_schema(source)
+    form = copy.deepcopy(parsed)   # shared definitions stay shared in the copy
+    renamed = False
+    stack = [form]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("logicalType") == "decimal" and node.get("type") in ("bytes", "fixed"):
+                node["logicalType"] = EXACT_DECIMAL
+                renamed = True
+            stack.extend(value for value in node.values() if isinstance(value, (dict, list)))
+    result = form if renamed else schema
+    with _lock:
+        _EXACT_FORMS[id(schema)] = (schema, result)
+        if len(_EXACT_FORMS) > _OBJECTS_KEPT:
+            del _EXACT_FORMS[next(iter(_EXACT_FORMS))]
+    return result
