@@ -37,6 +37,7 @@ from roastedavro._runtime cimport (
     new_record, record_values, set_field, RecordKeys,
     read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
     read_duration,
+    valid_integer, valid_real, valid_bytes, valid_fixed, valid_symbol, valid_date,
     raise_dump_error, raise_decode_error,
     next_field, enable_dict_walk, forget_keys, SOURCE_DICT,
 )
@@ -48,7 +49,7 @@ import decimal
 import uuid
 
 from roastedavro.errors import DecodeError, DumpError
-from roastedavro._datum import Duration, UnionChooser, datum_error, encode_default
+from roastedavro._datum import Duration, UnionChooser, Validator, datum_error, encode_default
 
 cdef object MISSING = object()    # a field the record does not have
 
@@ -90,6 +91,9 @@ cdef enum:
     L_UUID = 7
     L_DURATION = 8
 
+cdef enum:
+    DICT_ARM = -3       # a union's table: a dict's branch is the validation's choice (dict_branch)
+
 # the Python types a union's exact-type dispatch tells apart (avrogen._TYPE_TESTS)
 _PY_TYPES = ("None", "str", "int", "float", "dict", "list", "bool", "bytes", "datetime", "date",
              "time", "Decimal", "UUID", "Duration")
@@ -108,6 +112,8 @@ cdef struct Node:
     Py_ssize_t min_size # array, map: the fewest bytes an item takes
     PyObject* obj       # enum: symbol -> index; record: RecordKeys; union: UnionChooser
     PyObject* obj2      # enum: symbols
+    PyObject* validator # fastavro's validation of the type (roastedavro._datum.Validator)
+    PyObject* name      # record: its full name
     int table[17]   # union (14 types, then an int's by its size): the branch of each exact Python type, -1: the chooser's
 
 cdef struct Field:
@@ -115,6 +121,7 @@ cdef struct Field:
     PyObject* name      # str
     PyObject* default   # the default's encoding (bytes), or NULL
     bint nullable       # missing is null (fastavro's rule for unions with null)
+    PyObject* check_default  # the default as JSON (None if none): what validation checks
 
 
 cdef inline int py_type(object value) noexcept:
@@ -171,8 +178,10 @@ class _Program:
         self.keep = []      # the Python objects nodes point to
         self.root = self.node(schema.root)
 
-    def add(self, **values):
-        self.nodes.append(values)
+    def add(self, avro, **values):
+        validator = Validator(avro, self.schema)
+        self.keep.append(validator)
+        self.nodes.append(dict(values, validator=validator))
         return len(self.nodes) - 1
 
     def node(self, avro, lenient=False):
@@ -184,13 +193,14 @@ class _Program:
         if isinstance(avro, (Record, Enum, Fixed)) and name in self.named:
             return self.named[name]
         if isinstance(avro, Record):
-            index = self.named[name] = self.add(kind=K_RECORD, size=len(avro.fields))
+            index = self.named[name] = self.add(avro, kind=K_RECORD, size=len(avro.fields))
             keys = RecordKeys(field.name for field in avro.fields)
             self.keep.append(keys)
             # the record's fields take consecutive entries: claim them first
             first = len(self.fields)
             self.fields.extend([None] * len(avro.fields))
-            self.nodes[index].update(first=first, obj=keys)
+            self.keep.append(avro.name)
+            self.nodes[index].update(first=first, obj=keys, name=avro.name)
             for number, field in enumerate(avro.fields):
                 dereffed = schema.deref(field.type)
                 child = self.node(field.type, lenient=avrogen._lenient(dereffed))
@@ -199,24 +209,25 @@ class _Program:
                     default = encode_default(field.type, field.default, schema,
                                              f"{avro.name}.{field.name}")
                     self.keep.append(default)
-                self.keep.append(field.name)
+                check_default = field.default if field.has_default else None
+                self.keep += [field.name, check_default]
                 self.fields[first + number] = dict(
                     node=child, name=field.name, default=default,
-                    nullable=avrogen._nullable(dereffed))
+                    nullable=avrogen._nullable(dereffed), check_default=check_default)
             return index
         if isinstance(avro, Enum):
             symbols = tuple(avro.symbols)
             indexes = {symbol: number for number, symbol in enumerate(symbols)}
             self.keep += [symbols, indexes]
-            index = self.named[name] = self.add(kind=K_ENUM, size=len(symbols), obj=indexes,
+            index = self.named[name] = self.add(avro, kind=K_ENUM, size=len(symbols), obj=indexes,
                                                 obj2=symbols)
             return index
         if isinstance(avro, Array):
-            index = self.add(kind=K_ARRAY, min_size=self.sizes.of(avro.items))
+            index = self.add(avro, kind=K_ARRAY, min_size=self.sizes.of(avro.items))
             self.nodes[index]["first"] = self.node(avro.items)
             return index
         if isinstance(avro, Map):
-            index = self.add(kind=K_MAP, min_size=1 + self.sizes.of(avro.values))
+            index = self.add(avro, kind=K_MAP, min_size=1 + self.sizes.of(avro.values))
             self.nodes[index]["first"] = self.node(avro.values)
             return index
         if isinstance(avro, Union):
@@ -227,14 +238,16 @@ class _Program:
                 chosen = None
                 if python_type == "int":
                     by_size = plan.for_int()
-                elif not (python_type == "dict" and len(plan.dict_branches()) > 1):
-                    # several records and maps: fastavro's validation decides (the chooser)
+                elif python_type == "dict" and len(plan.dict_branches()) > 1:
+                    # several records and maps: fastavro's validation decides
+                    chosen = DICT_ARM
+                else:
                     chosen = plan.static(python_type)
                 table.append(-1 if chosen is None else chosen)
             table += [-1 if index is None else index for index in by_size]
             chooser = UnionChooser(avro, schema)
             self.keep.append(chooser)
-            index = self.add(kind=K_UNION, size=len(avro.branches), obj=chooser, table=table,
+            index = self.add(avro, kind=K_UNION, size=len(avro.branches), obj=chooser, table=table,
                              flag=not (by_size[0] == by_size[1] == by_size[2]))
             branches = [self.node(branch) for branch in avro.branches]
             self.nodes[index]["first"] = len(self.links)
@@ -250,7 +263,7 @@ class _Program:
                 values.update(logical=L_UUID)
             elif lname == "duration":
                 values.update(logical=L_DURATION)
-            index = self.named[name] = self.add(**values)
+            index = self.named[name] = self.add(avro, **values)
             return index
         kinds = {"null": K_NULL, "boolean": K_BOOLEAN, "int": K_INT, "long": K_LONG,
                  "float": K_FLOAT, "double": K_DOUBLE, "bytes": K_BYTES, "string": K_STRING}
@@ -272,7 +285,7 @@ class _Program:
             values.update(logical=L_BIG_DECIMAL)
         elif lname == "uuid":
             values.update(logical=L_UUID)
-        return self.add(**values)
+        return self.add(avro, **values)
 
 
 @cython.final
@@ -336,6 +349,8 @@ cdef class Interpreter:
             node.min_size = values.get("min_size", 0)
             node.obj = <PyObject*>values["obj"] if values.get("obj") is not None else NULL
             node.obj2 = <PyObject*>values["obj2"] if values.get("obj2") is not None else NULL
+            node.validator = <PyObject*>values["validator"]
+            node.name = <PyObject*>values["name"] if values.get("name") is not None else NULL
             for slot, branch in enumerate(values.get("table", ())):
                 node.table[slot] = branch
         for index, link in enumerate(program.links):
@@ -346,6 +361,7 @@ cdef class Interpreter:
             field.name = <PyObject*>values["name"]
             field.default = <PyObject*>values["default"] if values["default"] is not None else NULL
             field.nullable = values["nullable"]
+            field.check_default = <PyObject*>values["check_default"]
 
     def __dealloc__(self):
         if self.seen != NULL:
@@ -491,6 +507,8 @@ cdef class Interpreter:
             branch = node.table[14 + int_size(value)] if node.flag else node.table[14]
         elif python_type >= 0:
             branch = node.table[python_type]
+            if branch == DICT_ARM:
+                branch = self.dict_branch(node, <dict>value, depth)
         else:
             branch = -1
         if branch < 0:
@@ -501,6 +519,118 @@ cdef class Interpreter:
         if self.nodes[child].kind != K_NULL:
             self.write_value(w, child, value, depth)
         return 0
+
+    cdef Py_ssize_t dict_branch(self, Node* node, dict value, int depth) except -2:
+        # fastavro's choice for a dict among records and maps: each in order
+        # that its validation accepts the dict; a record sharing more field
+        # names with the dict than the ones before it, or a map outright
+        # (then no later one); -1: none (the chooser says why)
+        cdef Py_ssize_t branch = -1
+        cdef Py_ssize_t number, child, first
+        cdef Py_ssize_t most = -1
+        cdef Py_ssize_t fields
+        cdef Node* definition
+        for number in range(node.size):
+            child = self.links[node.first + number]
+            definition = &self.nodes[child]
+            if definition.kind == K_RECORD:
+                if self.accepts(child, value, depth):
+                    fields = 0
+                    first = definition.first
+                    for child in range(first, first + definition.size):
+                        if <object>self.fields[child].name in value:
+                            fields += 1
+                    if fields > most:
+                        most = fields
+                        branch = number
+            elif definition.kind == K_MAP:
+                if self.accepts(child, value, depth):
+                    return number
+        return branch
+
+    # -- fastavro's validation (what the generated union dispatch checks) ----
+
+    cdef bint accepts_record(self, Node* node, object datum, int depth) except -1:
+        cdef dict record
+        cdef Field* field
+        cdef Py_ssize_t number
+        if type(datum) is not dict:
+            return (<object>node.validator)(datum)    # other mappings: in Python
+        record = <dict>datum
+        if depth > self.max_depth:
+            raise_dump_error(u"records are nested more than %d levels deep (CompileFlags.max_depth)"
+                             % self.max_depth)
+        if (depth & 31) == 31:
+            check_write_stack(depth)
+        value = record.get(u"-type", MISSING)
+        if value is not MISSING and value != <object>node.name:
+            return False
+        for number in range(node.first, node.first + node.size):
+            field = &self.fields[number]
+            value = record.get(<object>field.name, <object>field.check_default)
+            if not self.accepts(field.node, value, depth):
+                return False
+        return True
+
+    cdef bint accepts(self, Py_ssize_t index, object value, int depth) except -1:
+        cdef Node* node = &self.nodes[index]
+        cdef int kind = node.kind
+        cdef int logical = node.logical
+        cdef Py_ssize_t number
+        if kind == K_RECORD:
+            return self.accepts_record(node, value, depth + 1)
+        if kind == K_ENUM:
+            return valid_symbol(value, <dict>node.obj)
+        if kind == K_FIXED:
+            if logical == L_NONE:
+                return valid_fixed(value, node.size)
+            return (<object>node.validator)(value)
+        if kind == K_ARRAY:
+            if type(value) is list or type(value) is tuple:
+                for item in value:
+                    if not self.accepts(node.first, item, depth):
+                        return False
+                return True
+            return (<object>node.validator)(value)    # other sequences, as fastavro says
+        if kind == K_MAP:
+            if type(value) is dict:
+                for key, item in (<dict>value).items():
+                    if not isinstance(key, str):
+                        return False
+                    if not self.accepts(node.first, item, depth):
+                        return False
+                return True
+            return (<object>node.validator)(value)    # other mappings, as fastavro says
+        if kind == K_UNION:
+            if isinstance(value, tuple):    # a branch named in tuple notation
+                return (<object>node.validator)(value)
+            for number in range(node.size):
+                if self.accepts(self.links[node.first + number], value, depth):
+                    return True
+            return False
+        if logical == L_TIMESTAMP or logical == L_TIMESTAMP_NANOS:
+            return isinstance(value, DATETIME) or valid_integer(value, 64)
+        if logical == L_DATE:
+            return valid_date(value)
+        if logical == L_TIME:
+            return isinstance(value, TIME) or valid_integer(value, 32 if node.unit == UNIT_MILLIS else 64)
+        if logical == L_UUID:
+            return isinstance(value, str) or isinstance(value, UUID)
+        if logical != L_NONE:    # decimals: converted first, which may fail as fastavro's does
+            return (<object>node.validator)(value)
+        if kind == K_NULL:
+            return value is None
+        if kind == K_BOOLEAN:
+            return type(value) is bool
+        if kind == K_INT:
+            return valid_integer(value, 32)
+        if kind == K_LONG:
+            return valid_integer(value, 64)
+        if kind == K_FLOAT or kind == K_DOUBLE:
+            return valid_real(value)
+        if kind == K_BYTES:
+            return valid_bytes(value)
+        return isinstance(value, str)
 
     cdef int write_root(self, Writer* w, object datum) except -1:
         cdef Node* node = &self.nodes[self.root]
