@@ -176,6 +176,7 @@ class _Program:
         self.fields = []    # dicts of Field's fields
         self.named = {}     # full name -> node index
         self.keep = []      # the Python objects nodes point to
+        self.unions = {}    # union -> its dispatch (union_dispatch)
         self.root = self.node(schema.root)
 
     def add(self, avro, **values):
@@ -231,28 +232,43 @@ class _Program:
             self.nodes[index]["first"] = self.node(avro.values)
             return index
         if isinstance(avro, Union):
-            plan = avrogen._UnionPlan(avro, schema)
-            table = []
-            by_size = [None, None, None]
-            for python_type in _PY_TYPES:
-                chosen = None
-                if python_type == "int":
-                    by_size = plan.for_int()
-                elif python_type == "dict" and len(plan.dict_branches()) > 1:
-                    # several records and maps: fastavro's validation decides
-                    chosen = DICT_ARM
-                else:
-                    chosen = plan.static(python_type)
-                table.append(-1 if chosen is None else chosen)
-            table += [-1 if index is None else index for index in by_size]
-            chooser = UnionChooser(avro, schema)
-            self.keep.append(chooser)
+            known = self.unions.get(avro)
+            if known is None:
+                known = self.unions[avro] = self.union_dispatch(avro)
+            table, by_size, chooser = known
             index = self.add(avro, kind=K_UNION, size=len(avro.branches), obj=chooser, table=table,
                              flag=not (by_size[0] == by_size[1] == by_size[2]))
             branches = [self.node(branch) for branch in avro.branches]
             self.nodes[index]["first"] = len(self.links)
             self.links.extend(branches)
             return index
+        return self.leaf(avro, lenient)
+
+    def union_dispatch(self, avro):
+        """The branch of each exact Python type (avrogen's plan), the branches
+        of an int by its size, the chooser for the rest; equal unions share them."""
+        plan = self.avrogen._UnionPlan(avro, self.schema)
+        table = []
+        by_size = [None, None, None]
+        for python_type in _PY_TYPES:
+            chosen = None
+            if python_type == "int":
+                by_size = plan.for_int()
+            elif python_type == "dict" and len(plan.dict_branches()) > 1:
+                # several records and maps: fastavro's validation decides
+                chosen = DICT_ARM
+            else:
+                chosen = plan.static(python_type)
+            table.append(-1 if chosen is None else chosen)
+        table += [-1 if index is None else index for index in by_size]
+        chooser = UnionChooser(avro, self.schema)
+        self.keep.append(chooser)
+        return table, by_size, chooser
+
+    def leaf(self, avro, lenient):
+        Array, Enum, Fixed, Map, Primitive, Record, Union = self.types
+        avrogen = self.avrogen
+        name = getattr(avro, "name", None)
         logical = avro.logical
         lname = logical.name if logical is not None else None
         if isinstance(avro, Fixed):

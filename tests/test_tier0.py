@@ -236,6 +236,15 @@ def test_unions_the_value_decides_like_the_compiled_codec(datum):
     assert_same(interpreter.load(encoded), compiled.load(encoded))
 
 
+@settings(max_examples=300, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(data=st.data())
+def test_wrong_values_in_unions_the_value_decides_like_the_compiled_codec(data):
+    compiled, interpreter = pair(AMBIGUOUS)
+    wrong = data.draw(damaged_datums(data.draw(datums(AMBIGUOUS))))
+    assert_same_outcome(outcome(interpreter.dump, wrong), outcome(compiled.dump, wrong))
+
+
 # ---------------------------------------------------------------------------
 # hostile bytes and bounds
 # ---------------------------------------------------------------------------
@@ -289,11 +298,41 @@ def test_max_depth_is_honoured_on_load_like_the_compiled_codec(flags):
     assert error[0] == "DecodeError" and "max_depth" in error[1]
 
 
+# a union of records: the dict's branch is chosen by validating it, which
+# recurses into the value before it is written
+TREE = {"type": "record", "name": "Tree", "fields": [
+    {"name": "up", "type": ["null", "Tree", {"type": "record", "name": "Leaf", "fields": [
+        {"name": "label", "type": "string"}]}, {"type": "map", "values": "long"}]}]}
+
+
+def tree(depth: int) -> dict:
+    value = {"up": {"label": "leaf"}}
+    for _ in range(depth):
+        value = {"up": value}
+    return value
+
+
+@pytest.mark.parametrize("flags", [None, SMALL])
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2])
+def test_max_depth_while_choosing_a_union_branch_like_the_compiled_codec(flags, extra):
+    depth = (flags or CompileFlags()).max_depth
+    tier0 = same_error(TREE, flags, "dump", tree(depth + extra))
+    if tier0[0] == "value":
+        assert_same(pair(TREE, flags)[1].load(tier0[1]), tree(depth + extra))
+    else:
+        assert "max_depth" in tier0[1]
+    if extra > 0:
+        assert tier0[0] == "DatumError"
+
+
 def test_a_value_that_contains_itself_is_a_datum_error():
     value = {"value": 1, "next": None, "children": []}
     value["children"].append(value)
     error = same_error(NODE, None, "dump", value)
     assert error[0] == "DatumError"
+    value = {"up": None}
+    value["up"] = value
+    assert same_error(TREE, None, "dump", value)[0] == "DatumError"
 
 
 def test_deep_bytes_beyond_the_stack_are_a_decode_error():
