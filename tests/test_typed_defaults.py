@@ -378,6 +378,37 @@ def test_the_suggested_default_compiles():
     assert field_type(fixed().avro_schema(), "x")["default"] == 1577836800001
 
 
+class Stamps(CompiledSchema):
+    when = fields.DateTime(required=True)
+    span = fields.TimeDelta(required=True)
+
+
+def test_the_suggested_default_is_what_load_compiled_returns():
+    """The value a 'does not read back' error suggests is the one the compiled
+    reader returns, spelled as it returns it (marshmallow 3 reads its own text
+    form back with a '+0000' zone, the reader returns timezone.utc); equal
+    to marshmallow's load of its dump of the value."""
+    naive = dt.datetime(2020, 1, 1, 5, 6, 7, 8)
+    field = fields.DateTime()
+    loaded = Stamps().load_compiled(Stamps().dump_compiled({"when": naive, "span": dt.timedelta()}))
+    assert loaded["when"].tzinfo is UTC
+    assert loaded["when"] == field.deserialize(field.serialize("x", {"x": naive.replace(tzinfo=UTC)}))
+    with pytest.raises(CompileError) as error:
+        type("Bad", (CompiledSchema,), {"x": fields.DateTime(load_default=naive)})().avro_schema()
+    assert str(error.value).endswith(f"write load_default={loaded['when']!r}")
+
+
+def test_a_timedelta_default_keeps_its_microseconds_as_the_reader_does():
+    """The compiled reader returns every microsecond of a TimeDelta (on
+    marshmallow 3 as well, whose own dump keeps whole precision units): a
+    default with microseconds reads back as itself, so it compiles."""
+    span = dt.timedelta(days=-3, seconds=5, microseconds=7)
+    data = Stamps().dump_compiled({"when": dt.datetime(2020, 1, 1, tzinfo=UTC), "span": span})
+    assert Stamps().load_compiled(data)["span"] == span
+    field = avro_default(fields.TimeDelta(load_default=span))
+    assert field["default"] == span // dt.timedelta(microseconds=1)
+
+
 # -- the conversion, on random values, against fastavro ---------------------
 
 
