@@ -48,6 +48,7 @@ import datetime
 import decimal
 import uuid
 
+from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError, DumpError
 from roastedavro._datum import Duration, UnionChooser, Validator, datum_error, encode_default
 
@@ -336,6 +337,9 @@ cdef class Interpreter:
             flags = CompileFlags()
         if self.nodes != NULL:
             raise TypeError("an Interpreter is initialised once")
+        if not isinstance(schema, Schema):
+            raise TypeError(f"an Interpreter takes a parsed schema (roastedavro.avro.parse_schema), "
+                            f"not {type(schema).__name__}")
         program = _Program(schema)
         self.schema = schema
         self.keep = program.keep

@@ -390,3 +390,35 @@ def test_load_block_budget_and_errors_like_the_compiled_codec():
 def test_load_from_a_start_outside_the_data(data, start):
     assert same_error(NODE, None, "load_from", data, start)[0] == "DecodeError"
     assert same_error(NODE, None, "load_one", data, start)[0] == "DecodeError"
+
+
+@settings(max_examples=2, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(values=st.lists(datums(AMBIGUOUS), min_size=40, max_size=40))
+def test_threads_sharing_an_interpreter_get_the_compiled_codecs_results(values):
+    import threading
+
+    compiled, interpreter = pair(AMBIGUOUS)
+    expected = [compiled.dump(value) for value in values]
+    failures = []
+
+    def work():
+        for _ in range(50):
+            for value, encoded in zip(values, expected):
+                if interpreter.dump(value) != encoded:
+                    failures.append(("dump", value))
+                if interpreter.load(encoded) != compiled.load(encoded):
+                    failures.append(("load", encoded))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
+
+
+def test_an_interpreter_takes_a_parsed_schema():
+    with pytest.raises(TypeError, match="parsed schema"):
+        Interpreter({"type": "long"})
+    assert Interpreter(parse_schema({"type": "long"})).load(b"\x03") == -2
