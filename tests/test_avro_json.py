@@ -863,7 +863,20 @@ def test_random_evolutions_transcoded_as_java(java, pair, data):
             with pytest.raises(DecodeError, match="cannot read|not the reader's"):
                 converter.binary_to_json_values(binary, 1)
             continue
-        value, = converter.binary_to_json_values(binary, 1)
+        try:
+            value, = converter.binary_to_json_values(binary, 1)
+        except DecodeError as error:
+            # bytes read as a string must be UTF-8 here, as AvroCodec reads them
+            # (Java keeps the raw bytes): test_resolution_properties' rule
+            assert "UTF-8" in str(error), error
+            with pytest.raises(DecodeError, match="UTF-8"):
+                AvroCodec(reader, writer_schema=writer).load(binary)
+            continue
+        if trip.json == "" and isinstance(parsed.root, Record) and not parsed.root.fields:
+            # Java 1.12's JsonEncoder writes nothing at all for a record without
+            # fields (its grammar has no symbol to write); Avro JSON says {}
+            assert value == {}
+            continue
         assert normalized(parsed, parsed.root, value) == normalized(
             parsed, parsed.root, json.loads(trip.json)), (value, trip.json)
 
