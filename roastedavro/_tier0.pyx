@@ -202,7 +202,10 @@ class _Program:
             first = len(self.fields)
             self.fields.extend([None] * len(avro.fields))
             self.keep.append(avro.name)
-            self.nodes[index].update(first=first, obj=keys, name=avro.name)
+            # flag: an "error", which fastavro takes outright in a union (no
+            # count of shared field names)
+            self.nodes[index].update(first=first, obj=keys, name=avro.name,
+                                     flag=avro.kind == "error")
             for number, field in enumerate(avro.fields):
                 dereffed = schema.deref(field.type)
                 child = self.node(field.type, lenient=avrogen._lenient(dereffed))
@@ -553,7 +556,7 @@ cdef class Interpreter:
         for number in range(node.size):
             child = self.links[node.first + number]
             definition = &self.nodes[child]
-            if definition.kind == K_RECORD:
+            if definition.kind == K_RECORD and not definition.flag:
                 if self.accepts(child, value, depth):
                     fields = 0
                     first = definition.first
@@ -563,7 +566,8 @@ cdef class Interpreter:
                     if fields > most:
                         most = fields
                         branch = number
-            elif definition.kind == K_MAP:
+            elif definition.kind == K_MAP or definition.kind == K_RECORD:
+                # a map, or an "error": taken outright
                 if self.accepts(child, value, depth):
                     return number
         return branch

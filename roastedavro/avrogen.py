@@ -567,7 +567,9 @@ class _Generator:
             index, rest = indexes[0], indexes[1:]
             definition = plan.branches[index]
             accepted = self.check(fn, definition, value)
-            if isinstance(definition, Record):
+            # fastavro counts shared names for "record"s only: an "error" it
+            # takes outright, as a map
+            if isinstance(definition, Record) and definition.kind == "record":
                 fn.line(f"if {accepted}:  {self.branch_comment(avro, index)}")
                 with fn.indent():
                     names = " + ".join(f"({literal(field.name)} in <dict>{value})"

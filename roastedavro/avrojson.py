@@ -764,7 +764,9 @@ class _Writers:
             if python_name == "dict" and len(plan.dict_branches()) > 1:
                 dict_branches = [(index, plan.branches[index],
                                   [field.name for field in plan.branches[index].fields]
-                                  if isinstance(plan.branches[index], Record) else None)
+                                  # an "error" is taken outright, as fastavro does
+                                  if isinstance(plan.branches[index], Record)
+                                  and plan.branches[index].kind == "record" else None)
                                  for index in plan.dict_branches()]
                 continue
             if python_name == "int":
