@@ -23,6 +23,7 @@ from collections.abc import Mapping
 import fastavro
 import pytest
 
+from thread_stacks import current_stack_size
 from roastedavro import avrojson
 from roastedavro.codec import AvroCodec, Duration
 from roastedavro.errors import DatumError, DecodeError
@@ -1108,7 +1109,10 @@ def test_a_small_thread_stack_ends_in_a_clean_error():
     datum, data = chain(9000), chain_bytes(9000)
     errors = []
 
+    got = []
+
     def run():
+        got.append(current_stack_size())
         for call in (lambda: codec.dump(datum), lambda: codec.load(data),
                      lambda: codec._codec.skip(data)):
             try:
@@ -1123,6 +1127,9 @@ def test_a_small_thread_stack_ends_in_a_clean_error():
         thread.join()
     finally:
         threading.stack_size(size)
+    if got[0] is not None and got[0] > 256 * 1024:
+        # glibc reuses a cached stack of up to about 4 times the size asked for
+        pytest.skip(f"the thread was given a cached stack of {got[0]} bytes, not 256 KiB")
     assert [type(error) for error in errors] == [DatumError, DecodeError, DecodeError]
     assert all("C stack" in str(error) for error in errors)
 

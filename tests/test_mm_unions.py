@@ -16,6 +16,7 @@ import pytest
 from conftest import fastavro_bytes, fastavro_read
 from marshmallow import ValidationError, fields
 
+from thread_stacks import current_stack_size
 from roastedavro import CompiledSchema, CompileFlags, DecodeError
 
 UTC = dt.timezone.utc
@@ -343,13 +344,16 @@ def test_a_small_thread_stack_ends_in_clean_errors(declared):
     data = declared.dump_compiled(record)
     errors = []
 
+    results, got = [], []
+
     def run():
+        got.append(current_stack_size())
         try:
-            declared.dump_compiled(record)
+            results.append(declared.dump_compiled(record))
         except ValidationError as error:
             errors.append(error)
         try:
-            declared.load_compiled(data)
+            results.append(declared.load_compiled(data))
         except DecodeError as error:
             errors.append(error)
 
@@ -360,6 +364,12 @@ def test_a_small_thread_stack_ends_in_clean_errors(declared):
         thread.join()
     finally:
         threading.stack_size(size)
+    if got[0] is not None and got[0] > 64 * 1024:
+        # glibc reuses a cached stack of up to about 4 times the size asked
+        # for (test_codec's 256 KiB thread leaves one): with that room the
+        # records are written and read whole
+        assert results == [data, declared.load_compiled(data)]
+        pytest.skip(f"the thread was given a cached stack of {got[0]} bytes, not 64 KiB")
     assert [type(error) for error in errors] == [ValidationError, DecodeError]
     assert all("C stack has room for" in str(error) for error in errors)
     assert declared.load_compiled(data) == declared.load(fastavro_read(declared, data))
