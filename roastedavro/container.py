@@ -619,12 +619,7 @@ class FileReader:
             if self.on_damage == "skip":
                 source.mark()
             try:
-                count = source.read_long("block's record count", number)
-                if count < 0:
-                    raise ContainerError(f"a negative record count {count}", offset, number)
-                size = source.read_long("block's size", number)
-                if size < 0:
-                    raise ContainerError(f"a negative block size {size}", offset, number)
+                count, size = _read_frame(source, offset, number)
                 if size > 2 * self.max_block_size + 1024:
                     raise ContainerError(f"a block of {size} bytes, more than max_block_size "
                                          f"allows", offset, number)
@@ -939,6 +934,17 @@ def _existing_header(fo: BinaryIO) -> tuple[Header, _Source] | None:
     return _read_header(source), source
 
 
+def _read_frame(source: _Source, offset: int, number: int) -> tuple[int, int]:
+    """A block's record count and size in bytes, each checked not negative."""
+    count = source.read_long("block's record count", number)
+    if count < 0:
+        raise ContainerError(f"a negative record count {count}", offset, number)
+    size = source.read_long("block's size", number)
+    if size < 0:
+        raise ContainerError(f"a negative block size {size}", offset, number)
+    return count, size
+
+
 def _check_frames(fo: BinaryIO, source: _Source, header: Header, repair: bool) -> None:
     """Every block after the header whole, or a ContainerError naming the
     first damage (after truncating a cut-short end, with ``repair``)."""
@@ -946,12 +952,7 @@ def _check_frames(fo: BinaryIO, source: _Source, header: Header, repair: bool) -
     while not source.at_end():
         offset = source.offset
         try:
-            count = source.read_long("block's record count", number)
-            if count < 0:
-                raise ContainerError(f"a negative record count {count}", offset, number)
-            size = source.read_long("block's size", number)
-            if size < 0:
-                raise ContainerError(f"a negative block size {size}", offset, number)
+            count, size = _read_frame(source, offset, number)
             source.skip(size, "block's data", number)
             sync_offset = source.offset
             if source.read(SYNC_SIZE, "sync marker after the block", number) != header.sync:
