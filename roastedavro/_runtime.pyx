@@ -1198,14 +1198,36 @@ cdef int raise_out_of_precision(Reader* r, int precision, int scale, Py_ssize_t 
                       % (precision, scale), offset)
 
 
+cdef inline int128 unscaled_at(Reader* r, Py_ssize_t n) noexcept:
+    # the big-endian two's complement value of n (1 to 16) bytes, sign-extended
+    cdef int128 unscaled = -1 if r.data[r.pos] & 0x80 else 0
+    cdef Py_ssize_t i
+    for i in range(n):
+        unscaled = (unscaled << 8) | r.data[r.pos + i]
+    return unscaled
+
+
+cdef inline object decimal_of(int128 unscaled, int scale):
+    # "<digits>E-<scale>": Decimal parses text in C, and the exponent is
+    # written without snprintf's format parsing
+    cdef char[64] text
+    cdef int position = 0
+    if unscaled < 0:
+        text[position] = 45  # '-'
+        position += 1
+    position += put_digits(text + position, <uint128>(-unscaled if unscaled < 0 else unscaled))
+    text[position] = 69  # 'E'
+    text[position + 1] = 45  # '-'
+    position += 2
+    position += put_digits(text + position, <uint128>scale)
+    return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
+
+
 cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size):
     cdef Py_ssize_t start = r.pos
     cdef Py_ssize_t n = size if size else read_length(r)
     cdef int128 unscaled
     cdef uint128 magnitude
-    cdef Py_ssize_t i
-    cdef char[64] text
-    cdef int position = 0
     if n > r.end - r.pos:
         raise_truncated(r, n)
     if not size and n > decimal_max_bytes(precision):
@@ -1213,25 +1235,12 @@ cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size):
         # more than the declared precision allows
         raise_out_of_precision(r, precision, scale, start)
     if 0 < n <= 16:
-        # sign-extend the big-endian two's complement bytes
-        unscaled = -1 if r.data[r.pos] & 0x80 else 0
-        for i in range(n):
-            unscaled = (unscaled << 8) | r.data[r.pos + i]
+        unscaled = unscaled_at(r, n)
         magnitude = -(<uint128>unscaled) if unscaled < 0 else <uint128>unscaled
         if precision <= 38 and magnitude >= POWERS_OF_TEN_128[precision]:
             raise_out_of_precision(r, precision, scale, start)
         r.pos += n
-        # "<digits>E-<scale>": Decimal parses text in C
-        if unscaled < 0:
-            text[position] = 45
-            position += 1
-        position += put_digits(text + position, <uint128>(-unscaled if unscaled < 0 else unscaled))
-        # the exponent, -scale, without snprintf's format parsing
-        text[position] = 69  # 'E'
-        text[position + 1] = 45  # '-'
-        position += 2
-        position += put_digits(text + position, <uint128>scale)
-        return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
+        return decimal_of(unscaled, scale)
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
     value = support.decimal_from_bytes(encoded, scale, precision)
     if value is None:
@@ -1255,9 +1264,6 @@ cdef object read_decimal_exact(Reader* r, int scale, int precision, Py_ssize_t s
     cdef Py_ssize_t start = r.pos
     cdef Py_ssize_t n = size if size else read_length(r)
     cdef int128 unscaled
-    cdef Py_ssize_t i
-    cdef char[64] text
-    cdef int position = 0
     if n > r.end - r.pos:
         raise_truncated(r, n)
     if not size and n > decimal_max_bytes(precision) and n > DECIMAL_EXACT_BYTES:
@@ -1265,19 +1271,9 @@ cdef object read_decimal_exact(Reader* r, int scale, int precision, Py_ssize_t s
                           u"and more than the %d bytes read beyond a precision"
                           % (n, precision, scale, DECIMAL_EXACT_BYTES), start)
     if 0 < n <= 16:
-        unscaled = -1 if r.data[r.pos] & 0x80 else 0
-        for i in range(n):
-            unscaled = (unscaled << 8) | r.data[r.pos + i]
+        unscaled = unscaled_at(r, n)
         r.pos += n
-        if unscaled < 0:
-            text[position] = 45
-            position += 1
-        position += put_digits(text + position, <uint128>(-unscaled if unscaled < 0 else unscaled))
-        text[position] = 69  # 'E'
-        text[position + 1] = 45  # '-'
-        position += 2
-        position += put_digits(text + position, <uint128>scale)
-        return DECIMAL_FROM_TEXT(PyUnicode_DecodeASCII(text, position, NULL))
+        return decimal_of(unscaled, scale)
     encoded = (<const char*>r.data)[r.pos:r.pos + n]
     value = support.decimal_from_bytes(encoded, scale, None)
     if value is None:
