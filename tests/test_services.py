@@ -60,3 +60,13 @@ def test_kafka_round_trip_with_registered_schema(services, kafka_topic):
     _, wire_id = struct.unpack(">bI", received[0][:5])
     assert json.loads(registry.get_schema(wire_id).schema_str) == SCHEMA
     assert fastavro.schemaless_reader(io.BytesIO(received[2][5:]), parsed, None) == {"n": 2, "text": "ping 2"}
+
+
+def test_kafka_cluster_ids_never_start_with_a_dash():
+    # one random id in 64 starts with "-", which kafka-storage's parser takes for an option
+    from services import servers
+
+    draws = iter([b"\xf8" + bytes(15), b"\xf8" + bytes(15), b"\x01" * 16])
+    cluster_id = servers.kafka_cluster_id(lambda: next(draws))
+    assert cluster_id == "AQEBAQEBAQEBAQEBAQEBAQ"
+    assert all(not servers.kafka_cluster_id().startswith("-") for _ in range(2000))

@@ -570,6 +570,17 @@ class Service:
         return service
 
 
+def kafka_cluster_id(random_bytes=lambda: uuid.uuid4().bytes) -> str:
+    """A KRaft cluster id made here (saves a JVM run): a Kafka Uuid is 16
+    random bytes in URL-safe base64 without padding. Like Kafka's
+    Uuid.randomUuid, never one starting with "-", which the storage tool's
+    argument parser would take for an option (1 in 64 ids)."""
+    while True:
+        cluster_id = base64.urlsafe_b64encode(random_bytes()).decode().rstrip("=")
+        if not cluster_id.startswith("-"):
+            return cluster_id
+
+
 class KafkaService(Service):
     """Apache Kafka in KRaft combined mode: .bootstrap is "127.0.0.1:PORT"."""
 
@@ -621,9 +632,7 @@ class KafkaService(Service):
         ]) + "\n")
         if (self.state / "data" / "meta.properties").exists():
             return
-        # KRaft storage is formatted once, with a cluster id: a Kafka Uuid is 16
-        # random bytes in URL-safe base64 without padding (saves a JVM run)
-        cluster_id = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        cluster_id = kafka_cluster_id()
         completed = subprocess.run(
             [*self._java(), "kafka.tools.StorageTool", "format",
              "-t", cluster_id, "-c", str(config)],
