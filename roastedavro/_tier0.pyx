@@ -324,6 +324,11 @@ cdef class Interpreter:
     cdef int max_depth
     cdef Py_ssize_t max_items
     cdef long long item_allowance
+    #: entry-point calls served, and the bytes they wrote or read
+    cdef readonly unsigned long long calls
+    cdef readonly unsigned long long work
+    cdef unsigned long long hot_at     # work at which on_hot is called (0: never)
+    cdef object on_hot
 
     def __cinit__(self):
         self.nodes = NULL
@@ -763,6 +768,33 @@ cdef class Interpreter:
             return self.read_record(r, node, 0)
         return self.read_value(r, self.root, 0)
 
+    # -- counting the work done (the tiers' statistics and hot policy) ---------
+
+    def watch(self, unsigned long long hot_at, on_hot):
+        """Calls ``on_hot()`` once, from the call that brings the work done
+        (bytes written and read) to ``hot_at``; 0 stops watching."""
+        self.on_hot = on_hot
+        self.hot_at = hot_at
+
+    cdef inline int count(self, Py_ssize_t size) except -1:
+        self.calls += 1
+        self.work += <unsigned long long>size
+        if self.hot_at and self.work >= self.hot_at:
+            self.fire()
+        return 0
+
+    cdef int fire(self) except -1:
+        callback = self.on_hot
+        self.hot_at = 0
+        self.on_hot = None
+        if callback is not None:
+            try:
+                callback()
+            except Exception:
+                # the caller's value is served all the same; the callback reports its own errors
+                pass
+        return 0
+
     # -- the entry points of a compiled codec --------------------------------
 
     def dump(self, datum):
@@ -782,6 +814,7 @@ cdef class Interpreter:
         try:
             for index, value in enumerate(values):
                 self.write_root(&w, value)
+            self.count(w.size)
             return writer_finish(&w)
         except DumpError as error:
             error.path.append(index)
@@ -795,6 +828,7 @@ cdef class Interpreter:
         try:
             write_encoded(&w, prefix)
             self.write_root(&w, datum)
+            self.count(w.size)
             return writer_finish(&w)
         except DumpError as error:
             raise datum_error(error) from None
@@ -820,6 +854,7 @@ cdef class Interpreter:
                 raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
             r.pos = start
             result = self.read_root(&r)
+            self.count(r.pos - start)
         finally:
             close_reader(&view, acquired)
         return result, r.pos
@@ -849,6 +884,7 @@ cdef class Interpreter:
             if r.pos != r.end:
                 raise DecodeError(u"%d bytes left in the block after its %d values"
                                   % (r.end - r.pos, count), r.pos)
+            self.count(r.end)
         finally:
             close_reader(&view, acquired)
         return values, r.budget
@@ -864,6 +900,7 @@ cdef class Interpreter:
             result = self.read_root(&r)
             if r.pos != r.end:
                 check_finished(&r)
+            self.count(r.end - start)
         finally:
             close_reader(&view, acquired)
         return result
