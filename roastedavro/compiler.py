@@ -206,13 +206,47 @@ def aot_key(source: str, flags: CompileFlags) -> str:
     return digest.hexdigest()[:32]
 
 
+#: the values ROASTEDAVRO_COMPILE takes (roastedavro.tiers explains them)
+COMPILE_MODES = ("auto", "eager", "hot", "never")
+
+
 def compile_mode() -> str:
-    """``ROASTEDAVRO_COMPILE``: "auto" (the default: build what is missing) or
-    "never" (a codec neither precompiled nor cached is a CompileError)."""
+    """``ROASTEDAVRO_COMPILE``: "auto" (the default: each entry point's own
+    policy), "eager", "hot" or "never" (nothing is compiled: a codec neither
+    precompiled nor cached is served by the interpreter, or is a
+    NotCompiledError where a compiled codec was asked for)."""
     mode = os.environ.get(COMPILE_ENV, "auto").strip().lower() or "auto"
-    if mode not in ("auto", "never"):
-        raise CompileError(f"{COMPILE_ENV}={mode!r}: use auto or never")
+    if mode not in COMPILE_MODES:
+        raise CompileError(f"{COMPILE_ENV}={mode!r}: use one of {', '.join(COMPILE_MODES)}")
     return mode
+
+
+_can_compile: dict[tuple, str | None] = {}
+
+
+def compiler_missing() -> str | None:
+    """Why codecs cannot be compiled on this machine (no C compiler, no
+    Python headers, no Cython), or None when they can. Checked once per
+    ``CC``/``PATH``; nothing is run."""
+    key = (os.environ.get("CC", ""), os.environ.get("PATH", ""))
+    if key not in _can_compile:
+        reason = None
+        try:
+            _compiler_command()
+        except CompileError as error:
+            reason = str(error)
+        if reason is None:
+            include = sysconfig.get_path("include")
+            if not include or not os.path.exists(os.path.join(include, "Python.h")):
+                reason = (f"the Python headers (Python.h in {include}) are not installed: "
+                          f"install the python3-dev package of this Python")
+        if reason is None:
+            import importlib.util
+
+            if importlib.util.find_spec("Cython") is None:
+                reason = "Cython is not installed: pip install cython"
+        _can_compile[key] = reason
+    return _can_compile[key]
 
 
 def source_filename(name: str) -> str:

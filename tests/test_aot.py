@@ -224,7 +224,7 @@ def test_build_errors_are_clear(built, tmp_path):
 def test_an_unknown_compile_mode_is_an_error(monkeypatch, tmp_path):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("ROASTEDAVRO_COMPILE", "sometimes")
-    with pytest.raises(CompileError, match="ROASTEDAVRO_COMPILE='sometimes': use auto or never"):
+    with pytest.raises(CompileError, match="ROASTEDAVRO_COMPILE='sometimes': use one of auto, eager, hot, never"):
         AvroCodec({"type": "record", "name": "Mode", "fields": [{"name": "x", "type": "int"}]})
 
 
