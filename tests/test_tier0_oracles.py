@@ -209,28 +209,52 @@ class TwinAvroCodec(AvroCodec):
             self._serve_twin()
 
 
-def run_with_twins(module, namespace: dict, leave_out: dict[str, str]) -> None:
+def _is_fixture(value) -> bool:
+    return hasattr(value, "_fixture_function_marker") or hasattr(value, "_pytestfixturefunction")
+
+
+def _uses_avro_codec(module, test) -> bool:
+    """Whether a test makes an AvroCodec or takes a fixture that does."""
+    if "AvroCodec" in inspect.getsource(test):
+        return True
+    fixtures = vars(module)
+    return any(_is_fixture(fixtures.get(name)) and "AvroCodec" in inspect.getsource(
+        getattr(fixtures[name], "_fixture_function", fixtures[name]))
+        for name in inspect.signature(test).parameters)
+
+
+def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = None,
+                   patch=lambda module: {"AvroCodec": TwinAvroCodec},
+                   tests: list[str] | None = None) -> list[str]:
     """Makes ``namespace`` (a test module's globals) run ``module``'s tests
-    and fixtures with twin codecs: every ``AvroCodec`` the module makes is a
-    TwinAvroCodec while these tests run. ``leave_out`` maps the tests that
-    are about the compiled codec object itself (not its data) to why."""
-    names = [name for name, value in vars(module).items()
-             if name.startswith("test_") and callable(value) and name not in leave_out]
+    that make an AvroCodec (or take a fixture that does), and its fixtures,
+    with twin codecs: while they run, the attributes ``patch(module)`` gives
+    (by default its name ``AvroCodec``: TwinAvroCodec) replace the module's.
+    ``leave_out`` maps the tests that are about the compiled codec object
+    itself (not its data) to why; ``tests`` names the tests where they are
+    not found so. Returns the names of the tests."""
+    leave_out = leave_out or {}
     unknown = set(leave_out) - set(vars(module))
     assert not unknown, f"no such tests to leave out: {unknown}"
+    names = tests if tests is not None else [
+        name for name, value in vars(module).items()
+        if name.startswith("test_") and callable(value) and name not in leave_out
+        and _uses_avro_codec(module, value)]
     for name, value in vars(module).items():
-        if hasattr(value, "_fixture_function_marker") or type(value).__name__ == "FixtureFunctionDefinition":
+        if _is_fixture(value) or name in names:
+            assert namespace.get(name, value) is value, f"{name} is taken"
             namespace[name] = value
-    for name in names:
-        namespace[name] = vars(module)[name]
 
     @pytest.fixture(scope="module", autouse=True)
     def twin_codecs():
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(module, "AvroCodec", TwinAvroCodec)
+        with pytest.MonkeyPatch.context() as patcher:
+            for name, value in patch(module).items():
+                assert hasattr(module, name), name
+                patcher.setattr(module, name, value)
             yield
 
-    namespace["twin_codecs"] = twin_codecs
+    namespace[f"twin_codecs_of_{module.__name__}"] = twin_codecs
+    return names
 
 
 def parametrized(test) -> list:
