@@ -3,21 +3,25 @@
 from __future__ import annotations
 
 import copy
+import inspect
 import io
+import logging
 import sys
 import threading
 from functools import partial
 from typing import Any
 
-import fastavro
 from marshmallow import Schema, ValidationError
 from marshmallow.decorators import PRE_DUMP
 
-from roastedavro import compiler
+from roastedavro import compiler, tiers
+from roastedavro._tier0 import Interpreter
 from roastedavro._datum import encode_long
+from roastedavro._support import decimal_bytes, formatted
+from marshmallow.utils import missing as missing_value
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
-from roastedavro.errors import CompileError, DecodeError, NotCompiledError, SchemaError
+from roastedavro.errors import CompileError, DatumError, DecodeError, DumpError, NotCompiledError, SchemaError
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.encoders.collections import each_in_path
@@ -32,6 +36,8 @@ from roastedavro.visitor import (
     without_logical_types,
 )
 
+
+log = logging.getLogger("roastedavro")
 
 #: what CompileFlags(validate=False) skips among the reasons to load through
 #: marshmallow (a Pluck's schema's validation hooks)
@@ -56,15 +62,41 @@ class _Plan:
         self.fingerprint = self.schema.fingerprint_hex
         # for the paths through marshmallow: raw Avro values, which encoders
         # map to marshmallow's load input (load_input) and from its dump
-        # output (dump_datum)
-        raw = without_logical_types(self.avro)
-        self.parsed_raw = fastavro.parse_schema(copy.deepcopy(raw))
-        self.parsed_raw_many = fastavro.parse_schema({"type": "array", "items": raw})
+        # output (dump_datum), written and read by tier 0 over the schema
+        # without its logical types (the same bytes)
+        self.raw = without_logical_types(self.avro)
+        self.raw_model = parse_schema(self.raw)
+        self.raw_many_model = parse_schema({"type": "array", "items": self.raw})
+        self._interpreters: dict = {}
+        self.has_decimals = any(_decimal_encoder(f.value) is not None
+                                for record in self.records for f in record.fields)
+        self._parsed_raw = None
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
         self.dump_reasons = visitor.dump_needs_marshmallow
         self.root_pre_dump = visitor.root_pre_dump
         self.load_reasons = visitor.load_needs_marshmallow
+
+    def interpreters(self, flags: CompileFlags) -> tuple[Interpreter, Interpreter]:
+        """Tier 0 over the raw schema, for one record and for many (an
+        array of them), with the bounds of ``flags``."""
+        key = (flags.max_depth, flags.max_items, flags.item_allowance)
+        pair = self._interpreters.get(key)
+        if pair is None:
+            if len(self._interpreters) >= 16:  # a bound for callers that vary flags
+                self._interpreters.clear()
+            pair = self._interpreters[key] = (Interpreter(self.raw_model, flags),
+                                              Interpreter(self.raw_many_model, flags))
+        return pair
+
+    @property
+    def parsed_raw(self):
+        """The raw schema parsed by fastavro (for callers that read with it)."""
+        if self._parsed_raw is None:
+            import fastavro
+
+            self._parsed_raw = fastavro.parse_schema(copy.deepcopy(self.raw))
+        return self._parsed_raw
 
 
 def _registry_for(schema: Schema) -> EncoderRegistry:
@@ -87,6 +119,8 @@ class CompiledSchema(Schema):
 
     _roasted_plan: _Plan | None = None
     _roasted_codec: Any = None
+    #: the uncompiled codec serving the schema where it cannot be compiled
+    _roasted_uncompiled: Any = None
     #: the flags of the attached codec (read_file pays for records with its item_allowance)
     _roasted_flags: CompileFlags | None = None
 
@@ -145,13 +179,52 @@ class CompiledSchema(Schema):
             self._bind_entry_points(codec, flags)
             self._roasted_flags = flags
             self._roasted_codec = codec
+            self._roasted_uncompiled = None
         finally:
             self._roasted_lock.release()
         return self
 
+    @property
+    def tier(self) -> str | None:
+        """What serves :meth:`dump_compiled` and :meth:`load_compiled`:
+        ``"compiled"`` (the schema's compiled codec), ``"interpreter"``
+        (marshmallow's ``dump``/``load`` with tier 0 writing and reading the
+        bytes, where the schema cannot be compiled), or None before the
+        first use has chosen."""
+        if self._roasted_codec is not None:
+            return "compiled"
+        if self._roasted_uncompiled is not None:
+            return "interpreter"
+        return None
+
     def _attach(self) -> None:
-        if self._roasted_codec is None:
+        """Choose the tier on first use: compile (policy ``eager``, the
+        default for marshmallow schemas: their uncompiled path runs at
+        marshmallow's speed), else a precompiled or cached codec, else the
+        uncompiled path (``ROASTEDAVRO_COMPILE=never``, or no C compiler)."""
+        if self._roasted_codec is not None or self._roasted_uncompiled is not None:
+            return
+        policy = tiers.compile_policy(None, default="eager")
+        # "hot" compiles at once too: nothing here would repay waiting
+        if policy != "never" and tiers.can_compile():
             self.compile()
+            return
+        try:
+            self.compile(build="never")
+            return
+        except NotCompiledError:
+            pass
+        if policy != "never":
+            _tell_no_compiler(self._label())
+        flags = CompileFlags()
+        with self._roasted_lock:
+            if self._roasted_codec is not None or self._roasted_uncompiled is not None:
+                return
+            uncompiled = _Uncompiled(self, flags)
+            self._roasted_flags = flags
+            self._roasted_uncompiled = uncompiled
+            self.dump_compiled = uncompiled.dump
+            self.load_compiled = uncompiled.load
 
     def _bind_entry_points(self, codec, flags: CompileFlags) -> None:
         plan = self._plan()
@@ -164,7 +237,7 @@ class CompiledSchema(Schema):
         codec.dump_through_marshmallow = bool(plan.dump_reasons) or plan.root_pre_dump
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
-        codec.load_with_marshmallow = self._load_with_marshmallow
+        codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags)
         codec.transcode = partial(_transcode, plan.schema, flags, {})
         codec.load_through_marshmallow = bool(load_reasons)
         codec.validate = flags.validate
@@ -183,7 +256,9 @@ class CompiledSchema(Schema):
 
         ``many=True`` writes a list of records as one Avro array. Raises
         ``marshmallow.ValidationError`` naming the field path when a value
-        cannot be written. Compiles the schema on first use.
+        cannot be written. Compiles the schema on first use; where it cannot
+        be compiled (see :attr:`tier`), writes the same bytes through
+        marshmallow's ``dump`` and tier 0.
         """
         self._attach()
         return self.dump_compiled(obj, many)
@@ -198,7 +273,8 @@ class CompiledSchema(Schema):
         then loaded. Malformed bytes raise :class:`roastedavro.DecodeError`
         with the offset; a writer schema whose data this schema cannot read
         raises :class:`roastedavro.SchemaResolutionError`. Compiles the schema
-        on first use.
+        on first use; where it cannot be compiled (see :attr:`tier`), tier 0
+        reads the bytes and marshmallow's ``load`` makes the same result.
         """
         self._attach()
         return self.load_compiled(data, many, writer_schema)
@@ -257,36 +333,57 @@ class CompiledSchema(Schema):
             return self._roasted_codec.dump_records(processed, many)
         # post_dump or hooks on nested schemas: marshmallow's dump output,
         # mapped back to Avro values the way the compiled writer writes them
-        return self._dump_uncompiled(obj, many)
+        return self._dump_uncompiled(obj, many, self._roasted_flags)
 
-    def _dump_uncompiled(self, obj: Any, many: bool = False) -> bytes:
+    def _dump_uncompiled(self, obj: Any, many: bool = False, flags: CompileFlags | None = None) -> bytes:
         """What dump_compiled writes, without the compiled codec: marshmallow's
-        ``dump``, then fastavro (the path of schemas that are not compiled yet)."""
+        ``dump``, its output as Avro values (dump_datum), written by tier 0.
+        Errors name the field path by attribute names, as the compiled
+        writer's do."""
         plan = self._plan()
+        one, array = plan.interpreters(flags or CompileFlags())
         try:
-            dumped = self.dump(obj, many=many)
-            if many:
-                datum = each_in_path(partial(record_dump_datum, plan.root), dumped)
-            else:
-                datum = record_dump_datum(plan.root, dumped)
+            if plan.has_decimals and not (plan.dump_reasons or plan.root_pre_dump):
+                # standing in for the compiled writer, which refuses a Decimal
+                # marshmallow's dump would round to its places (with dump
+                # hooks the compiled codec writes marshmallow's output too)
+                for index, item in enumerate(obj) if many else [(None, obj)]:
+                    found = _unroundable(self, plan.root, item)
+                    if found is not None:
+                        raise ValidationError(found if index is None else {index: found})
+            try:
+                dumped = self.dump(obj, many=many)
+            except ValidationError:
+                raise
+            except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
+                # marshmallow's own conversions raise these: find the field
+                raise _dump_error_of(self, plan.root, obj, many, error) from None
+            try:
+                if many:
+                    datum = each_in_path(partial(record_dump_datum, plan.root), dumped)
+                else:
+                    datum = record_dump_datum(plan.root, dumped)
+            except ValidationError as error:
+                raise ValidationError(_renamed(error.messages, plan.root, many)) from None
         except RecursionError:
             raise _too_deep("dump") from None
-        out = io.BytesIO()
         try:
-            fastavro.schemaless_writer(out, plan.parsed_raw_many if many else plan.parsed_raw, datum)
-        except (TypeError, ValueError, AttributeError, OverflowError, KeyError) as error:
-            raise ValidationError({"_schema": [f"Cannot write as Avro: {error}"]}) from None
-        return out.getvalue()
+            return array.dump(datum) if many else one.dump(datum)
+        except DatumError as error:
+            messages: Any = [_datum_message(plan.root, datum, error.path, many) or error.reason]
+            for part in reversed(_attribute_path(plan.root, error.path, many)):
+                messages = {part: messages}
+            raise ValidationError(messages) from None
 
-    def _load_with_marshmallow(self, data, many: bool) -> Any:
-        # The compiled reader has already checked the bytes from start to end.
-        plan = self._plan()
-        raw = fastavro.schemaless_reader(
-            io.BytesIO(bytes(data)), plan.parsed_raw_many if many else plan.parsed_raw, None)
+    def _load_with_marshmallow(self, data, many: bool, flags: CompileFlags | None = None) -> Any:
+        """marshmallow's ``load`` of Avro binary ``data`` of this schema, read
+        by tier 0 (DecodeError with the offset for bytes that are not)."""
+        one, array = self._plan().interpreters(flags or CompileFlags())
+        raw = array.load(data) if many else one.load(data)
         return self._load_datum(raw, many)
 
     def _load_datum(self, raw: Any, many: bool = False) -> Any:
-        """marshmallow's ``load`` of a datum as fastavro reads this schema's
+        """marshmallow's ``load`` of a datum as tier 0 reads this schema's raw
         bytes (what load_compiled returns, without the compiled codec)."""
         plan = self._plan()
         try:
@@ -295,6 +392,325 @@ class CompiledSchema(Schema):
             return self.load(record_load_input(plan.root, raw))
         except RecursionError:
             raise _too_deep("load") from None
+
+
+class _Uncompiled:
+    """dump_compiled and load_compiled of a schema that cannot be compiled:
+    marshmallow's dump and load for the values (hooks, validation, errors),
+    tier 0 for the bytes, with the compiled codec's results."""
+
+    def __init__(self, schema: CompiledSchema, flags: CompileFlags):
+        self.schema = schema
+        self.flags = flags
+        self.many = bool(schema.many)
+        plan = schema._plan()
+        # the compiled writer's own check, where it does not dump through marshmallow
+        self.check_single = not (plan.dump_reasons or plan.root_pre_dump)
+        self.codecs: dict = {}
+
+    def dump(self, obj: Any, many: bool | None = None) -> bytes:
+        if many is None:
+            many = self.many
+        if not many and self.check_single and type(obj) is list:
+            raise ValidationError({"_schema": [
+                "Expected a single record, got a list; pass many=True to write a list of records."]})
+        return self.schema._dump_uncompiled(obj, bool(many), self.flags)
+
+    def load(self, data, many: bool | None = None, writer_schema: Any = None) -> Any:
+        if many is None:
+            many = self.many
+        if writer_schema is not None:
+            data = _transcode(self.schema._plan().schema, self.flags, self.codecs, data,
+                              writer_schema, bool(many), compile="never")
+        return self.schema._load_with_marshmallow(data, bool(many), self.flags)
+
+
+_told_no_compiler = False
+
+
+def _tell_no_compiler(label: str) -> None:
+    global _told_no_compiler
+    if not _told_no_compiler:
+        _told_no_compiler = True
+        log.warning("CompiledSchema %s and others are served without compiling (marshmallow's "
+                    "dump and load, tier 0 for the bytes): %s", label, compiler.compiler_missing())
+
+
+def _record_plans(value: Any) -> list:
+    """The record plans a field's value plan leads to, without passing one."""
+    found, seen, stack = [], set(), [value]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, RecordPlan):
+            found.append(item)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif hasattr(item, "__dict__") and not isinstance(item, (Schema, type)) and \
+                type(item).__module__.startswith("roastedavro"):
+            stack.extend(v for k, v in vars(item).items()
+                         if k not in ("visitor", "field") and not callable(v))
+    return found
+
+
+def _attribute_path(root: RecordPlan, path: tuple, many: bool) -> list:
+    """An error path of Avro names (data_key) as the compiled writer names
+    it: record fields by their attribute names, indexes and keys as they are."""
+    parts = list(path)
+    result = []
+    records = [root]
+    if many and parts and isinstance(parts[0], int):
+        result.append(parts.pop(0))
+    for part in parts:
+        field = None
+        if isinstance(part, str):
+            for record in records:
+                field = next((f for f in record.fields if f.avro_name == part), None)
+                if field is not None:
+                    break
+        if field is None:
+            result.append(part)
+            continue
+        result.append(field.name)
+        records = _record_plans(field.value) or records
+    return result
+
+
+def _renamed(messages: Any, root: RecordPlan, many: bool) -> Any:
+    """record_dump_datum's messages, keyed by attribute names."""
+    def walk(node, records):
+        if not isinstance(node, dict):
+            return node
+        out = {}
+        for key, value in node.items():
+            field = None
+            if isinstance(key, str):
+                for record in records:
+                    field = next((f for f in record.fields if f.avro_name == key), None)
+                    if field is not None:
+                        break
+            if field is None:
+                out[key] = walk(value, records)
+            else:
+                out[field.name] = walk(value, _record_plans(field.value) or records)
+        return out
+
+    if many and isinstance(messages, dict):
+        return {key: walk(value, [root]) for key, value in messages.items()}
+    return walk(messages, [root])
+
+
+def _dump_error_of(schema: Schema, record: RecordPlan, obj: Any, many: bool,
+                   error: Exception) -> ValidationError:
+    """The ValidationError for an exception out of marshmallow's dump: the
+    first field (by the schema's order, into nested schemas) whose own
+    serialization raises, named by its path."""
+    if many:
+        for index, item in enumerate(obj):
+            found = _failing_field(schema, record, item)
+            if found is not None:
+                return ValidationError({index: found})
+    else:
+        found = _failing_field(schema, record, obj)
+        if found is not None:
+            return ValidationError(found)
+    return ValidationError({"_schema": [f"Cannot be serialized: {error}"]})
+
+
+def _failing_field(schema: Schema, record: RecordPlan, obj: Any) -> dict | None:
+    for plan in record.fields:
+        field = plan.field
+        if field.load_only:
+            continue
+        try:
+            field.serialize(plan.name, obj, accessor=schema.get_attribute)
+            continue
+        except ValidationError as error:
+            return {plan.name: error.messages}
+        except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
+            failure = error
+        try:
+            value = field.get_value(obj, plan.dump_key, accessor=schema.get_attribute)
+        except Exception:  # noqa: BLE001 - reported as the field's own failure
+            value = None
+        inner = None
+        if value is not None:
+            inner = _failing_value(field, value, _record_plans(plan.value), obj)
+        if inner is None:
+            inner = [_serialize_message(field, value, failure)]
+        return {plan.name: inner}
+    return None
+
+
+def _serialize_message(field: Any, value: Any, failure: Exception) -> str:
+    """The compiled writer's message for a value the field's own
+    serialization refuses (roastedavro._support's conversions)."""
+    from marshmallow import fields as mm_fields
+
+    messages = field.error_messages
+    if isinstance(field, mm_fields.Enum) and "unknown" in messages:
+        return formatted(messages["unknown"], choices=getattr(field, "choices_text", ""))
+    if isinstance(field, mm_fields.Tuple):
+        try:
+            if len(tuple(value)) != len(field.tuple_fields):
+                return f"Length must be {len(field.tuple_fields)}."
+        except TypeError:
+            pass
+    message = messages.get("invalid")
+    if message is None:
+        return f"Cannot be serialized: {failure}"
+    return formatted(message, obj_type=getattr(field, "OBJ_TYPE", "value"), input=value)
+
+
+def _failing_value(field: Any, value: Any, records: list, obj: Any) -> Any:
+    """The messages for the part of ``value`` the field cannot serialize
+    (an item of a list, a value of a dict, a field of a nested record), as
+    the compiled writer nests them; None where no part can be named."""
+    from marshmallow import fields as mm_fields
+
+    def record_of(nested_schema):
+        for record in records:
+            if record.schema is nested_schema or type(record.schema) is type(nested_schema):
+                return record
+        return records[0] if records else None
+
+    try:
+        if isinstance(field, mm_fields.Pluck):
+            return None
+        if isinstance(field, mm_fields.Nested):
+            record = record_of(field.schema)
+            if record is None:
+                return None
+            if field.many:
+                for index, item in enumerate(value):
+                    found = _failing_field(field.schema, record, item)
+                    if found is not None:
+                        return {index: found}
+                return None
+            return _failing_field(field.schema, record, value)
+        if isinstance(field, mm_fields.List):
+            for index, item in enumerate(value):
+                found = _failing_item(field.inner, item, records, obj)
+                if found is not None:
+                    return {index: found}
+            return None
+        if isinstance(field, mm_fields.Tuple):
+            for index, (inner, item) in enumerate(zip(field.tuple_fields, value)):
+                found = _failing_item(inner, item, records, obj)
+                if found is not None:
+                    return {index: found}
+            return None
+        if isinstance(field, mm_fields.Dict):
+            for key, item in value.items():
+                if field.key_field is not None:
+                    found = _failing_item(field.key_field, key, records, obj)
+                    if found is not None:
+                        return {key: {"key": found}}
+                if field.value_field is not None:
+                    found = _failing_item(field.value_field, item, records, obj)
+                    if found is not None:
+                        return {key: {"value": found}}
+            return None
+    except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError):
+        return None
+    return None
+
+
+def _failing_item(field: Any, value: Any, records: list, obj: Any) -> Any:
+    if value is None:
+        return None
+    try:
+        field._serialize(value, field.name, obj)
+        return None
+    except ValidationError as error:
+        return error.messages
+    except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
+        return _failing_value(field, value, records, obj) or [
+            _serialize_message(field, value, error)]
+
+
+def _decimal_encoder(value: Any) -> Any:
+    from roastedavro.encoders.logical import DecimalEncoder
+
+    encoder = getattr(value, "encoder", value)
+    return encoder if isinstance(encoder, DecimalEncoder) else None
+
+
+def _unroundable(schema: Schema, record: RecordPlan, obj: Any, depth: int = 0) -> dict | None:
+    """The compiled writer's error for a Decimal field's value (in this
+    record or its nested records) that has more places than the field
+    writes: marshmallow's dump would round it."""
+    from marshmallow import fields as mm_fields
+
+    if depth > 100 or obj is None:
+        return None
+    for plan in record.fields:
+        field = plan.field
+        if field.load_only:
+            continue
+        encoder = _decimal_encoder(plan.value)
+        nested = isinstance(field, mm_fields.Nested) and not isinstance(field, mm_fields.Pluck)
+        if encoder is None and not nested:
+            continue
+        try:
+            value = field.get_value(obj, plan.dump_key, accessor=schema.get_attribute)
+        except Exception:  # noqa: BLE001 - marshmallow's dump reports it
+            continue
+        if value is None or value is missing_value:
+            continue
+        if encoder is not None:
+            try:
+                decimal_bytes(field, value, obj, encoder.scale, encoder.precision, encoder.size)
+            except DumpError as error:
+                return {plan.name: error.messages}
+            continue
+        records = [r for r in _record_plans(plan.value) if type(r.schema) is type(field.schema)]
+        if not records:
+            continue
+        try:
+            items = list(enumerate(value)) if field.many else [(None, value)]
+        except TypeError:
+            continue
+        for index, item in items:
+            found = _unroundable(field.schema, records[0], item, depth + 1)
+            if found is not None:
+                return {plan.name: found if index is None else {index: found}}
+    return None
+
+
+def _datum_message(root: RecordPlan, datum: Any, path: tuple, many: bool) -> str | None:
+    """The compiled writer's message where tier 0 refuses the value at
+    ``path`` of the datum and the compiled writer words it otherwise: "Field
+    may not be null." (the field's own message) for None, "Not valid
+    bytes." for a Raw field's value."""
+    from marshmallow import fields as mm_fields
+
+    value, records, field = datum, [root], None
+    parts = list(path)
+    if many and parts and isinstance(parts[0], int):
+        value = value[parts.pop(0)]
+    try:
+        for part in parts:
+            value = value[part]
+            found = None
+            if isinstance(part, str):
+                for record in records:
+                    found = next((f for f in record.fields if f.avro_name == part), None)
+                    if found is not None:
+                        break
+            if found is not None:
+                field = found.field
+                records = _record_plans(found.value) or records
+    except (KeyError, IndexError, TypeError):
+        return None
+    if value is None:
+        messages = getattr(field, "error_messages", None) or {}
+        return messages.get("null", "Field may not be null.")
+    if isinstance(field, mm_fields.Raw) and not isinstance(value, (bytes, bytearray, memoryview)):
+        return "Not valid bytes."    # as roastedavro._support.as_bytes says
+    return None
 
 
 def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
@@ -307,9 +723,10 @@ def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
 
 
 def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writer_schema: Any,
-               many: bool) -> bytes:
+               many: bool, compile: str | None = None) -> bytes:
     """``data``, written with ``writer_schema``, as this schema's bytes: read
-    by the pair's resolving AvroCodec, written by this schema's AvroCodec."""
+    by the pair's resolving AvroCodec, written by this schema's AvroCodec
+    (``compile="never"``: served without compiling)."""
     from roastedavro.codec import AvroCodec
 
     if isinstance(writer_schema, CompiledSchema) or (
@@ -329,8 +746,52 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writ
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
-        pair = codecs[key] = (AvroCodec(reader, flags, writer_schema=writer), AvroCodec(reader, flags))
+        if compile is None:
+            pair = (AvroCodec(reader, flags, writer_schema=writer), AvroCodec(reader, flags))
+        elif "compile" in inspect.signature(AvroCodec).parameters:
+            pair = (AvroCodec(reader, flags, writer_schema=writer, compile=compile),
+                    AvroCodec(reader, flags, compile=compile))
+        else:
+            pair = _resolve_with_fastavro(reader, writer, flags)
+        codecs[key] = pair
     return pair[1].dump(pair[0].load(data))
+
+
+def _resolve_with_fastavro(reader: AvroSchema, writer: AvroSchema, flags: CompileFlags) -> tuple:
+    """A stand-in for AvroCodec(compile="never") where AvroCodec does not take
+    it: fastavro resolves the writer's raw bytes to the reader's raw values,
+    which tier 0 writes as the reader's bytes."""
+    import json
+
+    import fastavro
+
+    from roastedavro.avro.resolve import resolve
+
+    # SchemaResolutionError where the reader cannot read the writer's data
+    resolve(writer, reader).check()
+    raw_reader = without_logical_types(json.loads(reader.to_json()))
+    raw_writer = without_logical_types(json.loads(writer.to_json()))
+    parsed_reader = fastavro.parse_schema(raw_reader)
+    parsed_writer = fastavro.parse_schema(raw_writer)
+    interpreter = Interpreter(parse_schema(raw_reader), flags)
+
+    class Resolving:
+        @staticmethod
+        def load(data):
+            stream = io.BytesIO(bytes(data))
+            try:
+                value = fastavro.schemaless_reader(stream, parsed_writer, parsed_reader)
+            except DecodeError:
+                raise
+            except (EOFError, ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as error:
+                raise DecodeError(f"the bytes cannot be read as the writer schema: {error}",
+                                  stream.tell()) from None
+            if stream.tell() != len(data):
+                raise DecodeError(f"{len(data) - stream.tell()} bytes left after the value",
+                                  stream.tell())
+            return value
+
+    return Resolving, interpreter
 
 
 def _too_deep(direction: str) -> ValidationError:

@@ -1,0 +1,404 @@
+"""CompiledSchemas where they cannot be compiled: ROASTEDAVRO_COMPILE=never
+with nothing cached, or no C compiler on PATH.
+
+dump_compiled and load_compiled then run marshmallow's dump and load with
+tier 0 writing and reading the bytes. Each result is checked against the
+compiled codec of the same class (built once, under the normal policy) and
+marshmallow's own load: the same bytes, values and errors, and nothing is
+built.
+"""
+
+import datetime as dt
+import enum
+import io
+import logging
+import uuid
+from decimal import Decimal
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from marshmallow import (
+    Schema, ValidationError, fields, post_dump, post_load, pre_load, validate, validates,
+    validates_schema,
+)
+
+import roastedavro.schema as schema_module
+from roastedavro import CompiledSchema, compiler
+from roastedavro.errors import DecodeError, NotCompiledError
+
+UTC = dt.timezone.utc
+
+
+class Color(enum.Enum):
+    RED = "r"
+    GREEN = "g"
+
+
+class Point(Schema):
+    x = fields.Integer(data_key="X")
+    at = fields.DateTime()
+
+
+class Keyed(Schema):
+    id = fields.UUID()
+
+
+def every_field():
+    return {
+        "s": fields.String(data_key="S", validate=validate.Length(max=20)),
+        "i": fields.Integer(validate=validate.Range(min=-1000, max=1000)),
+        "f": fields.Float(), "b": fields.Boolean(),
+        "at": fields.DateTime(), "at_ms": fields.DateTime(metadata={"avro": "timestamp-millis"}),
+        "aware": fields.AwareDateTime(), "naive": fields.NaiveDateTime(),
+        "day": fields.Date(), "t": fields.Time(), "took": fields.TimeDelta(),
+        "amount": fields.Decimal(places=2, metadata={"precision": 9}),
+        "fixed_amount": fields.Decimal(places=2, metadata={"avro": {
+            "type": "fixed", "name": "money", "size": 8, "logicalType": "decimal",
+            "precision": 18, "scale": 2}}),
+        "u": fields.UUID(), "uf": fields.UUID(metadata={"avro": "fixed"}),
+        "color": fields.Enum(Color), "color_value": fields.Enum(Color, by_value=True),
+        "pair": fields.Tuple((fields.Integer(), fields.UUID())),
+        "times": fields.List(fields.DateTime()),
+        "days": fields.Dict(keys=fields.String(), values=fields.Date()),
+        "blob": fields.Raw(metadata={"avro": "bytes"}),
+        "maybe": fields.Date(allow_none=True),
+        "pluck": fields.Pluck(Keyed, "id"), "point": fields.Nested(Point),
+        "points": fields.Nested(Point, many=True),
+        "label": fields.Method("make_label", metadata={"avro": ["null", "string"]}),
+        "note": fields.String(load_default="none", dump_default="none"),
+    }
+
+
+def make_label(self, obj):
+    return f"#{obj['i']}" if isinstance(obj, dict) else None
+
+
+def no_digits(self, value, **kwargs):
+    if any(ch.isdigit() for ch in value):
+        raise ValidationError("no digits")
+
+
+Plain = type("Plain", (CompiledSchema,), {
+    **every_field(), "make_label": make_label, "no_digits": validates("s")(no_digits)})
+
+
+def identity(self, data, **kwargs):
+    return data
+
+
+def strip_s(self, data, **kwargs):
+    return {**data, "S": data["S"].strip()} if isinstance(data.get("S"), str) else data
+
+
+def count_points(self, data, **kwargs):
+    return {**data, "count": len(data.get("points", []))}
+
+
+def not_both_zero(self, data, **kwargs):
+    if data.get("i") == 0 and data.get("s") == "zero":
+        raise ValidationError("zero cannot be 0")
+
+
+Hooked = type("Hooked", (CompiledSchema,), {
+    **every_field(), "make_label": make_label, "no_digits": validates("s")(no_digits),
+    "keep": post_dump(identity),
+    "strip": pre_load(strip_s), "count": post_load(count_points),
+    "check": validates_schema(not_both_zero)})
+
+
+class Newer(CompiledSchema):
+    """A later version of Plain's schema, which reads Plain's data: some
+    fields left out, one added with a default."""
+
+    class Meta:
+        avro_name = "Plain"
+
+    s = fields.String(data_key="S")
+    i = fields.Integer()
+    points = fields.Nested(Point, many=True)
+    added = fields.Integer(load_default=7)
+
+
+MOMENT = dt.datetime(2024, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
+RECORD = {
+    "s": "héllo", "i": -7, "f": 1.25, "b": True, "at": MOMENT,
+    "at_ms": dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=UTC),
+    "aware": MOMENT.astimezone(dt.timezone(dt.timedelta(hours=-5))),
+    "naive": dt.datetime(2000, 1, 1, 0, 0, 1), "day": dt.date(1, 1, 1), "t": dt.time(23, 59, 59, 999999),
+    "took": dt.timedelta(days=-2, seconds=5), "amount": Decimal("-12.50"),
+    "fixed_amount": Decimal("99.99"), "u": uuid.UUID(int=7), "uf": uuid.UUID(int=2**128 - 1),
+    "color": Color.GREEN, "color_value": Color.RED, "pair": (3, uuid.UUID(int=9)),
+    "times": [MOMENT, MOMENT.replace(year=1900)], "days": {"a": dt.date(2024, 2, 29)},
+    "blob": b"\x00\xff", "maybe": None,
+    "pluck": {"id": uuid.UUID(int=1)}, "point": {"x": 1, "at": MOMENT},
+    "points": [{"x": 2, "at": MOMENT}, {"x": 3, "at": MOMENT}],
+}
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    """The compiled codecs of the classes, the reference (built or cached once)."""
+    return {"plain": Plain().compile(), "hooked": Hooked().compile(), "newer": Newer().compile()}
+
+
+@pytest.fixture(params=["never", "no-compiler"])
+def uncompiled(request, monkeypatch, tmp_path, tmp_path_factory):
+    """New instances of the classes, which cannot be compiled: an empty cache,
+    no module loaded in this process, and ROASTEDAVRO_COMPILE=never or no C
+    compiler on PATH."""
+    request.getfixturevalue("compiled")
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    monkeypatch.setenv(compiler.CACHE_ENV, str(cache))
+    monkeypatch.setattr(compiler, "_loaded", {})
+    monkeypatch.setattr(schema_module, "_told_no_compiler", False)
+    if request.param == "never":
+        monkeypatch.setenv(compiler.COMPILE_ENV, "never")
+    else:
+        monkeypatch.delenv(compiler.COMPILE_ENV, raising=False)
+        monkeypatch.delenv("CC", raising=False)
+        monkeypatch.setenv("PATH", str(tmp_path_factory.mktemp("bin-without-cc")))
+        assert compiler.compiler_missing() is not None
+    made = {"plain": Plain(), "hooked": Hooked(), "newer": Newer()}
+    yield made
+    for schema in made.values():
+        assert schema.tier in (None, "interpreter")
+    assert not [p for p in cache.rglob("*") if p.is_file()], "something was built or cached"
+
+
+def marshmallows(schema, obj, many=False):
+    """marshmallow's load of its own dump output (the dump-only Method field
+    left out: marshmallow's load refuses it as unknown)."""
+    dumped = schema.dump(obj, many=many)
+    for record in dumped if many else [dumped]:
+        record.pop("label", None)
+    return schema.load(dumped, many=many)
+
+
+def assert_same_error(left, right):
+    assert left.value.messages == right.value.messages
+    assert left.value.valid_data == right.value.valid_data
+
+
+@pytest.mark.parametrize("kind", ["plain", "hooked"])
+def test_bytes_values_and_many_are_the_compiled_codecs(compiled, uncompiled, kind):
+    reference, schema = compiled[kind], uncompiled[kind]
+    assert schema.tier is None
+    data = schema.dump_compiled(RECORD)
+    assert schema.tier == "interpreter"
+    assert data == reference.dump_compiled(RECORD)
+    loaded = schema.load_compiled(data)
+    assert loaded == reference.load_compiled(data)
+    assert loaded == marshmallows(schema, RECORD)
+    records = [RECORD, {**RECORD, "maybe": dt.date(2020, 1, 2), "times": [], "points": []}]
+    many = schema.dump_compiled(records, many=True)
+    assert many == reference.dump_compiled(records, many=True)
+    assert schema.load_compiled(many, many=True) == reference.load_compiled(many, many=True) \
+        == marshmallows(schema, records, many=True)
+    assert schema.dump_compiled([], many=True) == b"\x00"
+    assert schema.load_compiled(b"\x00", many=True) == []
+
+
+def test_hooks_run(uncompiled):
+    schema = uncompiled["hooked"]
+    loaded = schema.load_compiled(schema.dump_compiled({**RECORD, "s": "  padded  "}))
+    assert loaded["s"] == "padded" and loaded["count"] == 2
+    with pytest.raises(ValidationError) as error:
+        schema.load_compiled(schema.dump_compiled({**RECORD, "s": "zero", "i": 0}))
+    assert error.value.messages == {"_schema": ["zero cannot be 0"]}
+
+
+LOAD_ERRORS = [{"i": 5000}, {"s": "x" * 30}, {"s": "abc1"}, {"s": "zero", "i": 0},
+               {"i": -5000, "s": "a1"}]
+
+
+@pytest.mark.parametrize("kind", ["plain", "hooked"])
+@pytest.mark.parametrize("change", LOAD_ERRORS)
+def test_validation_errors_on_load_are_marshmallows(compiled, uncompiled, kind, change):
+    reference, schema = compiled[kind], uncompiled[kind]
+    record = {**RECORD, **change}
+    data = reference.dump_compiled(record)
+    assert schema.dump_compiled(record) == data
+    if kind == "plain" and change == {"s": "zero", "i": 0}:
+        assert schema.load_compiled(data) == reference.load_compiled(data)
+        return
+    with pytest.raises(ValidationError) as ours:
+        schema.load_compiled(data)
+    with pytest.raises(ValidationError) as theirs:
+        reference.load_compiled(data)
+    with pytest.raises(ValidationError) as reference_error:
+        marshmallows(schema, record)
+    assert_same_error(ours, theirs)
+    assert_same_error(ours, reference_error)
+    records = [RECORD, record]
+    with pytest.raises(ValidationError) as ours:
+        schema.load_compiled(schema.dump_compiled(records, many=True), many=True)
+    with pytest.raises(ValidationError) as theirs:
+        reference.load_compiled(reference.dump_compiled(records, many=True), many=True)
+    assert_same_error(ours, theirs)
+
+
+DUMP_ERRORS = [
+    {"i": "x"}, {"i": 2**70}, {"i": None}, {"f": "nope"}, {"point": {"x": "q", "at": MOMENT}},
+    {"points": [{"x": 1, "at": MOMENT}, {"x": 2**64, "at": MOMENT}]},
+    {"times": [MOMENT, "not a time"]}, {"days": {"k": "not a day"}},
+    {"amount": Decimal("1.234")}, {"amount": Decimal("12345678.9")}, {"fixed_amount": "x"},
+    {"u": "not a uuid"}, {"color": "BLUE"}, {"pair": (1, 2, 3)}, {"blob": 5},
+    {"naive": dt.datetime(2000, 1, 1, tzinfo=UTC)}, {"aware": dt.datetime(2000, 1, 1)},
+    {"t": dt.time(1, 2, tzinfo=UTC)}, {"s": 5}, {"b": None}, {"point": None},
+]
+
+
+@pytest.mark.parametrize("kind", ["plain", "hooked"])
+@pytest.mark.parametrize("change", DUMP_ERRORS, ids=repr)
+def test_dump_errors_are_the_compiled_codecs(compiled, uncompiled, kind, change):
+    reference, schema = compiled[kind], uncompiled[kind]
+    record = {**RECORD, **change}
+    try:
+        expected = reference.dump_compiled(record)
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            schema.dump_compiled(record)
+        assert ours.value.messages == error.messages
+    else:
+        assert schema.dump_compiled(record) == expected
+    records = [RECORD, record]
+    try:
+        expected = reference.dump_compiled(records, many=True)
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            schema.dump_compiled(records, many=True)
+        assert ours.value.messages == error.messages
+    else:
+        assert schema.dump_compiled(records, many=True) == expected
+
+
+def test_a_list_is_not_a_record(compiled, uncompiled):
+    with pytest.raises(ValidationError) as theirs:
+        compiled["plain"].dump_compiled([RECORD])
+    with pytest.raises(ValidationError) as ours:
+        uncompiled["plain"].dump_compiled([RECORD])
+    assert ours.value.messages == theirs.value.messages
+
+
+def test_malformed_bytes_are_decode_errors_with_the_offset(compiled, uncompiled):
+    reference, schema = compiled["plain"], uncompiled["plain"]
+    data = reference.dump_compiled(RECORD)
+    for bad in (data[:-1], data[:len(data) // 2], data + b"\x00", b"", b"\xff" * 12):
+        with pytest.raises(DecodeError) as theirs:
+            reference.load_compiled(bad)
+        with pytest.raises(DecodeError) as ours:
+            schema.load_compiled(bad)
+        assert ours.value.offset == theirs.value.offset
+    # a count of records beyond what the bytes can hold is refused before anything is read
+    with pytest.raises(DecodeError):
+        schema.load_compiled(b"\xfe\xff\xff\xff\x0f", many=True)
+
+
+def test_container_files_are_the_compiled_codecs(compiled, uncompiled):
+    reference, schema = compiled["plain"], uncompiled["plain"]
+    records = [RECORD, {**RECORD, "i": 9, "times": []}] * 30
+    marker = bytes(range(16))
+    theirs, ours = io.BytesIO(), io.BytesIO()
+    reference.write_file(theirs, records, "deflate", sync_marker=marker, sync_interval=500)
+    schema.write_file(ours, records, "deflate", sync_marker=marker, sync_interval=500)
+    assert ours.getvalue() == theirs.getvalue()
+    loaded = list(schema.read_file(io.BytesIO(ours.getvalue())))
+    assert loaded == list(reference.read_file(io.BytesIO(ours.getvalue())))
+    assert loaded == marshmallows(schema, records, many=True)
+    assert schema.tier == "interpreter"
+
+
+def test_data_of_another_writer_schema(compiled, uncompiled):
+    reference, schema = compiled["newer"], uncompiled["newer"]
+    data = uncompiled["plain"].dump_compiled(RECORD)
+    loaded = schema.load_compiled(data, writer_schema=Plain)
+    assert schema.tier == "interpreter"
+    assert loaded == reference.load_compiled(data, writer_schema=Plain)
+    assert loaded == {"s": "héllo", "i": -7, "added": 7, "points": [
+        {"x": 2, "at": MOMENT}, {"x": 3, "at": MOMENT}]}
+    many = uncompiled["plain"].dump_compiled([RECORD, RECORD], many=True)
+    writer = Plain().avro_schema()
+    assert schema.load_compiled(many, many=True, writer_schema=writer) == \
+        reference.load_compiled(many, many=True, writer_schema=writer) == [loaded, loaded]
+    with pytest.raises(DecodeError):
+        schema.load_compiled(data[:-3], writer_schema=Plain)
+
+
+def test_an_explicit_compile_still_refuses(uncompiled):
+    schema = uncompiled["plain"]
+    assert schema.dump_compiled(RECORD)
+    with pytest.raises(NotCompiledError if compiler.compile_mode() == "never" else Exception):
+        schema.compile()
+    assert schema.tier == "interpreter"
+
+
+def test_one_log_line_at_most_where_no_compiler(uncompiled, caplog):
+    with caplog.at_level(logging.INFO, logger="roastedavro"):
+        for schema in uncompiled.values():
+            for _ in range(3):
+                schema.load_compiled(schema.dump_compiled(RECORD))
+        Newer().dump_compiled({"s": "x", "i": 1, "points": []})
+    lines = [r for r in caplog.records if r.name == "roastedavro"]
+    if compiler.compile_mode() == "never":
+        assert lines == []      # the deployment chose it: nothing to say
+    else:
+        assert len(lines) == 1
+        assert "served without compiling" in lines[0].getMessage()
+        assert compiler.compiler_missing() in lines[0].getMessage()
+
+
+def test_compiled_schemas_compile_on_first_use_by_default(compiled):
+    # the reference fixture's class under the normal policy: the first use compiles
+    schema = Plain()
+    assert schema.tier is None
+    schema.dump_compiled(RECORD)
+    assert schema.tier == "compiled"
+
+
+@pytest.fixture(scope="module")
+def interpreted(compiled, tmp_path_factory):
+    """A Plain served by the interpreter (attached under never, kept after)."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv(compiler.COMPILE_ENV, "never")
+        monkeypatch.setenv(compiler.CACHE_ENV, str(tmp_path_factory.mktemp("empty-cache")))
+        monkeypatch.setattr(compiler, "_loaded", {})
+        schema = Plain()
+        schema.dump_compiled(RECORD)
+    assert schema.tier == "interpreter"
+    return schema
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    at=st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
+                    timezones=st.sampled_from([UTC, dt.timezone(dt.timedelta(hours=3))])),
+    day=st.dates(), t=st.times(), seconds=st.integers(-(10**9), 10**9),
+    cents=st.integers(-(10**7) + 1, 10**7 - 1), ident=st.uuids(),
+    i=st.integers(-2000, 2000) | st.integers(), s=st.text(max_size=25),
+    f=st.floats(allow_nan=False), xs=st.lists(st.integers(-5, 5) | st.integers(), max_size=4),
+)
+def test_random_records(compiled, interpreted, at, day, t, seconds, cents, ident, i, s, f, xs):
+    reference, schema = compiled["plain"], interpreted
+    record = {**RECORD, "at": at, "aware": at, "times": [at], "day": day, "days": {s: day},
+              "t": t, "took": dt.timedelta(seconds=seconds), "amount": Decimal(cents).scaleb(-2),
+              "u": ident, "uf": ident, "pair": (i, ident), "i": i, "s": s, "f": f,
+              "points": [{"x": x, "at": at} for x in xs]}
+    try:
+        expected = reference.dump_compiled(record)
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            schema.dump_compiled(record)
+        assert ours.value.messages == error.messages
+        return
+    assert schema.dump_compiled(record) == expected
+    try:
+        expected_value = reference.load_compiled(expected)
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            schema.load_compiled(expected)
+        assert ours.value.messages == error.messages
+        assert ours.value.valid_data == error.valid_data
+        return
+    assert schema.load_compiled(expected) == expected_value
