@@ -75,7 +75,7 @@ _EXACT = "test-exact-decimal"
 def _exact_decimal(data, writer_schema, reader_schema):
     unscaled = int.from_bytes(data, "big", signed=True)
     context = decimal.Context(prec=len(str(abs(unscaled))) + 1)
-    return decimal.Decimal(unscaled).scaleb(-writer_schema["scale"], context)
+    return decimal.Decimal(unscaled).scaleb(-writer_schema.get("scale", 0), context)
 
 
 fastavro.read.LOGICAL_READERS[f"bytes-{_EXACT}"] = _exact_decimal
