@@ -36,7 +36,7 @@ from roastedavro._runtime cimport (
     read_bytes, read_fixed, read_enum, new_record_dict, read_block_count, new_items, put_item,
     new_record, record_values, set_field, RecordKeys,
     read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
-    read_duration,
+    read_duration, skip_raw, skip_length, skip_long,
     valid_integer, valid_real, valid_bytes, valid_fixed, valid_symbol, valid_date,
     raise_dump_error, raise_decode_error,
     next_field, enable_dict_walk, forget_keys, SOURCE_DICT,
@@ -337,6 +337,13 @@ cdef class Interpreter:
         self.seen = NULL
 
     def __init__(self, schema, flags=None):
+        if not isinstance(schema, Schema):
+            raise TypeError(f"an Interpreter takes a parsed schema (roastedavro.avro.parse_schema), "
+                            f"not {type(schema).__name__}")
+        self.load_program(_Program(schema), flags)
+
+    cdef int load_program(self, program, flags) except -1:
+        """Takes the nodes of ``program`` (a _Program) as C arrays."""
         cdef Py_ssize_t index, slot
         cdef Node* node
         cdef Field* field
@@ -345,10 +352,7 @@ cdef class Interpreter:
             flags = CompileFlags()
         if self.nodes != NULL:
             raise TypeError("an Interpreter is initialised once")
-        if not isinstance(schema, Schema):
-            raise TypeError(f"an Interpreter takes a parsed schema (roastedavro.avro.parse_schema), "
-                            f"not {type(schema).__name__}")
-        program = _Program(schema)
+        schema = program.schema
         self.schema = schema
         self.keep = program.keep
         self.max_depth = flags.max_depth
@@ -390,6 +394,7 @@ cdef class Interpreter:
             field.default = <PyObject*>values["default"] if values["default"] is not None else NULL
             field.nullable = values["nullable"]
             field.check_default = <PyObject*>values["check_default"]
+        return 0
 
     def __dealloc__(self):
         if self.seen != NULL:
@@ -768,6 +773,61 @@ cdef class Interpreter:
             return self.read_record(r, node, 0)
         return self.read_value(r, self.root, 0)
 
+    # -- skipping (schema resolution: a writer's fields the reader lacks) ----
+
+    cdef int skip_record(self, Reader* r, Node* node, int depth) except -1:
+        cdef Py_ssize_t number
+        if depth > self.max_depth:
+            raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                               % self.max_depth, r.pos)
+        if (depth & 31) == 31:
+            check_read_stack(r, depth)
+        for number in range(node.first, node.first + node.size):
+            self.skip_value(r, self.fields[number].node, depth)
+        return 0
+
+    cdef int skip_value(self, Reader* r, Py_ssize_t index, int depth) except -1:
+        """Checks one value's bytes as reading it would (the compiled
+        skippers' checks: ints' range, booleans, indexes, counts and the item
+        budget, lengths), building nothing; logical types are not converted."""
+        cdef Node* node = &self.nodes[index]
+        cdef int kind = node.kind
+        cdef long long count
+        cdef long long position
+        if kind == K_RECORD:
+            return self.skip_record(r, node, depth + 1)
+        if kind == K_LONG:
+            return skip_long(r)
+        if kind == K_STRING or kind == K_BYTES:
+            return skip_length(r)
+        if kind == K_INT:
+            read_int(r)
+            return 0
+        if kind == K_DOUBLE:
+            return skip_raw(r, 8)
+        if kind == K_FLOAT:
+            return skip_raw(r, 4)
+        if kind == K_BOOLEAN:
+            read_boolean(r)
+            return 0
+        if kind == K_UNION:
+            return self.skip_value(r, self.links[node.first + read_index(r, node.size)], depth)
+        if kind == K_ARRAY or kind == K_MAP:
+            count = read_block_count(r, node.min_size, self.max_items)
+            while count:
+                for position in range(count):
+                    if kind == K_MAP:
+                        skip_length(r)
+                    self.skip_value(r, node.first, depth)
+                count = read_block_count(r, node.min_size, self.max_items)
+            return 0
+        if kind == K_ENUM:
+            read_index(r, node.size)
+            return 0
+        if kind == K_FIXED:
+            return skip_raw(r, node.size)
+        return 0    # null: no bytes
+
     # -- counting the work done (the tiers' statistics and hot policy) ---------
 
     def watch(self, unsigned long long hot_at, on_hot):
@@ -901,6 +961,475 @@ cdef class Interpreter:
             if r.pos != r.end:
                 check_finished(&r)
             self.count(r.end - start)
+        finally:
+            close_reader(&view, acquired)
+        return result
+
+
+# -- schema resolution: a writer's bytes read as a reader's values ---------------
+
+# plan node kinds (roastedavro.avro.resolve's plan, one node per use; one per
+# pair of records, so recursive pairs are cycles)
+cdef enum:
+    P_READ = 0          # the reader's node `node` reads the writer's bytes (Read)
+    P_TO_FLOAT = 1      # an int or long read as a float (Promote)
+    P_TO_DOUBLE = 2     # an int or long read as a double
+    P_FLOAT_TO_DOUBLE = 3
+    P_ENUM = 4          # obj: the reader's symbol of each writer's index (None: none),
+                        # obj2: the message of each None; size: the writer's symbols
+    P_ARRAY = 5         # first: the items' plan; min_size: the writer's item size
+    P_MAP = 6
+    P_WRITER_UNION = 7  # size: the writer's branches, their plans in links from first
+    P_RECORD = 8        # a pair of records: size steps from first; obj: the reader's RecordKeys
+    P_FAIL = 9          # obj: the message of an unreadable part (Unreadable)
+
+# a pair's steps, the writer's fields in order, then the reader's defaults
+cdef enum:
+    S_READ = 0          # plan node `node` into the reader's field `slot`
+    S_SKIP = 1          # the writer's node `node` skipped (the reader has no such field)
+    S_CONSTANT = 2      # `value`, shared (an immutable default)
+    S_LIST = 3          # a new []
+    S_DICT = 4          # a new {}
+    S_DEFAULT = 5       # the reader's node `node` read from `value`, the default's encoding
+
+cdef struct PlanNode:
+    int kind
+    Py_ssize_t node
+    Py_ssize_t size
+    Py_ssize_t first
+    Py_ssize_t min_size
+    PyObject* obj
+    PyObject* obj2
+
+cdef struct Step:
+    int action
+    Py_ssize_t node
+    Py_ssize_t slot
+    PyObject* name
+    PyObject* value
+
+
+def _unreadable_message(plan):
+    """An Unreadable part's message where data reaches it (resolvegen's)."""
+    where = ", ".join(part for part in (
+        f"writer's {plan.writer_path}" if plan.writer_path else "",
+        f"reader's {plan.reader_path}" if plan.reader_path else "") if part)
+    return f"{plan.reason}" + (f" ({where})" if where else "")
+
+
+class _ResolutionProgram:
+    """The plan of a (writer, reader) pair as Python lists, before they
+    become C arrays; the reader's and the writer's plain programs read and
+    skip the values the plan leaves to them."""
+
+    def __init__(self, resolution):
+        import importlib
+        plans = importlib.import_module("roastedavro.avro.resolve")    # the plan's node classes
+        from roastedavro.resolvegen import _NOT_CONSTANT, _constant_default
+
+        self.p = plans
+        self.constant_default = _constant_default
+        self.not_constant = _NOT_CONSTANT
+        self.resolution = resolution
+        self.reader = _Program(resolution.reader)
+        self.writer = _Program(resolution.writer)
+        self.plans = []     # dicts of PlanNode's fields
+        self.links = []     # a writer union's branch plans
+        self.steps = []     # dicts of Step's fields
+        self.pairs = {}     # (writer name, reader name) -> plan node index
+        self.keep = []
+        root = resolution.root
+        # a record at the root is read at depth 0, anything else's records at 1
+        self.root_record = isinstance(root, plans.RecordRef) and resolution.record(root).error is None
+        self.root = self.plan(root)
+
+    def add(self, **values):
+        self.plans.append(values)
+        return len(self.plans) - 1
+
+    def fail(self, unreadable):
+        message = _unreadable_message(unreadable)
+        self.keep.append(message)
+        return self.add(kind=P_FAIL, obj=message)
+
+    def plan(self, plan):
+        p = self.p
+        if isinstance(plan, p.ReaderUnion):
+            return self.plan(plan.plan)
+        if isinstance(plan, p.Read):
+            return self.add(kind=P_READ, node=self.reader.node(plan.reader))
+        if isinstance(plan, p.Promote):
+            if plan.writer.name == "float":
+                return self.add(kind=P_FLOAT_TO_DOUBLE)
+            return self.add(kind=P_TO_FLOAT if plan.reader.name == "float" else P_TO_DOUBLE)
+        if isinstance(plan, p.EnumMap):
+            symbols = tuple(plan.symbols)
+            messages = tuple(
+                None if symbol is not None else
+                f"{plan.writer_path or plan.writer.name}: the writer's symbol {written!r} is not a "
+                f"symbol of the reader's enum {plan.reader.name}, which has no default"
+                for written, symbol in zip(plan.writer.symbols, plan.symbols))
+            self.keep += [symbols, messages]
+            return self.add(kind=P_ENUM, obj=symbols, obj2=messages, size=len(plan.writer.symbols))
+        if isinstance(plan, p.Container):
+            is_map = hasattr(plan.writer, "values")
+            element = plan.writer.values if is_map else plan.writer.items
+            index = self.add(kind=P_MAP if is_map else P_ARRAY,
+                             min_size=self.writer.sizes.of(element) + (1 if is_map else 0))
+            self.plans[index]["first"] = self.plan(plan.element)
+            return index
+        if isinstance(plan, p.WriterUnion):
+            index = self.add(kind=P_WRITER_UNION, size=len(plan.branches))
+            branches = [self.plan(branch) for branch in plan.branches]
+            self.plans[index]["first"] = len(self.links)
+            self.links.extend(branches)
+            return index
+        if isinstance(plan, p.RecordRef):
+            error = self.resolution.record(plan).error
+            if error is not None:
+                return self.fail(error)
+            return self.pair(plan)
+        if isinstance(plan, p.Unreadable):
+            return self.fail(plan)
+        raise AssertionError(f"no node for {plan!r}")    # pragma: no cover
+
+    def pair(self, ref):
+        known = self.pairs.get(ref.key)
+        if known is not None:
+            return known
+        pair = self.resolution.record(ref)
+        reader_fields = pair.reader.fields
+        keys = RecordKeys(field.name for field in reader_fields)
+        self.keep.append(keys)
+        count = len(pair.steps) + len(pair.defaults)
+        first = len(self.steps)
+        self.steps.extend([None] * count)   # the pair's steps take consecutive entries
+        index = self.pairs[ref.key] = self.add(kind=P_RECORD, obj=keys, size=count, first=first)
+        slots = {field.name: slot for slot, field in enumerate(reader_fields)}
+        written = self.writer.nodes[self.writer.named[pair.writer.name]]["first"]
+        for number, step in enumerate(pair.steps):
+            if step.reader is None:
+                # the writer's own node of the field: skipped as the writer wrote it
+                self.steps[first + number] = dict(
+                    action=S_SKIP, node=self.writer.fields[written + number]["node"])
+            else:
+                self.keep.append(step.reader.name)
+                self.steps[first + number] = dict(
+                    action=S_READ, node=self.plan(step.plan), slot=slots[step.reader.name],
+                    name=step.reader.name)
+        for number, field in enumerate(pair.defaults, len(pair.steps)):
+            self.steps[first + number] = self.default(field, pair.reader, slots[field.name])
+        return index
+
+    def default(self, field, record, slot):
+        """A reader's field the writer lacks: its default as the compiled
+        resolving reader gives it (resolvegen's default)."""
+        from roastedavro.avro.types import Array, Map
+        reader = self.resolution.reader
+        avro = reader.deref(field.type)
+        value = field.default
+        step = dict(slot=slot, name=field.name)
+        self.keep.append(field.name)
+        constant = self.constant_default(avro, value)
+        if constant is not self.not_constant:
+            self.keep.append(constant)
+            step.update(action=S_CONSTANT, value=constant)
+        elif isinstance(avro, Array) and value == []:
+            step.update(action=S_LIST)
+        elif isinstance(avro, Map) and value == {}:
+            step.update(action=S_DICT)
+        else:
+            # read from its encoding each time, as Java reads a default
+            encoded = encode_default(field.type, value, reader, f"{record.name}.{field.name}")
+            self.keep.append(encoded)
+            step.update(action=S_DEFAULT, node=self.reader.node(field.type), value=encoded)
+        return step
+
+
+@cython.final
+cdef class ResolvingInterpreter:
+    """Reads data written with one plain Avro schema as another's values, as
+    the compiled resolving codec (AvroCodec(reader, writer_schema=writer))
+    does: from the same resolution plan (roastedavro.avro.resolve), with the
+    same values, errors and bounds.
+
+    Its entry points are those of a compiled resolving module's Codec: load,
+    load_from, load_one, load_block and load_block_within. ``calls``,
+    ``work`` and ``watch`` count and watch its work as an Interpreter's do.
+    """
+
+    cdef PlanNode* plans
+    cdef Py_ssize_t* links
+    cdef Step* steps
+    cdef Py_ssize_t root
+    cdef bint root_record
+    cdef Py_ssize_t min_size    # the fewest bytes a writer's value takes
+    cdef list keep
+    cdef Interpreter reader     # reads the reader's types and defaults; counts this one's work
+    cdef Interpreter writer     # skips the writer's values the reader has no field for
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+    cdef long long item_allowance
+    cdef readonly object schema
+    cdef readonly object writer_schema
+
+    def __cinit__(self):
+        self.plans = NULL
+        self.links = NULL
+        self.steps = NULL
+
+    def __init__(self, writer_schema, reader_schema, flags=None):
+        cdef Py_ssize_t index
+        cdef PlanNode* plan
+        cdef Step* step
+        from roastedavro.avro.resolve import resolve
+        from roastedavro.errors import CompileError
+        if flags is None:
+            from roastedavro.flags import CompileFlags
+            flags = CompileFlags()
+        if self.plans != NULL:
+            raise TypeError("a ResolvingInterpreter is initialised once")
+        for schema in (writer_schema, reader_schema):
+            if not isinstance(schema, Schema):
+                raise TypeError(f"a ResolvingInterpreter takes parsed schemas "
+                                f"(roastedavro.avro.parse_schema), not {type(schema).__name__}")
+        try:
+            resolution = resolve(writer_schema, reader_schema)
+        except RecursionError:
+            raise CompileError("the schemas nest too deeply to resolve within Python's recursion "
+                               "limit; no reader is built for the pair") from None
+        # a pair no datum can be read across: SchemaResolutionError, as the compiled codec
+        resolution.check()
+        program = _ResolutionProgram(resolution)
+        self.schema = reader_schema
+        self.writer_schema = writer_schema
+        self.keep = program.keep
+        self.max_depth = flags.max_depth
+        self.max_items = flags.max_items
+        self.item_allowance = flags.item_allowance
+        self.root = program.root
+        self.root_record = program.root_record
+        self.min_size = program.writer.sizes.of(writer_schema.root)
+        self.reader = Interpreter.__new__(Interpreter)
+        self.reader.load_program(program.reader, flags)
+        self.writer = Interpreter.__new__(Interpreter)
+        self.writer.load_program(program.writer, flags)
+        self.plans = <PlanNode*>calloc(max(len(program.plans), 1), sizeof(PlanNode))
+        self.links = <Py_ssize_t*>calloc(max(len(program.links), 1), sizeof(Py_ssize_t))
+        self.steps = <Step*>calloc(max(len(program.steps), 1), sizeof(Step))
+        if self.plans == NULL or self.links == NULL or self.steps == NULL:
+            raise MemoryError()
+        for index, values in enumerate(program.plans):
+            plan = &self.plans[index]
+            plan.kind = values["kind"]
+            plan.node = values.get("node", 0)
+            plan.size = values.get("size", 0)
+            plan.first = values.get("first", 0)
+            plan.min_size = values.get("min_size", 0)
+            plan.obj = <PyObject*>values["obj"] if values.get("obj") is not None else NULL
+            plan.obj2 = <PyObject*>values["obj2"] if values.get("obj2") is not None else NULL
+        for index, link in enumerate(program.links):
+            self.links[index] = link
+        for index, values in enumerate(program.steps):
+            step = &self.steps[index]
+            step.action = values["action"]
+            step.node = values.get("node", 0)
+            step.slot = values.get("slot", 0)
+            step.name = <PyObject*>values["name"] if values.get("name") is not None else NULL
+            # a constant default may be None (kept, as every value, by self.keep)
+            value = values.get("value")
+            step.value = <PyObject*>value
+
+    def __dealloc__(self):
+        free(self.plans)
+        free(self.links)
+        free(self.steps)
+
+    # -- reading -----------------------------------------------------------
+
+    cdef dict read_pair(self, Reader* r, PlanNode* plan, int depth):
+        cdef RecordKeys keys = <RecordKeys>plan.obj
+        cdef dict record = new_record(keys)
+        cdef PyObject** values = record_values(record, keys)
+        cdef Py_ssize_t number
+        cdef Step* step
+        cdef int action
+        if depth > self.max_depth:
+            raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                               % self.max_depth, r.pos)
+        if (depth & 31) == 31:
+            check_read_stack(r, depth)
+        for number in range(plan.first, plan.first + plan.size):
+            step = &self.steps[number]
+            action = step.action
+            if action == S_READ:
+                set_field(record, values, step.slot, <object>step.name,
+                          self.read_plan(r, step.node, depth))
+            elif action == S_SKIP:
+                self.writer.skip_value(r, step.node, depth)
+            elif action == S_CONSTANT:
+                set_field(record, values, step.slot, <object>step.name, <object>step.value)
+            elif action == S_LIST:
+                set_field(record, values, step.slot, <object>step.name, [])
+            elif action == S_DICT:
+                set_field(record, values, step.slot, <object>step.name, {})
+            else:
+                set_field(record, values, step.slot, <object>step.name, self.read_default(step, depth))
+        return record
+
+    cdef object read_default(self, Step* step, int depth):
+        cdef Reader reader
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&reader, <bytes>step.value, &view, self.item_allowance)
+        try:
+            return self.reader.read_value(&reader, step.node, depth)
+        finally:
+            close_reader(&view, acquired)
+
+    cdef object read_plan(self, Reader* r, Py_ssize_t index, int depth):
+        cdef PlanNode* plan = &self.plans[index]
+        cdef int kind = plan.kind
+        cdef Py_ssize_t start
+        cdef int symbol
+        if kind == P_READ:
+            return self.reader.read_value(r, plan.node, depth)
+        if kind == P_RECORD:
+            return self.read_pair(r, plan, depth + 1)
+        if kind == P_WRITER_UNION:
+            return self.read_plan(r, self.links[plan.first + read_index(r, plan.size)], depth)
+        if kind == P_TO_DOUBLE:
+            return <double>read_long(r)
+        if kind == P_TO_FLOAT:
+            return <double><float>read_long(r)
+        if kind == P_FLOAT_TO_DOUBLE:
+            return read_float(r)
+        if kind == P_ENUM:
+            start = r.pos
+            symbol = read_index(r, plan.size)
+            value = (<tuple>plan.obj)[symbol]
+            if value is None:
+                raise_decode_error(r, <str>(<tuple>plan.obj2)[symbol], start)
+            return value
+        if kind == P_ARRAY:
+            return self.read_array(r, plan, depth)
+        if kind == P_MAP:
+            return self.read_map(r, plan, depth)
+        raise_decode_error(r, <str>plan.obj, r.pos)    # P_FAIL
+
+    cdef list read_array(self, Reader* r, PlanNode* plan, int depth):
+        cdef Py_ssize_t child = plan.first
+        cdef long long count = read_block_count(r, plan.min_size, self.max_items)
+        cdef long long position
+        cdef list items = new_items(count)
+        while count:
+            for position in range(count):
+                put_item(items, self.read_plan(r, child, depth))
+            count = read_block_count(r, plan.min_size, self.max_items)
+        return items
+
+    cdef dict read_map(self, Reader* r, PlanNode* plan, int depth):
+        cdef Py_ssize_t child = plan.first
+        cdef long long count = read_block_count(r, plan.min_size, self.max_items)
+        cdef long long position
+        cdef dict entries = new_record_dict(count)
+        cdef str key
+        while count:
+            for position in range(count):
+                key = read_key(r)
+                entries[key] = self.read_plan(r, child, depth)
+            count = read_block_count(r, plan.min_size, self.max_items)
+        return entries
+
+    cdef object read_root(self, Reader* r):
+        if self.root_record:
+            return self.read_pair(r, &self.plans[self.root], 0)
+        return self.read_plan(r, self.root, 0)
+
+    # -- counting: the reader's Interpreter counts for the pair ---------------
+
+    @property
+    def calls(self):
+        """Entry-point calls served."""
+        return self.reader.calls
+
+    @property
+    def work(self):
+        """The bytes the calls read."""
+        return self.reader.work
+
+    def watch(self, unsigned long long hot_at, on_hot):
+        """Calls ``on_hot()`` once, from the call that brings the work done
+        (bytes read) to ``hot_at``; 0 stops watching (Interpreter.watch)."""
+        self.reader.watch(hot_at, on_hot)
+
+    # -- the entry points of a compiled resolving codec -------------------------
+
+    def load(self, data):
+        """The reader's value of the writer's Avro binary `data` (all of it)."""
+        return self.decode(data, 0)
+
+    def load_from(self, data, Py_ssize_t start):
+        """The value of Avro binary `data` from byte `start` to the end."""
+        return self.decode(data, start)
+
+    def load_one(self, data, Py_ssize_t start):
+        """The value at byte `start` of `data` and the offset after it; bytes
+        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_root(&r)
+            self.reader.count(r.pos - start)
+        finally:
+            close_reader(&view, acquired)
+        return result, r.pos
+
+    def load_block(self, data, long long count):
+        """`count` values read one after another from `data`, which they must
+        fill exactly (a container file's block, decompressed)."""
+        return self.load_block_within(data, count, self.item_allowance)[0]
+
+    def load_block_within(self, data, long long count, long long allowance):
+        """The values of load_block, their items (and values that take no
+        bytes) paid for from the data's length plus `allowance`, and what is
+        left of that sum (as a compiled codec's load_block_within)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef long long number
+        if allowance < 0:
+            raise ValueError(u"a negative item allowance")
+        cdef int acquired = open_reader(&r, data, &view, allowance)
+        cdef list values = []
+        try:
+            if count < 0:
+                raise DecodeError(u"a block of %d values" % count, 0)
+            check_count(&r, count, self.min_size, 9223372036854775807, 0)
+            for number in range(count):
+                values.append(self.read_root(&r))
+            if r.pos != r.end:
+                raise DecodeError(u"%d bytes left in the block after its %d values"
+                                  % (r.end - r.pos, count), r.pos)
+            self.reader.count(r.end)
+        finally:
+            close_reader(&view, acquired)
+        return values, r.budget
+
+    cdef object decode(self, data, Py_ssize_t start):
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_root(&r)
+            if r.pos != r.end:
+                check_finished(&r)
+            self.reader.count(r.end - start)
         finally:
             close_reader(&view, acquired)
         return result
