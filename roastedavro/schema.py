@@ -22,7 +22,7 @@ from marshmallow.utils import missing as missing_value
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
 from roastedavro.errors import CompileError, DatumError, DecodeError, DumpError, NotCompiledError, SchemaError
-from roastedavro.codegen import generate_module
+from roastedavro.codegen import NO_VALUE, generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
 from roastedavro.encoders.collections import each_in_path
 from roastedavro.flags import CompileFlags
@@ -364,7 +364,8 @@ class CompiledSchema(Schema):
                 else:
                     datum = record_dump_datum(plan.root, dumped)
             except ValidationError as error:
-                raise ValidationError(_renamed(error.messages, plan.root, many)) from None
+                raise ValidationError(_renamed(error.messages, plan.root, many,
+                                               standing_in=not plan.dump_reasons)) from None
         except RecursionError:
             raise _too_deep("dump") from None
         try:
@@ -478,10 +479,15 @@ def _attribute_path(root: RecordPlan, path: tuple, many: bool) -> list:
     return result
 
 
-def _renamed(messages: Any, root: RecordPlan, many: bool) -> Any:
-    """record_dump_datum's messages, keyed by attribute names."""
-    def walk(node, records):
+def _renamed(messages: Any, root: RecordPlan, many: bool, standing_in: bool = False) -> Any:
+    """record_dump_datum's messages, keyed by attribute names. ``standing_in``
+    for the compiled writer (no dump hooks): a field the object has no value
+    for is reported as that writer reports it (NO_VALUE), not as a post_dump
+    output that left it out."""
+    def walk(node, records, field=None):
         if not isinstance(node, dict):
+            if standing_in and field is not None and node == [field.error_messages["required"]]:
+                return [NO_VALUE]
             return node
         out = {}
         for key, value in node.items():
@@ -494,7 +500,7 @@ def _renamed(messages: Any, root: RecordPlan, many: bool) -> Any:
             if field is None:
                 out[key] = walk(value, records)
             else:
-                out[field.name] = walk(value, _record_plans(field.value) or records)
+                out[field.name] = walk(value, _record_plans(field.value) or records, field.field)
         return out
 
     if many and isinstance(messages, dict):
@@ -550,6 +556,12 @@ def _serialize_message(field: Any, value: Any, failure: Exception) -> str:
     from marshmallow import fields as mm_fields
 
     messages = field.error_messages
+    if isinstance(field, mm_fields.Pluck):
+        # a value without the plucked key: as the compiled writer's lookup says
+        plucked = field.schema.fields.get(field.field_name)
+        return (plucked or field).error_messages["required"]
+    if isinstance(field, mm_fields.Nested) and field.many:
+        return "Not a valid list."      # roastedavro._support.as_list
     if isinstance(field, mm_fields.Enum) and "unknown" in messages:
         return formatted(messages["unknown"], choices=getattr(field, "choices_text", ""))
     if isinstance(field, mm_fields.Tuple):
@@ -597,6 +609,8 @@ def _failing_value(field: Any, value: Any, records: list, obj: Any) -> Any:
                     return {index: found}
             return None
         if isinstance(field, mm_fields.Tuple):
+            if len(tuple(value)) != len(field.tuple_fields):
+                return None
             for index, (inner, item) in enumerate(zip(field.tuple_fields, value)):
                 found = _failing_item(inner, item, records, obj)
                 if found is not None:
@@ -748,7 +762,7 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writ
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
         if compile is None:
             pair = (AvroCodec(reader, flags, writer_schema=writer), AvroCodec(reader, flags))
-        elif "compile" in inspect.signature(AvroCodec).parameters:
+        elif _codec_serves_uncompiled():
             pair = (AvroCodec(reader, flags, writer_schema=writer, compile=compile),
                     AvroCodec(reader, flags, compile=compile))
         else:
@@ -757,9 +771,17 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writ
     return pair[1].dump(pair[0].load(data))
 
 
+def _codec_serves_uncompiled() -> bool:
+    """Whether AvroCodec takes compile="never" (serving from tier 0)."""
+    from roastedavro.codec import AvroCodec
+
+    return "compile" in inspect.signature(AvroCodec).parameters
+
+
 def _resolve_with_fastavro(reader: AvroSchema, writer: AvroSchema, flags: CompileFlags) -> tuple:
     """A stand-in for AvroCodec(compile="never") where AvroCodec does not take
-    it: fastavro resolves the writer's raw bytes to the reader's raw values,
+    it: tier 0 checks the bytes as the writer's (DecodeError with the offset,
+    the flags' bounds), fastavro resolves them to the reader's raw values,
     which tier 0 writes as the reader's bytes."""
     import json
 
@@ -774,10 +796,12 @@ def _resolve_with_fastavro(reader: AvroSchema, writer: AvroSchema, flags: Compil
     parsed_reader = fastavro.parse_schema(raw_reader)
     parsed_writer = fastavro.parse_schema(raw_writer)
     interpreter = Interpreter(parse_schema(raw_reader), flags)
+    check = Interpreter(parse_schema(raw_writer), flags)
 
     class Resolving:
         @staticmethod
         def load(data):
+            check.load(data)
             stream = io.BytesIO(bytes(data))
             try:
                 value = fastavro.schemaless_reader(stream, parsed_writer, parsed_reader)

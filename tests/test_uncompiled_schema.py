@@ -25,7 +25,7 @@ from marshmallow import (
 
 import roastedavro.schema as schema_module
 from roastedavro import CompiledSchema, compiler
-from roastedavro.errors import DecodeError, NotCompiledError
+from roastedavro.errors import DecodeError, NotCompiledError, SchemaResolutionError
 
 UTC = dt.timezone.utc
 
@@ -247,6 +247,8 @@ DUMP_ERRORS = [
     {"u": "not a uuid"}, {"color": "BLUE"}, {"pair": (1, 2, 3)}, {"blob": 5},
     {"naive": dt.datetime(2000, 1, 1, tzinfo=UTC)}, {"aware": dt.datetime(2000, 1, 1)},
     {"t": dt.time(1, 2, tzinfo=UTC)}, {"s": 5}, {"b": None}, {"point": None},
+    {"b": "x"}, {"b": []}, {"pair": "x"}, {"pair": 5}, {"pluck": "x"}, {"points": 1},
+    {"points": ["x"]}, {"point": "x"}, {"days": 5}, {"times": 5}, {"color_value": "b"},
 ]
 
 
@@ -272,6 +274,34 @@ def test_dump_errors_are_the_compiled_codecs(compiled, uncompiled, kind, change)
         assert ours.value.messages == error.messages
     else:
         assert schema.dump_compiled(records, many=True) == expected
+
+
+@pytest.mark.parametrize("flag", ["x", "", [], [0], 0, 2.5, None])
+def test_booleans_are_written_as_their_truth_value_through_hooks(compiled, flag):
+    # marshmallow 4's Boolean dumps values unchanged; the compiled writer
+    # writes their truth value, and so does the path through marshmallow's dump
+    record = {**RECORD, "b": flag}
+    try:
+        expected = compiled["plain"].dump_compiled(record)
+    except ValidationError as error:
+        with pytest.raises(ValidationError) as ours:
+            compiled["hooked"].dump_compiled(record)
+        assert ours.value.messages == error.messages == {"b": ["Field may not be null."]}
+        return
+    assert compiled["hooked"].dump_compiled(record) == expected
+    assert compiled["plain"].load_compiled(expected)["b"] is bool(flag)
+
+
+def test_a_boolean_default_is_not_converted():
+    # a default is what load returns: "yes" cannot be one (the writer's
+    # truth value applies to values it writes, not to the schema's default)
+    from roastedavro.errors import CompileError
+
+    yes = type("Yes", (CompiledSchema,), {"b": fields.Boolean(load_default="yes")})
+    with pytest.raises(CompileError, match="'yes' is not a valid Avro boolean"):
+        yes().avro_schema()
+    no = type("No", (CompiledSchema,), {"b": fields.Boolean(load_default=False)})
+    assert no().avro_schema()["fields"] == [{"name": "b", "type": "boolean", "default": False}]
 
 
 def test_a_list_is_not_a_record(compiled, uncompiled):
@@ -322,8 +352,21 @@ def test_data_of_another_writer_schema(compiled, uncompiled):
     writer = Plain().avro_schema()
     assert schema.load_compiled(many, many=True, writer_schema=writer) == \
         reference.load_compiled(many, many=True, writer_schema=writer) == [loaded, loaded]
-    with pytest.raises(DecodeError):
-        schema.load_compiled(data[:-3], writer_schema=Plain)
+    for cut in (1, 3, 5, 40):
+        with pytest.raises(DecodeError) as ours:
+            schema.load_compiled(data[:-cut], writer_schema=Plain)
+        with pytest.raises(DecodeError) as theirs:
+            reference.load_compiled(data[:-cut], writer_schema=Plain)
+        assert ours.value.offset == theirs.value.offset
+
+
+def test_another_writer_schema_where_avrocodec_cannot_serve_it_uncompiled(
+        compiled, uncompiled, monkeypatch):
+    # the stand-in for an AvroCodec that does not take compile="never"
+    monkeypatch.setattr(schema_module, "_codec_serves_uncompiled", lambda: False)
+    test_data_of_another_writer_schema(compiled, uncompiled)
+    with pytest.raises(SchemaResolutionError):
+        uncompiled["plain"].load_compiled(b"", writer_schema=Newer)
 
 
 def test_an_explicit_compile_still_refuses(uncompiled):

@@ -77,6 +77,16 @@ class BooleanEncoder(Encoder):
     def emit_write(self, fn, value):
         self.emit_write_value(fn, value, "write_boolean_value", bool)
 
+    def dump_datum(self, dumped):
+        # marshmallow 4's Boolean dumps values unchanged; the writer writes
+        # their truth value (roastedavro._support.serialize_value)
+        return dumped if dumped is None or type(dumped) is bool else bool(dumped)
+
+    def default_datum(self, value):
+        # a default is the value load returns, so not converted: the schema
+        # refuses one that is not a boolean
+        return value
+
     def emit_read(self, fn, target):
         fn.line(f"{target} = read_boolean(r)")
         self.emit_deserialize(fn, target)
