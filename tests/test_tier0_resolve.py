@@ -349,6 +349,27 @@ def test_depth_items_and_budget_while_reading_and_skipping_like_the_compiled_cod
         assert tier0_outcome[0] == "value"
 
 
+# a record read into a reader's union at the root (its records one level
+# deeper than at a record root), each with a record default read at a level below
+UNION_ROOT_READER = ["null", record("Node", field("value", "long"), field("next", ["null", "Node"]),
+                                    field("leaf", record("Leaf", field("x", "int")),
+                                          default={"x": 1}))]
+
+
+@pytest.mark.parametrize("flags", [None, SMALL], ids=["default", "small"])
+def test_depth_of_a_union_root_and_of_defaults_like_the_compiled_codec(flags):
+    compiled, tier0 = both(NODE, UNION_ROOT_READER, flags)
+    limit = (flags or CompileFlags()).max_depth
+    outcomes = []
+    for length in range(1, 9):
+        data = b"\x02\x02" * (length - 1) + b"\x02\x00"
+        outcomes.append(outcome(tier0.load, data))
+        assert_same_outcome(outcomes[-1], outcome(compiled.load, data))
+    # the n-th record is at depth n, its default's Leaf at n + 1
+    assert [result[0] for result in outcomes] == \
+        ["value" if length + 1 <= limit else "DecodeError" for length in range(1, 9)]
+
+
 def test_skipping_builds_no_python_objects():
     import tracemalloc
 
