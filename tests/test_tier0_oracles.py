@@ -9,18 +9,23 @@ same bytes; values equal with their types, key order, decimal exponents, time
 zones, NaN and the sign of zero; the same error type and text, the same
 DatumError path, the same DecodeError offset), and returns the interpreter's
 result, on which the original test then makes its own claims against its
-oracle.
+oracle. One allowance: where a thread's C stack runs out, both raise the same
+error type with the same advice, each at the depth its own frames reach.
 
 - tests/test_tier0_codec.py runs tests/test_codec.py so (fastavro, Java,
-  small thread stacks);
-- this module runs the byte tests of tests/test_java_oracle.py so, the fuzz
-  target's seeds, saved inputs and mutations (tests/fuzz/compiled_targets.py,
-  the Avro schemas of its marshmallow schemas), hostile bytes of
-  tests/test_hostile.py, and threads sharing one interpreter with errors
-  interleaved.
+  a small thread stack);
+- tests/test_tier0_twins.py runs the AvroCodec tests of test_java_oracle,
+  test_single_object, test_fast_paths, test_wide_records and test_huge_ints so;
+- this module runs the fuzz target's seeds, saved inputs, seeded mutations,
+  hostile shapes and large former findings (tests/fuzz/compiled_targets.py,
+  on the Avro schemas of its marshmallow schemas) through twins, mutated
+  messages of zero-size items from tests/test_hostile.py in bounded memory,
+  and threads sharing one interpreter per schema with errors interleaved;
+  values are also read by fastavro (decimals exactly, uuids on fixed as UUIDs).
 
 tests/test_codec_properties.py (random schemas against fastavro) has its
-tier-0 counterpart in tests/test_tier0.py, which draws the same schemas.
+tier-0 counterpart in tests/test_tier0.py: random schemas, tier 0 against the
+compiled codec and fastavro, damaged bytes against the compiled codec.
 """
 
 from __future__ import annotations
@@ -31,20 +36,19 @@ import decimal
 import importlib.util
 import inspect
 import io
-import json
 import math
 import pathlib
 import random
 import reprlib
 import sys
 import threading
+import uuid
 
 import fastavro
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import avro_strategies
 from roastedavro import codec as codec_module
 from roastedavro._tier0 import Interpreter
 from roastedavro.avro import parse_schema
@@ -326,3 +330,283 @@ def test_a_twin_avro_codec_serves_both_tiers():
     assert codec.load(codec.dump([1, 2])) == [1, 2]
     assert codec._twin.interpreter.calls == calls + 2
     assert codec.load_single(codec.dump_single([3])) == [3]
+
+
+# ---------------------------------------------------------------------------
+# the fuzz target's schemas (tests/fuzz/compiled_targets.py): seeds, saved
+# inputs, mutations and hostile shapes
+# ---------------------------------------------------------------------------
+
+targets = _load("compiled_targets", TESTS / "fuzz" / "compiled_targets.py")
+FUZZ_CORPUS = TESTS / "fuzz" / "corpus"
+_fuzz_twins: dict = {}
+
+
+# fastavro reads a uuid on a fixed(16) (Avro 1.12) as plain bytes; the
+# codecs read a uuid.UUID. The oracle reads it so under a name of its own.
+_FIXED_UUID = "test-fixed-uuid"
+fastavro.read.LOGICAL_READERS[f"fixed-{_FIXED_UUID}"] = (
+    lambda data, writer_schema, reader_schema: uuid.UUID(bytes=data))
+
+
+def _fixed_uuids(schema):
+    if isinstance(schema, list):
+        return [_fixed_uuids(branch) for branch in schema]
+    if not isinstance(schema, dict):
+        return schema
+    copy = {key: _fixed_uuids(value) if key in ("type", "items", "values") else value
+            for key, value in schema.items()}
+    if "fields" in schema:
+        copy["fields"] = [dict(field, type=_fixed_uuids(field["type"])) for field in schema["fields"]]
+    if schema.get("logicalType") == "uuid" and schema.get("type") == "fixed":
+        copy["logicalType"] = _FIXED_UUID
+    return copy
+
+
+def oracle_schema(avro):
+    """fastavro's parse of a schema, reading decimals exactly (as Java and
+    the codecs do: tests/test_codec_properties.py) and uuids on fixed(16)
+    as uuid.UUID."""
+    from test_codec_properties import exact_decimals
+
+    return fastavro.parse_schema(_fixed_uuids(exact_decimals(avro)))
+
+
+def fuzz_twin(target):
+    """The twin of a fuzz target's Avro schema (an array of its records where
+    the target reads many) and the oracle's parse of it."""
+    if target.name not in _fuzz_twins:
+        avro = target.schema_class().avro_schema()
+        if target.many:
+            avro = {"type": "array", "items": avro}
+        _fuzz_twins[target.name] = (twin_of(parse_schema(avro)), oracle_schema(avro))
+    return _fuzz_twins[target.name]
+
+
+def check_input(data: bytes) -> str:
+    """The fuzz target's check on tier 0 (beside the compiled codec of the
+    same Avro schema): a value, which fastavro reads from the same bytes,
+    all of them, and which dumps to bytes that load to the same value and
+    dump the same again; or a DecodeError with an offset inside the input."""
+    target, payload = targets.pick(data)
+    twin, exact = fuzz_twin(target)
+    kind, value = outcome(twin.load, payload)
+    if kind == "error":
+        assert isinstance(value, DecodeError), (target.name, payload, value)
+        assert 0 <= value.offset <= len(payload), (target.name, value)
+        return "DecodeError"
+    buffer = io.BytesIO(payload)
+    assert_identical(value, fastavro.schemaless_reader(buffer, exact, None))
+    assert buffer.tell() == len(payload)
+    kind, again = outcome(twin.dump, value)
+    if kind == "error":
+        # a decimal beyond its precision is read exactly and not written
+        assert isinstance(again, DatumError) and "more than the precision" in str(again), again
+        return "value"
+    back = twin.load(again)
+    assert_identical(back, value)
+    assert twin.dump(back) == again
+    return "value"
+
+
+@pytest.fixture(scope="module")
+def seeds():
+    return list(targets.seeds())
+
+
+def test_fuzz_seeds_and_saved_inputs(seeds):
+    assert {name for name, _ in seeds} == {target.name for target in targets.TARGETS}
+    for name, data in seeds:
+        assert check_input(data) == "value", name
+    saved = sorted(path for path in FUZZ_CORPUS.iterdir() if path.suffix != ".md")
+    assert len(saved) >= 7
+    outcomes = {path.name: check_input(path.read_bytes()) for path in saved}
+    # the bombs of 10^8 zero-size items are over the item budget (10^6 is
+    # within it); decimals beyond their precision are read exactly (as Java
+    # reads them)
+    assert {name for name, kind in outcomes.items() if kind == "DecodeError"} == {
+        name for name in outcomes if name.startswith("zero-size") and "1e8" in name}
+    assert outcomes["zero-size-1e6-nulls"] == "value"
+
+
+def test_fuzz_seeded_mutations(seeds):
+    rng = random.Random(20261126)
+    pool = [data for _, data in seeds]
+    totals = collections.Counter()
+    for _ in range(3000):
+        totals[check_input(targets.mutate(rng, rng.choice(pool), pool))] += 1
+    assert totals["DecodeError"] > 1000 and totals["value"] > 100, totals
+
+
+@pytest.mark.parametrize("name", [target.name for target in targets.TARGETS])
+def test_fuzz_hostile_shapes_per_target(name, seeds):
+    """Counts and lengths that claim far more than the input holds, spliced into every seed."""
+    index = [target.name for target in targets.TARGETS].index(name)
+    bombs = [b"\xfe\xff\xff\xff\x0f", b"\x80\xc2\xd7\x2f", b"\xff" * 9 + b"\x01", b"\x01", b"\x03\x02"]
+    for seed_name, data in seeds:
+        if seed_name == name:
+            for at in range(1, min(len(data), 40)):
+                for bomb in bombs:
+                    check_input(bytes([index]) + data[1:at] + bomb + data[at:])
+
+
+def _selector(name: str) -> bytes:
+    return bytes([[target.name for target in targets.TARGETS].index(name)])
+
+
+def test_fuzz_large_former_findings():
+    """tests/test_fuzz_short.py's inputs too large to keep as files: a
+    recursive record 200,000 deep, 100 kB decimals, and item counts past
+    the budget."""
+    deep = _selector("generic") + b"\x00\x00" + b"\x00\x02" * 200_000 + b"\x00\x00" + b"\x00" * 6
+    assert check_input(deep) == "DecodeError"
+    big = _zigzag(100_000) + b"\x01" + b"\x23" * (100_000 - 1)
+    for data in (_selector("decimals") + big + b"\x00" * 40,
+                 _selector("decimals") + b"\x02\x01" * 3 + b"\x00" * 20 + b"\x00\x00\x02\x01" + big):
+        check_input(data)
+    # zero_size: nulls, then five empty collections and an empty string
+    rest = b"\x00" * 6
+    block = _zigzag(600_000)
+    for data, message in [(_zigzag(10**8) + b"\x00" + rest, "item budget exceeded"),
+                          (_zigzag(2**62) + b"\x00" + rest, "CompileFlags.max_items"),
+                          # blocks of 600,000 nulls, and the empty records after them:
+                          # together past the allowance of 10^6 items
+                          (block * 2 + b"\x00" + rest, "item budget exceeded"),
+                          (block + b"\x00" + block + b"\x00" + rest[2:], "item budget exceeded")]:
+        assert check_input(_selector("zero_size") + data) == "DecodeError"
+        with pytest.raises(DecodeError, match=message):
+            fuzz_twin(targets.pick(_selector("zero_size"))[0])[0].load(data)
+    assert check_input(_selector("zero_size") + block + b"\x00" + rest) == "value"
+
+
+def _zigzag(n: int) -> bytes:
+    n = (n << 1) ^ (n >> 63)
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    return bytes(out + bytes([n]))
+
+
+# ---------------------------------------------------------------------------
+# hostile messages (tests/test_hostile.py): items that take no bytes, mutated
+# ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def zeros():
+    import test_hostile
+
+    avro = test_hostile.Zeros().avro_schema()
+    # a small allowance keeps the worst message small, as test_hostile's
+    return (twin_of(parse_schema(avro), CompileFlags(item_allowance=20_000)), oracle_schema(avro),
+            fastavro.parse_schema(avro))
+
+
+def _hostile():
+    import test_hostile
+
+    return test_hostile
+
+
+@settings(max_examples=300, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(index=st.sampled_from(range(len(_hostile().ZERO_RECORDS))), operations=_hostile().OPERATIONS)
+def test_mutated_messages_of_zero_size_items_in_bounded_memory(zeros, index, operations):
+    import tracemalloc
+
+    twin, exact, parsed = zeros
+    record = _hostile().ZERO_RECORDS[index]
+    encoded = twin.dump(record)
+    assert encoded == fastavro_dump(parsed, record)
+    data = _hostile().mutate(encoded, operations)
+    tracemalloc.start()
+    try:
+        kind, value = outcome(twin.load, data)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # both tiers' values together: at most (length + 20,000) items each
+    assert peak < 64 * 1024 * 1024
+    if kind == "error":
+        assert isinstance(value, DecodeError) and 0 <= value.offset <= len(data), value
+        return
+    buffer = io.BytesIO(data)
+    assert_identical(value, fastavro.schemaless_reader(buffer, exact, None))
+    assert buffer.tell() == len(data)
+    kind, again = outcome(twin.dump, value)
+    if kind == "value":
+        assert_identical(twin.load(again), value)
+    else:  # a decimal beyond its precision: read exactly, not written
+        assert isinstance(again, DatumError) and "more than the precision" in str(again)
+
+
+def fastavro_dump(parsed, datum) -> bytes:
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, parsed, datum)
+    return out.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# threads sharing one interpreter per schema, errors interleaved
+# ---------------------------------------------------------------------------
+
+_WRONG_VALUES = [object(), "text", 2**70, -1.5, None, b"\xff", [1], {"k": object()}]
+
+
+def _damaged(rng: random.Random, value):
+    """``value`` with one field of a record (of the first, in a list) replaced
+    by a value of the wrong kind."""
+    if isinstance(value, list):
+        return [_damaged(rng, value[0])] + value[1:] if value else [object()]
+    copy = dict(value)
+    copy[rng.choice(sorted(copy))] = rng.choice(_WRONG_VALUES)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def thread_cases(seeds):
+    """(twin, entry point, arguments, the compiled codec's outcome) for
+    every fuzz target: its seeds and mutations of them to load, the values
+    they give and damaged ones to dump."""
+    rng = random.Random(28)
+    cases = []
+    for name, data in seeds:
+        target, payload = targets.pick(data)
+        twin, _ = fuzz_twin(target)
+        mutated = targets.mutate(rng, data, [data])[1:]
+        value = twin.interpreter.load(payload)
+        prefixed = b"\xc3\x01" + payload
+        for call, args in [("load", (payload,)), ("load", (mutated,)), ("load_from", (prefixed, 2)),
+                           ("dump", (value,)), ("dump", (_damaged(rng, value),)),
+                           ("load", (payload[:rng.randrange(len(payload) or 1)],))]:
+            cases.append((twin, call, args, outcome(getattr(twin.compiled, call), *args)))
+    kinds = collections.Counter(
+        type(expected[1]).__name__ if expected[0] == "error" else expected[0]
+        for _, _, _, expected in cases)
+    assert kinds["value"] > 100 and kinds["DatumError"] > 30 and kinds["DecodeError"] > 30, kinds
+    return cases
+
+
+def test_threads_sharing_interpreters_get_the_compiled_codecs_outcomes(thread_cases):
+    failures = []
+    start = threading.Barrier(4)
+
+    def work(seed):
+        rng = random.Random(seed)
+        order = list(thread_cases)
+        start.wait()
+        for _ in range(8):
+            rng.shuffle(order)
+            for twin, call, args, expected in order:
+                got = outcome(getattr(twin.interpreter, call), *args)
+                difference = identical_outcomes(got, expected)
+                if difference is not None:
+                    failures.append((call, _shown(args), difference))
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures, failures[:5]
