@@ -204,16 +204,7 @@ def test_every_kind_of_plan_like_the_compiled_codec_and_java(data, java):
 
 def test_data_that_reaches_an_unreadable_part_fails_as_compiled(java):
     compiled, tier0 = both(KITCHEN_WRITER, KITCHEN_READER)
-    datum = {"id": 1, "ratio": 16777217, "big": 2**53 + 1, "f": 0.1, "name": "n", "blob": b"b",
-             "color": "RED", "hue": "B", "maybe": 4, "plain": 3,
-             "lines": [{"sku": "s", "qty": 2, "extra": {"x": None}}],
-             "by_sku": {"s": {"sku": "s", "qty": 3, "extra": {}}}, "old_name": "o",
-             "gone": {"a": [1, 2], "b": {"a": [], "b": None, "c": False, "d": 1.0, "e": "RED",
-                                         "f": b"abcd", "g": "x", "h": None, "i": 1, "j": 5},
-                      "c": True, "d": 2.0, "e": "BLUE", "f": b"efgh", "g": b"y", "h": None,
-                      "i": -1, "j": 6},
-             "gone_fixed": b"0123", "gone_lines": [], "when": 1_700_000_000_000_000,
-             "amount": b"\x01\x00", "node": {"value": 1, "next": {"value": 2, "next": None}}}
+    datum = KITCHEN_DATUM
     good = written(KITCHEN_WRITER, datum)
     value = tier0.load(good)
     assert_same(value, compiled.load(good))
@@ -233,6 +224,42 @@ def test_data_that_reaches_an_unreadable_part_fails_as_compiled(java):
         assert error[0] == "DecodeError" and where in error[1], error
         assert error == outcome(compiled.load, item)
         assert isinstance(answer, dict)  # Java refuses it too
+
+
+def test_threads_sharing_a_resolving_interpreter_get_the_compiled_results():
+    import threading
+
+    compiled, tier0 = both(KITCHEN_WRITER, KITCHEN_READER)
+    encoded = [written(KITCHEN_WRITER, {**KITCHEN_DATUM, "id": number, "lines": [
+        {"sku": str(item), "qty": item, "extra": {"k": None}} for item in range(number % 7)]})
+        for number in range(40)]
+    expected = [compiled.load(item) for item in encoded]
+    results: dict = {}
+
+    def work(number):
+        results[number] = [[tier0.load(item) for item in encoded] for _ in range(20)]
+
+    threads = [threading.Thread(target=work, args=(number,)) for number in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(results) == [0, 1, 2, 3]
+    for rounds in results.values():
+        for values in rounds:
+            assert_same(values, expected)
+
+
+KITCHEN_DATUM = {"id": 1, "ratio": 16777217, "big": 2**53 + 1, "f": 0.1, "name": "n", "blob": b"b",
+    "color": "RED", "hue": "B", "maybe": 4, "plain": 3,
+    "lines": [{"sku": "s", "qty": 2, "extra": {"x": None}}],
+    "by_sku": {"s": {"sku": "s", "qty": 3, "extra": {}}}, "old_name": "o",
+    "gone": {"a": [1, 2], "b": {"a": [], "b": None, "c": False, "d": 1.0, "e": "RED",
+                                "f": b"abcd", "g": "x", "h": None, "i": 1, "j": 5},
+             "c": True, "d": 2.0, "e": "BLUE", "f": b"efgh", "g": b"y", "h": None,
+             "i": -1, "j": 6},
+    "gone_fixed": b"0123", "gone_lines": [], "when": 1_700_000_000_000_000,
+    "amount": b"\x01\x00", "node": {"value": 1, "next": {"value": 2, "next": None}}}
 
 
 def test_defaults_are_fresh_values_each_time():
