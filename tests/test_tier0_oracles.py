@@ -244,10 +244,19 @@ def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = N
         name for name, value in vars(module).items()
         if name.startswith("test_") and callable(value) and name not in leave_out
         and _uses_avro_codec(module, value)]
-    for name, value in vars(module).items():
-        if _is_fixture(value) or name in names:
-            assert namespace.get(name, value) is value, f"{name} is taken"
-            namespace[name] = value
+    # the tests and the module's fixtures they take (and those take)
+    needed, todo = set(), list(names)
+    while todo:
+        name = todo.pop()
+        value = vars(module).get(name)
+        if name in needed or not (name in names or _is_fixture(value)):
+            continue
+        needed.add(name)
+        todo.extend(inspect.signature(getattr(value, "_fixture_function", value)).parameters)
+    for name in needed:
+        value = vars(module)[name]
+        assert namespace.get(name, value) is value, f"{name} is taken"
+        namespace[name] = value
 
     @pytest.fixture(scope="module", autouse=True)
     def twin_codecs():
