@@ -68,8 +68,10 @@ class _Plan:
         self.raw_model = parse_schema(self.raw)
         self.raw_many_model = parse_schema({"type": "array", "items": self.raw})
         self._interpreters: dict = {}
-        self.has_decimals = any(_decimal_encoder(f.value) is not None
-                                for record in self.records for f in record.fields)
+        #: per record (by id): its fields that are decimals or nested records
+        #: holding some, which the uncompiled writer checks (see _unroundable)
+        self.decimal_checks = _decimal_checks(self.root)
+        self.has_decimals = bool(self.decimal_checks.get(id(self.root)))
         self._parsed_raw = None
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
@@ -341,16 +343,32 @@ class CompiledSchema(Schema):
         Errors name the field path by attribute names, as the compiled
         writer's do."""
         plan = self._plan()
+        unroundable = None
+        if plan.has_decimals and not (plan.dump_reasons or plan.root_pre_dump):
+            # standing in for the compiled writer, which refuses a Decimal
+            # marshmallow's dump would round to its places (with dump hooks
+            # the compiled codec writes marshmallow's output too)
+            for index, item in enumerate(obj) if many else [(None, obj)]:
+                found = _unroundable(self, plan.root, item, plan.decimal_checks)
+                if found is not None:
+                    unroundable = ValidationError(found if index is None else {index: found})
+                    break
+        try:
+            data = self._write_uncompiled(obj, many, flags)
+        except ValidationError as error:
+            # the compiled writer reports the first value it meets that it refuses
+            if unroundable is not None and _written_before(
+                    plan.root, _error_path(unroundable.messages), _error_path(error.messages)):
+                raise unroundable from None
+            raise
+        if unroundable is not None:
+            raise unroundable
+        return data
+
+    def _write_uncompiled(self, obj: Any, many: bool, flags: CompileFlags | None) -> bytes:
+        plan = self._plan()
         one, array = plan.interpreters(flags or CompileFlags())
         try:
-            if plan.has_decimals and not (plan.dump_reasons or plan.root_pre_dump):
-                # standing in for the compiled writer, which refuses a Decimal
-                # marshmallow's dump would round to its places (with dump
-                # hooks the compiled codec writes marshmallow's output too)
-                for index, item in enumerate(obj) if many else [(None, obj)]:
-                    found = _unroundable(self, plan.root, item)
-                    if found is not None:
-                        raise ValidationError(found if index is None else {index: found})
             try:
                 dumped = self.dump(obj, many=many)
             except ValidationError:
@@ -652,22 +670,88 @@ def _decimal_encoder(value: Any) -> Any:
     return encoder if isinstance(encoder, DecimalEncoder) else None
 
 
-def _unroundable(schema: Schema, record: RecordPlan, obj: Any, depth: int = 0) -> dict | None:
+def _error_path(messages: Any) -> list:
+    """The path of a ValidationError's first message (keys down to a list)."""
+    path = []
+    while isinstance(messages, dict) and messages:
+        key = next(iter(messages))
+        path.append(key)
+        messages = messages[key]
+    return path
+
+
+def _written_before(root: RecordPlan, first: list, second: list) -> bool:
+    """Whether the compiled writer meets the value at ``first`` (attribute
+    names, indexes) before the one at ``second``: fields in the record's
+    order, items in index order, a value before its parts."""
+    records = [root]
+    for a, b in zip(first, second):
+        if a != b:
+            if isinstance(a, int) and isinstance(b, int):
+                return a < b
+            for record in records:
+                names = [f.name for f in record.fields]
+                if a in names and b in names:
+                    return names.index(a) < names.index(b)
+            return True
+        if isinstance(a, str):
+            for record in records:
+                field = next((f for f in record.fields if f.name == a), None)
+                if field is not None:
+                    records = _record_plans(field.value) or records
+                    break
+    return len(first) <= len(second)
+
+
+def _decimal_checks(root: RecordPlan) -> dict:
+    """For each record reachable from ``root`` (by id), the fields to check
+    before marshmallow's dump: (field plan, decimal encoder, None) for a
+    Decimal field, (field plan, None, nested record) for a Nested field whose
+    record holds Decimal fields, at any depth."""
+    from marshmallow import fields as mm_fields
+
+    fields_of: dict = {}
+    stack = [root]
+    while stack:
+        record = stack.pop()
+        if id(record) in fields_of:
+            continue
+        entries = []
+        for plan in record.fields:
+            if plan.field.load_only:
+                continue
+            encoder = _decimal_encoder(plan.value)
+            if encoder is not None:
+                entries.append((plan, encoder, None))
+            elif isinstance(plan.field, mm_fields.Nested) and not isinstance(plan.field, mm_fields.Pluck):
+                nested = [r for r in _record_plans(plan.value)
+                          if type(r.schema) is type(plan.field.schema)]
+                if nested:
+                    entries.append((plan, None, nested[0]))
+                    stack.append(nested[0])
+        fields_of[id(record)] = entries
+    # keep the nested records that lead to a decimal (a fixed point over cycles)
+    holds = {key for key, entries in fields_of.items() if any(e[1] is not None for e in entries)}
+    grown = True
+    while grown:
+        grown = False
+        for key, entries in fields_of.items():
+            if key not in holds and any(e[2] is not None and id(e[2]) in holds for e in entries):
+                holds.add(key)
+                grown = True
+    return {key: [e for e in entries if e[1] is not None or id(e[2]) in holds]
+            for key, entries in fields_of.items() if key in holds}
+
+
+def _unroundable(schema: Schema, record: RecordPlan, obj: Any, checks: dict,
+                 depth: int = 0) -> dict | None:
     """The compiled writer's error for a Decimal field's value (in this
     record or its nested records) that has more places than the field
     writes: marshmallow's dump would round it."""
-    from marshmallow import fields as mm_fields
-
     if depth > 100 or obj is None:
         return None
-    for plan in record.fields:
+    for plan, encoder, nested in checks.get(id(record), ()):
         field = plan.field
-        if field.load_only:
-            continue
-        encoder = _decimal_encoder(plan.value)
-        nested = isinstance(field, mm_fields.Nested) and not isinstance(field, mm_fields.Pluck)
-        if encoder is None and not nested:
-            continue
         try:
             value = field.get_value(obj, plan.dump_key, accessor=schema.get_attribute)
         except Exception:  # noqa: BLE001 - marshmallow's dump reports it
@@ -680,15 +764,12 @@ def _unroundable(schema: Schema, record: RecordPlan, obj: Any, depth: int = 0) -
             except DumpError as error:
                 return {plan.name: error.messages}
             continue
-        records = [r for r in _record_plans(plan.value) if type(r.schema) is type(field.schema)]
-        if not records:
-            continue
         try:
             items = list(enumerate(value)) if field.many else [(None, value)]
         except TypeError:
             continue
         for index, item in items:
-            found = _unroundable(field.schema, records[0], item, depth + 1)
+            found = _unroundable(field.schema, nested, item, checks, depth + 1)
             if found is not None:
                 return {plan.name: found if index is None else {index: found}}
     return None

@@ -38,6 +38,7 @@ class Color(enum.Enum):
 class Point(Schema):
     x = fields.Integer(data_key="X")
     at = fields.DateTime()
+    cost = fields.Decimal(places=2, allow_none=True, metadata={"precision": 9})
 
 
 class Keyed(Schema):
@@ -131,8 +132,8 @@ RECORD = {
     "color": Color.GREEN, "color_value": Color.RED, "pair": (3, uuid.UUID(int=9)),
     "times": [MOMENT, MOMENT.replace(year=1900)], "days": {"a": dt.date(2024, 2, 29)},
     "blob": b"\x00\xff", "maybe": None,
-    "pluck": {"id": uuid.UUID(int=1)}, "point": {"x": 1, "at": MOMENT},
-    "points": [{"x": 2, "at": MOMENT}, {"x": 3, "at": MOMENT}],
+    "pluck": {"id": uuid.UUID(int=1)}, "point": {"x": 1, "at": MOMENT, "cost": Decimal("0.01")},
+    "points": [{"x": 2, "at": MOMENT, "cost": None}, {"x": 3, "at": MOMENT, "cost": Decimal(-5)}],
 }
 
 
@@ -249,6 +250,14 @@ DUMP_ERRORS = [
     {"t": dt.time(1, 2, tzinfo=UTC)}, {"s": 5}, {"b": None}, {"point": None},
     {"b": "x"}, {"b": []}, {"pair": "x"}, {"pair": 5}, {"pluck": "x"}, {"points": 1},
     {"points": ["x"]}, {"point": "x"}, {"days": 5}, {"times": 5}, {"color_value": "b"},
+    {"points": [{"x": 1, "at": MOMENT, "cost": Decimal("0.5")},
+                {"x": 1, "at": MOMENT, "cost": Decimal("1.001")}]},
+    {"point": {"x": 1, "at": MOMENT, "cost": Decimal("1E+9")}},
+    # several wrong values: the first one written is reported
+    {"points": [{"x": 2**64, "at": MOMENT, "cost": Decimal("1.001")}]},
+    {"i": 2**64, "amount": Decimal("1.001")}, {"amount": Decimal("1.001"), "u": "bad"},
+    {"amount": Decimal("1.001"), "color": "BLUE"}, {"f": "x", "amount": Decimal("1.001")},
+    {"points": [{"x": 1, "at": MOMENT, "cost": Decimal("1.001")}], "pluck": "x"},
 ]
 
 
@@ -347,7 +356,7 @@ def test_data_of_another_writer_schema(compiled, uncompiled):
     assert schema.tier == "interpreter"
     assert loaded == reference.load_compiled(data, writer_schema=Plain)
     assert loaded == {"s": "héllo", "i": -7, "added": 7, "points": [
-        {"x": 2, "at": MOMENT}, {"x": 3, "at": MOMENT}]}
+        {"x": 2, "at": MOMENT, "cost": None}, {"x": 3, "at": MOMENT, "cost": Decimal("-5.00")}]}
     many = uncompiled["plain"].dump_compiled([RECORD, RECORD], many=True)
     writer = Plain().avro_schema()
     assert schema.load_compiled(many, many=True, writer_schema=writer) == \
@@ -427,7 +436,7 @@ def test_random_records(compiled, interpreted, at, day, t, seconds, cents, ident
     record = {**RECORD, "at": at, "aware": at, "times": [at], "day": day, "days": {s: day},
               "t": t, "took": dt.timedelta(seconds=seconds), "amount": Decimal(cents).scaleb(-2),
               "u": ident, "uf": ident, "pair": (i, ident), "i": i, "s": s, "f": f,
-              "points": [{"x": x, "at": at} for x in xs]}
+              "points": [{"x": x, "at": at, "cost": Decimal(cents).scaleb(-3)} for x in xs]}
     try:
         expected = reference.dump_compiled(record)
     except ValidationError as error:
