@@ -28,6 +28,7 @@ from roastedavro.encoders.collections import each_in_path
 from roastedavro.flags import CompileFlags
 from roastedavro.hooks import LoadHooks
 from roastedavro.visitor import (
+    FieldPlan,
     RecordPlan,
     SchemaVisitor,
     avro_schema,
@@ -343,27 +344,43 @@ class CompiledSchema(Schema):
         Errors name the field path by attribute names, as the compiled
         writer's do."""
         plan = self._plan()
-        unroundable = None
-        if plan.has_decimals and not (plan.dump_reasons or plan.root_pre_dump):
-            # standing in for the compiled writer, which refuses a Decimal
-            # marshmallow's dump would round to its places (with dump hooks
-            # the compiled codec writes marshmallow's output too)
-            for index, item in enumerate(obj) if many else [(None, obj)]:
-                found = _unroundable(self, plan.root, item, plan.decimal_checks)
-                if found is not None:
-                    unroundable = ValidationError(found if index is None else {index: found})
-                    break
+        # without dump hooks this stands in for the compiled writer: it
+        # refuses a Decimal marshmallow's dump would round to its places, and
+        # reports the first wrong value in the order that writer meets them
+        # (with hooks the compiled codec writes marshmallow's output too)
+        standing_in = not (plan.dump_reasons or plan.root_pre_dump)
+        unroundable = False
+        if standing_in and plan.has_decimals:
+            unroundable = any(_unroundable(self, plan.root, item, plan.decimal_checks) is not None
+                              for item in (_items(obj) if many else [obj]))
         try:
-            data = self._write_uncompiled(obj, many, flags)
-        except ValidationError as error:
-            # the compiled writer reports the first value it meets that it refuses
-            if unroundable is not None and _written_before(
-                    plan.root, _error_path(unroundable.messages), _error_path(error.messages)):
-                raise unroundable from None
-            raise
-        if unroundable is not None:
-            raise unroundable
-        return data
+            if not unroundable:
+                return self._write_uncompiled(obj, many, flags)
+        except ValidationError:
+            if not standing_in:
+                raise
+            first = self._first_refused(obj, many, flags)
+            if first is None:
+                raise
+            raise ValidationError(first) from None
+        first = self._first_refused(obj, many, flags)
+        raise ValidationError(first or {"_schema": ["Cannot be written."]})
+
+    def _first_refused(self, obj: Any, many: bool, flags: CompileFlags | None) -> dict | None:
+        """The compiled writer's error for ``obj``: each field taken on its
+        own (marshmallow's serialization, the Decimal check, the Avro value),
+        a refused one marked where it stands, then tier 0 finds the first
+        wrong value in write order. None when nothing is refused."""
+        plan = self._plan()
+        one = plan.interpreters(flags or CompileFlags())[0]
+        try:
+            for index, item in enumerate(_items(obj)) if many else [(None, obj)]:
+                found = _first_refused_in(self, plan, one, item)
+                if found is not None:
+                    return found if index is None else {index: found}
+        except (RecursionError, DumpError):
+            return None
+        return None
 
     def _write_uncompiled(self, obj: Any, many: bool, flags: CompileFlags | None) -> bytes:
         plan = self._plan()
@@ -670,37 +687,131 @@ def _decimal_encoder(value: Any) -> Any:
     return encoder if isinstance(encoder, DecimalEncoder) else None
 
 
-def _error_path(messages: Any) -> list:
-    """The path of a ValidationError's first message (keys down to a list)."""
-    path = []
-    while isinstance(messages, dict) and messages:
-        key = next(iter(messages))
-        path.append(key)
-        messages = messages[key]
-    return path
+def _items(obj: Any) -> list:
+    """The records of many=True, as the compiled writer takes them."""
+    if type(obj) is list:
+        return obj
+    try:
+        return list(obj)
+    except TypeError:
+        raise DumpError("Not a valid list.") from None
 
 
-def _written_before(root: RecordPlan, first: list, second: list) -> bool:
-    """Whether the compiled writer meets the value at ``first`` (attribute
-    names, indexes) before the one at ``second``: fields in the record's
-    order, items in index order, a value before its parts."""
-    records = [root]
-    for a, b in zip(first, second):
-        if a != b:
-            if isinstance(a, int) and isinstance(b, int):
-                return a < b
-            for record in records:
-                names = [f.name for f in record.fields]
-                if a in names and b in names:
-                    return names.index(a) < names.index(b)
-            return True
-        if isinstance(a, str):
-            for record in records:
-                field = next((f for f in record.fields if f.name == a), None)
-                if field is not None:
-                    records = _record_plans(field.value) or records
-                    break
-    return len(first) <= len(second)
+class _Refused:
+    """A value marked as refused (its messages) in the datum tier 0 writes
+    to find the first wrong value."""
+
+    __slots__ = ("messages",)
+
+    def __init__(self, messages):
+        self.messages = messages
+
+
+def _first_refused_in(schema: CompiledSchema, plan: _Plan, interpreter, obj: Any) -> dict | None:
+    datum = _datum_marking(schema, plan, plan.root, obj, 0)
+    try:
+        interpreter.dump(datum)
+        return None
+    except DatumError as error:
+        value, prefix = datum, []
+        for part in error.path:
+            try:
+                value = value[part]
+            except (KeyError, IndexError, TypeError):
+                break
+            prefix.append(part)
+            if isinstance(value, _Refused):
+                messages = value.messages
+                for name in reversed(_attribute_path(plan.root, tuple(prefix), False)):
+                    messages = {name: messages}
+                return messages
+        messages = [_datum_message(plan.root, datum, error.path, False) or error.reason]
+        for part in reversed(_attribute_path(plan.root, error.path, False)):
+            messages = {part: messages}
+        return messages
+
+
+def _datum_marking(schema: Schema, plan: _Plan, record: RecordPlan, obj: Any, depth: int) -> dict:
+    """The Avro record of ``obj`` field by field, each value the writer
+    refuses replaced by a _Refused; nested records are followed."""
+    from marshmallow import fields as mm_fields
+
+    if depth > 200:
+        raise DumpError("too deep")
+    datum = {}
+    checks = {entry[0].name: entry for entry in plan.decimal_checks.get(id(record), ())}
+    for field_plan in record.fields:
+        field = field_plan.field
+        name = field_plan.avro_name
+        if not field.load_only:
+            try:
+                value = field.get_value(obj, field_plan.dump_key, accessor=schema.get_attribute)
+            except Exception:  # noqa: BLE001 - serialize below reports it
+                value = missing_value
+            nested = None
+            if isinstance(field, mm_fields.Nested) and not isinstance(field, mm_fields.Pluck) \
+                    and value is not None and value is not missing_value:
+                nested = next((r for r in _record_plans(field_plan.value)
+                               if type(r.schema) is type(field.schema)), None)
+            if nested is not None:
+                if field.many:
+                    try:
+                        items = list(value)
+                    except TypeError:
+                        datum[name] = _Refused(["Not a valid list."])
+                        continue
+                    datum[name] = [_datum_marking(field.schema, plan, nested, item, depth + 1)
+                                   for item in items]
+                else:
+                    datum[name] = _datum_marking(field.schema, plan, nested, value, depth + 1)
+                continue
+            entry = checks.get(field_plan.name)
+            if entry is not None and entry[1] is not None and value is not None \
+                    and value is not missing_value:
+                encoder = entry[1]
+                try:
+                    decimal_bytes(field, value, obj, encoder.scale, encoder.precision, encoder.size)
+                except DumpError as error:
+                    datum[name] = _Refused(error.messages)
+                    continue
+        datum[name] = _field_datum(schema, field_plan, obj)
+    return datum
+
+
+_single_field_records: dict = {}
+
+
+def _field_datum(schema: Schema, field_plan: FieldPlan, obj: Any) -> Any:
+    """One field's Avro value as the uncompiled writer makes it, or a _Refused."""
+    field = field_plan.field
+    dumped = {}
+    if not field.load_only:
+        try:
+            value = field.serialize(field_plan.name, obj, accessor=schema.get_attribute)
+        except ValidationError as error:
+            return _Refused(error.messages)
+        except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
+            try:
+                raw = field.get_value(obj, field_plan.dump_key, accessor=schema.get_attribute)
+            except Exception:  # noqa: BLE001 - reported as the field's own failure
+                raw = None
+            found = None
+            if raw is not None:
+                found = _failing_value(field, raw, _record_plans(field_plan.value), obj)
+            return _Refused(found or [_serialize_message(field, raw, error)])
+        if value is not missing_value:
+            dumped[field_plan.avro_name] = value
+    single = _single_field_records.get(id(field_plan))
+    if single is None or single[0] is not field_plan:
+        if len(_single_field_records) > 4096:
+            _single_field_records.clear()
+        single = _single_field_records[id(field_plan)] = (
+            field_plan, RecordPlan(None, "single", None, "single", [field_plan]))
+    try:
+        return record_dump_datum(single[1], dumped)[field_plan.avro_name]
+    except ValidationError as error:
+        renamed = _renamed(error.messages, single[1], False, standing_in=True)
+        return _Refused(renamed.get(field_plan.name, renamed) if isinstance(renamed, dict) else renamed)
 
 
 def _decimal_checks(root: RecordPlan) -> dict:
