@@ -39,6 +39,7 @@ import io
 import math
 import pathlib
 import random
+import re
 import reprlib
 import sys
 import threading
@@ -217,33 +218,41 @@ def _is_fixture(value) -> bool:
     return hasattr(value, "_fixture_function_marker") or hasattr(value, "_pytestfixturefunction")
 
 
-def _uses_avro_codec(module, test) -> bool:
-    """Whether a test makes an AvroCodec or takes a fixture that does."""
-    if "AvroCodec" in inspect.getsource(test):
+def _uses_avro_codec(module, test, words) -> bool:
+    """Whether a test's source names one of ``words`` (AvroCodec, module-level
+    codecs), or it takes a fixture whose source does."""
+    def names(function) -> bool:
+        source = inspect.getsource(function)
+        return any(re.search(rf"\b{word}\b", source) for word in words)
+
+    if names(test):
         return True
     fixtures = vars(module)
-    return any(_is_fixture(fixtures.get(name)) and "AvroCodec" in inspect.getsource(
+    return any(_is_fixture(fixtures.get(name)) and names(
         getattr(fixtures[name], "_fixture_function", fixtures[name]))
         for name in inspect.signature(test).parameters)
 
 
-def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = None,
-                   patch=lambda module: {"AvroCodec": TwinAvroCodec},
+def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = None, *,
+                   module_codecs: tuple[str, ...] = (), patch=lambda module: {},
                    tests: list[str] | None = None) -> list[str]:
     """Makes ``namespace`` (a test module's globals) run ``module``'s tests
-    that make an AvroCodec (or take a fixture that does), and its fixtures,
-    with twin codecs: while they run, the attributes ``patch(module)`` gives
-    (by default its name ``AvroCodec``: TwinAvroCodec) replace the module's.
+    that make an AvroCodec or use one of its ``module_codecs`` (or take a
+    fixture that does), and its fixtures, with twin codecs: while they run,
+    the module's name ``AvroCodec`` is TwinAvroCodec, each of its
+    ``module_codecs`` is a TwinAvroCodec of the same schema and flags, and
+    the attributes ``patch(module)`` gives replace the module's.
     ``leave_out`` maps the tests that are about the compiled codec object
     itself (not its data) to why; ``tests`` names the tests where they are
     not found so. Returns the names of the tests."""
     leave_out = leave_out or {}
+    words = ("AvroCodec", *module_codecs)
     unknown = set(leave_out) - set(vars(module))
     assert not unknown, f"no such tests to leave out: {unknown}"
     names = tests if tests is not None else [
         name for name, value in vars(module).items()
         if name.startswith("test_") and callable(value) and name not in leave_out
-        and _uses_avro_codec(module, value)]
+        and _uses_avro_codec(module, value, words)]
     # the tests and the module's fixtures they take (and those take)
     needed, todo = set(), list(names)
     while todo:
@@ -261,6 +270,11 @@ def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = N
     @pytest.fixture(scope="module", autouse=True)
     def twin_codecs():
         with pytest.MonkeyPatch.context() as patcher:
+            if hasattr(module, "AvroCodec"):
+                patcher.setattr(module, "AvroCodec", TwinAvroCodec)
+            for name in module_codecs:
+                codec = getattr(module, name)
+                patcher.setattr(module, name, TwinAvroCodec(codec.schema, codec.flags))
             for name, value in patch(module).items():
                 assert hasattr(module, name), name
                 patcher.setattr(module, name, value)

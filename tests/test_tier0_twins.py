@@ -20,6 +20,7 @@ interpreter's results against their oracles.
 """
 
 import test_fast_paths
+import test_hardening
 import test_huge_ints
 import test_java_oracle
 import test_loaded_records
@@ -39,8 +40,7 @@ run_with_twins(test_fast_paths, globals(), leave_out={
 run_with_twins(test_wide_records, globals(), leave_out={
     "test_a_wide_resolution_pair_matches_fastavro": "schema resolution",
 })
-run_with_twins(test_huge_ints, globals(), patch=lambda module: {
-    "CODEC": TwinAvroCodec(module.CODEC.schema)})
+run_with_twins(test_huge_ints, globals(), module_codecs=("CODEC",))
 run_with_twins(test_loaded_records, globals(), leave_out={
     "test_the_setitem_codec_really_takes_the_other_path": "the compiled codec's two ways to fill a dict",
     "test_many_loads_leave_the_template_alone": "the compiled codec's record templates",
@@ -73,3 +73,7 @@ def test_an_array_cut_short_in_its_first_block_frees_its_items_on_tier_0():
         gc.collect()
     # the half-filled lists (and the records in them) are gone
     assert len(gc.get_objects()) < before + 50
+run_with_twins(test_hardening, globals(), module_codecs=("WIDE_CODEC", "BRANCHY_CODEC"), leave_out={
+    "test_a_malformed_precompiled_package_is_ignored_with_a_warning": "precompiled packages",
+    "test_a_writer_reader_pair_reads_a_decimal_beyond_its_precision_exactly": "schema resolution",
+})
