@@ -74,10 +74,13 @@ class _ResolvingGenerator:
             self.read_writer_union(fn, plan, target)
         elif isinstance(plan, ReaderUnion):
             self.read_plan(fn, plan.plan, target)
-        elif isinstance(plan, RecordRef):  # a pair the reader cannot read
-            self.unreadable(fn, self.resolution.record(plan).error)
-        elif isinstance(plan, Unreadable):
-            self.unreadable(fn, plan)
+        elif isinstance(plan, (RecordRef, Unreadable)):  # what the reader cannot read
+            self.unreadable(fn, plan if isinstance(plan, Unreadable)
+                            else self.resolution.record(plan).error)
+            # not reached (the call raises), but Cython refuses a target no
+            # path assigns (a pair reached only through a writer's union
+            # branch, whose field the reader cannot read)
+            fn.line(f"{target} = None")
         else:  # pragma: no cover - every kind of plan is handled above
             raise AssertionError(f"no code for {plan!r}")
 
