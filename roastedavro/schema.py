@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import inspect
 import io
+import json
 import logging
 import sys
 import threading
@@ -17,7 +18,7 @@ from marshmallow.decorators import PRE_DUMP
 from roastedavro import compiler, tiers
 from roastedavro._tier0 import Interpreter
 from roastedavro._datum import encode_long
-from roastedavro._support import decimal_bytes, formatted
+from roastedavro._support import decimal_bytes, fits_precision, formatted
 from marshmallow.utils import missing as missing_value
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
@@ -73,6 +74,9 @@ class _Plan:
         #: holding some, which the uncompiled writer checks (see _unroundable)
         self.decimal_checks = _decimal_checks(self.root)
         self.has_decimals = bool(self.decimal_checks.get(id(self.root)))
+        #: whether the raw schema has decimals on bytes or fixed, whose
+        #: precision the compiled reader checks (see _wide_decimal)
+        self.reads_decimals = '"precision"' in json.dumps(self.raw)
         self._parsed_raw = None
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
@@ -80,16 +84,21 @@ class _Plan:
         self.root_pre_dump = visitor.root_pre_dump
         self.load_reasons = visitor.load_needs_marshmallow
 
-    def interpreters(self, flags: CompileFlags) -> tuple[Interpreter, Interpreter]:
-        """Tier 0 over the raw schema, for one record and for many (an
-        array of them), with the bounds of ``flags``."""
-        key = (flags.max_depth, flags.max_items, flags.item_allowance)
+    def interpreters(self, flags: CompileFlags, logical: bool = False) -> tuple[Interpreter, Interpreter]:
+        """Tier 0 over the raw schema (``logical``: over the schema itself,
+        which checks what the compiled reader checks), for one record and
+        for many (an array of them), with the bounds of ``flags``."""
+        key = (flags.max_depth, flags.max_items, flags.item_allowance, logical)
         pair = self._interpreters.get(key)
         if pair is None:
             if len(self._interpreters) >= 16:  # a bound for callers that vary flags
                 self._interpreters.clear()
-            pair = self._interpreters[key] = (Interpreter(self.raw_model, flags),
-                                              Interpreter(self.raw_many_model, flags))
+            if logical:
+                many = parse_schema({"type": "array", "items": self.avro})
+                pair = (Interpreter(self.schema, flags), Interpreter(many, flags))
+            else:
+                pair = (Interpreter(self.raw_model, flags), Interpreter(self.raw_many_model, flags))
+            self._interpreters[key] = pair
         return pair
 
     @property
@@ -240,7 +249,7 @@ class CompiledSchema(Schema):
         codec.dump_through_marshmallow = bool(plan.dump_reasons) or plan.root_pre_dump
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
-        codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags)
+        codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags, checked=True)
         codec.transcode = partial(_transcode, plan.schema, flags, {})
         codec.load_through_marshmallow = bool(load_reasons)
         codec.validate = flags.validate
@@ -411,10 +420,28 @@ class CompiledSchema(Schema):
                 messages = {part: messages}
             raise ValidationError(messages) from None
 
-    def _load_with_marshmallow(self, data, many: bool, flags: CompileFlags | None = None) -> Any:
+    def _load_with_marshmallow(self, data, many: bool, flags: CompileFlags | None = None,
+                               checked: bool = False) -> Any:
         """marshmallow's ``load`` of Avro binary ``data`` of this schema, read
-        by tier 0 (DecodeError with the offset for bytes that are not)."""
-        one, array = self._plan().interpreters(flags or CompileFlags())
+        by tier 0. Unless the compiled reader has ``checked`` them, the bytes
+        are checked as it checks them (logical types, a decimal's precision):
+        DecodeError with the offset of the first wrong value."""
+        plan = self._plan()
+        flags = flags or CompileFlags()
+        if not checked:
+            check = plan.interpreters(flags, logical=True)[1 if many else 0]
+            try:
+                check.load(data)
+            except DecodeError as error:
+                wide = _wide_decimal(plan, data, many, error.offset) if plan.reads_decimals else None
+                if wide is not None:
+                    raise wide from None
+                raise
+            if plan.reads_decimals:
+                wide = _wide_decimal(plan, data, many, None)
+                if wide is not None:
+                    raise wide
+        one, array = plan.interpreters(flags)
         raw = array.load(data) if many else one.load(data)
         return self._load_datum(raw, many)
 
@@ -685,6 +712,115 @@ def _decimal_encoder(value: Any) -> Any:
 
     encoder = getattr(value, "encoder", value)
     return encoder if isinstance(encoder, DecimalEncoder) else None
+
+
+class _Stop(Exception):
+    pass
+
+
+def _wide_decimal(plan: _Plan, data, many: bool, until: int | None) -> DecodeError | None:
+    """The compiled reader's DecodeError for the first decimal (on bytes or
+    fixed) with more digits than its precision, before byte ``until``
+    (None: anywhere): tier 0 reads decimals exactly, as plain Avro does. The
+    bytes are walked in Python, positions only; None if there is none, or
+    where the walk cannot go on (bytes tier 0 refused after ``until``)."""
+    view = memoryview(data).cast("B") if not isinstance(data, bytes) else data
+    end = len(view) if until is None else min(until, len(view))
+    named: dict = {}
+    pos = 0
+
+    def varint() -> int:
+        nonlocal pos
+        shift = result = 0
+        while True:
+            if pos >= end or shift > 63:
+                raise _Stop
+            byte = view[pos]
+            pos += 1
+            result |= (byte & 0x7F) << shift
+            shift += 7
+            if not byte & 0x80:
+                return (result >> 1) ^ -(result & 1)
+
+    def skip(n: int) -> None:
+        nonlocal pos
+        if n < 0 or pos + n > end:
+            raise _Stop
+        pos += n
+
+    def walk(schema: Any) -> None:
+        nonlocal pos
+        if isinstance(schema, str):
+            if schema in named:
+                return walk(named[schema])
+            kind = schema
+            schema = {"type": kind}
+        elif isinstance(schema, list):
+            index = varint()
+            if not 0 <= index < len(schema):
+                raise _Stop
+            return walk(schema[index])
+        kind = schema["type"]
+        if isinstance(kind, (dict, list)):
+            return walk(kind)
+        if kind in ("record", "error"):
+            named.setdefault(schema["name"], schema)
+            for field in schema["fields"]:
+                walk(field["type"])
+        elif kind == "null":
+            pass
+        elif kind == "boolean":
+            skip(1)
+        elif kind in ("int", "long", "enum"):
+            if kind == "enum":
+                named.setdefault(schema["name"], schema)
+            varint()
+        elif kind == "float":
+            skip(4)
+        elif kind == "double":
+            skip(8)
+        elif kind in ("bytes", "string", "fixed"):
+            if kind == "fixed":
+                named.setdefault(schema["name"], schema)
+            start = pos
+            n = schema["size"] if kind == "fixed" else varint()
+            if n < 0 or pos + n > end:
+                raise _Stop
+            precision = schema.get("precision")
+            if type(precision) is int and kind != "string":
+                if kind == "bytes" and n > (int(precision * 3.3220) + 1 + 8) // 8:
+                    raise _Wide(precision, schema.get("scale", 0), start)
+                unscaled = int.from_bytes(view[pos:pos + n], "big", signed=True)
+                if not fits_precision(unscaled, precision):
+                    raise _Wide(precision, schema.get("scale", 0), start)
+            pos += n
+        elif kind in ("array", "map"):
+            while True:
+                count = varint()
+                if count == 0:
+                    break
+                if count < 0:
+                    count = -count
+                    varint()       # the block's size in bytes
+                for _ in range(count):
+                    if kind == "map":
+                        skip(varint())
+                    walk(schema["items"] if kind == "array" else schema["values"])
+        else:
+            raise _Stop
+
+    try:
+        walk({"type": "array", "items": plan.raw} if many else plan.raw)
+    except _Wide as wide:
+        return DecodeError(f"decimal value has more digits than decimal({wide.args[0]}, "
+                           f"{wide.args[1]}) allows", wide.args[2])
+    except (_Stop, RecursionError, KeyError, TypeError, IndexError):
+        return None
+    return None
+
+
+class _Wide(Exception):
+    pass
 
 
 def _items(obj: Any) -> list:

@@ -24,7 +24,7 @@ from marshmallow import (
 )
 
 import roastedavro.schema as schema_module
-from roastedavro import CompiledSchema, compiler
+from roastedavro import CompileFlags, CompiledSchema, compiler
 from roastedavro.errors import DecodeError, NotCompiledError, SchemaResolutionError
 
 UTC = dt.timezone.utc
@@ -481,3 +481,49 @@ def test_random_wrong_values_give_the_compiled_writers_error(compiled, interpret
         assert ours.value.messages == error.messages
     else:
         assert interpreted.dump_compiled(value, many=many) == expected
+
+
+def outcome(load, data, many):
+    try:
+        return ("value", repr(load(data, many=many)))
+    except ValidationError as error:
+        return ("invalid", error.messages, repr(error.valid_data))
+    except DecodeError as error:
+        return ("malformed", error.reason, error.offset)
+
+
+RECORDS = [RECORD, {**RECORD, "times": [], "points": [
+    {"x": 1, "at": MOMENT, "cost": Decimal("9999999.99")}] * 3}]
+
+
+@pytest.mark.parametrize("change, reason", [
+    ({"amount": (10**9).to_bytes(5, "big", signed=True)}, "more digits than decimal(9, 2)"),
+    ({"amount": bytes(9)}, "more digits than decimal(9, 2)"),
+    ({"fixed_amount": (10**18).to_bytes(8, "big", signed=True)}, "more digits than decimal(18, 2)"),
+    ({"at": 2**62}, ""), ({"day": 2**31 - 1}, ""), ({"u": "not a uuid"}, "UUID"),
+    ({"t": 24 * 3600 * 10**6}, ""),
+])
+def test_values_the_compiled_reader_refuses_are_decode_errors(compiled, interpreted, change, reason):
+    # tier 0 reads the raw schema's values; the checks of the compiled reader
+    # (logical types, a decimal's precision) give the same DecodeError
+    raw = interpreted._plan().interpreters(CompileFlags())[0]
+    datum = {**raw.load(compiled["plain"].dump_compiled(RECORD)), **change}
+    data = raw.dump(datum)
+    expected = outcome(compiled["plain"].load_compiled, data, False)
+    assert expected[0] == "malformed" and reason in expected[1]
+    assert outcome(interpreted.load_compiled, data, False) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), many=st.booleans())
+def test_damaged_bytes_are_read_as_the_compiled_reader_reads_them(compiled, interpreted, data, many):
+    reference = compiled["plain"]
+    good = reference.dump_compiled(RECORDS, many=True) if many else reference.dump_compiled(RECORD)
+    damaged = bytearray(good)
+    for index, byte in data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1),
+                                                    st.integers(0, 255)), min_size=1, max_size=3)):
+        damaged[index] = byte
+    cut = data.draw(st.none() | st.integers(0, len(good)))
+    damaged = bytes(damaged[:cut])
+    assert outcome(interpreted.load_compiled, damaged, many) == \
+        outcome(reference.load_compiled, damaged, many)
