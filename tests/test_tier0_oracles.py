@@ -20,7 +20,9 @@ error type with the same advice, each at the depth its own frames reach.
   hostile shapes and large former findings (tests/fuzz/compiled_targets.py,
   on the Avro schemas of its marshmallow schemas) through twins, mutated
   messages of zero-size items from tests/test_hostile.py in bounded memory,
-  and threads sharing one interpreter per schema with errors interleaved;
+  test_hostile's checks of the generic path (enum and union indexes, ints,
+  booleans, counts, UTF-8: the same DecodeError offsets), and threads
+  sharing one interpreter per schema with errors interleaved;
   values are also read by fastavro (decimals exactly, uuids on fixed as UUIDs).
 
 tests/test_codec_properties.py (random schemas against fastavro) has its
@@ -633,3 +635,65 @@ def test_threads_sharing_interpreters_get_the_compiled_codecs_outcomes(thread_ca
     for thread in threads:
         thread.join()
     assert not failures, failures[:5]
+
+
+# the generic path's checks (tests/test_hostile.py), which tier 0 replaces:
+# the same errors at the same offsets on both tiers
+MISC = {"type": "record", "name": "Misc", "fields": [{"name": "value", "type": {
+    "type": "record", "name": "MiscValue", "fields": [
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+        {"name": "u", "type": ["null", "int"]},
+        {"name": "b", "type": "boolean"},
+        {"name": "d", "type": {"type": "array", "items": "double"}},
+        {"name": "k", "type": {"type": "map", "values": "null"}}]}}]}
+TEXTS = {"type": "record", "name": "Texts", "fields": [
+    {"name": "words", "type": {"type": "map", "values": "string"}}]}
+
+
+@pytest.fixture(scope="module")
+def misc():
+    return twin_of(parse_schema(MISC))
+
+
+@pytest.fixture(scope="module")
+def texts():
+    return twin_of(parse_schema(TEXTS))
+
+
+def test_indexes_booleans_ints_and_counts_are_checked_at_their_offsets(misc):
+    import struct
+
+    record = {"value": {"e": "B", "u": 7, "b": True, "d": [0.5], "k": {"x": None}}}
+    data = misc.dump(record)
+    # enum, union branch, int, boolean, array (count, double, end), map (count, key, end)
+    assert data == b"\x02\x02\x0e\x01\x02" + struct.pack("<d", 0.5) + b"\x00\x02\x02x\x00"
+    assert misc.load(data) == record
+    for bad, offset in [
+        (b"\x04" + data[1:], 0),                              # enum index 2 of 2 symbols
+        (data[:1] + b"\x06" + data[2:], 1),                   # union branch 3 of 2
+        (data[:2] + _zigzag(2**31) + data[3:], 2),            # an int past 32 bits
+        (data[:3] + b"\x02" + data[4:], 3),                   # a boolean byte of 2
+        (data[:4] + _zigzag(1000) + data[5:], 4),             # 1,000 doubles in 9 bytes
+        (data[:14] + _zigzag(10) + data[15:], 14),            # 10 entries in 4 bytes
+        (data[:15] + b"\x06" + data[16:], 15),                # a key longer than what is left
+    ]:
+        with pytest.raises(DecodeError) as caught:
+            misc.load(bad)
+        assert caught.value.offset == offset, (bad, caught.value)
+
+
+@settings(max_examples=300, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.binary(max_size=12) | st.text(max_size=6).map(
+    lambda t: t.encode("utf-8", "surrogatepass")))
+def test_utf8_is_checked_as_python_checks_it(texts, text):
+    # the map's one value at offset 4: count, key length, "k", value length
+    data = b"\x02\x02k" + _zigzag(len(text)) + text + b"\x00"
+    try:
+        expected = text.decode("utf-8")
+    except UnicodeDecodeError as error:
+        with pytest.raises(DecodeError, match="UTF-8") as caught:
+            texts.load(data)
+        assert caught.value.offset == 4 + error.start
+    else:
+        assert_identical(texts.load(data), {"words": {"k": expected}})
