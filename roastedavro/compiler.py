@@ -31,12 +31,15 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import io
+import json
 import linecache
 import os
 import re
 import shlex
 import shutil
+import signal
 import stat
+import struct
 import subprocess
 import sys
 import sysconfig
@@ -277,8 +280,9 @@ def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None 
 
     ``build`` says where a module missing from the cache is built: ``"here"``
     (Cython and the C compiler run in this process), ``"child"`` (in a child
-    Python process: a thread waiting for it holds no GIL, so the rest of the
-    program runs on at full speed) or ``"never"`` (raise
+    Python process, started at the first such build and reused by later ones:
+    a thread waiting for it holds no GIL, so the rest of the program runs on
+    at full speed) or ``"never"`` (raise
     :class:`NotCompiledError`, without waiting for a build another thread
     has under way). ``ROASTEDAVRO_COMPILE=never`` makes every build "never".
     """
@@ -369,55 +373,293 @@ def _build_cached(source: str, name: str, directory: Path, target: Path, flags: 
 
 
 # -- building in a child process -------------------------------------------------
+#
+# Builds with build="child" go to a build process: a child Python process that
+# imports Cython's compiler once and then builds one module per request, so
+# Cython's start-up (about a second) is paid once per process, not per build.
+# Requests and replies are length-prefixed messages on the child's stdin and
+# stdout. The child exits when its stdin closes, which happens when this
+# process exits, however it exits; it also watches that its parent is alive.
 
 _CHILD_CODE = "from roastedavro.compiler import _child_main; _child_main()"
+#: build processes per process: builds beyond this many wait for one
+BUILD_WORKERS = 2
+# the environment a build process keeps from its start: a change to any of
+# these starts a new one
+_WORKER_ENV = ("CC", "PATH", "TMPDIR", "CPATH", "C_INCLUDE_PATH", "LIBRARY_PATH",
+               "LD_LIBRARY_PATH", "PYTHONPATH")
+_MESSAGE = struct.Struct("!Q")
+_MAX_MESSAGE = 1 << 31
+#: seconds a build process has to exit once asked to
+_STOP_WAIT = 2.0
+
+
+class _WorkerGone(Exception):
+    """The build process ended, or its pipe broke, during a request."""
+
+
+def _read_message(stream) -> bytes | None:
+    """A length-prefixed message from ``stream``, or None at its end."""
+    header = stream.read(_MESSAGE.size)
+    if len(header) < _MESSAGE.size:
+        return None
+    (size,) = _MESSAGE.unpack(header)
+    if size > _MAX_MESSAGE:
+        return None
+    body = stream.read(size)
+    return body if len(body) == size else None
+
+
+def _write_message(stream, body: bytes) -> None:
+    stream.write(_MESSAGE.pack(len(body)) + body)
+    stream.flush()
+
+
+class _BuildWorker:
+    """One build process; used by one thread at a time (see :class:`_WorkerPool`)."""
+
+    def __init__(self, key: tuple, env: dict, directory: Path):
+        self.key = key
+        # its stderr, read when it dies: a crash's traceback or signal says why
+        self._log = tempfile.TemporaryFile()
+        try:
+            # -P and the cache as the working folder: never a source tree that
+            # happens to be the current folder
+            self.process = subprocess.Popen(
+                [sys.executable, "-P", "-c", _CHILD_CODE], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=self._log, env=env, cwd=directory)
+        except OSError as error:
+            self._log.close()
+            raise CompileError(f"cannot start a Python process to build the codec: {error}") from None
+        self.pid = self.process.pid
+        self.builds = 0
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def request(self, body: bytes) -> bytes:
+        try:
+            _write_message(self.process.stdin, body)
+            reply = _read_message(self.process.stdout)
+        except (OSError, ValueError):
+            reply = None
+        if reply is None:
+            raise _WorkerGone
+        self.builds += 1
+        return reply
+
+    def why_gone(self) -> str:
+        """How the process ended (after a failed request), with its last words."""
+        try:
+            code = self.process.wait(timeout=_STOP_WAIT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            code = self.process.wait()
+        if code < 0:
+            try:
+                how = f"killed by signal {signal.Signals(-code).name}"
+            except ValueError:
+                how = f"killed by signal {-code}"
+        else:
+            how = f"exit status {code}"
+        with contextlib.suppress(OSError, ValueError):
+            self._log.seek(0, os.SEEK_END)
+            size = self._log.tell()
+            self._log.seek(max(0, size - 4000))
+            last = self._log.read().decode("utf-8", "replace").strip()
+            if last:
+                how += f"; it wrote:\n{last}"
+        return how
+
+    def stop(self, wait: bool = True) -> None:
+        """Ends the process: its stdin closes, so it exits between builds;
+        killed if it does not within ``_STOP_WAIT`` seconds (or at once)."""
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+        try:
+            self.process.wait(timeout=_STOP_WAIT if wait else 0)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=_STOP_WAIT)
+        with contextlib.suppress(OSError, ValueError):
+            self._log.close()
+
+
+class _WorkerPool:
+    """The build processes of this process: at most :data:`BUILD_WORKERS`, all
+    started with the same environment (``key``); a request with another key
+    retires the idle ones, and the busy ones as they finish."""
+
+    def __init__(self):
+        self._guard = threading.Condition()
+        self._key: tuple | None = None
+        self._idle: list[_BuildWorker] = []
+        self._busy: set[_BuildWorker] = set()
+
+    def take(self, key: tuple, env: dict, directory: Path) -> _BuildWorker:
+        with self._guard:
+            while True:
+                if key != self._key:
+                    for worker in self._idle:
+                        worker.stop()
+                    self._idle = []
+                    self._key = key
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        self._busy.add(worker)
+                        return worker
+                    worker.stop(wait=False)
+                if sum(1 for worker in self._busy if worker.key == key) < BUILD_WORKERS:
+                    worker = _BuildWorker(key, env, directory)
+                    self._busy.add(worker)
+                    return worker
+                self._guard.wait()
+
+    def give_back(self, worker: _BuildWorker, healthy: bool) -> None:
+        with self._guard:
+            self._busy.discard(worker)
+            if healthy and worker.key == self._key and worker.alive():
+                self._idle.append(worker)
+            else:
+                worker.stop(wait=healthy)
+            self._guard.notify_all()
+
+    def pids(self) -> list[int]:
+        """The process ids of the live build processes (for tests and reports)."""
+        with self._guard:
+            return [worker.pid for worker in [*self._idle, *self._busy] if worker.alive()]
+
+    def stop(self) -> None:
+        """Ends the idle build processes (busy ones end when their build does)."""
+        with self._guard:
+            for worker in self._idle:
+                worker.stop()
+            self._idle = []
+            self._key = None
+
+    def _forget(self) -> None:
+        # in a child forked from this process: the build processes are the
+        # parent's; closing this copy of their pipes keeps them from
+        # outliving the parent, and this process starts its own
+        self._guard = threading.Condition()
+        for worker in [*self._idle, *self._busy]:
+            for stream in (worker.process.stdin, worker.process.stdout):
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
+        self._idle = []
+        self._busy = set()
+        self._key = None
+
+
+_workers = _WorkerPool()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_workers._forget)
+
+
+def build_workers() -> list[int]:
+    """The process ids of this process's build processes (``build="child"``)."""
+    return _workers.pids()
+
+
+def _worker_env(directory: Path) -> tuple[tuple, dict]:
+    env = dict(os.environ)
+    env[CACHE_ENV] = str(directory)
+    # the child imports the same roastedavro, wherever it was imported from
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    key = (sys.executable, str(directory), *(env.get(name) for name in _WORKER_ENV))
+    return key, env
 
 
 def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
                     directory: Path) -> None:
-    """Builds ``source``'s module into the cache in a child Python process.
+    """Builds ``source``'s module into the cache in a build process.
 
     The source was generated and verified here; the child only runs Cython
     and the C compiler, so nothing about the schema is parsed again there.
     """
     import pickle
 
-    env = dict(os.environ)
-    env[CACHE_ENV] = str(directory)
-    # the child imports the same roastedavro, wherever it was imported from
-    env["PYTHONPATH"] = os.pathsep.join(
-        [str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
-    request = pickle.dumps((source, flags, fingerprint))
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as error:
         raise _unwritable(directory, error) from None
+    key, env = _worker_env(directory)
+    request = pickle.dumps((source, flags, fingerprint))
+    worker = _workers.take(key, env, directory)
+    healthy = False
     try:
-        # -P and the cache as the working folder: never a source tree that
-        # happens to be the current folder
-        completed = subprocess.run([sys.executable, "-P", "-c", _CHILD_CODE], input=request,
-                                   capture_output=True, env=env, cwd=directory)
-    except OSError as error:
-        raise CompileError(f"cannot start a Python process to build the codec: {error}") from None
-    if completed.returncode != 0:
-        # the child writes a CompileError's message, or a traceback if it crashed
-        report = completed.stderr.decode("utf-8", "replace").strip()
-        raise CompileError(report or f"the build process failed (exit {completed.returncode})")
+        reply = worker.request(request)
+        healthy = True
+    except _WorkerGone:
+        raise CompileError(
+            f"the build process (pid {worker.pid}) ended during the build ({worker.why_gone()}); "
+            f"the next build starts a new one") from None
+    finally:
+        # a request interrupted halfway (KeyboardInterrupt) leaves a reply
+        # behind: that process is not used again
+        _workers.give_back(worker, healthy)
+    outcome = json.loads(reply)
+    last_timing.update(outcome.get("timing", {}))
+    if not outcome["ok"]:
+        raise CompileError(outcome["error"])
+
+
+def _watch_parent(parent: int) -> None:
+    # the parent's pipe closes when it exits; a copy of it kept by a process
+    # forked from the parent could keep it open, so the parent is watched too
+    def watch():
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="roastedavro-parent", daemon=True).start()
+
+
+def _warm_up() -> None:
+    # what every build needs, imported now: Cython's compiler and the
+    # generators' helpers. Nothing is built.
+    with contextlib.suppress(ImportError):
+        from Cython.Compiler import Errors, Main, ModuleNode, Parsing, Pipeline  # noqa: F401
 
 
 def _child_main() -> None:
-    """The child's side of :func:`_build_in_child`: a pickled request on stdin."""
+    """The build process: requests on stdin, replies on stdout, until stdin closes."""
     import pickle
+    import traceback
 
-    source, flags, fingerprint = pickle.loads(sys.stdin.buffer.read())
-    key = build_key(source, flags)
-    name = _module_name(key, fingerprint)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent to handle
+    parent = os.getppid()
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb")
+    # the compilers this process runs inherit neither pipe, and whatever
+    # writes to stdout here lands in stderr, never among the replies
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
+    _watch_parent(parent)
+    _warm_up()
     directory = trusted_cache_dir()
-    try:
-        _build_cached(source, name, directory, directory / f"{name}{EXT_SUFFIX}", flags)
-    except CompileError as error:
-        sys.stderr.write(f"{error}\n")
-        sys.exit(1)
+    while True:
+        request = _read_message(requests)
+        if request is None:
+            return  # the parent closed the pipe: it exited or is done with this process
+        last_timing.clear()
+        try:
+            source, flags, fingerprint = pickle.loads(request)
+            name = _module_name(build_key(source, flags), fingerprint)
+            _build_cached(source, name, directory, directory / f"{name}{EXT_SUFFIX}", flags)
+            outcome = {"ok": True, "timing": dict(last_timing)}
+        except CompileError as error:
+            outcome = {"ok": False, "error": str(error)}
+        except Exception:
+            outcome = {"ok": False, "error": f"the build process failed:\n{traceback.format_exc()}"}
+        _write_message(replies, json.dumps(outcome).encode())
 
 
 # -- the cache's integrity ------------------------------------------------------

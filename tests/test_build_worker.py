@@ -1,0 +1,171 @@
+"""The build process behind build="child": one warm child Python process per
+process, reused by later builds, replaced when it dies or the environment
+that matters changes, and never outliving its parent."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from io import BytesIO
+
+import fastavro
+import pytest
+
+from roastedavro import CompileError, compiler
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avrogen import generate_avro_module
+from roastedavro.background import BackgroundCompiler
+from roastedavro.codec import AvroCodec, _compiled
+from roastedavro.flags import CompileFlags
+
+FLAGS = CompileFlags()
+
+
+def record_schema(name, size=4):
+    kinds = ["long", "string", "double", "boolean", "bytes"]
+    return {"type": "record", "name": name,
+            "fields": [{"name": f"f{i}", "type": ["null", kinds[i % 5]] if i % 2 else kinds[i % 5]}
+                       for i in range(size)]}
+
+
+def a_record(size=4):
+    values = {"long": -(2**40), "string": "ünï", "double": 2.5, "boolean": True, "bytes": b"\0\xff"}
+    kinds = ["long", "string", "double", "boolean", "bytes"]
+    return {f"f{i}": values[kinds[i % 5]] for i in range(size)}
+
+
+def fastavro_bytes(schema, record):
+    out = BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), record)
+    return out.getvalue()
+
+
+def running(pid):
+    """Whether ``pid`` is a live process (a zombie has exited)."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return not any(line.startswith("State:") and "Z" in line.split()[1] for line in status)
+    except FileNotFoundError:
+        return False
+
+
+def wait_until(condition, seconds=30.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("ROASTEDAVRO_COMPILE", raising=False)
+    yield tmp_path / "cache"
+    compiler._workers.stop()
+
+
+def test_builds_reuse_one_warm_process_and_the_codecs_work():
+    first, second = record_schema("WorkerFirst"), record_schema("WorkerSecond", 6)
+    # a background build, as the "hot" policy makes it
+    future = BackgroundCompiler().submit(
+        "first", lambda build: _compiled(parse_schema(first), FLAGS, build=build))
+    codec = future.result(timeout=300)
+    (pid,) = compiler.build_workers()
+    assert pid != os.getpid() and running(pid)
+    assert codec.dump(a_record()) == fastavro_bytes(first, a_record())
+    # an eager build in a child: the same process builds it
+    eager = AvroCodec(second, compile="eager", build="child")
+    assert eager.tier == "compiled"
+    assert compiler.build_workers() == [pid]
+    assert "cython" in compiler.last_timing and "cc" in compiler.last_timing
+    data = eager.dump(a_record(6))
+    assert data == fastavro_bytes(second, a_record(6))
+    assert eager.load(data) == fastavro.schemaless_reader(
+        BytesIO(data), fastavro.parse_schema(second), None)
+
+
+def test_a_failed_build_reports_its_error_and_the_process_serves_on():
+    with pytest.raises(CompileError, match=r"(?s)Cython could not compile.*Expected '\)'"):
+        compiler.load("def f(:\n    pass\n", FLAGS, build="child")
+    (pid,) = compiler.build_workers()
+    source = generate_avro_module(parse_schema(record_schema("AfterFailure"))).source
+    module = compiler.load(source, FLAGS, build="child")
+    assert module.__file__.endswith(compiler.EXT_SUFFIX)
+    assert compiler.build_workers() == [pid]
+
+
+def test_a_killed_build_process_is_a_compile_error_and_the_next_build_starts_another():
+    schema = parse_schema(record_schema("KilledMidway"))
+    generated = generate_avro_module(schema)
+    outcome = {}
+
+    def build():
+        try:
+            outcome["module"] = compiler.load(generated.source, FLAGS, build="child")
+        except Exception as error:  # noqa: BLE001 - the test looks at it
+            outcome["error"] = error
+
+    thread = threading.Thread(target=build)
+    thread.start()
+    assert wait_until(lambda: compiler._workers._busy)
+    (worker,) = compiler._workers._busy
+    os.kill(worker.pid, signal.SIGKILL)
+    thread.join(120)
+    assert not thread.is_alive()
+    error = outcome.get("error")
+    assert isinstance(error, CompileError), outcome
+    assert f"pid {worker.pid}" in str(error) and "SIGKILL" in str(error)
+    assert compiler.build_workers() == []
+    module = compiler.load(generated.source, FLAGS, build="child")
+    (pid,) = compiler.build_workers()
+    assert pid != worker.pid
+    codec = module.Codec(generated.bindings, FLAGS.max_depth, FLAGS.max_items,
+                         FLAGS.item_allowance)
+    assert codec.load(codec.dump(a_record())) == a_record()
+
+
+def test_a_changed_compiler_starts_a_new_process_and_its_error_arrives(tmp_path, monkeypatch):
+    with pytest.raises(CompileError):
+        compiler.load("def f(:\n    pass\n", FLAGS, build="child")
+    (before,) = compiler.build_workers()
+    failing = tmp_path / "failing-cc"
+    failing.write_text("#!/bin/sh\necho 'the failing compiler says no' >&2\nexit 3\n")
+    failing.chmod(0o755)
+    monkeypatch.setenv("CC", str(failing))
+    source = generate_avro_module(parse_schema(record_schema("OtherCompiler"))).source
+    with pytest.raises(CompileError, match=r"(?s)exit 3.*the failing compiler says no"):
+        compiler.load(source, FLAGS, build="child")
+    (after,) = compiler.build_workers()
+    assert after != before
+    assert wait_until(lambda: not running(before), 10)  # the old one was retired
+    monkeypatch.delenv("CC")
+    compiler.load(source, FLAGS, build="child")
+    (again,) = compiler.build_workers()
+    assert again not in (before, after)
+
+
+def test_the_build_process_exits_with_its_parent(tmp_path):
+    # the parent ends without any clean-up (os._exit): its pipe closing is
+    # what ends the build process
+    code = textwrap.dedent("""
+        import os, sys
+        from roastedavro import CompileError, compiler
+        from roastedavro.flags import CompileFlags
+        try:
+            compiler.load("def f(:\\n    pass\\n", CompileFlags(), build="child")
+        except CompileError:
+            pass
+        print(compiler.build_workers()[0], flush=True)
+        os._exit(0)
+    """)
+    env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"))
+    completed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                               text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    pid = int(completed.stdout.split()[-1])
+    assert wait_until(lambda: not running(pid), 15)
