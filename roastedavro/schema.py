@@ -77,6 +77,7 @@ class _Plan:
         #: whether the raw schema has decimals on bytes or fixed, whose
         #: precision the compiled reader checks (see _wide_decimal)
         self.reads_decimals = '"precision"' in json.dumps(self.raw)
+        self.decimal_scan = _DecimalScan(self.raw) if self.reads_decimals else None
         self._parsed_raw = None
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
@@ -437,12 +438,12 @@ class CompiledSchema(Schema):
                 if wide is not None:
                     raise wide from None
                 raise
-            if plan.reads_decimals:
-                wide = _wide_decimal(plan, data, many, None)
-                if wide is not None:
-                    raise wide
         one, array = plan.interpreters(flags)
         raw = array.load(data) if many else one.load(data)
+        if not checked and plan.reads_decimals and plan.decimal_scan.maybe_wide(raw, many):
+            wide = _wide_decimal(plan, data, many, None)
+            if wide is not None:
+                raise wide
         return self._load_datum(raw, many)
 
     def _load_datum(self, raw: Any, many: bool = False) -> Any:
@@ -821,6 +822,140 @@ def _wide_decimal(plan: _Plan, data, many: bool, until: int | None) -> DecodeErr
 
 class _Wide(Exception):
     pass
+
+
+class _DecimalScan:
+    """Whether a raw datum may hold a decimal wider than its precision (or
+    longer than the compiled reader reads): a filter for the exact walk of
+    the bytes (_wide_decimal), which visits only the parts of the schema
+    that hold decimals; True where it cannot tell (a union of records)."""
+
+    def __init__(self, raw: Any):
+        self.named: dict = {}
+        self._collect(raw)
+        self.raw = raw
+        self._holds: dict = {}
+
+    def _collect(self, schema: Any) -> None:
+        stack = [schema]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, dict):
+                kind = item.get("type")
+                if kind in ("record", "error", "enum", "fixed") and "name" in item:
+                    self.named.setdefault(item["name"], item)
+                if kind in ("record", "error"):
+                    stack.extend(f["type"] for f in item["fields"])
+                elif kind == "array":
+                    stack.append(item["items"])
+                elif kind == "map":
+                    stack.append(item["values"])
+                elif isinstance(kind, (dict, list)):
+                    stack.append(kind)
+
+    def _resolve(self, schema: Any) -> Any:
+        while True:
+            if isinstance(schema, str):
+                schema = self.named.get(schema, {"type": schema})
+            elif isinstance(schema, dict) and isinstance(schema.get("type"), (dict, list)):
+                schema = schema["type"]
+            else:
+                return schema
+
+    def holds(self, schema: Any) -> bool:
+        schema = self._resolve(schema)
+        key = id(schema)
+        if key in self._holds:
+            return self._holds[key]
+        self._holds[key] = False    # a recursive reference while deciding
+        if isinstance(schema, list):
+            result = any(self.holds(branch) for branch in schema)
+        else:
+            kind = schema.get("type")
+            if kind in ("bytes", "fixed"):
+                result = type(schema.get("precision")) is int
+            elif kind in ("record", "error"):
+                result = any(self.holds(f["type"]) for f in schema["fields"])
+            elif kind == "array":
+                result = self.holds(schema["items"])
+            elif kind == "map":
+                result = self.holds(schema["values"])
+            else:
+                result = False
+        self._holds[key] = result
+        return result
+
+    def maybe_wide(self, datum: Any, many: bool) -> bool:
+        check = self._check
+        if check is None:
+            check = self._check = self._compile(self.raw, {})
+        try:
+            if many:
+                return any(check(item) for item in datum)
+            return check(datum)
+        except RecursionError:
+            return True
+
+    _check = None
+
+    def _compile(self, schema: Any, made: dict):
+        """A function of a raw value: True where it may hold a wide decimal."""
+        schema = self._resolve(schema)
+        if not self.holds(schema):
+            return _never
+        key = id(schema)
+        if key in made:     # a recursive reference: called through its cell
+            cell = made[key]
+            return lambda value: cell[0](value)
+        cell = made[key] = [None]
+        if isinstance(schema, list):
+            branches = [b for b in schema if self.holds(b)]
+            if len(branches) > 1:
+                def check(value):
+                    return value is not None
+            else:
+                inner = self._compile(branches[0], made)
+
+                def check(value):
+                    return value is not None and inner(value)
+        else:
+            kind = schema["type"]
+            if kind in ("bytes", "fixed"):
+                precision = schema["precision"]
+                longest = (int(precision * 3.3220) + 1 + 8) // 8 if kind == "bytes" else 1 << 62
+
+                def check(value):
+                    return type(value) is bytes and (len(value) > longest or not fits_precision(
+                        int.from_bytes(value, "big", signed=True), precision))
+            elif kind in ("record", "error"):
+                parts = [(f["name"], self._compile(f["type"], made)) for f in schema["fields"]
+                         if self.holds(f["type"])]
+
+                def check(value):
+                    if type(value) is not dict:
+                        return False
+                    for name, part in parts:
+                        if part(value.get(name)):
+                            return True
+                    return False
+            elif kind == "array":
+                items = self._compile(schema["items"], made)
+
+                def check(value):
+                    return type(value) is list and any(items(item) for item in value)
+            else:   # map
+                values = self._compile(schema["values"], made)
+
+                def check(value):
+                    return type(value) is dict and any(values(item) for item in value.values())
+        cell[0] = check
+        return check
+
+
+def _never(value) -> bool:
+    return False
 
 
 def _items(obj: Any) -> list:

@@ -527,3 +527,27 @@ def test_damaged_bytes_are_read_as_the_compiled_reader_reads_them(compiled, inte
     damaged = bytes(damaged[:cut])
     assert outcome(interpreted.load_compiled, damaged, many) == \
         outcome(reference.load_compiled, damaged, many)
+
+
+def test_the_decimal_filter_follows_recursive_and_nested_types():
+    from roastedavro.schema import _DecimalScan
+
+    tree = {"type": "record", "name": "Tree", "fields": [
+        {"name": "v", "type": {"type": "bytes", "precision": 3, "scale": 1}},
+        {"name": "kids", "type": {"type": "array", "items": "Tree"}},
+        {"name": "by", "type": {"type": "map", "values": ["null", "Tree"]}},
+        {"name": "f", "type": ["null", {"type": "fixed", "name": "F", "size": 4, "precision": 2}]},
+    ]}
+    scan = _DecimalScan(tree)
+
+    def node(v=b"\x01", kids=(), by=None, f=None):
+        return {"v": v, "kids": list(kids), "by": by or {}, "f": f}
+
+    fine = node(kids=[node(by={"a": node(), "b": None})], f=(99).to_bytes(4, "big"))
+    assert not scan.maybe_wide(fine, False)
+    assert not scan.maybe_wide([fine, fine], True)
+    for wide in (node(v=(1000).to_bytes(2, "big")), node(v=bytes(3)),
+                 node(kids=[node(), node(by={"x": node(v=(-1000).to_bytes(2, "big", signed=True))})]),
+                 node(f=(100).to_bytes(4, "big"))):
+        assert scan.maybe_wide(wide, False)
+        assert scan.maybe_wide([fine, wide], True)
