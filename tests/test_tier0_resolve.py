@@ -163,11 +163,17 @@ def java_agrees(answer, value, reader_plain, writer, reader, data) -> None:
     if _java_bug(answer):
         # Java 1.12.2 checks an array's count against the reader's item size
         assert value == ("value", fastavro_resolved(writer, reader, data))
+    elif isinstance(answer, dict) and "Invalid default for field" in str(answer.get("error")):
+        # Java 1.12.2 renames the writer's fields by the reader's aliases but
+        # keeps the writer's record defaults, which it then refuses under the
+        # new names: no reference for the datum
+        pass
     elif isinstance(answer, dict):
         assert value[0] == "DecodeError", (answer, value)
     elif value[0] == "DecodeError":
-        # bytes read as a string must be UTF-8 here (Java keeps raw bytes)
-        assert "UTF-8" in value[1], value
+        # bytes read as a string must be UTF-8 here, and a uuid string a UUID
+        # (Java keeps the raw bytes and text)
+        assert "UTF-8" in value[1] or "not a valid UUID" in value[1], value
     else:
         assert_same(value[1], reader_plain.load(answer.data))
 
