@@ -39,6 +39,7 @@ import importlib.util
 import inspect
 import io
 import math
+import operator
 import pathlib
 import random
 import re
@@ -84,6 +85,8 @@ def differences(actual, expected) -> str | None:
         elif isinstance(e, (list, tuple)):
             if len(a) != len(e):
                 return f"{path}: length {len(a)} != {len(e)}"
+            if all(map(operator.is_, a, e)):  # the same objects (None, small ints): at C speed
+                continue
             stack.extend((x, y, f"{path}[{index}]") for index, (x, y) in enumerate(zip(a, e)))
         elif isinstance(e, float):
             if math.isnan(e):
@@ -621,7 +624,7 @@ def test_threads_sharing_interpreters_get_the_compiled_codecs_outcomes(thread_ca
         rng = random.Random(seed)
         order = list(thread_cases)
         start.wait()
-        for _ in range(8):
+        for _ in range(4):
             rng.shuffle(order)
             for twin, call, args, expected in order:
                 got = outcome(getattr(twin.interpreter, call), *args)
