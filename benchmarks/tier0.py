@@ -281,9 +281,18 @@ def make_msgspec(case, datums):
 FACTORIES = {TIER0: make_tier0, NEVER: make_avrocodec_never, "cavro": make_cavro}
 
 
+def ratios_of_fastest(timings: dict, op: str) -> dict[str, float]:
+    """As avro_codecs.ratios, on each contender's fastest repeat (min ns): on a
+    shared machine other work only adds time, so this moves less between runs."""
+    base = timings.get(BASELINE, {}).get(op)
+    if not base:
+        return {}
+    return {name: base["min_ns"] / ops[op]["min_ns"] for name, ops in timings.items() if op in ops}
+
+
 # -- report -----------------------------------------------------------------------------
 
-def summarize(results: dict, names: tuple[str, ...]) -> dict:
+def summarize(results: dict, names: tuple[str, ...], key: str = "ratio") -> dict:
     groups: dict[str, list[str]] = {}
     for case_name, result in results.items():
         groups.setdefault(result["group"], []).append(case_name)
@@ -294,8 +303,8 @@ def summarize(results: dict, names: tuple[str, ...]) -> dict:
         for op in OPS:
             entry[op] = {}
             for name in names:
-                values = [results[c]["ratio"][op][name] for c in case_names
-                          if name in results[c].get("ratio", {}).get(op, {})]
+                values = [results[c][key][op][name] for c in case_names
+                          if name in results[c].get(key, {}).get(op, {})]
                 entry[op][name] = {"geomean_ratio": geomean(values), "cases": len(values)}
         summary[group] = entry
     return summary
@@ -313,6 +322,20 @@ def versions() -> dict:
     return found
 
 
+def summary_table(summary: dict, shown: list[str]) -> list[str]:
+    lines = ["| cases | " + " | ".join(f"{n} dump | {n} load" for n in shown) + " |",
+             "| --- | " + " | ".join("---: | ---:" for _ in shown) + " |"]
+    for group, entry in summary.items():
+        cells = []
+        for name in shown:
+            for op in OPS:
+                per = entry[op][name]
+                partial = "" if per["cases"] in (0, len(entry["cases"])) else f" ({per['cases']})"
+                cells.append(fmt_x(per["geomean_ratio"]) + partial)
+        lines.append(f"| {group} ({len(entry['cases'])}) | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
 def markdown(report: dict, names: tuple[str, ...]) -> str:
     env, results, summary = report["environment"], report["cases"], report["summary"]
     shown = [n for n in names if n != BASELINE]
@@ -327,7 +350,9 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
         f"{env['loadavg_at_end']}: the machine is shared, so absolute ns move between runs; "
         "repeats are interleaved, so ratios move less.",
         "",
-        f"Regenerate: `python -m benchmarks.tier0 --repeats {env['repeats']}`. Datums are dicts in "
+        f"Regenerate: `python -m benchmarks.tier0 --repeats {env['repeats']}"
+        + (f" --target-ms {env['target_loop_ms']:g}" if env["target_loop_ms"] != 20 else "")
+        + "`. Datums are dicts in "
         "fastavro's conventions (benchmarks/avro_schemas.py); every case times a batch of "
         "different datums and reports ns per datum. Ratio = fastavro ns / contender ns (above 1: "
         "faster than fastavro). n/a: not timed, see Checks. The targets for tier 0 are "
@@ -336,19 +361,13 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
         "",
         "## Summary: geometric mean of the ratio over fastavro",
         "",
-        "| cases | " + " | ".join(f"{n} dump | {n} load" for n in shown) + " |",
-        "| --- | " + " | ".join("---: | ---:" for _ in shown) + " |",
     ]
-    for group, entry in summary.items():
-        cells = []
-        for name in shown:
-            for op in OPS:
-                per = entry[op][name]
-                partial = "" if per["cases"] in (0, len(entry["cases"])) else f" ({per['cases']})"
-                cells.append(fmt_x(per["geomean_ratio"]) + partial)
-        lines.append(f"| {group} ({len(entry['cases'])}) | " + " | ".join(cells) + " |")
-    lines += ["", "A number in parentheses after a geometric mean: the cases it covers, when "
-              "fewer than the group (the rest were n/a).", ""]
+    lines += summary_table(summary, shown)
+    lines += ["A number in parentheses after a geometric mean: the cases it covers, when "
+              "fewer than the group (the rest were n/a).", "",
+              "The same on each contender's fastest repeat (min ns instead of the median; on a "
+              "shared machine other work only adds time, so this moves less between runs):", ""]
+    lines += summary_table(report["summary_min"], shown)
     for op in OPS:
         lines += [f"## {op}: ns per datum (ratio over fastavro)", "",
                   "| case | datums | " + " | ".join(names) + " |",
@@ -441,6 +460,7 @@ def main(argv: list[str] | None = None) -> dict:
             "group": case.group, "datums": len(messages),
             "mean_bytes": sum(map(len, messages)) / len(messages), "timings": timings,
             "ratio": {op: ratios(timings, op) for op in OPS},
+            "ratio_min": {op: ratios_of_fastest(timings, op) for op in OPS},
             "checks": {n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
                        for n, c in built.items()}}
         if "msgspec" in built and built["msgspec"].notes:
@@ -453,12 +473,14 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"{case.name:14s} {op:5s} {cells}", flush=True)
         print(f"    ({time.perf_counter() - started:.1f} s)", flush=True)
     env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    report = {"environment": env, "cases": results, "summary": summarize(results, names)}
-    print()
-    for group, entry in report["summary"].items():
-        for op in OPS:
-            print(f"geometric mean, {group} ({len(entry['cases'])}), {op}: " + ", ".join(
-                f"{n} {fmt_x(entry[op][n]['geomean_ratio'])}" for n in names if n != BASELINE))
+    report = {"environment": env, "cases": results, "summary": summarize(results, names),
+              "summary_min": summarize(results, names, "ratio_min")}
+    for title, key in (("medians", "summary"), ("fastest repeats", "summary_min")):
+        print(f"\ngeometric means of the ratios over fastavro, {title}:")
+        for group, entry in report[key].items():
+            for op in OPS:
+                print(f"  {group} ({len(entry['cases'])}), {op}: " + ", ".join(
+                    f"{n} {fmt_x(entry[op][n]['geomean_ratio'])}" for n in names if n != BASELINE))
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tier0.md").write_text(markdown(report, names))
     print(f"wrote {args.out / 'tier0.md'} in {time.perf_counter() - started_all:.0f} s "
