@@ -78,7 +78,7 @@ class BackgroundCompiler:
             try:
                 codec = make(self.build)
             except BaseException as error:  # reported to the caller, never raised here
-                log.error("compiling %s failed; its messages keep the uncompiled path: %s",
+                log.error("compiling %s failed; the interpreter (tier 0) serves it on: %s",
                           what, error)
                 future.set_exception(error)
             else:

@@ -12,10 +12,11 @@ bytes, then the datum) is ``dump_single`` and ``load_single``; a
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any, Iterable, Iterator
 
-from roastedavro import compiler
+from roastedavro import _tier0, compiler, tiers
 from roastedavro._datum import Duration  # the Python value of an Avro duration
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
@@ -114,11 +115,10 @@ def read_header(data) -> tuple[int, memoryview]:
 
 
 class AvroCodec:
-    """A compiled codec for an Avro schema.
+    """A codec for an Avro schema: tier 0 at once, compiled when it pays.
 
     ``schema`` is a dict, list or JSON text (parsed with
-    ``roastedavro.avro.parse_schema``) or a parsed ``Schema``. The codec is
-    built (or loaded from the compile cache) on construction.
+    ``roastedavro.avro.parse_schema``) or a parsed ``Schema``.
 
     ``dump(datum) -> bytes`` writes a datum as fastavro's ``schemaless_writer``
     does; a value that cannot be written raises ``DatumError`` naming its path
@@ -126,20 +126,31 @@ class AvroCodec:
     memoryview, all of it, as fastavro's ``schemaless_reader``; malformed or
     trailing bytes raise ``DecodeError`` with the offset.
 
-    ``build`` says where a module missing from the compile cache is built:
-    ``"here"`` (the default), ``"child"`` (in a child Python process, so a
-    thread constructing the codec leaves the rest of the program running at
-    full speed) or ``"never"`` (raise :class:`roastedavro.errors.NotCompiledError`
-    at once).
+    Calls are served by the interpreter (tier 0, roastedavro._tier0) until
+    the compiled codec is ready, then by the compiled codec: same bytes,
+    values, errors and bounds. ``compile`` is the policy that decides when it
+    is built (see roastedavro.tiers): ``"eager"`` (now, before the
+    constructor returns), ``"hot"`` (in a child process once the schema has
+    done enough work; a cached or precompiled codec is used as soon as it is
+    found) or ``"never"``; by default ``ROASTEDAVRO_COMPILE``'s, else
+    ``"hot"``. ``stats`` shows which tier served how many calls.
+
+    ``build`` says where an eager build runs: ``"here"`` (the default),
+    ``"child"`` (in a child Python process, so a thread constructing the codec
+    leaves the rest of the program running at full speed) or ``"never"``
+    (raise :class:`roastedavro.errors.NotCompiledError` at once when the
+    codec is neither cached nor precompiled).
     """
 
     def __init__(self, schema: Any, flags: CompileFlags | None = None, *,
-                 writer_schema: Any = None, build: str = "here"):
+                 writer_schema: Any = None, build: str = "here", compile: str | None = None):
         self.flags = flags if flags is not None else CompileFlags()
         self.schema: Schema = _parsed(schema)
-        #: CRC-64-AVRO of the schema's canonical form (an unsigned int)
-        self.fingerprint: int = self.schema.fingerprint()
-        self._header = SINGLE_OBJECT_MARKER + self.fingerprint.to_bytes(8, "little")
+        if build not in compiler.BUILD_MODES:
+            raise ValueError(f"build must be one of {', '.join(compiler.BUILD_MODES)}, not {build!r}")
+        #: the compile policy of this codec ("eager", "hot" or "never")
+        self.policy: str = tiers.compile_policy(compile)
+        self._build = build
         #: the schema the data load reads was written with (``schema`` itself
         #: unless another is given)
         self.writer_schema: Schema = self.schema
@@ -150,32 +161,54 @@ class AvroCodec:
             # the same canonical form: the same bytes, read by the reader's
             # own codec (its logical types and names decide the values)
             self._resolving = writer.canonical_form() != self.schema.canonical_form()
-        self._writer_header = SINGLE_OBJECT_MARKER + self.writer_schema.fingerprint().to_bytes(
-            8, "little")
+        self._write_engine: tiers.Engine | None = None
+        self._codec = None
         if self._resolving:
-            # reading and writing need different modules; writing (the
-            # reader's schema) is built on its first use
-            self._reader = reader = _compiled(self.schema, self.flags, self.writer_schema, build)
-            self._codec = None
-            self.load = reader.load
+            # reading and writing need different codecs; writing (the
+            # reader's schema) is made on its first use
+            self._read_engine = _engine(self.schema, self.flags, self.writer_schema)
         else:
-            self._codec = codec = self._reader = _compiled(self.schema, self.flags, None, build)
-            # the compiled entry points themselves: no Python frame in between
-            self.dump = codec.dump
-            self.load = codec.load
+            self._read_engine = self._write_engine = _engine(self.schema, self.flags, None)
+        policy = self.policy
+        if self._resolving and not hasattr(_tier0, "ResolvingInterpreter"):
+            policy = "eager"  # pragma: no cover - a runtime without tier-0 resolution
+        self._read_engine.start(policy, build)
+        self._read_engine.subscribe(self)
+        self._rebind()
+
+    @functools.cached_property
+    def fingerprint(self) -> int:
+        """CRC-64-AVRO of the schema's canonical form (an unsigned int)."""
+        return self.schema.fingerprint()
+
+    @functools.cached_property
+    def _header(self) -> bytes:
+        return SINGLE_OBJECT_MARKER + self.fingerprint.to_bytes(8, "little")
+
+    def _rebind(self) -> None:
+        """Serve from the engines' current codecs (called again when one is compiled)."""
+        reader = self._reader = self._read_engine.current
+        # the entry points themselves: no Python frame in between
+        self.load = reader.load
+        if self._write_engine is not None and self._write_engine.current is not None:
+            self._codec = self._write_engine.current
+            self.dump = self._codec.dump
 
     def _writer(self):
         if self._codec is None:
-            self._codec = _compiled(self.schema, self.flags)
-            self.dump = self._codec.dump
+            if self._write_engine is None:
+                self._write_engine = _engine(self.schema, self.flags, None)
+            self._write_engine.start(self.policy, self._build)
+            self._write_engine.subscribe(self)
+            self._rebind()
         return self._codec
 
-    def dump(self, datum: Any) -> bytes:  # replaced by the compiled method
+    def dump(self, datum: Any) -> bytes:  # replaced by the codec's own method
         """The Avro binary of ``datum`` (in ``schema``, also where the codec
         reads another writer's data)."""
         return self._writer().dump(datum)
 
-    def load(self, data) -> Any:  # replaced by the compiled method
+    def load(self, data) -> Any:  # replaced by the codec's own method
         """The datum of Avro binary ``data`` (written with ``writer_schema``)."""
         return self._reader.load(data)
 
@@ -194,6 +227,42 @@ class AvroCodec:
                 f"this codec's {_fingerprint_text(expected)}", 2, fingerprint)
         return self._reader.load_from(view, _HEADER_SIZE)
 
+    # -- tiers ------------------------------------------------------------------
+
+    @property
+    def tier(self) -> str:
+        """What serves ``load`` now: "compiled" or "interpreter" (tier 0)."""
+        return self._read_engine.tier
+
+    @property
+    def stats(self) -> dict:
+        """Calls served per tier (reading and writing together), the tier that
+        serves ``load`` now, and the state of its compile ("interpreter",
+        "looking" for a cached codec, "compiling", "compiled", "failed")."""
+        report = self._read_engine.stats()
+        report["policy"] = self.policy
+        writer = self._write_engine
+        if writer is not None and writer is not self._read_engine:
+            written = writer.stats()
+            for tier, calls in written["calls"].items():
+                report["calls"][tier] += calls
+        return report
+
+    def compile(self, build: str = "here") -> AvroCodec:
+        """Builds (or loads from the cache) the compiled codec now and serves
+        from it: the eager policy after the fact."""
+        self._read_engine.start("eager", build)
+        if self._write_engine is not None and self._write_engine is not self._read_engine:
+            self._write_engine.start("eager", build)
+        self._rebind()
+        return self
+
+    def wait_compiled(self, timeout: float | None = None) -> bool:
+        """Waits for a background lookup or build under way; True when none is
+        left (whether or not it produced a compiled codec: see ``stats``)."""
+        return all(engine.wait(timeout) for engine in (self._read_engine, self._write_engine)
+                   if engine is not None)
+
     def compile_to_string(self) -> str:
         """The Cython source the codec is built from (the resolving reader's
         where the codec reads another writer's data)."""
@@ -210,12 +279,38 @@ class AvroCodec:
         # another process builds or loads the same module from its cache
         if self.writer_schema is not self.schema:
             return (_codec_with_writer, (self.schema.to_json(), self.flags,
-                                         self.writer_schema.to_json()))
-        return (AvroCodec, (self.schema.to_json(), self.flags))
+                                         self.writer_schema.to_json(), self.policy))
+        return (_codec_with_writer, (self.schema.to_json(), self.flags, None, self.policy))
 
 
-def _codec_with_writer(schema: str, flags: CompileFlags, writer: str) -> AvroCodec:
-    return AvroCodec(schema, flags, writer_schema=writer)
+def _codec_with_writer(schema: str, flags: CompileFlags, writer: str | None,
+                       policy: str | None = None) -> AvroCodec:
+    return AvroCodec(schema, flags, writer_schema=writer, compile=policy)
+
+
+# one engine per schema (or pair) and flags in a process, like the compiled
+# codecs: a second AvroCodec of an equal schema builds nothing
+_engines: dict[tuple[str, CompileFlags, str | None], tiers.Engine] = {}
+
+
+def _engine(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tiers.Engine:
+    key = (schema.to_json(), flags, writer.to_json() if writer is not None else None)
+    engine = _engines.get(key)
+    if engine is not None:
+        return engine
+    with _locks_guard:
+        engine = _engines.get(key)
+        if engine is None:
+            if writer is None:
+                def interpret():
+                    return _tier0.Interpreter(schema, flags)
+            else:
+                def interpret():
+                    return _tier0.ResolvingInterpreter(writer, schema, flags)
+            engine = _engines[key] = tiers.Engine(
+                lambda: _label(schema, writer), interpret,
+                lambda build: _compiled(schema, flags, writer, build))
+    return engine
 
 
 def _parsed(schema: Any) -> Schema:

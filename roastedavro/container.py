@@ -808,7 +808,12 @@ class FileWriter:
         if encode_block is None:
             from roastedavro.codec import AvroCodec
 
-            encode_block = AvroCodec(self.schema, flags)._writer().dump_block
+            # through the codec at each block: it moves to the compiled
+            # codec when that is ready
+            avro_codec = AvroCodec(self.schema, flags)
+
+            def encode_block(records: list) -> bytes:
+                return avro_codec._writer().dump_block(records)
         #: list of records -> their Avro binary, one after another
         self.encode_block = encode_block
         self._pending: list = []

@@ -24,8 +24,14 @@ says why).
 
 from __future__ import annotations
 
+import logging
+import threading
+import weakref
+from concurrent.futures import Future, TimeoutError
+from typing import Any, Callable
+
 from roastedavro import compiler
-from roastedavro.errors import CompileError
+from roastedavro.errors import CompileError, NotCompiledError
 
 #: the compile policies
 POLICIES = ("eager", "hot", "never")
@@ -56,4 +62,190 @@ def can_compile() -> bool:
     return compiler.compiler_missing() is None
 
 
-__all__ = ["POLICIES", "HOT_AFTER", "compile_policy", "can_compile", "CompileError"]
+__all__ = ["POLICIES", "HOT_AFTER", "Engine", "compile_policy", "can_compile", "CompileError"]
+
+
+# -- one schema's tiers -------------------------------------------------------------
+
+log = logging.getLogger("roastedavro.tiers")
+_told_no_compiler = False
+
+
+def _no_compiler_told() -> None:
+    global _told_no_compiler
+    if not _told_no_compiler:
+        _told_no_compiler = True
+        log.warning("codecs are served by the interpreter (tier 0): %s", compiler.compiler_missing())
+
+
+class _Named:
+    """A name made when a log line prints it."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], str]):
+        self.make = make
+
+    def __str__(self) -> str:
+        return self.make()
+
+
+class Engine:
+    """The codecs of one schema (or writer/reader pair) and flags in a
+    process: tier 0 at once, the compiled codec once it is built or found.
+
+    ``interpret()`` makes the tier-0 codec, ``build(where)`` the compiled one
+    (``where``: "here", "child" or "never", as compiler.load takes it). Both
+    have the entry points of a compiled codec module's ``Codec``. Objects
+    that serve calls from ``current`` (AvroCodec instances) subscribe with
+    :meth:`subscribe` and are told to rebind when it changes: the swap is one
+    attribute assignment per entry point, so a caller never waits for it.
+    """
+
+    def __init__(self, what: Callable[[], str], interpret: Callable[[], Any],
+                 build: Callable[[str], Any]):
+        self._what = what
+        self._interpret = interpret
+        self._build = build
+        self.interpreter: Any = None
+        self.compiled: Any = None
+        #: what serves calls now: the compiled codec once there is one
+        self.current: Any = None
+        #: "interpreter", "looking" (for a cached codec), "compiling",
+        #: "compiled", or "failed" (the interpreter serves on)
+        self.state = "new"
+        self.error: BaseException | None = None
+        #: seconds the background build took
+        self.build_seconds: float | None = None
+        self._subscribers: weakref.WeakSet = weakref.WeakSet()
+        self._lock = threading.RLock()
+        self._looked_up = False
+        self._watched = False
+        self.future: Future | None = None
+
+    @property
+    def what(self) -> str:
+        """How logs and errors name the schema (made when first needed: it
+        takes the schema's fingerprint)."""
+        return self._what()
+
+    # -- serving ----------------------------------------------------------------
+
+    def start(self, policy: str, build: str = "here") -> Any:
+        """Makes a codec serve under ``policy``; returns ``current``."""
+        if self.compiled is not None:
+            return self.compiled
+        if policy == "eager" and (build == "never" or can_compile()):
+            return self._install(self._build(build))
+        if policy != "hot" or not can_compile():
+            if policy != "never":
+                _no_compiler_told()
+            with self._lock:
+                if not self._looked_up:
+                    self._looked_up = True
+                    try:
+                        return self._install(self._build("never"))
+                    except NotCompiledError:
+                        pass
+            return self._serve_interpreter()
+        current = self._serve_interpreter()
+        with self._lock:
+            lookup = not self._looked_up
+            self._looked_up = True
+            watch = not self._watched
+            self._watched = True
+        if lookup:
+            # a codec built before (the cache, a precompiled package) is found
+            # off the caller's path: finding it means generating its source
+            self._background(self._find, "looking")
+        if watch and self.compiled is None:
+            self.interpreter.watch(HOT_AFTER, self._hot)
+        return current
+
+    def _serve_interpreter(self) -> Any:
+        with self._lock:
+            if self.current is None:
+                self.interpreter = self.current = self._interpret()
+                self.state = "interpreter"
+            return self.current
+
+    def _find(self, where: str) -> Any:
+        try:
+            return self._build("never")
+        except NotCompiledError:
+            return None
+
+    def _hot(self) -> None:
+        # called from the interpreter's entry point that crossed HOT_AFTER:
+        # only a job is queued here
+        if self.compiled is None:
+            self._background(self._build, "compiling")
+
+    def _background(self, make: Callable[[str], Any], state: str) -> None:
+        from roastedavro.background import default_compiler
+
+        with self._lock:
+            if self.state in ("compiling", "compiled"):
+                return
+            self.state = state
+        future = default_compiler().submit((id(self), state), make, _Named(self._what))
+
+        def done(future: Future) -> None:
+            error = future.exception()
+            if error is None and future.result() is not None:
+                if state == "compiling":
+                    self.build_seconds = default_compiler().timings.get((id(self), state))
+                self._install(future.result())
+                return
+            with self._lock:
+                if self.compiled is None and self.state == state:
+                    # nothing found, or the build failed: the interpreter serves on
+                    self.state, self.error = ("failed", error) if error is not None else (
+                        "interpreter", None)
+
+        self.future = future
+        future.add_done_callback(done)
+
+    def _install(self, compiled: Any) -> Any:
+        with self._lock:
+            if self.compiled is None:
+                self.compiled = self.current = compiled
+                self.state = "compiled"
+                if self.interpreter is not None:
+                    self.interpreter.watch(0, None)
+            subscribers = list(self._subscribers)
+        for subscriber in subscribers:
+            subscriber._rebind()
+        return self.compiled
+
+    def subscribe(self, subscriber: Any) -> None:
+        self._subscribers.add(subscriber)
+
+    # -- reports ----------------------------------------------------------------
+
+    @property
+    def tier(self) -> str:
+        """"compiled" or "interpreter": what serves calls now."""
+        return "compiled" if self.compiled is not None else "interpreter"
+
+    def stats(self) -> dict:
+        """The calls each tier served, the tier serving now and the compile's state."""
+        return {
+            "tier": self.tier,
+            "state": self.state,
+            "calls": {"interpreter": getattr(self.interpreter, "calls", 0),
+                      "compiled": getattr(self.compiled, "calls", 0)},
+            "build_seconds": self.build_seconds,
+            "error": str(self.error) if self.error is not None else None,
+        }
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Waits for a background lookup or build under way; True when none is left."""
+        future = self.future
+        if future is None:
+            return True
+        try:
+            future.exception(timeout)
+        except TimeoutError:
+            return False
+        return True

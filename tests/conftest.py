@@ -1,5 +1,6 @@
 import inspect
 import io
+import os
 
 import fastavro
 import pytest
@@ -11,6 +12,12 @@ from java_oracle import java  # noqa: F401
 from services import kafka_broker, kafka_topic, schema_registry, service_pool, services  # noqa: F401
 
 _SERVERS = {"kafka_broker", "schema_registry", "services"}
+
+# The suite's codecs are compiled before their first call unless a test asks
+# for another policy: the differential tests check the compiled codecs, and
+# tests/test_tier0_*.py run the same tests again on tier 0 (their twins);
+# tests/test_tiers.py checks the default policy itself.
+os.environ.setdefault("ROASTEDAVRO_COMPILE", "eager")
 
 
 def pytest_collection_modifyitems(items):

@@ -63,8 +63,10 @@ order = {"id": "6f1c9a6e-3a51-4c2e-9d8e-0b4a0e7c2f11", "placed": 1, "status": "P
 codec = AvroCodec(v1)
 out["avro"] = codec.load(codec.dump(order))["status"]
 out["pair"] = AvroCodec(v2, writer_schema=v1).load(codec.dump(order))["currency"]
+# a codec the wheel lacks is served by the interpreter; compiling it is refused
+out["tiers"] = [codec.tier, AvroCodec(v2).tier]
 try:
-    AvroCodec(v2)
+    AvroCodec(v2).compile()
 except Exception as error:
     out["missing"] = [type(error).__name__, str(error)]
 out["cache"] = os.listdir(os.environ["ROASTEDAVRO_CACHE_DIR"])
@@ -145,7 +147,9 @@ def test_installed_codecs_load_without_a_compiler_or_the_cache(built, tmp_path):
     # bytes equal to fastavro's, loads round trip, from the precompiled package
     assert out["marshmallow"] == [True, True, 1.0]
     assert out["avro"] == "PAID" and out["pair"] == "NOK"
-    # a codec the wheel lacks: a CompileError naming the schema and how to build it
+    # a codec the wheel lacks: tier 0 serves it; compile() is a CompileError
+    # naming the schema and how to build it
+    assert out["tiers"] == ["compiled", "interpreter"]
     kind, message = out["missing"]
     assert kind == "NotCompiledError"
     assert "shop.Order" in message and "roastedavro build" in message
@@ -233,7 +237,7 @@ def test_the_cache_evicts_the_least_recently_used_modules(monkeypatch, tmp_path)
     schemas = [{"type": "record", "name": f"Lru{n}", "fields": [{"name": "x", "type": "int"}]}
                for n in range(3)]
     for schema in schemas:
-        AvroCodec(schema)
+        AvroCodec(schema, compile="eager")
     info = compiler.cache_info()
     assert info["modules"] == 3 and info["directory"] == str(tmp_path)
     modules = sorted(tmp_path.glob(f"*{compiler.EXT_SUFFIX}"), key=lambda p: p.stat().st_mtime)
@@ -250,7 +254,8 @@ def test_the_cache_evicts_the_least_recently_used_modules(monkeypatch, tmp_path)
 def test_cache_commands(monkeypatch, tmp_path):
     env = {"ROASTEDAVRO_CACHE_DIR": str(tmp_path)}
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
-    AvroCodec({"type": "record", "name": "Cmd", "fields": [{"name": "x", "type": "int"}]})
+    AvroCodec({"type": "record", "name": "Cmd", "fields": [{"name": "x", "type": "int"}]},
+              compile="eager")
     info = run([sys.executable, "-m", "roastedavro", "cache", "info"], tmp_path, env).stdout
     assert f"directory: {tmp_path}" in info and "modules: 1" in info
     assert "compile: auto" in info

@@ -149,7 +149,7 @@ def _shared_registry():
 
 def _shared_serializer(registry):
     if "ser" not in _SHARED:
-        AvroCodec(TRADE)  # compiled once, before the first message
+        AvroCodec(TRADE, compile="eager")  # compiled once, before the first message
         _SHARED["ser"] = AvroSerializer(registry, json.dumps(TRADE), compiler=None)
     return _SHARED["ser"]
 
@@ -187,7 +187,7 @@ def test_fallback_then_compiled_give_the_same_values_and_the_swap_is_counted(reg
 
 
 def test_a_codec_in_the_cache_is_used_from_the_first_message(registry):
-    AvroCodec(TRADE)  # built (or found in the cache) beforehand
+    AvroCodec(TRADE, compile="eager")  # built (or found in the cache) beforehand
     compiler = ManualCompiler()
     ours = AvroSerializer(registry, TRADE, compiler=compiler)
     reader = AvroDeserializer(registry, compiler=compiler)
@@ -254,7 +254,7 @@ def test_evolution_reads_as_confluent_resolves(registry, path, monkeypatch):
     if path == FALLBACK:
         monkeypatch.setattr(serde, "_cached", lambda make: None)
     else:
-        AvroCodec(TRADE_V2, writer_schema=TRADE)  # the pair's codec, built beforehand
+        AvroCodec(TRADE_V2, writer_schema=TRADE, compile="eager")  # the pair's codec, built beforehand
     v1 = ConfluentSerializer(registry, json.dumps(TRADE))
     message = v1(A_TRADE, ctx())
     expected = ConfluentDeserializer(registry, json.dumps(TRADE_V2))(message, ctx())
@@ -371,7 +371,7 @@ def test_malformed_messages_get_clear_errors(registry, path, monkeypatch):
     if path == FALLBACK:
         monkeypatch.setattr(serde, "_cached", lambda make: None)
     else:
-        AvroCodec(TRADE)
+        AvroCodec(TRADE, compile="eager")
     message = AvroSerializer(registry, TRADE, compiler=None)(A_TRADE, ctx())
     reader = AvroDeserializer(registry, compiler=None)
     with pytest.raises(SerializationError, match="magic byte"):
@@ -485,8 +485,8 @@ def test_compiled_schema_reads_another_writer(registry):
         serde._cached = cached
     # the pair's codecs built beforehand: the compiled path from the start
     schema.compile()
-    AvroCodec(schema.avro_model, writer_schema=other)
-    AvroCodec(schema.avro_model)
+    AvroCodec(schema.avro_model, writer_schema=other, compile="eager")
+    AvroCodec(schema.avro_model, compile="eager")
     compiled = AvroDeserializer(registry, TradeSchema, compiler=None)
     assert compiled(message, ctx()) == expected
     assert fallback.stats == {FALLBACK: 1} and compiled.stats == {COMPILED: 1}

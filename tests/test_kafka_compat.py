@@ -101,10 +101,10 @@ def test_a_16_byte_bomb_is_a_clean_error_under_compile_never(monkeypatch):
     assert len(message) == 16
     errors = []
     reader = AvroDeserializer(registry, on_compiled=lambda what, error: errors.append(error))
-    reader.prepare(schema_id)
+    assert reader.prepare(schema_id) is None  # nothing is compiled under never
     assert reader.wait_compiled(60)
     assert reader.path(schema_id) == FALLBACK
-    assert "ROASTEDAVRO_COMPILE=never" in str(errors[0])
+    assert errors == []
     tracemalloc.start()
     try:
         with pytest.raises(DecodeError, match="items per block") as raised:
@@ -414,7 +414,7 @@ def test_return_record_name_gives_confluents_tuples_on_every_path(cached, monkey
     registry = new_registry()
     text = json.dumps(UNION)
     if cached:
-        AvroCodec(UNION)  # a compiled codec is there: it cannot name the branches
+        AvroCodec(UNION, compile="eager")  # a compiled codec is there: it cannot name the branches
     else:
         monkeypatch.setattr(serde, "_cached", lambda make: None)
     compiler = ManualCompiler()
@@ -440,7 +440,7 @@ def test_return_record_name_gives_confluents_tuples_on_every_path(cached, monkey
 
 def test_return_record_name_without_record_unions_stays_compiled():
     registry = new_registry()
-    AvroCodec(MIXED)
+    AvroCodec(MIXED, compile="eager")  # in the compile cache
     message = ConfluentSerializer(registry, json.dumps(MIXED), conf=TOPIC)(
         {"a": [None, 3, "x"], "m": {"k": [True]}, "e": "Y", "f": b"ab"}, ctx())
     ours = AvroDeserializer(registry, return_record_name=True, compiler=None)
@@ -503,7 +503,8 @@ def test_the_uncompiled_writer_refuses_values_fastavro_would_crash_on(uncached):
     for i in range(100_000):
         deep = {"v": i, "next": deep}
     for value in (looped, deep):
-        with pytest.raises(ValueError, match="Nested more than 50 levels deep, or contains itself"):
+        # tier 0's error, as the compiled writer gives it
+        with pytest.raises(ValueError, match=r"records are nested more than 50 levels deep \(Co"):
             ours(value, ctx())
     assert ours.stats[COMPILED] == 0
 

@@ -63,7 +63,10 @@ trade = {"symbol": "AAPL", "size": 300, "tags": ["x"]}
 assert schema.load_compiled(schema.dump_compiled(trade)) == trade
 
 codec = AvroCodec({"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"}]})
+assert codec.tier == "interpreter"  # tier 0, shipped compiled in the wheel
 assert codec.dump({"a": 1}) == b"\x02"
+assert codec.load(codec.dump({"a": -2**63})) == {"a": -2**63}
+assert codec.compile().tier == "compiled"
 assert codec.load(codec.dump({"a": -2**63})) == {"a": -2**63}
 
 cache = pathlib.Path(os.environ["ROASTEDAVRO_CACHE_DIR"])
@@ -100,7 +103,7 @@ def check_sdist(path):
     files = {name.removeprefix(top + "/") for name in names}
     for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "PKG-INFO",
                  "roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
-                 "roastedavro/py.typed"):
+                 "roastedavro/_tier0.pyx", "roastedavro/py.typed"):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
@@ -125,9 +128,10 @@ def check_wheel(path):
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
     assert {f"roastedavro/templates/{name}" for name in TEMPLATES} <= files
-    runtime = [name for name in files if name.startswith("roastedavro/_runtime.")
-               and name.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
-    assert len(runtime) == 1, sorted(files)
+    for extension in ("_runtime", "_tier0"):   # the runtime and tier 0, compiled
+        built = [name for name in files if name.startswith(f"roastedavro/{extension}.")
+                 and name.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
+        assert len(built) == 1, (extension, sorted(files))
     unwanted = [name for name in files if not name.startswith(("roastedavro/", "roastedavro-"))
                 or "__pycache__" in name or "leftover" in name or name.endswith((".c", ".o", ".pyc"))]
     assert unwanted == []

@@ -351,8 +351,10 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options: Any):
 
 
 def is_compiled(schema: Any) -> bool:
-    """Whether calls with this schema run a compiled codec (always, once compiled)."""
-    return codec_for(schema) is not None
+    """Whether calls with this schema run its compiled codec now (rather than
+    the interpreter, tier 0, which serves a schema until its compiled codec
+    is ready: see roastedavro.tiers)."""
+    return codec_for(schema).tier == "compiled"
 
 
 def __getattr__(name: str) -> Any:

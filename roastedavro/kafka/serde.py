@@ -33,13 +33,15 @@ from confluent_kafka.serialization import (
     Deserializer, MessageField, SerializationContext, SerializationError, Serializer,
 )
 
-from roastedavro._runtime import GenericType, check_generic_value, decode_generic
+from roastedavro._runtime import GenericType, decode_generic
+from roastedavro._tier0 import Interpreter
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import NamedType, Primitive, Record, Schema as AvroModel, Union
 from roastedavro.background import BackgroundCompiler, default_compiler
 from roastedavro.codec import AvroCodec
-from roastedavro.errors import DatumError, DecodeError, DumpError, NotCompiledError, SchemaError
+from roastedavro.errors import DecodeError, NotCompiledError, SchemaError
 from roastedavro.flags import CompileFlags
+from roastedavro import tiers
 from roastedavro.schema import CompiledSchema
 from roastedavro.visitor import without_logical_types
 
@@ -281,8 +283,9 @@ class _Codec:
             self.current = (COMPILED, built)
             return
         self.current = (FALLBACK, fallback)
-        if compiler is None:
-            return
+        if compiler is None or tiers.compile_policy(None, default="eager") == "never" \
+                or not tiers.can_compile():
+            return  # tier 0 serves it for good
         self.future = compiler.submit(key, make, what)
 
         def swap(future: Future) -> None:
@@ -293,6 +296,17 @@ class _Codec:
                 on_compiled(what, error)
 
         self.future.add_done_callback(swap)
+
+
+def _compiled_codec(schema: AvroModel, flags: CompileFlags, writer: AvroModel | None,
+                    build: str) -> AvroCodec:
+    """The compiled AvroCodec of a schema (or pair), built where ``build``
+    says; NotCompiledError where it may not be built (``build="never"``,
+    ROASTEDAVRO_COMPILE=never) and is neither cached nor precompiled."""
+    codec = AvroCodec(schema, flags, writer_schema=writer, build=build, compile="eager")
+    if codec.tier != "compiled":
+        raise NotCompiledError(f"{codec!r} is not compiled: the interpreter serves it")
+    return codec
 
 
 def _cached(make: Callable[[str], Callable]) -> Callable | None:
@@ -346,6 +360,16 @@ def _bounded_reader(writer: Any, reader: Any, flags: CompileFlags,
                               start + stream.tell()) from None
 
     return load
+
+
+def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags) -> Callable:
+    """Tier 0's reader of ``writer``'s data as ``reader``'s values, from byte
+    ``start`` to the end of the message."""
+    from roastedavro import _tier0
+
+    if hasattr(_tier0, "ResolvingInterpreter"):
+        return _tier0.ResolvingInterpreter(writer, reader, flags).load_from
+    return _bounded_reader(json.loads(writer.to_json()), _fastavro_parsed(reader), flags)
 
 
 def _bare_bytes(model: AvroModel) -> bool:
@@ -539,23 +563,11 @@ class AvroSerializer(Serializer):
                                               None, None, None, None)
             return slot
         else:
-            parsed = _fastavro_parsed(model)
-            max_depth = flags.max_depth
-
-            def fallback(header, obj):
-                # fastavro's writer recurses in C without a limit: a value
-                # nested too deeply, or containing itself, would crash it
-                try:
-                    check_generic_value(obj, max_depth)
-                except DumpError as error:
-                    raise DatumError(" ".join(map(str, error.messages))) from None
-                out = io.BytesIO()
-                out.write(header)
-                fastavro.schemaless_writer(out, parsed, obj)
-                return out.getvalue()
+            # tier 0 until the compiled codec is ready: the same bytes and errors
+            fallback = Interpreter(model, flags).dump_prefixed
 
             def make(build):
-                return AvroCodec(model, flags, build=build)._writer().dump_prefixed
+                return _compiled_codec(model, flags, None, build)._writer().dump_prefixed
 
         slot = self._codecs[key] = _Codec(
             f"the writer of schema id {schema_id}", fallback, make,
@@ -761,9 +773,13 @@ class AvroDeserializer(Deserializer):
 
         if marshmallow is not None:
             # marshmallow's load takes the values of the schema's raw form
-            # (logical types as their underlying types)
-            read_raw = _bounded_reader(without_logical_types(json.loads(writer.to_json())),
-                                       marshmallow._plan().parsed_raw, flags)
+            # (logical types as their underlying types), read by tier 0
+            raw_writer = parse_schema(without_logical_types(json.loads(writer.to_json())))
+            raw_reader = parse_schema(without_logical_types(json.loads(target.to_json())))
+            if raw_writer.canonical_form() == raw_reader.canonical_form():
+                read_raw = Interpreter(raw_reader, flags).load_from
+            else:
+                read_raw = _resolving_reader(raw_writer, raw_reader, flags)
 
             def fallback(data, start):
                 return marshmallow._load_datum(read_raw(data, start))
@@ -774,18 +790,24 @@ class AvroDeserializer(Deserializer):
                 load = marshmallow.load_compiled
                 if same:
                     return lambda data, start: load(memoryview(data)[start:])
-                pair = AvroCodec(target, flags, writer_schema=writer, build=build)
-                own = AvroCodec(target, flags, build=build)
+                pair = _compiled_codec(target, flags, writer, build)
+                own = _compiled_codec(target, flags, None, build)
                 read, write = pair._reader.load_from, own.dump
                 return lambda data, start: load(write(read(data, start)))
         else:
-            fallback = _bounded_reader(json.loads(writer.to_json()), reader_parsed, flags,
-                                       self._return_record_name)
+            if self._return_record_name and _names_records_in_unions(writer):
+                fallback = _bounded_reader(json.loads(writer.to_json()), reader_parsed, flags,
+                                           self._return_record_name)
+            elif same:
+                # tier 0 until the compiled codec is ready: the same values and errors
+                fallback = Interpreter(target, flags).load_from
+            else:
+                fallback = _resolving_reader(writer, target, flags)
 
             def make(build):
                 if same:
-                    return AvroCodec(target, flags, build=build)._reader.load_from
-                return AvroCodec(target, flags, writer_schema=writer, build=build)._reader.load_from
+                    return _compiled_codec(target, flags, None, build)._reader.load_from
+                return _compiled_codec(target, flags, writer, build)._reader.load_from
 
             if self._return_record_name and _names_records_in_unions(writer):
                 # compiled codecs return a union's record without its name
