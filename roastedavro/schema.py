@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import copy
-import inspect
-import io
 import json
 import logging
 import sys
@@ -78,7 +76,6 @@ class _Plan:
         #: precision the compiled reader checks (see _wide_decimal)
         self.reads_decimals = '"precision"' in json.dumps(self.raw)
         self.decimal_scan = _DecimalScan(self.raw) if self.reads_decimals else None
-        self._parsed_raw = None
         # Features the compiled path does not implement yet take marshmallow's
         # own path for that direction, so results stay exactly marshmallow's.
         self.dump_reasons = visitor.dump_needs_marshmallow
@@ -101,15 +98,6 @@ class _Plan:
                 pair = (Interpreter(self.raw_model, flags), Interpreter(self.raw_many_model, flags))
             self._interpreters[key] = pair
         return pair
-
-    @property
-    def parsed_raw(self):
-        """The raw schema parsed by fastavro (for callers that read with it)."""
-        if self._parsed_raw is None:
-            import fastavro
-
-            self._parsed_raw = fastavro.parse_schema(copy.deepcopy(self.raw))
-        return self._parsed_raw
 
 
 def _registry_for(schema: Schema) -> EncoderRegistry:
@@ -1223,62 +1211,10 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writ
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
-        if compile is None:
-            pair = (AvroCodec(reader, flags, writer_schema=writer), AvroCodec(reader, flags))
-        elif _codec_serves_uncompiled():
-            pair = (AvroCodec(reader, flags, writer_schema=writer, compile=compile),
-                    AvroCodec(reader, flags, compile=compile))
-        else:
-            pair = _resolve_with_fastavro(reader, writer, flags)
+        pair = (AvroCodec(reader, flags, writer_schema=writer, compile=compile),
+                AvroCodec(reader, flags, compile=compile))
         codecs[key] = pair
     return pair[1].dump(pair[0].load(data))
-
-
-def _codec_serves_uncompiled() -> bool:
-    """Whether AvroCodec takes compile="never" (serving from tier 0)."""
-    from roastedavro.codec import AvroCodec
-
-    return "compile" in inspect.signature(AvroCodec).parameters
-
-
-def _resolve_with_fastavro(reader: AvroSchema, writer: AvroSchema, flags: CompileFlags) -> tuple:
-    """A stand-in for AvroCodec(compile="never") where AvroCodec does not take
-    it: tier 0 checks the bytes as the writer's (DecodeError with the offset,
-    the flags' bounds), fastavro resolves them to the reader's raw values,
-    which tier 0 writes as the reader's bytes."""
-    import json
-
-    import fastavro
-
-    from roastedavro.avro.resolve import resolve
-
-    # SchemaResolutionError where the reader cannot read the writer's data
-    resolve(writer, reader).check()
-    raw_reader = without_logical_types(json.loads(reader.to_json()))
-    raw_writer = without_logical_types(json.loads(writer.to_json()))
-    parsed_reader = fastavro.parse_schema(raw_reader)
-    parsed_writer = fastavro.parse_schema(raw_writer)
-    interpreter = Interpreter(parse_schema(raw_reader), flags)
-    check = Interpreter(parse_schema(raw_writer), flags)
-
-    class Resolving:
-        @staticmethod
-        def load(data):
-            check.load(data)
-            stream = io.BytesIO(bytes(data))
-            try:
-                value = fastavro.schemaless_reader(stream, parsed_writer, parsed_reader)
-            except DecodeError:
-                raise
-            except (EOFError, ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as error:
-                raise DecodeError(f"the bytes cannot be read as the writer schema: {error}",
-                                  stream.tell()) from None
-            if stream.tell() != len(data):
-                raise DecodeError(f"{len(data) - stream.tell()} bytes left after the value",
-                                  stream.tell())
-            return value
-
-    return Resolving, interpreter
 
 
 def _too_deep(direction: str) -> ValidationError:

@@ -25,7 +25,7 @@ from marshmallow import (
 
 import roastedavro.schema as schema_module
 from roastedavro import CompileFlags, CompiledSchema, compiler
-from roastedavro.errors import DecodeError, NotCompiledError, SchemaResolutionError
+from roastedavro.errors import DecodeError, NotCompiledError
 
 UTC = dt.timezone.utc
 
@@ -367,15 +367,6 @@ def test_data_of_another_writer_schema(compiled, uncompiled):
         with pytest.raises(DecodeError) as theirs:
             reference.load_compiled(data[:-cut], writer_schema=Plain)
         assert ours.value.offset == theirs.value.offset
-
-
-def test_another_writer_schema_where_avrocodec_cannot_serve_it_uncompiled(
-        compiled, uncompiled, monkeypatch):
-    # the stand-in for an AvroCodec that does not take compile="never"
-    monkeypatch.setattr(schema_module, "_codec_serves_uncompiled", lambda: False)
-    test_data_of_another_writer_schema(compiled, uncompiled)
-    with pytest.raises(SchemaResolutionError):
-        uncompiled["plain"].load_compiled(b"", writer_schema=Newer)
 
 
 def test_an_explicit_compile_still_refuses(uncompiled):
