@@ -251,8 +251,9 @@ class _Parser:
     # -- names ----------------------------------------------------------------
 
     def reference(self, name: str, namespace: str | None, path: str) -> AvroType:
-        if name in PRIMITIVE_TYPES:
-            return Primitive(name)
+        plain = _PLAIN.get(name)
+        if plain is not None:
+            return plain  # immutable: one instance per primitive serves every use
         if not name:
             raise SchemaError("an empty type name", path or "schema")
         candidates = [name] if "." in name else (
@@ -311,7 +312,9 @@ class _Parser:
         return definition
 
     def aliases(self, node: dict, namespace: str | None, path: str, named: bool) -> tuple[str, ...]:
-        aliases = node.get("aliases", [])
+        if "aliases" not in node:
+            return ()
+        aliases = node["aliases"]
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
             raise SchemaError(f"\"aliases\" must be a list of names, not {_json_text(aliases)}", path)
         result = []
@@ -594,6 +597,10 @@ def max_decimal_precision(size: int) -> int:
     if size <= 0:
         return 0
     return int(math.floor(math.log10(2) * (8 * size - 1)))
+
+
+#: the primitive types without a logical type or properties
+_PLAIN = {name: Primitive(name) for name in PRIMITIVE_TYPES}
 
 
 def _doc(node: dict, path: str) -> str | None:
