@@ -542,3 +542,32 @@ def test_the_decimal_filter_follows_recursive_and_nested_types():
                  node(f=(100).to_bytes(4, "big"))):
         assert scan.maybe_wide(wide, False)
         assert scan.maybe_wide([fine, wide], True)
+
+
+@pytest.fixture(scope="module")
+def interpreted_newer(compiled, tmp_path_factory):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setenv(compiler.COMPILE_ENV, "never")
+        monkeypatch.setenv(compiler.CACHE_ENV, str(tmp_path_factory.mktemp("empty-cache")))
+        monkeypatch.setattr(compiler, "_loaded", {})
+        schema = Newer()
+        schema.load_compiled(compiled["plain"].dump_compiled(RECORD), writer_schema=Plain)
+    assert schema.tier == "interpreter"
+    return schema
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data(), many=st.booleans())
+def test_damaged_data_of_another_writer_schema(compiled, interpreted_newer, data, many):
+    writer, reference = compiled["plain"], compiled["newer"]
+    good = writer.dump_compiled(RECORDS, many=True) if many else writer.dump_compiled(RECORD)
+    damaged = bytearray(good)
+    for index, byte in data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1),
+                                                    st.integers(0, 255)), max_size=3)):
+        damaged[index] = byte
+    damaged = bytes(damaged[:data.draw(st.none() | st.integers(0, len(good)))])
+
+    def load(schema):
+        return lambda data, many: schema.load_compiled(data, many, writer_schema=Plain)
+
+    assert outcome(load(interpreted_newer), damaged, many) == outcome(load(reference), damaged, many)
