@@ -1253,7 +1253,9 @@ cdef class ResolvingInterpreter:
         cdef PyObject** values = record_values(record, keys)
         cdef Py_ssize_t number
         cdef Step* step
+        cdef PlanNode* target
         cdef int action
+        cdef object value
         if depth > self.max_depth:
             raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
                                % self.max_depth, r.pos)
@@ -1263,8 +1265,12 @@ cdef class ResolvingInterpreter:
             step = &self.steps[number]
             action = step.action
             if action == S_READ:
-                set_field(record, values, step.slot, <object>step.name,
-                          self.read_plan(r, step.node, depth))
+                target = &self.plans[step.node]
+                if target.kind == P_READ:    # a value of a type both share: the reader's read
+                    value = self.reader.read_value(r, target.node, depth)
+                else:
+                    value = self.read_plan(r, step.node, depth)
+                set_field(record, values, step.slot, <object>step.name, value)
             elif action == S_SKIP:
                 self.writer.skip_value(r, step.node, depth)
             elif action == S_CONSTANT:
