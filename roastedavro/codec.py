@@ -169,10 +169,7 @@ class AvroCodec:
             self._read_engine = _engine(self.schema, self.flags, self.writer_schema)
         else:
             self._read_engine = self._write_engine = _engine(self.schema, self.flags, None)
-        policy = self.policy
-        if self._resolving and not hasattr(_tier0, "ResolvingInterpreter"):
-            policy = "eager"  # pragma: no cover - a runtime without tier-0 resolution
-        self._read_engine.start(policy, build)
+        self._read_engine.start(self.policy, build)
         self._read_engine.subscribe(self)
         self._rebind()
 

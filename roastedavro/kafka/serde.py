@@ -34,7 +34,7 @@ from confluent_kafka.serialization import (
 )
 
 from roastedavro._runtime import GenericType, decode_generic
-from roastedavro._tier0 import Interpreter
+from roastedavro._tier0 import Interpreter, ResolvingInterpreter
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import NamedType, Primitive, Record, Schema as AvroModel, Union
 from roastedavro.background import BackgroundCompiler, default_compiler
@@ -365,11 +365,7 @@ def _bounded_reader(writer: Any, reader: Any, flags: CompileFlags,
 def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags) -> Callable:
     """Tier 0's reader of ``writer``'s data as ``reader``'s values, from byte
     ``start`` to the end of the message."""
-    from roastedavro import _tier0
-
-    if hasattr(_tier0, "ResolvingInterpreter"):
-        return _tier0.ResolvingInterpreter(writer, reader, flags).load_from
-    return _bounded_reader(json.loads(writer.to_json()), _fastavro_parsed(reader), flags)
+    return ResolvingInterpreter(writer, reader, flags).load_from
 
 
 def _bare_bytes(model: AvroModel) -> bool:
