@@ -169,3 +169,55 @@ def test_the_build_process_exits_with_its_parent(tmp_path):
     assert completed.returncode == 0, completed.stderr
     pid = int(completed.stdout.split()[-1])
     assert wait_until(lambda: not running(pid), 15)
+
+
+def marshmallow_source():
+    from marshmallow import fields
+
+    from roastedavro import CompiledSchema
+    from roastedavro.codegen import generate_module
+
+    class Inner(CompiledSchema):
+        when = fields.DateTime()
+
+    class Order(CompiledSchema):
+        name = fields.String()
+        count = fields.Integer()
+        price = fields.Decimal(places=2, metadata={"precision": 9})
+        tags = fields.Dict(keys=fields.String(), values=fields.Float())
+        inner = fields.Nested(Inner)
+
+    schema = Order()
+    plan = schema._plan()
+    return generate_module(plan.root, plan.records, schema._label(), FLAGS.build_key(),
+                           plan.fingerprint).source
+
+
+def resolving_source():
+    from roastedavro.resolvegen import generate_resolving_module
+
+    writer = parse_schema({"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": "int"}, {"name": "b", "type": "string"}]})
+    reader = parse_schema({"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": "long"}, {"name": "c", "type": "string", "default": "x"}]})
+    return generate_resolving_module(writer, reader).source
+
+
+def test_a_preloaded_context_gives_the_c_a_fresh_one_gives(tmp_path, monkeypatch):
+    # the build process compiles each module with a Context that has loaded
+    # the module's cimports beforehand: the C must be the same, byte for byte
+    sources = {"avro": generate_avro_module(parse_schema(record_schema("Preloaded", 7))).source,
+               "marshmallow": marshmallow_source(), "resolving": resolving_source()}
+    for kind, source in sources.items():
+        outputs = []
+        for preloaded in (False, True):
+            folder = tmp_path / f"{kind}-{preloaded}"
+            folder.mkdir()
+            pyx = folder / f"the_{kind}_module.pyx"
+            pyx.write_text(source)
+            monkeypatch.setattr(compiler, "_pristine", {})
+            context = compiler._pristine_context(source, FLAGS) if preloaded else None
+            assert (context is not None) == preloaded
+            monkeypatch.setattr(compiler, "_preloaded_context", context)
+            outputs.append(compiler._cythonize(pyx, pyx.stem, FLAGS).read_text())
+        assert outputs[0] == outputs[1], kind
