@@ -400,7 +400,7 @@ class CompiledSchema(Schema):
                 raise ValidationError(_renamed(error.messages, plan.root, many,
                                                standing_in=not plan.dump_reasons)) from None
         except RecursionError:
-            raise _too_deep("dump") from None
+            raise _too_deep("dump", self._roasted_codec is None) from None
         try:
             return array.dump(datum) if many else one.dump(datum)
         except DatumError as error:
@@ -443,7 +443,7 @@ class CompiledSchema(Schema):
                 return self.load([record_load_input(plan.root, item) for item in raw], many=True)
             return self.load(record_load_input(plan.root, raw))
         except RecursionError:
-            raise _too_deep("load") from None
+            raise _too_deep("load", self._roasted_codec is None) from None
 
 
 class _Uncompiled:
@@ -1217,11 +1217,12 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writ
     return pair[1].dump(pair[0].load(data))
 
 
-def _too_deep(direction: str) -> ValidationError:
+def _too_deep(direction: str, uncompiled: bool = False) -> ValidationError:
     # marshmallow nests a Python call chain per record level: data nested
     # within the codec's max_depth may still exceed Python's recursion limit
     # there. That is a ValidationError, never a RecursionError.
+    why = ("which serves this schema while it is not compiled" if uncompiled
+           else "which this schema needs (hooks or a failed validation)")
     return ValidationError({"_schema": [
-        f"Records are nested too deeply for marshmallow's {direction}, which this schema "
-        f"needs (hooks or a failed validation); Python's recursion limit is "
-        f"{sys.getrecursionlimit()}."]})
+        f"Records are nested too deeply for marshmallow's {direction}, {why}; Python's "
+        f"recursion limit is {sys.getrecursionlimit()}."]})

@@ -571,3 +571,39 @@ def test_damaged_data_of_another_writer_schema(compiled, interpreted_newer, data
         return lambda data, many: schema.load_compiled(data, many, writer_schema=Plain)
 
     assert outcome(load(interpreted_newer), damaged, many) == outcome(load(reference), damaged, many)
+
+
+class Chain(CompiledSchema):
+    v = fields.Integer()
+    kids = fields.List(fields.Nested(lambda: Chain()))
+    nxt = fields.Nested(lambda: Chain(), allow_none=True)
+
+
+def chain(depth):
+    record = {"v": 0, "kids": [], "nxt": None}
+    for level in range(depth):
+        record = {"v": level, "kids": [{"v": -level, "kids": [], "nxt": None}], "nxt": record}
+    return record
+
+
+def test_recursive_schemas_and_their_bounds(uncompiled):
+    import fastavro
+
+    schema = Chain()
+    for depth in (0, 1, 30):
+        data = schema.dump_compiled(chain(depth))
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, fastavro.parse_schema(schema.avro_schema()),
+                                   schema.dump(chain(depth)))
+        assert data == out.getvalue()
+        assert schema.load_compiled(data) == schema.load(schema.dump(chain(depth)))
+    assert schema.tier == "interpreter"
+    # deeper than marshmallow's dump can go in Python: a ValidationError that says so
+    with pytest.raises(ValidationError) as error:
+        schema.dump_compiled(chain(3000))
+    assert "while it is not compiled" in error.value.messages["_schema"][0]
+    # bytes nested deeper than max_depth (written by tier 0 with a larger bound)
+    deep = schema._plan().interpreters(CompileFlags(max_depth=2000))[0]
+    with pytest.raises(DecodeError) as error:
+        schema.load_compiled(deep.dump(chain(600)))
+    assert "nested more than 500 levels" in error.value.reason
