@@ -607,3 +607,34 @@ def test_recursive_schemas_and_their_bounds(uncompiled):
     with pytest.raises(DecodeError) as error:
         schema.load_compiled(deep.dump(chain(600)))
     assert "nested more than 500 levels" in error.value.reason
+
+
+def test_threads_choosing_the_tier_at_once(compiled, uncompiled):
+    import threading
+
+    schema = Plain(many=True)
+    expected = compiled["plain"].dump_compiled([RECORD, RECORD], many=True)
+    results, start = [], threading.Barrier(6)
+
+    def work():
+        start.wait()
+        for _ in range(20):
+            data = schema.dump_compiled([RECORD, RECORD])
+            results.append((data, schema.load_compiled(data)))
+
+    threads = [threading.Thread(target=work) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 120
+    loaded = compiled["plain"].load_compiled(expected, many=True)
+    assert all(data == expected and value == loaded for data, value in results)
+    assert schema.tier == "interpreter"
+
+
+def test_hot_compiles_marshmallow_schemas_at_once(compiled, monkeypatch):
+    monkeypatch.setenv(compiler.COMPILE_ENV, "hot")
+    schema = Plain()
+    schema.dump_compiled(RECORD)
+    assert schema.tier == "compiled"
