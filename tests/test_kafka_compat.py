@@ -572,3 +572,25 @@ def test_an_unknown_schema_id_raises_what_confluent_kafka_raises():
     assert "schema id 4242" in str(ours.value)
     assert (ours.value.http_status_code, ours.value.error_code) == \
         (theirs.value.http_status_code, theirs.value.error_code)
+
+
+class Stamp(CompiledSchema):
+    at = fields.AwareDateTime(required=True)
+
+
+def test_the_uncompiled_marshmallow_reader_checks_the_bytes_as_the_compiled_one(uncached):
+    # a timestamp past year 9999: the compiled reader's DecodeError, not marshmallow's OverflowError
+    registry = new_registry()
+    writer = AvroSerializer(registry, Stamp, compiler=None)
+    import datetime
+    good = writer({"at": datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)}, ctx())
+    far = good[:5] + varint(2**62)
+    reader = AvroDeserializer(registry, Stamp, compiler=None)
+    assert reader(good, ctx()) == Stamp().load_compiled(good[5:])
+    with pytest.raises(DecodeError) as uncompiled:
+        reader(far, ctx())
+    with pytest.raises(DecodeError) as compiled:
+        Stamp().load_compiled(far[5:])
+    assert reader.stats[FALLBACK] == 1 and reader.stats[COMPILED] == 0  # the good message
+    assert uncompiled.value.reason == compiled.value.reason
+    assert uncompiled.value.offset == compiled.value.offset + 5

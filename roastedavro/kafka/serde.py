@@ -3,16 +3,14 @@ compiled codecs, and an uncompiled path while a codec builds.
 
 Each writer schema has one :class:`_Codec` slot holding ``(path, function)``.
 It starts on the compiled codec when the compile cache has it, and otherwise
-on the uncompiled path (fastavro writing; reading, the runtime's bounded
-generic decoder, which checks the bytes with the codecs' limits before
-fastavro sees them) while the background compiler builds the codec; the
+on the uncompiled path (fastavro writing; reading, tier 0, with the codecs'
+limits) while the background compiler builds the codec; the
 finished codec replaces the tuple in one assignment, so a message is handled
 wholly by one path or wholly by the other.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import threading
@@ -20,8 +18,6 @@ import time
 from concurrent.futures import Future
 from typing import Any, Callable
 
-import fastavro
-from fastavro.read import SchemaResolutionError
 from confluent_kafka.schema_registry import (
     Schema as RegistrySchema,
     record_subject_name_strategy,
@@ -33,7 +29,6 @@ from confluent_kafka.serialization import (
     Deserializer, MessageField, SerializationContext, SerializationError, Serializer,
 )
 
-from roastedavro._runtime import GenericType, decode_generic
 from roastedavro._tier0 import Interpreter, ResolvingInterpreter
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import NamedType, Primitive, Record, Schema as AvroModel, Union
@@ -42,8 +37,7 @@ from roastedavro.codec import AvroCodec
 from roastedavro.errors import DecodeError, NotCompiledError, SchemaError
 from roastedavro.flags import CompileFlags
 from roastedavro import tiers
-from roastedavro.schema import CompiledSchema
-from roastedavro.visitor import without_logical_types
+from roastedavro.schema import CompiledSchema, _Uncompiled
 
 log = logging.getLogger("roastedavro.kafka")
 
@@ -233,10 +227,6 @@ def _add_references(client, schema: RegistrySchema, named: dict, seen: set) -> N
         named.update(referenced.named)
 
 
-def _fastavro_parsed(model: AvroModel):
-    return fastavro.parse_schema(json.loads(model.to_json()))
-
-
 def _marshmallow_schema(schema: Any) -> CompiledSchema | None:
     if isinstance(schema, type) and issubclass(schema, CompiledSchema):
         return schema()
@@ -318,48 +308,18 @@ def _cached(make: Callable[[str], Callable]) -> Callable | None:
         return None
 
 
-_RESOLVE_ERRORS = (EOFError, ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError,
-                   ArithmeticError, SchemaResolutionError)
-
-
-def _bounded_reader(writer: Any, reader: Any, flags: CompileFlags,
-                    return_record_name: bool = False) -> Callable:
-    """An uncompiled reader, from byte ``start`` to the end of the message.
-
-    The runtime's generic decoder walks the bytes over the writer's schema
-    (``writer``, a JSON-like Avro schema) with the compiled codecs' limits
-    (``flags.max_depth``, ``max_items`` and ``item_allowance``) before
-    fastavro reads them, so fastavro never sees bytes that failed the walk:
-    a few bytes announcing billions of items, or nesting past the limit, are
-    a ``DecodeError`` with the offset in the message. Resolution to
-    ``reader`` (a parsed fastavro schema) and ``return_record_name`` are
-    fastavro's, over the bytes that passed.
-    """
-    generic = GenericType(writer)
-    parsed = generic.parsed
-    if reader is not None and reader == parsed:
-        reader = None
-    again = reader is not None or return_record_name
-    max_depth, max_items, allowance = flags.max_depth, flags.max_items, flags.item_allowance
-
-    def load(data, start):
-        body = memoryview(data)[start:]
-        try:
-            value = decode_generic(body, generic, max_depth, max_items, allowance)
-        except DecodeError as error:
-            raise DecodeError(error.reason, error.offset + start) from None
-        if not again:
-            return value
-        # the whole body passed the walk: read it again as the reader asks
-        stream = io.BytesIO(body)
-        try:
-            return fastavro.schemaless_reader(stream, parsed, reader,
-                                              return_record_name=return_record_name)
-        except _RESOLVE_ERRORS as error:
-            raise DecodeError(f"the message cannot be read as the reader schema: {error}",
-                              start + stream.tell()) from None
-
-    return load
+def _named_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags,
+                  same: bool) -> Callable:
+    """Tier 0's reader for ``return_record_name``, from byte ``start`` to the
+    end of the message: a union's record is read as ``(name, record)``, as
+    fastavro's reader gives it (its rules, roastedavro._tier0.union_names),
+    with the reader's names where the reader has a union; values are
+    converted by the writer's logical types, as fastavro converts them. The
+    bounds and errors are tier 0's."""
+    naming = (True, False, False, False)
+    if same:
+        return Interpreter(writer, flags, naming).load_from
+    return ResolvingInterpreter(writer, reader, flags, naming).load_from
 
 
 def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags) -> Callable:
@@ -751,7 +711,6 @@ class AvroDeserializer(Deserializer):
     def _new_slot(self, writer: AvroModel, reader: AvroModel | None, schema_id: int) -> _Codec:
         flags = self._flags
         marshmallow = self._marshmallow
-        reader_parsed = _fastavro_parsed(reader) if reader is not None else None
         if reader is not None:
             # an impossible pair fails now, not on some later message
             from roastedavro.avro.resolve import resolve
@@ -768,17 +727,14 @@ class AvroDeserializer(Deserializer):
         target = reader if reader is not None else writer
 
         if marshmallow is not None:
-            # marshmallow's load takes the values of the schema's raw form
-            # (logical types as their underlying types), read by tier 0
-            raw_writer = parse_schema(without_logical_types(json.loads(writer.to_json())))
-            raw_reader = parse_schema(without_logical_types(json.loads(target.to_json())))
-            if raw_writer.canonical_form() == raw_reader.canonical_form():
-                read_raw = Interpreter(raw_reader, flags).load_from
-            else:
-                read_raw = _resolving_reader(raw_writer, raw_reader, flags)
+            # what load_compiled returns where the schema is not compiled:
+            # tier 0 checks and reads the bytes (logical types, precision),
+            # marshmallow's load makes the values
+            uncompiled = _Uncompiled(marshmallow, flags)
+            other_writer = None if same else writer
 
             def fallback(data, start):
-                return marshmallow._load_datum(read_raw(data, start))
+                return uncompiled.load(memoryview(data)[start:], False, other_writer)
 
             def make(build):
                 if marshmallow._roasted_codec is None:
@@ -792,8 +748,7 @@ class AvroDeserializer(Deserializer):
                 return lambda data, start: load(write(read(data, start)))
         else:
             if self._return_record_name and _names_records_in_unions(writer):
-                fallback = _bounded_reader(json.loads(writer.to_json()), reader_parsed, flags,
-                                           self._return_record_name)
+                fallback = _named_reader(writer, target, flags, same)
             elif same:
                 # tier 0 until the compiled codec is ready: the same values and errors
                 fallback = Interpreter(target, flags).load_from
