@@ -149,17 +149,21 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
 # -- building ----------------------------------------------------------------------
 
 
-def _build_one(source: str, flags: CompileFlags, fingerprint: str, out: str) -> tuple[str, str]:
-    """In a pool worker: the module of ``source``, built into ``out``."""
+def _build_one(source: str, flags: CompileFlags, fingerprint: str, scratch: str,
+               out: str) -> tuple[str, str]:
+    """In a pool worker: the module of ``source``, built into the private
+    folder ``scratch`` and copied into ``out``. A worker's first build warms
+    Cython up; the later ones are forked off it with the runtime's
+    declarations already parsed (compiler.serve_build)."""
+    import pickle
+
     key = compiler.build_key(source, flags)
     name = compiler._module_name(key, fingerprint)
-    scratch = Path(tempfile.mkdtemp(prefix="roastedavro-aot-"))
-    try:
-        target = scratch / f"{name}{compiler.EXT_SUFFIX}"
-        compiler._build(source, name, scratch, target, flags)
-        shutil.copyfile(target, Path(out) / target.name)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    outcome = compiler.serve_build(pickle.dumps((source, flags, fingerprint)), Path(scratch))
+    if not outcome["ok"]:
+        raise CompileError(outcome["error"])
+    target = Path(scratch) / f"{name}{compiler.EXT_SUFFIX}"
+    shutil.copyfile(target, Path(out) / target.name)
     return name, target.name
 
 
@@ -174,21 +178,27 @@ def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFla
     compiler._compiler_command()  # no C compiler: fail before the pool starts
     done = 0
     workers = max(1, min(jobs or os.cpu_count() or 1, len(unique) or 1))
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_build_one, codec.source, flags, codec.fingerprint,
-                               str(package_dir)): (key, codec) for key, codec in unique.items()}
-        for future in concurrent.futures.as_completed(futures):
-            key, codec = futures[future]
-            try:
-                module, file = future.result()
-            except CompileError as error:
-                raise CompileError(f"{codec.label}: {error}") from None
-            digest = hashlib.sha256((package_dir / file).read_bytes()).hexdigest()
-            manifest["codecs"][key] = {"module": module, "file": file, "sha256": digest,
-                                       "label": codec.label, "fingerprint": codec.fingerprint}
-            done += 1
-            if progress is not None:
-                progress(done, len(unique), codec.label)
+    # private to this user (mkdtemp: mode 700), removed at the end
+    scratch = tempfile.mkdtemp(prefix="roastedavro-aot-")
+    try:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_build_one, codec.source, flags, codec.fingerprint, scratch,
+                                   str(package_dir)): (key, codec)
+                       for key, codec in unique.items()}
+            for future in concurrent.futures.as_completed(futures):
+                key, codec = futures[future]
+                try:
+                    module, file = future.result()
+                except CompileError as error:
+                    raise CompileError(f"{codec.label}: {error}") from None
+                digest = hashlib.sha256((package_dir / file).read_bytes()).hexdigest()
+                manifest["codecs"][key] = {"module": module, "file": file, "sha256": digest,
+                                           "label": codec.label, "fingerprint": codec.fingerprint}
+                done += 1
+                if progress is not None:
+                    progress(done, len(unique), codec.label)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     (package_dir / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
                                         encoding="utf-8")
     init = package_dir / "__init__.py"

@@ -586,7 +586,7 @@ def _worker_env(directory: Path) -> tuple[tuple, dict]:
 
 def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
                     directory: Path) -> None:
-    """Builds ``source``'s module into the cache in a build process.
+    """Builds ``source``'s module into the cache ``directory`` in a build process.
 
     The source was generated and verified here; the child only runs Cython
     and the C compiler, so nothing about the schema is parsed again there.
@@ -619,23 +619,11 @@ def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
 
 
 def _warm_up() -> None:
-    """Cython's start-up, paid once: its compiler imported and run once (into
-    a temporary folder, with a Context of its own) on a small module, so its
-    lazily imported parts, lexicon and utility code are loaded before any
-    build is forked off. Nothing is installed."""
-    try:
-        from roastedavro.avro.parse import parse_schema
-        from roastedavro.avrogen import generate_avro_module
-
-        schema = {"type": "record", "name": "WarmUp", "fields": [
-            {"name": name, "type": ["null", name]} for name in ("long", "string", "double")]}
-        source = generate_avro_module(parse_schema(schema)).source
-        with tempfile.TemporaryDirectory(prefix="roastedavro-warm-up-") as scratch:
-            pyx = Path(scratch) / "roastedavro_warm_up.pyx"
-            pyx.write_text(source, encoding="utf-8")
-            _cythonize(pyx, "roastedavro_warm_up", CompileFlags())
-    except Exception:  # noqa: BLE001 - a build says what is wrong, if anything is
-        pass
+    # what every build needs, imported now: Cython's compiler. The rest of
+    # its start-up (lazily imported parts, lexicon, utility code) is paid by
+    # the first build, which runs in this process (see _child_main).
+    with contextlib.suppress(ImportError):
+        from Cython.Compiler import Errors, Main, ModuleNode, Parsing, Pipeline  # noqa: F401
 
 
 # what a module cimports, in order: "cimport a.b" and "from a.b cimport ..." at
@@ -729,6 +717,26 @@ def _fork_build(request: bytes, directory: Path) -> dict:
     return {"ok": False, "error": f"the build crashed ({how})"}
 
 
+_warm = False
+
+
+def serve_build(request: bytes, directory: Path) -> dict:
+    """Builds a request (the pickled ``(source, flags, fingerprint)``) into the
+    cache ``directory`` in a process that serves builds (a build process, a
+    worker of ``roastedavro build``); its outcome: ``{"ok": True, "timing":
+    ...}`` or ``{"ok": False, "error": message}``.
+
+    The process's first build runs in it, with a fresh Context: it loads
+    what Cython loads once per process (its lazily imported parts, lexicon,
+    utility code). Every later build is forked off (see :func:`_fork_build`)."""
+    global _warm
+    if _warm and hasattr(os, "fork"):
+        return _fork_build(request, directory)
+    outcome = _build_request(request, directory)
+    _warm = True
+    return outcome
+
+
 def _child_main() -> None:
     """The build process: requests on stdin, replies on stdout, until stdin
     closes or the parent is gone."""
@@ -746,7 +754,6 @@ def _child_main() -> None:
     os.dup2(2, 1)
     _warm_up()
     directory = trusted_cache_dir()
-    fork = hasattr(os, "fork")
     while True:
         # the parent's pipe closes when it exits; a copy of it kept by a
         # process forked from the parent could keep it open, so the parent
@@ -757,7 +764,7 @@ def _child_main() -> None:
         request = _read_message(requests)
         if request is None:
             return  # the parent closed the pipe: it exited or is done with this process
-        outcome = _fork_build(request, directory) if fork else _build_request(request, directory)
+        outcome = serve_build(request, directory)
         _write_message(replies, json.dumps(outcome).encode())
 
 
