@@ -322,6 +322,16 @@ def _named_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags,
     return ResolvingInterpreter(writer, reader, flags, naming).load_from
 
 
+def _in_message(load: Callable, body, start: int, *args) -> Any:
+    """``load(body, False, *args)`` of a message's body, a DecodeError's
+    offset counted from the message's first byte (as tier 0's and the
+    codecs' ``load_from`` count it)."""
+    try:
+        return load(body, False, *args)
+    except DecodeError as error:
+        raise DecodeError(error.reason, error.offset + start) from None
+
+
 def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags) -> Callable:
     """Tier 0's reader of ``writer``'s data as ``reader``'s values, from byte
     ``start`` to the end of the message."""
@@ -734,14 +744,14 @@ class AvroDeserializer(Deserializer):
             other_writer = None if same else writer
 
             def fallback(data, start):
-                return uncompiled.load(memoryview(data)[start:], False, other_writer)
+                return _in_message(uncompiled.load, memoryview(data)[start:], start, other_writer)
 
             def make(build):
                 if marshmallow._roasted_codec is None:
                     marshmallow.compile(flags, build=build)
                 load = marshmallow.load_compiled
                 if same:
-                    return lambda data, start: load(memoryview(data)[start:])
+                    return lambda data, start: _in_message(load, memoryview(data)[start:], start)
                 pair = _compiled_codec(target, flags, writer, build)
                 own = _compiled_codec(target, flags, None, build)
                 read, write = pair._reader.load_from, own.dump
