@@ -29,6 +29,15 @@ worktree add ../old <commit> && cd ../old && python setup.py build_ext
 interleaved round by round with this one's, and the table shows both.
 
 Writes benchmarks/results/compile_time.json and compile_time.md.
+
+``--worker`` measures the build process behind ``build="child"`` (background
+and ``hot`` compiles) instead, in this process: each case as a marshmallow
+schema and as its plain Avro schema, built by a new build process ("cold":
+Python's and Cython's start-up included) and by one that has built another
+schema of the same kind before ("warm"), each into an empty cache; the source is generated
+beforehand. Prints a table; writes nothing.
+
+    python -m benchmarks.compile_time --worker --cases wide_10,wide_50 --rounds 2
 """
 
 from __future__ import annotations
@@ -175,6 +184,80 @@ def markdown(results: dict, rounds: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _worker_sources(case: str) -> dict:
+    from roastedavro.avro.parse import parse_schema
+    from roastedavro.avrogen import generate_avro_module
+    from roastedavro.codegen import generate_module
+    from roastedavro.flags import CompileFlags
+
+    from benchmarks.schemas import CASES
+
+    schema = CASES[case].schema()
+    plan = schema._plan()
+    marshmallow = generate_module(plan.root, plan.records, schema._label(),
+                                  CompileFlags().build_key(), plan.fingerprint).source
+    avro = parse_schema(schema.avro_schema())
+    return {"marshmallow": (marshmallow, plan.fingerprint),
+            "avro": (generate_avro_module(avro).source, f"{avro.fingerprint():016x}")}
+
+
+def worker_times(cases: list[str], rounds: int, log,
+                 kinds: tuple[str, ...] = ("marshmallow", "avro")) -> dict:
+    """Seconds per build="child" build, cold and warm build process (best round)."""
+    import time
+
+    from roastedavro import compiler
+    from roastedavro.flags import CompileFlags
+
+    flags = CompileFlags()
+    warm_ups = _worker_sources(WARMUP_CASE)
+    best: dict = {}
+    for round_number in range(1, rounds + 1):
+        for case in cases:
+            for kind, (source, fingerprint) in _worker_sources(case).items():
+                if kind not in kinds:
+                    continue
+                for state in ("cold", "warm"):
+                    compiler._workers.stop()
+                    cache = Path(tempfile.mkdtemp(prefix="roastedavro-worker-"))
+                    try:
+                        if state == "warm":  # another schema of the same kind first
+                            warm_up, warm_print = warm_ups[kind]
+                            compiler._build_in_child(warm_up, flags, warm_print, cache)
+                            time.sleep(1.0)  # idle between builds, as a service's is
+                        compiler.last_timing.clear()
+                        started = time.perf_counter()
+                        compiler._build_in_child(source, flags, fingerprint, cache)
+                        total = time.perf_counter() - started
+                    finally:
+                        shutil.rmtree(cache, ignore_errors=True)
+                    sample = {"total_s": total, "cython_s": compiler.last_timing.get("cython", 0.0),
+                              "cc_s": compiler.last_timing.get("cc", 0.0)}
+                    log(f"round {round_number} {case:10s} {kind:11s} {state} {total:6.2f} s "
+                        f"(Cython {sample['cython_s']:.2f} s, C compiler {sample['cc_s']:.2f} s)")
+                    key = (case, kind, state)
+                    if key not in best or total < best[key]["total_s"]:
+                        best[key] = sample
+    compiler._workers.stop()
+    return best
+
+
+def worker_markdown(best: dict, rounds: int) -> str:
+    lines = [f"build=\"child\" builds, best of {rounds} rounds; {os.cpu_count()} cores, "
+             f"Python {platform.python_version()}.", "",
+             "| schema | fields | kind | new build process s | (Cython / C compiler) | "
+             "warm build process s | (Cython / C compiler) |",
+             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    for (case, kind, state), cold in best.items():
+        if state != "cold":
+            continue
+        warm = best[(case, kind, "warm")]
+        lines.append(f"| {case} | {_fields(case)} | {kind} | {cold['total_s']:.2f} | "
+                     f"{cold['cython_s']:.2f} / {cold['cc_s']:.2f} | {warm['total_s']:.2f} | "
+                     f"{warm['cython_s']:.2f} / {warm['cc_s']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default=",".join(DEFAULT_CASES))
@@ -184,7 +267,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against-label", default="other")
     parser.add_argument("--speed-only", action="store_true",
                         help="only the compiled code's speed (prints its table, writes nothing)")
+    parser.add_argument("--kinds", default="marshmallow,avro", help="with --worker")
+    parser.add_argument("--worker", action="store_true",
+                        help="builds by the build process behind build=\"child\", cold and warm")
     args = parser.parse_args(argv)
+    if args.worker:
+        cases = [case.strip() for case in args.cases.split(",") if case.strip()]
+        best = worker_times(cases, args.rounds, lambda line: print(line, flush=True),
+                            tuple(args.kinds.split(",")))
+        print(worker_markdown(best, args.rounds))
+        return
     trees = {args.label: ROOT}
     if args.against is not None:
         trees[args.against_label] = args.against.resolve()

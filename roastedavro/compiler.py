@@ -682,6 +682,15 @@ def _build_request(request: bytes, directory: Path) -> dict:
         return {"ok": False, "error": f"the build process failed:\n{traceback.format_exc()}"}
 
 
+def _prepare(request: bytes) -> None:
+    """Loads the preloaded Context of the request's cimports, if not yet loaded."""
+    import pickle
+
+    with contextlib.suppress(Exception):
+        source, flags, _ = pickle.loads(request)
+        _pristine_context(source, flags)
+
+
 def _fork_build(request: bytes, directory: Path) -> dict:
     """Builds one request in a forked copy of this process, with a preloaded
     Context: Cython parses no .pxd file again (about two thirds of its time
@@ -766,6 +775,9 @@ def _child_main() -> None:
             return  # the parent closed the pipe: it exited or is done with this process
         outcome = serve_build(request, directory)
         _write_message(replies, json.dumps(outcome).encode())
+        # between builds: the next build with the same cimports finds its
+        # Context loaded
+        _prepare(request)
 
 
 # -- the cache's integrity ------------------------------------------------------
