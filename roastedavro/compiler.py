@@ -425,6 +425,16 @@ def _write_message(stream, body: bytes) -> None:
     stream.flush()
 
 
+def _ended(code: int) -> str:
+    """How a process with exit code ``code`` (negative: a signal) ended."""
+    if code >= 0:
+        return f"exit status {code}"
+    try:
+        return f"killed by signal {signal.Signals(-code).name}"
+    except ValueError:
+        return f"killed by signal {-code}"
+
+
 class _BuildWorker:
     """One build process; used by one thread at a time (see :class:`_WorkerPool`)."""
 
@@ -465,13 +475,7 @@ class _BuildWorker:
         except subprocess.TimeoutExpired:
             self.process.kill()
             code = self.process.wait()
-        if code < 0:
-            try:
-                how = f"killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                how = f"killed by signal {-code}"
-        else:
-            how = f"exit status {code}"
+        how = _ended(code)
         with contextlib.suppress(OSError, ValueError):
             self._log.seek(0, os.SEEK_END)
             size = self._log.tell()
@@ -691,11 +695,13 @@ def _prepare(request: bytes) -> None:
         _pristine_context(source, flags)
 
 
-def _fork_build(request: bytes, directory: Path) -> dict:
+def _fork_build(request: bytes, directory: Path, private: tuple[int, ...] = ()) -> dict:
     """Builds one request in a forked copy of this process, with a preloaded
     Context: Cython parses no .pxd file again (about two thirds of its time
     on a small module), and whatever the build changes in Cython's state
-    goes with the copy, so every build starts from the same state."""
+    goes with the copy, so every build starts from the same state. The copy
+    closes the file descriptors ``private`` (the pipes to the parent): a
+    parent waiting for this process sees it end when it ends."""
     import pickle
 
     global _preloaded_context
@@ -705,10 +711,18 @@ def _fork_build(request: bytes, directory: Path) -> dict:
     except Exception:  # noqa: BLE001 - _build_request reports it
         context = None
     readable, writable = os.pipe()
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except OSError:  # no memory or processes left for a copy: build here
+        os.close(readable)
+        os.close(writable)
+        return _build_request(request, directory)
     if pid == 0:  # pragma: no cover - the forked copy; measured by its reply
         try:
             os.close(readable)
+            for fd in private:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
             _preloaded_context = context
             reply = json.dumps(_build_request(request, directory)).encode()
             with os.fdopen(writable, "wb") as out:
@@ -721,15 +735,13 @@ def _fork_build(request: bytes, directory: Path) -> dict:
     _, status = os.waitpid(pid, 0)
     if reply:
         return json.loads(reply)
-    code = os.waitstatus_to_exitcode(status)
-    how = f"killed by signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-    return {"ok": False, "error": f"the build crashed ({how})"}
+    return {"ok": False, "error": f"the build crashed ({_ended(os.waitstatus_to_exitcode(status))})"}
 
 
 _warm = False
 
 
-def serve_build(request: bytes, directory: Path) -> dict:
+def serve_build(request: bytes, directory: Path, private: tuple[int, ...] = ()) -> dict:
     """Builds a request (the pickled ``(source, flags, fingerprint)``) into the
     cache ``directory`` in a process that serves builds (a build process, a
     worker of ``roastedavro build``); its outcome: ``{"ok": True, "timing":
@@ -740,7 +752,7 @@ def serve_build(request: bytes, directory: Path) -> dict:
     utility code). Every later build is forked off (see :func:`_fork_build`)."""
     global _warm
     if _warm and hasattr(os, "fork"):
-        return _fork_build(request, directory)
+        return _fork_build(request, directory, private)
     outcome = _build_request(request, directory)
     _warm = True
     return outcome
@@ -773,8 +785,11 @@ def _child_main() -> None:
         request = _read_message(requests)
         if request is None:
             return  # the parent closed the pipe: it exited or is done with this process
-        outcome = serve_build(request, directory)
-        _write_message(replies, json.dumps(outcome).encode())
+        outcome = serve_build(request, directory, (requests.fileno(), replies.fileno()))
+        try:
+            _write_message(replies, json.dumps(outcome).encode())
+        except OSError:
+            return  # the parent is gone
         # between builds: the next build with the same cimports finds its
         # Context loaded
         _prepare(request)

@@ -99,8 +99,12 @@ def test_a_failed_build_reports_its_error_and_the_process_serves_on():
     assert compiler.build_workers() == [pid]
 
 
-def test_a_killed_build_process_is_a_compile_error_and_the_next_build_starts_another():
-    schema = parse_schema(record_schema("KilledMidway"))
+@pytest.mark.parametrize("forked", [False, True], ids=["first-build", "forked-build"])
+def test_a_killed_build_process_is_a_compile_error_and_the_next_build_starts_another(forked):
+    if forked:  # a process's later builds run in forked copies of it
+        with pytest.raises(CompileError):
+            compiler.load("def f(:\n    pass\n", FLAGS, build="child")
+    schema = parse_schema(record_schema(f"KilledMidway{forked}"))
     generated = generate_avro_module(schema)
     outcome = {}
 
