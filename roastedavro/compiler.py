@@ -392,6 +392,9 @@ _MESSAGE = struct.Struct("!Q")
 _MAX_MESSAGE = 1 << 31
 #: seconds a build process has to exit once asked to
 _STOP_WAIT = 2.0
+#: an idle build process ends after this many seconds (it holds Cython's
+#: state: about 200 MB)
+BUILD_IDLE_SECONDS = 300.0
 
 
 class _WorkerGone(Exception):
@@ -453,6 +456,7 @@ class _BuildWorker:
             raise CompileError(f"cannot start a Python process to build the codec: {error}") from None
         self.pid = self.process.pid
         self.builds = 0
+        self.idle_timer: threading.Timer | None = None
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -522,6 +526,8 @@ class _WorkerPool:
                     self._key = key
                 while self._idle:
                     worker = self._idle.pop()
+                    if worker.idle_timer is not None:
+                        worker.idle_timer.cancel()
                     if worker.alive():
                         self._busy.add(worker)
                         return worker
@@ -537,9 +543,20 @@ class _WorkerPool:
             self._busy.discard(worker)
             if healthy and worker.key == self._key and worker.alive():
                 self._idle.append(worker)
+                worker.idle_timer = threading.Timer(BUILD_IDLE_SECONDS, self._retire, (worker,))
+                worker.idle_timer.daemon = True
+                worker.idle_timer.start()
             else:
                 worker.stop(wait=healthy)
             self._guard.notify_all()
+
+    def _retire(self, worker: _BuildWorker) -> None:
+        # its idle timer: ends it if it is still idle (a build cancels the timer)
+        with self._guard:
+            if worker not in self._idle:
+                return
+            self._idle.remove(worker)
+        worker.stop()
 
     def pids(self) -> list[int]:
         """The process ids of the live build processes (for tests and reports)."""

@@ -225,3 +225,32 @@ def test_a_preloaded_context_gives_the_c_a_fresh_one_gives(tmp_path, monkeypatch
             monkeypatch.setattr(compiler, "_preloaded_context", context)
             outputs.append(compiler._cythonize(pyx, pyx.stem, FLAGS).read_text())
         assert outputs[0] == outputs[1], kind
+
+
+def test_an_idle_build_process_ends(monkeypatch):
+    monkeypatch.setattr(compiler, "BUILD_IDLE_SECONDS", 0.5)
+    with pytest.raises(CompileError):
+        compiler.load("def f(:\n    pass\n", FLAGS, build="child")
+    (pid,) = compiler.build_workers()
+    assert wait_until(lambda: not running(pid), 15)
+    assert compiler.build_workers() == []
+
+
+def test_builds_from_threads_at_once_all_arrive():
+    sources = [generate_avro_module(parse_schema(record_schema(f"Threaded{i}"))).source
+               for i in range(3)]
+    modules, errors = [], []
+
+    def build(source):
+        try:
+            modules.append(compiler.load(source, FLAGS, build="child"))
+        except Exception as error:  # noqa: BLE001 - the test looks at it
+            errors.append(error)
+
+    threads = [threading.Thread(target=build, args=(source,)) for source in sources]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert errors == [] and len({module.__name__ for module in modules}) == 3
+    assert 1 <= len(compiler.build_workers()) <= compiler.BUILD_WORKERS
