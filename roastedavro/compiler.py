@@ -375,11 +375,13 @@ def _build_cached(source: str, name: str, directory: Path, target: Path, flags: 
 # -- building in a child process -------------------------------------------------
 #
 # Builds with build="child" go to a build process: a child Python process that
-# imports Cython's compiler once and then builds one module per request, so
-# Cython's start-up (about a second) is paid once per process, not per build.
-# Requests and replies are length-prefixed messages on the child's stdin and
-# stdout. The child exits when its stdin closes, which happens when this
-# process exits, however it exits; it also watches that its parent is alive.
+# builds one module per request, the first in itself (paying Cython's start-up,
+# about a second, once) and every later one in a forked copy of itself whose
+# Cython has the module's cimports loaded (serve_build). Requests (pickled) and
+# replies (JSON) are length-prefixed messages on the child's stdin and stdout.
+# The child exits when its stdin closes, which happens when this process
+# exits, however it exits; it also watches that its parent is alive, and ends
+# after BUILD_IDLE_SECONDS without a build.
 
 _CHILD_CODE = "from roastedavro.compiler import _child_main; _child_main()"
 #: build processes per process: builds beyond this many wait for one
