@@ -252,13 +252,13 @@ def test_the_cache_evicts_the_least_recently_used_modules(monkeypatch, tmp_path)
 
 
 def test_cache_commands(monkeypatch, tmp_path):
-    env = {"ROASTEDAVRO_CACHE_DIR": str(tmp_path)}
+    env = {"ROASTEDAVRO_CACHE_DIR": str(tmp_path), "ROASTEDAVRO_COMPILE": "hot"}
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     AvroCodec({"type": "record", "name": "Cmd", "fields": [{"name": "x", "type": "int"}]},
               compile="eager")
     info = run([sys.executable, "-m", "roastedavro", "cache", "info"], tmp_path, env).stdout
     assert f"directory: {tmp_path}" in info and "modules: 1" in info
-    assert "compile: auto" in info
+    assert "compile: hot (ROASTEDAVRO_COMPILE)" in info
     cleared = run([sys.executable, "-m", "roastedavro", "cache", "clear"], tmp_path, env).stdout
     assert cleared.startswith("removed 1 modules")
     assert list(tmp_path.glob(f"*{compiler.EXT_SUFFIX}")) == []
