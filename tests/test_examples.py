@@ -15,6 +15,7 @@ def test_plain_avro_example_matches_fastavro():
     assert result.returncode == 0, result.stderr
     assert "bytes equal to fastavro's: True" in result.stdout
     assert "loads what fastavro loads: True" in result.stdout
+    assert "   compiled dump:" in result.stdout and "   compiled load:" in result.stdout
 
 
 def test_evolution_example_reads_version_one_as_version_two():
