@@ -317,3 +317,21 @@ def test_everything_works_on_a_machine_without_a_c_compiler(tmp_path):
     assert [name for name in out["cache"] if name.endswith(compiler.EXT_SUFFIX)] == []
     # said once, with the reason
     assert completed.stderr.count("no C compiler found") == 1, completed.stderr
+
+
+def test_the_drop_in_serves_a_new_schema_from_tier_0_and_says_so(empty_cache):
+    import roastedavro.fastavro as drop_in
+
+    schema = drop_in.parse_schema(fresh_schema("DropIn"))
+    out = io.BytesIO()
+    drop_in.schemaless_writer(out, schema, VALUES[4])
+    assert out.getvalue() == fastavro_bytes(fresh_schema_like(schema), VALUES[4])
+    assert drop_in.is_compiled(schema) is False
+    drop_in.codec_for(schema).compile()
+    assert drop_in.is_compiled(schema) is True
+    out.seek(0)
+    assert drop_in.schemaless_reader(out, schema) == VALUES[4]
+
+
+def fresh_schema_like(parsed: dict) -> dict:
+    return {key: value for key, value in parsed.items() if not key.startswith("__")}
