@@ -112,7 +112,8 @@ cdef struct Node:
     Py_ssize_t first    # union: first branch in links; record: first field; array, map: the child
     Py_ssize_t min_size # array, map: the fewest bytes an item takes
     PyObject* obj       # enum: symbol -> index; record: RecordKeys; union: UnionChooser
-    PyObject* obj2      # enum: symbols
+    PyObject* obj2      # enum: symbols; union: the name each branch's value is paired
+                        # with (None: none), fastavro's naming options, else NULL
     PyObject* validator # fastavro's validation of the type (roastedavro._datum.Validator)
     PyObject* name      # record: its full name
     int table[17]   # union (14 types, then an int's by its size): the branch of each exact Python type, -1: the chooser's
@@ -159,10 +160,66 @@ cdef inline int py_type(object value) noexcept:
     return -1
 
 
+def union_names(union, schema, naming, reader=None, reader_branches=None):
+    """The name fastavro's reader pairs each branch's value of a writer's
+    union with under its naming options ``naming`` (return_record_name,
+    return_record_name_override, return_named_type,
+    return_named_type_override), None for a value left as it is; None when
+    no branch is named. fastavro's rules (read_union) look at the writer's
+    union as written: a branch naming a type defined before counts as a
+    record (even an enum's or fixed's), an "error" is named by
+    return_named_type only and counts for neither override. The names are
+    the reader's union branches' where a reader's union is given
+    (``reader_branches``: each writer branch's reader branch or None)."""
+    from roastedavro.avro.types import Enum, Fixed, NamedRef, Record
+    record_name, record_override, named_type, named_override = naming
+    kinds = []
+    for branch in union.branches:
+        if isinstance(branch, NamedRef):
+            kinds.append("ref")
+        elif isinstance(branch, Record):
+            kinds.append("error" if branch.kind == "error" else "record")
+        elif isinstance(branch, (Enum, Fixed)):
+            kinds.append("named")
+        else:
+            kinds.append(None)
+    named = sum(kind in ("record", "named", "ref") for kind in kinds)
+    records = sum(kind in ("record", "ref") for kind in kinds)
+    names = []
+    for number, kind in enumerate(kinds):
+        if named_override and named == 1:
+            paired = False
+        elif named_type and kind is not None:
+            paired = True
+        elif record_override and records == 1:
+            paired = False
+        else:
+            paired = bool(record_name) and kind in ("record", "ref")
+        if not paired:
+            names.append(None)
+        elif reader_branches is not None and reader_branches[number] is not None:
+            names.append(reader.deref(reader_branches[number]).name)
+        else:
+            names.append(schema.deref(union.branches[number]).name)
+    return tuple(names) if any(name is not None for name in names) else None
+
+
+def _naming(naming):
+    """fastavro's four naming options as a tuple of bools, None for none."""
+    if naming is None:
+        return None
+    naming = tuple(bool(option) for option in naming)
+    if len(naming) != 4:
+        raise ValueError("naming takes fastavro's four options: (return_record_name, "
+                         "return_record_name_override, return_named_type, "
+                         "return_named_type_override)")
+    return naming if any(naming) else None
+
+
 class _Program:
     """The nodes of a schema as Python lists, before they become C arrays."""
 
-    def __init__(self, schema):
+    def __init__(self, schema, naming=None):
         from roastedavro import avrogen
         from roastedavro.avro.types import Array, Enum, Fixed, Map, Primitive, Record, Union
 
@@ -178,6 +235,7 @@ class _Program:
         self.named = {}     # full name -> node index
         self.keep = []      # the Python objects nodes point to
         self.unions = {}    # union -> its dispatch (union_dispatch)
+        self.naming = naming if naming is not None and any(naming) else None
         self.root = self.node(schema.root)
 
     def add(self, avro, **values):
@@ -240,8 +298,12 @@ class _Program:
             if known is None:
                 known = self.unions[avro] = self.union_dispatch(avro)
             table, by_size, chooser = known
+            names = None
+            if self.naming is not None:
+                names = union_names(avro, schema, self.naming)
+                self.keep.append(names)
             index = self.add(avro, kind=K_UNION, size=len(avro.branches), obj=chooser, table=table,
-                             flag=not (by_size[0] == by_size[1] == by_size[2]))
+                             flag=not (by_size[0] == by_size[1] == by_size[2]), obj2=names)
             branches = [self.node(branch) for branch in avro.branches]
             self.nodes[index]["first"] = len(self.links)
             self.links.extend(branches)
@@ -336,11 +398,15 @@ cdef class Interpreter:
         self.fields = NULL
         self.seen = NULL
 
-    def __init__(self, schema, flags=None):
+    def __init__(self, schema, flags=None, naming=None):
+        """``naming``: fastavro's reader options (return_record_name,
+        return_record_name_override, return_named_type,
+        return_named_type_override), whose unions' values are read as
+        (name, value) as fastavro reads them; None: none."""
         if not isinstance(schema, Schema):
             raise TypeError(f"an Interpreter takes a parsed schema (roastedavro.avro.parse_schema), "
                             f"not {type(schema).__name__}")
-        self.load_program(_Program(schema), flags)
+        self.load_program(_Program(schema, _naming(naming)), flags)
 
     cdef int load_program(self, program, flags) except -1:
         """Takes the nodes of ``program`` (a _Program) as C arrays."""
@@ -720,6 +786,8 @@ cdef class Interpreter:
         if kind == K_BOOLEAN:
             return read_boolean(r)
         if kind == K_UNION:
+            if node.obj2 != NULL:
+                return self.read_named(r, node, depth)
             return self.read_value(r, self.links[node.first + read_index(r, node.size)], depth)
         if kind == K_ARRAY:
             return self.read_array(r, node, depth)
@@ -742,6 +810,14 @@ cdef class Interpreter:
                 return read_duration(r)
             return read_fixed(r, node.size)
         return None
+
+    cdef object read_named(self, Reader* r, Node* node, int depth):
+        """A union's value under fastavro's naming options: (name, value)
+        where the branch has a name (node.obj2)."""
+        cdef Py_ssize_t branch = read_index(r, node.size)
+        value = self.read_value(r, self.links[node.first + branch], depth)
+        name = (<tuple>node.obj2)[branch]
+        return value if name is None else (name, value)
 
     cdef list read_array(self, Reader* r, Node* node, int depth):
         cdef Py_ssize_t child = node.first
@@ -982,6 +1058,8 @@ cdef enum:
     P_WRITER_UNION = 7  # size: the writer's branches, their plans in links from first
     P_RECORD = 8        # a pair of records: size steps from first; obj: the reader's RecordKeys
     P_FAIL = 9          # obj: the message of an unreadable part (Unreadable)
+    P_WRITTEN = 10      # the writer's node `node` reads the bytes, logical type and all
+                        # (fastavro's rule, taken under its naming options)
 
 # a pair's steps, the writer's fields in order, then the reader's defaults
 cdef enum:
@@ -1022,7 +1100,7 @@ class _ResolutionProgram:
     become C arrays; the reader's and the writer's plain programs read and
     skip the values the plan leaves to them."""
 
-    def __init__(self, resolution):
+    def __init__(self, resolution, naming=None):
         import importlib
         plans = importlib.import_module("roastedavro.avro.resolve")    # the plan's node classes
         from roastedavro.resolvegen import _NOT_CONSTANT, _constant_default
@@ -1038,6 +1116,7 @@ class _ResolutionProgram:
         self.steps = []     # dicts of Step's fields
         self.pairs = {}     # (writer name, reader name) -> plan node index
         self.keep = []
+        self.naming = naming if naming is not None and any(naming) else None
         root = resolution.root
         # a record at the root is read at depth 0, anything else's records at 1
         self.root_record = isinstance(root, plans.RecordRef) and resolution.record(root).error is None
@@ -1057,6 +1136,12 @@ class _ResolutionProgram:
         if isinstance(plan, p.ReaderUnion):
             return self.plan(plan.plan)
         if isinstance(plan, p.Read):
+            if self.naming is not None and (isinstance(plan.writer, p.Fixed)
+                                            or plan.writer.name == plan.reader.name):
+                # fastavro converts a value by the writer's logical type and
+                # its parameters (a decimal's scale), whatever the reader's
+                # says (a string read as bytes, or bytes as a string, is the reader's)
+                return self.add(kind=P_WRITTEN, node=self.writer.node(plan.writer))
             return self.add(kind=P_READ, node=self.reader.node(plan.reader))
         if isinstance(plan, p.Promote):
             if plan.writer.name == "float":
@@ -1079,7 +1164,23 @@ class _ResolutionProgram:
             self.plans[index]["first"] = self.plan(plan.element)
             return index
         if isinstance(plan, p.WriterUnion):
-            index = self.add(kind=P_WRITER_UNION, size=len(plan.branches))
+            names = None
+            if self.naming is not None:
+                # the names of the reader's branches where the reader has a union
+                reader_branches = None
+                reader = self.resolution.reader.deref(plan.reader)
+                if isinstance(reader, p.Union):
+                    # a branch's plan picks one (ReaderUnion), or the unions
+                    # are equivalent, branch for branch
+                    reader_branches = [
+                        branch.reader.branches[branch.index] if isinstance(branch, p.ReaderUnion)
+                        else None if isinstance(branch, p.Unreadable)
+                        else reader.branches[number]
+                        for number, branch in enumerate(plan.branches)]
+                names = union_names(plan.writer, self.resolution.writer, self.naming,
+                                    self.resolution.reader, reader_branches)
+                self.keep.append(names)
+            index = self.add(kind=P_WRITER_UNION, size=len(plan.branches), obj=names)
             branches = [self.plan(branch) for branch in plan.branches]
             self.plans[index]["first"] = len(self.links)
             self.links.extend(branches)
@@ -1178,7 +1279,9 @@ cdef class ResolvingInterpreter:
         self.links = NULL
         self.steps = NULL
 
-    def __init__(self, writer_schema, reader_schema, flags=None):
+    def __init__(self, writer_schema, reader_schema, flags=None, naming=None):
+        """``naming``: fastavro's naming options, as Interpreter's; the names
+        are the reader's where the reader has a union."""
         cdef Py_ssize_t index
         cdef PlanNode* plan
         cdef Step* step
@@ -1200,7 +1303,7 @@ cdef class ResolvingInterpreter:
                                "limit; no reader is built for the pair") from None
         # a pair no datum can be read across: SchemaResolutionError, as the compiled codec
         resolution.check()
-        program = _ResolutionProgram(resolution)
+        program = _ResolutionProgram(resolution, _naming(naming))
         self.schema = reader_schema
         self.writer_schema = writer_schema
         self.keep = program.keep
@@ -1299,9 +1402,13 @@ cdef class ResolvingInterpreter:
         cdef int symbol
         if kind == P_READ:
             return self.reader.read_value(r, plan.node, depth)
+        if kind == P_WRITTEN:
+            return self.writer.read_value(r, plan.node, depth)
         if kind == P_RECORD:
             return self.read_pair(r, plan, depth + 1)
         if kind == P_WRITER_UNION:
+            if plan.obj != NULL:
+                return self.read_named(r, plan, depth)
             return self.read_plan(r, self.links[plan.first + read_index(r, plan.size)], depth)
         if kind == P_TO_DOUBLE:
             return <double>read_long(r)
@@ -1321,6 +1428,13 @@ cdef class ResolvingInterpreter:
         if kind == P_MAP:
             return self.read_map(r, plan, depth)
         raise_decode_error(r, <str>plan.obj, r.pos)    # P_FAIL
+
+    cdef object read_named(self, Reader* r, PlanNode* plan, int depth):
+        """A writer's union's value under fastavro's naming options (plan.obj)."""
+        cdef Py_ssize_t branch = read_index(r, plan.size)
+        value = self.read_plan(r, self.links[plan.first + branch], depth)
+        name = (<tuple>plan.obj)[branch]
+        return value if name is None else (name, value)
 
     cdef list read_array(self, Reader* r, PlanNode* plan, int depth):
         cdef Py_ssize_t child = plan.first

@@ -6,8 +6,9 @@ same arguments and give the same bytes and values, through a compiled codec
 per schema (compiled once, cached on disk, then a dictionary lookup per
 call), and reading with a reader schema through a codec compiled per pair of
 schemas. fastavro's writer options (``strict``, ``validator``) are passed
-to fastavro itself, so code keeps working unchanged; its reader's naming and
-unicode options are fastavro's too, given only bytes that passed the same
+to fastavro itself, so code keeps working unchanged; its reader's naming
+options are read by the interpreter (tier 0) with fastavro's rules, and
+``handle_unicode_errors`` by fastavro, given only bytes that passed the same
 bounded walk as the codecs' (depth, item budget, lengths).
 """
 
@@ -87,26 +88,30 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     resolved by a codec compiled for the pair, as Java's reader resolves it
     (where fastavro differs, e.g. a reader union with both ``string`` and
     ``bytes``, Java's choice is taken); a pair that cannot be read raises
-    :class:`SchemaResolutionError`. fastavro's naming and unicode options are
-    fastavro's own, given only bytes that passed the codecs' checks.
+    :class:`SchemaResolutionError`. fastavro's naming options give its
+    ``(name, value)`` tuples, read by tier 0 with fastavro's rules (values
+    converted by the writer's logical types, as fastavro converts them);
+    ``handle_unicode_errors`` is fastavro's, given only bytes that passed
+    the codecs' checks.
     Malformed bytes raise ``DecodeError`` with the offset from the datum's
     start (from the stream's position for a BytesIO).
     """
     if return_record_name or return_record_name_override or return_named_type \
-            or return_named_type_override or handle_unicode_errors != "strict":
-        # fastavro is given the options that differ from its defaults only
-        options = {}
-        if return_record_name:
-            options["return_record_name"] = True
-        if return_record_name_override:
-            options["return_record_name_override"] = True
-        if return_named_type:
-            options["return_named_type"] = True
-        if return_named_type_override:
-            options["return_named_type_override"] = True
+            or return_named_type_override:
         if handle_unicode_errors != "strict":
-            options["handle_unicode_errors"] = handle_unicode_errors
-        return _read_named(fo, writer_schema, reader_schema, options)
+            return _read_by_fastavro(fo, writer_schema, reader_schema, dict(
+                return_record_name=return_record_name,
+                return_record_name_override=return_record_name_override,
+                return_named_type=return_named_type,
+                return_named_type_override=return_named_type_override,
+                handle_unicode_errors=handle_unicode_errors))
+        codec = _named_codec(writer_schema, reader_schema, (
+            return_record_name, return_record_name_override, return_named_type,
+            return_named_type_override))
+        return _read_datum(fo, codec, codec._reader)
+    if handle_unicode_errors != "strict":
+        return _read_by_fastavro(fo, writer_schema, reader_schema,
+                                 dict(handle_unicode_errors=handle_unicode_errors))
     if reader_schema is None or reader_schema is writer_schema:
         entry = BY_OBJECT.get(id(writer_schema))
         if entry is not None and entry[0] is writer_schema:
@@ -123,7 +128,12 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
             except _SchemaResolutionError as error:
                 raise SchemaResolutionError(error.reason, error.writer_path,
                                             error.reader_path) from None
-    reader = codec._reader
+    return _read_datum(fo, codec, codec._reader)
+
+
+def _read_datum(fo: BinaryIO, codec, reader) -> Any:
+    """One datum read from ``fo`` by ``reader`` (``codec``'s): ``fo`` is left
+    just after it."""
     kind = type(fo)
     if kind is io.BytesIO:
         # one datum from the current position; the stream is left after it
@@ -220,8 +230,72 @@ def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check
     return entry
 
 
-def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, options: dict) -> Any:
-    """One datum read by fastavro with its naming and unicode options, from
+class _NamedCodec:
+    """Tier 0's reader of a schema (or pair) under fastavro's naming options,
+    where the stream reading wants a codec: ``_reader``, ``flags`` and
+    ``writer_schema`` (the model the bytes are walked over)."""
+
+    __slots__ = ("_reader", "flags", "writer_schema")
+
+    def __init__(self, reader, flags, writer_schema):
+        self._reader = reader
+        self.flags = flags
+        self.writer_schema = writer_schema
+
+
+#: _NamedCodecs by id() of the writer's and reader's schema objects and the
+#: options: (writer, reader, codec); the objects are held so their ids stay theirs
+_NAMED: dict[Any, tuple[Any, Any, _NamedCodec]] = {}
+#: _NamedCodecs by the schemas' JSON texts and the options
+_NAMED_BY_TEXT: dict[Any, _NamedCodec] = {}
+_NAMED_KEPT = 1024
+_named_lock = threading.Lock()
+
+
+def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple) -> _NamedCodec:
+    """Tier 0's reader of ``writer_schema``'s data (as ``reader_schema``'s
+    values, if given) returning fastavro's names for ``naming``, fastavro's
+    four naming options: one per (schema, reader schema, options), a lookup
+    after the first call."""
+    naming = tuple(bool(option) for option in naming)
+    key = (id(writer_schema), id(reader_schema), naming)
+    entry = _NAMED.get(key)
+    if entry is not None and entry[0] is writer_schema and entry[1] is reader_schema:
+        return entry[2]
+    from roastedavro._tier0 import Interpreter, ResolvingInterpreter
+
+    model = as_model(writer_schema)
+    reader_model = None
+    if reader_schema is not None and reader_schema is not writer_schema:
+        reader_model = as_model(reader_schema)
+        if reader_model.to_json() == model.to_json():
+            reader_model = None    # as fastavro, which reads with the writer's alone
+    text = (model.to_json(), reader_model.to_json() if reader_model is not None else None, naming)
+    with _named_lock:
+        codec = _NAMED_BY_TEXT.get(text)
+    if codec is None:
+        if reader_model is None:
+            reader = Interpreter(model, _DEFAULT_FLAGS, naming)
+        else:
+            try:
+                reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming)
+            except _SchemaResolutionError as error:
+                raise SchemaResolutionError(error.reason, error.writer_path,
+                                            error.reader_path) from None
+        codec = _NamedCodec(reader, _DEFAULT_FLAGS, model)
+    with _named_lock:
+        codec = _NAMED_BY_TEXT.setdefault(text, codec)
+        _NAMED[key] = (writer_schema, reader_schema, codec)
+        for cache in (_NAMED, _NAMED_BY_TEXT):
+            if len(cache) > _NAMED_KEPT:
+                # the oldest goes (dicts keep insertion order)
+                del cache[next(iter(cache))]
+    return codec
+
+
+def _read_by_fastavro(fo: BinaryIO, writer_schema: Any, reader_schema: Any,
+                      options: dict) -> Any:
+    """One datum read by fastavro with its handle_unicode_errors option, from
     the bytes of a walk with the codecs' limits: fastavro recurses without a
     limit and allocates from the counts it reads. Decimals are fastavro's
     (the writer's decimal, its scale), but exact: fastavro reads them from a
