@@ -216,17 +216,22 @@ def _naming(naming):
     return naming if any(naming) else None
 
 
+_KINDS = {"null": K_NULL, "boolean": K_BOOLEAN, "int": K_INT, "long": K_LONG,
+          "float": K_FLOAT, "double": K_DOUBLE, "bytes": K_BYTES, "string": K_STRING}
+_UNITS = {"millis": UNIT_MILLIS, "micros": UNIT_MICROS, "nanos": UNIT_NANOS}
+
+
 class _Program:
     """The nodes of a schema as Python lists, before they become C arrays."""
 
     def __init__(self, schema, naming=None):
         from roastedavro import avrogen
-        from roastedavro.avro.types import Array, Enum, Fixed, Map, Primitive, Record, Union
+        from roastedavro.avro.types import Array, Enum, Fixed, Map, NamedRef, Primitive, Record, Union
 
         if tuple(avrogen._TYPE_TESTS) != _PY_TYPES:
             raise AssertionError("the union dispatch's Python types changed")
         self.avrogen = avrogen
-        self.types = (Array, Enum, Fixed, Map, Primitive, Record, Union)
+        self.types = (Array, Enum, Fixed, Map, Primitive, Record, Union, NamedRef)
         self.schema = schema
         self.sizes = avrogen._MinSizes(schema)
         self.nodes = []     # dicts of Node's fields
@@ -235,6 +240,7 @@ class _Program:
         self.named = {}     # full name -> node index
         self.keep = []      # the Python objects nodes point to
         self.unions = {}    # union -> its dispatch (union_dispatch)
+        self.plain = {}     # (primitive's name, lenient) -> its node, for plain primitives
         self.naming = naming if naming is not None and any(naming) else None
         self.root = self.node(schema.root)
 
@@ -245,10 +251,18 @@ class _Program:
         return len(self.nodes) - 1
 
     def node(self, avro, lenient=False):
-        Array, Enum, Fixed, Map, Primitive, Record, Union = self.types
+        Array, Enum, Fixed, Map, Primitive, Record, Union, NamedRef = self.types
         avrogen = self.avrogen
         schema = self.schema
         avro = schema.deref(avro)
+        if type(avro) is Primitive and avro.logical is None:
+            # a plain primitive's node is shared by all its uses (nodes are
+            # read-only once built): one node, not one per field
+            key = (avro.name, lenient)
+            index = self.plain.get(key)
+            if index is None:
+                index = self.plain[key] = self.leaf(avro, lenient)
+            return index
         name = getattr(avro, "name", None)
         if isinstance(avro, (Record, Enum, Fixed)) and name in self.named:
             return self.named[name]
@@ -294,9 +308,23 @@ class _Program:
             self.nodes[index]["first"] = self.node(avro.values)
             return index
         if isinstance(avro, Union):
-            known = self.unions.get(avro)
+            # equal unions share a dispatch; a union of plain primitives and
+            # references is keyed by their names (hashing the union itself
+            # hashes its branches' dataclasses: 2 us a union)
+            key = []
+            for branch in avro.branches:
+                if type(branch) is Primitive and branch.logical is None and not branch.props:
+                    key.append(branch.name)
+                elif type(branch) is NamedRef:
+                    key.append((branch.name,))
+                else:
+                    key = avro
+                    break
+            else:
+                key = tuple(key)
+            known = self.unions.get(key)
             if known is None:
-                known = self.unions[avro] = self.union_dispatch(avro)
+                known = self.unions[key] = self.union_dispatch(avro)
             table, by_size, chooser = known
             names = None
             if self.naming is not None:
@@ -332,7 +360,7 @@ class _Program:
         return table, by_size, chooser
 
     def leaf(self, avro, lenient):
-        Array, Enum, Fixed, Map, Primitive, Record, Union = self.types
+        Fixed = self.types[2]
         avrogen = self.avrogen
         name = getattr(avro, "name", None)
         logical = avro.logical
@@ -347,10 +375,10 @@ class _Program:
                 values.update(logical=L_DURATION)
             index = self.named[name] = self.add(avro, **values)
             return index
-        kinds = {"null": K_NULL, "boolean": K_BOOLEAN, "int": K_INT, "long": K_LONG,
-                 "float": K_FLOAT, "double": K_DOUBLE, "bytes": K_BYTES, "string": K_STRING}
-        values = dict(kind=kinds[avro.name], flag=lenient)
-        units = {"millis": UNIT_MILLIS, "micros": UNIT_MICROS, "nanos": UNIT_NANOS}
+        values = dict(kind=_KINDS[avro.name], flag=lenient)
+        if lname is None:
+            return self.add(avro, **values)
+        units = _UNITS
         if lname in avrogen._TIMESTAMPS:
             unit = lname.rpartition("-")[2]
             values.update(logical=L_TIMESTAMP_NANOS if unit == "nanos" else L_TIMESTAMP,

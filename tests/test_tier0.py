@@ -456,3 +456,31 @@ def test_decimals_beyond_their_precision_read_as_the_compiled_codec_reads_them(d
               "precision": 1, "scale": 0}
     compiled, interpreter = pair(schema)
     assert_same_outcome(outcome(interpreter.load, data), outcome(compiled.load, data))
+
+
+def test_a_wide_records_plain_fields_share_their_nodes_and_unions_their_dispatch():
+    # the program's size (what building it costs) follows the distinct types,
+    # not the fields: a plain primitive's node and an equal union's dispatch
+    # are shared; the values are fastavro's all the same
+    from roastedavro._tier0 import _Program
+
+    kinds = ["int", "string", "double", ["null", "string"], ["null", "long"],
+             {"type": "long", "logicalType": "timestamp-millis"}]
+    schema = {"type": "record", "name": "Wide", "fields": [
+        {"name": f"f{number}", "type": kinds[number % len(kinds)]} for number in range(120)]}
+    program = _Program(parse_schema(schema))
+    # the record, its 3 plain types as fields (double: lenient), the unions'
+    # null and long (their string is the fields'), a timestamp and a union per use
+    assert len(program.nodes) == 1 + 3 + 2 + 20 + 40
+    assert len(program.unions) == 2
+    datum = {f"f{number}": [7, "s", 1.5, None, 5, 1_700_000_000_000][number % len(kinds)]
+             for number in range(120)}
+    datum = {key: (None if number % 2 else "t") if number % len(kinds) == 3 else value
+             for number, (key, value) in enumerate(datum.items())}
+    encoded = io.BytesIO()
+    fastavro.schemaless_writer(encoded, fastavro.parse_schema(schema), datum)
+    interpreter = Interpreter(parse_schema(schema))
+    assert interpreter.dump(datum) == encoded.getvalue()
+    assert_same(interpreter.load(encoded.getvalue()),
+                fastavro.schemaless_reader(io.BytesIO(encoded.getvalue()),
+                                           fastavro.parse_schema(schema)))
