@@ -532,7 +532,15 @@ cdef class Interpreter:
     cdef int write_value(self, Writer* w, Py_ssize_t index, object value, int depth) except -1:
         cdef Node* node = &self.nodes[index]
         cdef int kind = node.kind
-        cdef int logical = node.logical
+        cdef int logical
+        if kind == K_UNION:
+            # the branch's value is written in this frame, not one more per union
+            index = self.write_union(w, node, value, depth)
+            if index < 0:
+                return 0    # written by the chooser's path
+            node = &self.nodes[index]
+            kind = node.kind
+        logical = node.logical
         if kind == K_RECORD:
             return self.write_record(w, node, value, depth + 1)
         if kind == K_STRING:
@@ -559,8 +567,6 @@ cdef class Interpreter:
             return write_float_datum(w, value, node.flag)
         if kind == K_BOOLEAN:
             return write_boolean_datum(w, value)
-        if kind == K_UNION:
-            return self.write_union(w, node, value, depth)
         if kind == K_ARRAY:
             return self.write_array(w, node, value, depth)
         if kind == K_MAP:
@@ -626,10 +632,12 @@ cdef class Interpreter:
         write_byte(w, 0)
         return 0
 
-    cdef int write_union(self, Writer* w, Node* node, object value, int depth) except -1:
+    cdef Py_ssize_t write_union(self, Writer* w, Node* node, object value, int depth) except -2:
+        """Writes a union's branch index: the branch's node, to write
+        ``value`` with; -1 where the chooser took the value (then written
+        here, from its own frame)."""
         cdef int python_type = py_type(value)
         cdef Py_ssize_t branch
-        cdef Py_ssize_t child
         if python_type == 2:
             branch = node.table[14 + int_size(value)] if node.flag else node.table[14]
         elif python_type >= 0:
@@ -639,13 +647,20 @@ cdef class Interpreter:
         else:
             branch = -1
         if branch < 0:
-            # fastavro's validation decides (roastedavro._datum.UnionChooser)
-            branch, value = (<object>node.obj).choose(value)
+            return self.write_chosen(w, node, value, depth)
+        write_long(w, branch)
+        return self.links[node.first + branch]
+
+    cdef Py_ssize_t write_chosen(self, Writer* w, Node* node, object value, int depth) except -2:
+        # fastavro's validation decides (roastedavro._datum.UnionChooser)
+        cdef Py_ssize_t branch
+        cdef Py_ssize_t child
+        branch, value = (<object>node.obj).choose(value)
         write_long(w, branch)
         child = self.links[node.first + branch]
         if self.nodes[child].kind != K_NULL:
             self.write_value(w, child, value, depth)
-        return 0
+        return -1
 
     cdef Py_ssize_t dict_branch(self, Node* node, dict value, int depth) except -2:
         # fastavro's choice for a dict among records and maps: each in order
@@ -788,7 +803,14 @@ cdef class Interpreter:
     cdef object read_value(self, Reader* r, Py_ssize_t index, int depth):
         cdef Node* node = &self.nodes[index]
         cdef int kind = node.kind
-        cdef int logical = node.logical
+        cdef int logical
+        if kind == K_UNION:
+            if node.obj2 != NULL:
+                return self.read_named(r, node, depth)
+            # the branch is read in this frame, not one more per union
+            node = &self.nodes[self.links[node.first + read_index(r, node.size)]]
+            kind = node.kind
+        logical = node.logical
         if kind == K_RECORD:
             return self.read_record(r, node, depth + 1)
         if kind == K_STRING:
@@ -813,10 +835,6 @@ cdef class Interpreter:
             return read_float(r)
         if kind == K_BOOLEAN:
             return read_boolean(r)
-        if kind == K_UNION:
-            if node.obj2 != NULL:
-                return self.read_named(r, node, depth)
-            return self.read_value(r, self.links[node.first + read_index(r, node.size)], depth)
         if kind == K_ARRAY:
             return self.read_array(r, node, depth)
         if kind == K_MAP:
@@ -1428,16 +1446,18 @@ cdef class ResolvingInterpreter:
         cdef int kind = plan.kind
         cdef Py_ssize_t start
         cdef int symbol
+        if kind == P_WRITER_UNION:
+            if plan.obj != NULL:
+                return self.read_named(r, plan, depth)
+            # the branch is read in this frame, not one more per union
+            plan = &self.plans[self.links[plan.first + read_index(r, plan.size)]]
+            kind = plan.kind
         if kind == P_READ:
             return self.reader.read_value(r, plan.node, depth)
         if kind == P_WRITTEN:
             return self.writer.read_value(r, plan.node, depth)
         if kind == P_RECORD:
             return self.read_pair(r, plan, depth + 1)
-        if kind == P_WRITER_UNION:
-            if plan.obj != NULL:
-                return self.read_named(r, plan, depth)
-            return self.read_plan(r, self.links[plan.first + read_index(r, plan.size)], depth)
         if kind == P_TO_DOUBLE:
             return <double>read_long(r)
         if kind == P_TO_FLOAT:

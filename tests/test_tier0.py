@@ -484,3 +484,41 @@ def test_a_wide_records_plain_fields_share_their_nodes_and_unions_their_dispatch
     assert_same(interpreter.load(encoded.getvalue()),
                 fastavro.schemaless_reader(io.BytesIO(encoded.getvalue()),
                                            fastavro.parse_schema(schema)))
+
+
+def test_a_small_thread_stack_takes_records_nested_500_levels_deep():
+    # each union level is handled in its record's frames (no frame of its own):
+    # on a 256 KiB thread stack tier 0 writes and reads the default max_depth
+    # (dump ran out at 383 levels, load at 703 before)
+    import threading
+
+    from thread_stacks import current_stack_size
+
+    schema = {"type": "record", "name": "Link", "fields": [
+        {"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Link"]}]}
+    interpreter = Interpreter(parse_schema(schema), CompileFlags(max_depth=10_000))
+    datum = None
+    for number in range(500):
+        datum = {"v": 0, "next": datum}
+    data = b"\x00\x02" * 499 + b"\x00\x00"
+    got, results = [], []
+
+    def run():
+        got.append(current_stack_size())
+        for call in (lambda: interpreter.dump(datum), lambda: interpreter.load(data)):
+            try:
+                results.append(call())
+            except (DatumError, DecodeError) as error:
+                results.append(error)
+
+    size = threading.stack_size(256 * 1024)
+    try:
+        thread = threading.Thread(target=run)
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(size)
+    if got[0] is not None and got[0] > 256 * 1024:
+        pytest.skip(f"the thread was given a cached stack of {got[0]} bytes, not 256 KiB")
+    assert results[0] == data
+    assert results[1] == datum
