@@ -236,7 +236,7 @@ class _Program:
         self.sizes = avrogen._MinSizes(schema)
         self.nodes = []     # dicts of Node's fields
         self.links = []     # union branches
-        self.fields = []    # dicts of Field's fields
+        self.fields = []    # tuples of Field's fields
         self.named = {}     # full name -> node index
         self.keep = []      # the Python objects nodes point to
         self.unions = {}    # union -> its dispatch (union_dispatch)
@@ -278,19 +278,28 @@ class _Program:
             # count of shared field names)
             self.nodes[index].update(first=first, obj=keys, name=avro.name,
                                      flag=avro.kind == "error")
+            fields = self.fields
             for number, field in enumerate(avro.fields):
                 dereffed = schema.deref(field.type)
-                child = self.node(field.type, lenient=avrogen._lenient(dereffed))
-                default = None
+                # avrogen's _lenient and _nullable, inline (a 500-field record: 0.3 ms)
+                lenient = nullable = False
+                if isinstance(dereffed, Primitive):
+                    lenient = dereffed.name in ("float", "double") and dereffed.logical is None
+                    nullable = dereffed.name == "null"
+                elif isinstance(dereffed, Union):
+                    for branch in dereffed.branches:
+                        if isinstance(branch, Primitive) and branch.name == "null":
+                            nullable = True
+                            break
+                child = self.node(dereffed, lenient)
+                default = check_default = None
                 if field.has_default:
                     default = encode_default(field.type, field.default, schema,
                                              f"{avro.name}.{field.name}")
-                    self.keep.append(default)
-                check_default = field.default if field.has_default else None
-                self.keep += [field.name, check_default]
-                self.fields[first + number] = dict(
-                    node=child, name=field.name, default=default,
-                    nullable=avrogen._nullable(dereffed), check_default=check_default)
+                    check_default = field.default
+                    self.keep += [default, check_default]
+                # Field's members: node, name, default, nullable, check_default
+                fields[first + number] = (child, field.name, default, nullable, check_default)
             return index
         if isinstance(avro, Enum):
             symbols = tuple(avro.symbols)
@@ -449,6 +458,7 @@ cdef class Interpreter:
         schema = program.schema
         self.schema = schema
         self.keep = program.keep
+        self.keep.append(program.fields)     # the fields' names and defaults
         self.max_depth = flags.max_depth
         self.max_items = flags.max_items
         self.item_allowance = flags.item_allowance
@@ -483,11 +493,11 @@ cdef class Interpreter:
             self.links[index] = link
         for index, values in enumerate(program.fields):
             field = &self.fields[index]
-            field.node = values["node"]
-            field.name = <PyObject*>values["name"]
-            field.default = <PyObject*>values["default"] if values["default"] is not None else NULL
-            field.nullable = values["nullable"]
-            field.check_default = <PyObject*>values["check_default"]
+            field.node = values[0]
+            field.name = <PyObject*>values[1]   # held by the schema, kept with the program
+            field.default = <PyObject*>values[2] if values[2] is not None else NULL
+            field.nullable = values[3]
+            field.check_default = <PyObject*>values[4]
         return 0
 
     def __dealloc__(self):
@@ -1258,7 +1268,7 @@ class _ResolutionProgram:
             if step.reader is None:
                 # the writer's own node of the field: skipped as the writer wrote it
                 self.steps[first + number] = dict(
-                    action=S_SKIP, node=self.writer.fields[written + number]["node"])
+                    action=S_SKIP, node=self.writer.fields[written + number][0])
             else:
                 self.keep.append(step.reader.name)
                 self.steps[first + number] = dict(
