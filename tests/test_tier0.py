@@ -522,3 +522,20 @@ def test_a_small_thread_stack_takes_records_nested_500_levels_deep():
         pytest.skip(f"the thread was given a cached stack of {got[0]} bytes, not 256 KiB")
     assert results[0] == data
     assert results[1] == datum
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(avro_schemas(max_depth=4))
+def test_the_programs_min_sizes_are_the_generators(schema):
+    # tier 0 computes each record's fewest bytes once, after the records it
+    # holds (avrogen's settle by iteration): the same figures, so item counts
+    # are refused at the same counts as the compiled codec's
+    from roastedavro import avrogen
+    from roastedavro._tier0 import _Sizes
+
+    model = parse_schema(schema)
+    theirs, ours = avrogen._MinSizes(model), _Sizes(model)
+    assert ours.records == theirs.records
+    for avro in model.walk():
+        assert ours.of(avro) == theirs.of(avro)
