@@ -472,6 +472,50 @@ class _Program:
         return self.add(avro, **values)
 
 
+cdef extern from *:
+    """
+    /* the field's name appended to the path of the DumpError being raised;
+       apart from the recursive writers (never inlined) so that their frames
+       stay small. -1 always. */
+    static __attribute__((noinline)) int tier0_field_failed(PyObject* name, PyObject* kind) {
+        PyObject *type, *value, *trace, *path;
+        PyErr_Fetch(&type, &value, &trace);
+        PyErr_NormalizeException(&type, &value, &trace);
+        if (value != NULL && PyObject_IsInstance(value, kind) == 1) {
+            path = PyObject_GetAttrString(value, "path");
+            if (path == NULL || PyList_Append(path, name) < 0)
+                PyErr_Clear();
+            Py_XDECREF(path);
+        } else {
+            PyErr_Clear();
+        }
+        PyErr_Restore(type, value, trace);
+        return -1;
+    }
+    """
+    int tier0_field_failed(PyObject* name, PyObject* kind) noexcept
+
+
+ctypedef int (*ValueWriter)(Interpreter, Writer*, Py_ssize_t, object, int) noexcept
+
+
+cdef int write_value_of(Interpreter self, Writer* w, Py_ssize_t index, object value,
+                        int depth) except -1:
+    return self.write_value(w, index, value, depth)
+
+
+cdef int no_value_error() except -1:
+    raise_dump_error(u"no value and no default for the field")
+
+
+ctypedef int (*Raiser)() noexcept
+
+# set at import: calls the compiler cannot inline, whose -1 write_record
+# sees rather than Cython's error handling (see write_record)
+cdef ValueWriter value_writer = NULL
+cdef Raiser no_value = NULL
+
+
 @cython.final
 cdef class Interpreter:
     """Writes and reads values of one plain Avro schema, as its AvroCodec does."""
@@ -586,22 +630,23 @@ cdef class Interpreter:
                              % self.max_depth)
         if (depth & 31) == 31:
             check_write_stack(depth)
-        try:
-            for number in range(node.first, node.first + node.size):
-                field = &self.fields[number]
-                value = next_field(record, SOURCE_DICT, &cursor, <str>field.name, &self.seen[number])
-                if value is MISSING:
-                    if field.default != NULL:
-                        write_encoded(w, <bytes>field.default)
-                        continue
-                    if field.nullable:
-                        value = None
-                    else:
-                        raise_dump_error(u"no value and no default for the field")
-                self.write_value(w, field.node, value, depth)
-        except DumpError as error:
-            error.path.append(<str>field.name)
-            raise
+        for number in range(node.first, node.first + node.size):
+            field = &self.fields[number]
+            value = next_field(record, SOURCE_DICT, &cursor, <str>field.name, &self.seen[number])
+            if value is MISSING:
+                if field.default != NULL:
+                    write_encoded(w, <bytes>field.default)
+                    continue
+                if field.nullable:
+                    value = None
+                else:
+                    no_value()
+                    return tier0_field_failed(field.name, <PyObject*>DumpError)
+            # called through a pointer, as a plain C function: a failure (-1,
+            # the exception set) gets the field's name from a function of its
+            # own, with no try block taking room in each level's frame
+            if value_writer(self, w, field.node, value, depth) == -1:
+                return tier0_field_failed(field.name, <PyObject*>DumpError)
         return 0
 
     cdef int write_value(self, Writer* w, Py_ssize_t index, object value, int depth) except -1:
@@ -1676,3 +1721,7 @@ cdef class ResolvingInterpreter:
         finally:
             close_reader(&view, acquired)
         return result
+
+
+value_writer = <ValueWriter>write_value_of
+no_value = <Raiser>no_value_error
