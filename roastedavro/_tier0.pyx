@@ -492,8 +492,23 @@ cdef extern from *:
         PyErr_Restore(type, value, trace);
         return -1;
     }
+
+    /* the same with a list item's index */
+    static __attribute__((noinline)) int tier0_item_failed(Py_ssize_t index, PyObject* kind) {
+        PyObject *type, *value, *trace;
+        PyObject *number;
+        PyErr_Fetch(&type, &value, &trace);
+        number = PyLong_FromSsize_t(index);
+        PyErr_Restore(type, value, trace);
+        if (number == NULL)
+            return -1;
+        tier0_field_failed(number, kind);
+        Py_DECREF(number);
+        return -1;
+    }
     """
     int tier0_field_failed(PyObject* name, PyObject* kind) noexcept
+    int tier0_item_failed(Py_ssize_t index, PyObject* kind) noexcept
 
 
 ctypedef int (*ValueWriter)(Interpreter, Writer*, Py_ssize_t, object, int) noexcept
@@ -508,12 +523,17 @@ cdef int no_value_error() except -1:
     raise_dump_error(u"no value and no default for the field")
 
 
+cdef int resized_error() except -1:
+    raise_dump_error(u"the list changed size while it was being written")
+
+
 ctypedef int (*Raiser)() noexcept
 
 # set at import: calls the compiler cannot inline, whose -1 write_record
 # sees rather than Cython's error handling (see write_record)
 cdef ValueWriter value_writer = NULL
 cdef Raiser no_value = NULL
+cdef Raiser resized = NULL
 
 
 @cython.final
@@ -719,17 +739,16 @@ cdef class Interpreter:
         cdef Py_ssize_t child = node.first
         if count:
             write_long(w, count)
-            try:
-                for item in items:
-                    self.write_value(w, child, item, depth)
-                    index += 1
-                # the count is already written: a list resized under us must
-                # not leave bytes that promise more or fewer items than follow
-                if index != count:
-                    raise_dump_error(u"the list changed size while it was being written")
-            except DumpError as error:
-                error.path.append(index)
-                raise
+            # no try block (see write_record): a failure gets the item's index
+            for item in items:
+                if value_writer(self, w, child, item, depth) == -1:
+                    return tier0_item_failed(index, <PyObject*>DumpError)
+                index += 1
+            # the count is already written: a list resized under us must
+            # not leave bytes that promise more or fewer items than follow
+            if index != count:
+                resized()
+                return tier0_item_failed(index, <PyObject*>DumpError)
         write_byte(w, 0)
         return 0
 
@@ -1725,3 +1744,4 @@ cdef class ResolvingInterpreter:
 
 value_writer = <ValueWriter>write_value_of
 no_value = <Raiser>no_value_error
+resized = <Raiser>resized_error

@@ -524,6 +524,22 @@ def test_a_small_thread_stack_takes_records_nested_700_levels_deep():
         pytest.skip(f"the thread was given a cached stack of {got[0]} bytes, not 256 KiB")
     assert results[0] == data
     assert results[1] == datum
+    # through arrays (a list's writer has no try block either): 319 levels before
+    tree = Interpreter(parse_schema({"type": "record", "name": "Tree", "fields": [
+        {"name": "kids", "type": {"type": "array", "items": "Tree"}}]}),
+        CompileFlags(max_depth=10_000))
+    value = {"kids": []}
+    for _ in range(399):
+        value = {"kids": [value]}
+    written = []
+    thread = threading.Thread(target=lambda: written.append(tree.dump(value)))
+    size = threading.stack_size(256 * 1024)
+    try:
+        thread.start()
+        thread.join()
+    finally:
+        threading.stack_size(size)
+    assert written and tree.load(written[0]) == value
 
 
 @settings(max_examples=300, deadline=None, derandomize=True, database=None,
