@@ -247,10 +247,12 @@ class AvroCodec:
 
     def compile(self, build: str = "here") -> AvroCodec:
         """Builds (or loads from the cache) the compiled codec now and serves
-        from it: the eager policy after the fact."""
-        self._read_engine.start("eager", build)
+        from it. A ``CompileError`` where it cannot be built here (no C
+        compiler; ``ROASTEDAVRO_COMPILE=never`` or ``build="never"`` with
+        nothing cached or precompiled: ``NotCompiledError``)."""
+        self._read_engine.compile(build)
         if self._write_engine is not None and self._write_engine is not self._read_engine:
-            self._write_engine.start("eager", build)
+            self._write_engine.compile(build)
         self._rebind()
         return self
 

@@ -84,8 +84,11 @@ def test_hot_and_never_find_a_codec_built_before(empty_cache):
         from roastedavro.codec import AvroCodec
         schema = json.loads({json.dumps(json.dumps(schema))})
         never = AvroCodec(schema, compile="never")
+        first = never.tier   # served at once, the lookup off the caller's path
+        never.wait_compiled(60)
         hot = AvroCodec(schema, compile="hot")
         hot.wait_compiled(60)
+        assert first in ("interpreter", "compiled")
         print(json.dumps([never.tier, hot.tier]))
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -335,3 +338,15 @@ def test_the_drop_in_serves_a_new_schema_from_tier_0_and_says_so(empty_cache):
 
 def fresh_schema_like(parsed: dict) -> dict:
     return {key: value for key, value in parsed.items() if not key.startswith("__")}
+
+
+def test_compile_without_a_c_compiler_is_a_compile_error(empty_cache, monkeypatch, tmp_path):
+    from roastedavro.errors import CompileError
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    codec = AvroCodec(fresh_schema(), compile="eager")   # tier 0 where nothing compiles
+    assert codec.tier == "interpreter"
+    with pytest.raises(CompileError, match="no C compiler found"):
+        codec.compile()
+    assert codec.tier == "interpreter" and codec.load(codec.dump(VALUES[0])) == VALUES[0]

@@ -295,7 +295,9 @@ def _compiled_codec(schema: AvroModel, flags: CompileFlags, writer: AvroModel | 
     ROASTEDAVRO_COMPILE=never) and is neither cached nor precompiled."""
     codec = AvroCodec(schema, flags, writer_schema=writer, build=build, compile="eager")
     if codec.tier != "compiled":
-        raise NotCompiledError(f"{codec!r} is not compiled: the interpreter serves it")
+        # ROASTEDAVRO_COMPILE=never or no compiler: the cached or precompiled
+        # codec, looked up now, or NotCompiledError
+        codec.compile(build)
     return codec
 
 
