@@ -168,8 +168,9 @@ def test_the_build_process_exits_with_its_parent(tmp_path):
         os._exit(0)
     """)
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"))
+    # not from the repository root: an installed package must not meet its source tree
     completed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                               text=True, timeout=120)
+                               text=True, timeout=120, cwd=tmp_path)
     assert completed.returncode == 0, completed.stderr
     pid = int(completed.stdout.split()[-1])
     assert wait_until(lambda: not running(pid), 15)

@@ -91,8 +91,9 @@ def test_hot_and_never_find_a_codec_built_before(empty_cache):
         assert first in ("interpreter", "compiled")
         print(json.dumps([never.tier, hot.tier]))
     """)
+    # not from the repository root: an installed package must not meet its source tree
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ), check=True)
+                         env=dict(os.environ), check=True, cwd=empty_cache)
     assert json.loads(out.stdout) == ["compiled", "compiled"]
 
 
