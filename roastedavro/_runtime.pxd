@@ -87,6 +87,11 @@ cdef inline int set_field(dict record, PyObject** values, Py_ssize_t index,
 # any message marshmallow allows: a string, or a list or dict of them
 cdef int raise_dump_error(object message) except -1
 
+# the branch a union's chooser (avro._datum.UnionChooser) picks for a value its
+# exact type does not decide: stores the branch index, returns the value to
+# write. One call here keeps the tuple unpacking out of every generated union.
+cdef object choose_branch(object chooser, object value, int* branch)
+
 # ---------------------------------------------------------------- writing --
 
 cdef struct Writer:

@@ -570,6 +570,12 @@ cdef int raise_dump_error(object message) except -1:
     raise DumpError(message)
 
 
+cdef object choose_branch(object chooser, object value, int* branch):
+    cdef tuple chosen = chooser.choose(value)
+    branch[0] = chosen[0]
+    return chosen[1]
+
+
 cdef str int_text(object value):
     # past 4300 digits Python refuses to turn an int into text (a bare ValueError)
     return u"%d" % value if value.bit_length() <= 128 else datums.shown(value)

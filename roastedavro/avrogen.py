@@ -510,7 +510,7 @@ class _Generator:
         plan = _UnionPlan(avro, self.schema)
         with fn.union() as branch:
             chooser = self.union_chooser(avro)
-            choose = f"{branch}, {value} = {chooser}.choose({value})"
+            choose = f"{value} = choose_branch({chooser}, {value}, &{branch})"
             arms = []
             for python_type, test in _TYPE_TESTS.items():
                 if python_type == "dict" and len(plan.dict_branches()) > 1:
