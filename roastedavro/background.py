@@ -12,8 +12,10 @@ caller keeps its uncompiled path.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import queue
+import sys
 import threading
 import time
 from concurrent.futures import Future
@@ -24,6 +26,29 @@ log = logging.getLogger("roastedavro.background")
 #: ``make(build)`` builds a codec; ``build`` is where a module missing from
 #: the compile cache is compiled ("child", "here"; see compiler.load)
 Make = Callable[[str], Any]
+
+#: the GIL's switch interval while a job runs. The job's Python work
+#: (generating a module's source, importing it) otherwise keeps the GIL for
+#: CPython's default 5 ms at a time, and a thread serving calls waits that
+#: long; while the job waits for its build process it does not ask for the
+#: GIL, so the shorter turns cost nothing then.
+JOB_SWITCH_INTERVAL = 0.0002
+
+
+@contextlib.contextmanager
+def _short_gil_turns():
+    before = sys.getswitchinterval()
+    if before <= JOB_SWITCH_INTERVAL:
+        yield
+        return
+    sys.setswitchinterval(JOB_SWITCH_INTERVAL)
+    ours = sys.getswitchinterval()   # CPython keeps it in whole microseconds
+    try:
+        yield
+    finally:
+        # unless the program set an interval of its own meanwhile
+        if sys.getswitchinterval() == ours:
+            sys.setswitchinterval(before)
 
 
 class BackgroundCompiler:
@@ -76,7 +101,8 @@ class BackgroundCompiler:
                 continue
             started = time.perf_counter()
             try:
-                codec = make(self.build)
+                with _short_gil_turns():
+                    codec = make(self.build)
             except BaseException as error:  # reported to the caller, never raised here
                 log.error("compiling %s failed; the interpreter (tier 0) serves it on: %s",
                           what, error)

@@ -351,3 +351,27 @@ def test_compile_without_a_c_compiler_is_a_compile_error(empty_cache, monkeypatc
     with pytest.raises(CompileError, match="no C compiler found"):
         codec.compile()
     assert codec.tier == "interpreter" and codec.load(codec.dump(VALUES[0])) == VALUES[0]
+
+
+def test_a_background_job_takes_short_gil_turns_and_restores_the_programs_interval():
+    # while a job generates and imports code, a thread serving calls must not
+    # wait CPython's default 5 ms for the GIL; afterwards the program's own
+    # switch interval is back, and one it set meanwhile is kept
+    from roastedavro.background import JOB_SWITCH_INTERVAL, BackgroundCompiler
+
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        seen = BackgroundCompiler(build="here").submit(
+            "interval", lambda build: sys.getswitchinterval()).result(timeout=30)
+        assert seen == pytest.approx(JOB_SWITCH_INTERVAL, abs=1e-6)
+        assert sys.getswitchinterval() == 0.005
+
+        def sets_its_own(build):
+            sys.setswitchinterval(0.003)
+            return None
+
+        BackgroundCompiler(build="here").submit("own", sets_its_own).result(timeout=30)
+        assert sys.getswitchinterval() == 0.003
+    finally:
+        sys.setswitchinterval(before)
