@@ -33,6 +33,7 @@ Make = Callable[[str], Any]
 #: long; while the job waits for its build process it does not ask for the
 #: GIL, so the shorter turns cost nothing then.
 JOB_SWITCH_INTERVAL = 0.0002
+TIMINGS_KEPT = 64
 
 
 @contextlib.contextmanager
@@ -56,8 +57,8 @@ class BackgroundCompiler:
 
     ``build="child"`` (the default) compiles in a child Python process;
     ``"here"`` compiles in this process on the background thread (Cython then
-    holds the GIL for part of the build). Jobs with the same key are built
-    once: later submissions get the same future.
+    holds the GIL for part of the build). A job submitted while one with the
+    same key is under way gets that job's future.
     """
 
     def __init__(self, build: str = "child"):
@@ -68,14 +69,15 @@ class BackgroundCompiler:
         self._jobs: dict[Hashable, Future] = {}
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
-        #: finished builds: key -> seconds the build took (for reports)
+        #: seconds the last TIMINGS_KEPT finished jobs took, by key (for reports)
         self.timings: dict[Hashable, float] = {}
 
     def submit(self, key: Hashable, make: Make, what: str = "codec") -> Future:
         """A future of ``make(self.build)``, run on the background thread.
 
         ``what`` names the codec in the log. The future's result is the codec,
-        or its exception is the build's error.
+        or its exception is the build's error; a finished future's ``seconds``
+        is how long the job took.
         """
         with self._guard:
             future = self._jobs.get(key)
@@ -108,9 +110,18 @@ class BackgroundCompiler:
                           what, error)
                 future.set_exception(error)
             else:
-                elapsed = self.timings[key] = time.perf_counter() - started
-                log.info("compiled %s in %.2f s", what, elapsed)
+                future.seconds = self.timings[key] = time.perf_counter() - started
+                while len(self.timings) > TIMINGS_KEPT:
+                    del self.timings[next(iter(self.timings))]
+                log.info("compiled %s in %.2f s", what, future.seconds)
                 future.set_result(codec)
+            finally:
+                # a finished job is forgotten (its codec belongs to whoever
+                # asked for it): a process meeting endless new schemas keeps
+                # only the jobs under way
+                with self._guard:
+                    if self._jobs.get(key) is future:
+                        del self._jobs[key]
 
 
 _default: BackgroundCompiler | None = None

@@ -13,6 +13,8 @@ bytes, then the datum) is ``dump_single`` and ``load_single``; a
 from __future__ import annotations
 
 import functools
+import weakref
+from collections import OrderedDict
 import threading
 from typing import Any, Iterable, Iterator
 
@@ -288,15 +290,17 @@ def _codec_with_writer(schema: str, flags: CompileFlags, writer: str | None,
 
 
 # one engine per schema (or pair) and flags in a process, like the compiled
-# codecs: a second AvroCodec of an equal schema builds nothing
-_engines: dict[tuple[str, CompileFlags, str | None], tiers.Engine] = {}
+# codecs: a second AvroCodec of an equal schema builds nothing. An engine lives
+# while a codec uses it, and the ENGINES_KEPT last used are kept besides, so
+# that AvroCodec(schema) made for every call still finds its engine; a process
+# that meets endless new schemas (a registry's) does not keep them all.
+ENGINES_KEPT = 256
+_engines: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+_recent_engines: OrderedDict = OrderedDict()
 
 
 def _engine(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tiers.Engine:
     key = (schema.to_json(), flags, writer.to_json() if writer is not None else None)
-    engine = _engines.get(key)
-    if engine is not None:
-        return engine
     with _locks_guard:
         engine = _engines.get(key)
         if engine is None:
@@ -309,6 +313,10 @@ def _engine(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tiers
             engine = _engines[key] = tiers.Engine(
                 lambda: _label(schema, writer), interpret,
                 lambda build: _compiled(schema, flags, writer, build))
+        _recent_engines[key] = engine
+        _recent_engines.move_to_end(key)
+        while len(_recent_engines) > ENGINES_KEPT:
+            _recent_engines.popitem(last=False)
     return engine
 
 

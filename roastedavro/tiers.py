@@ -196,7 +196,7 @@ class Engine:
             error = future.exception()
             if error is None and future.result() is not None:
                 if state == "compiling":
-                    self.build_seconds = default_compiler().timings.get((id(self), state))
+                    self.build_seconds = getattr(future, "seconds", None)
                 self._install(future.result())
                 return
             with self._lock:

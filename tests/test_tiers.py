@@ -375,3 +375,26 @@ def test_a_background_job_takes_short_gil_turns_and_restores_the_programs_interv
         assert sys.getswitchinterval() == 0.003
     finally:
         sys.setswitchinterval(before)
+
+
+def test_engines_of_schemas_no_codec_uses_are_not_kept_for_ever(empty_cache, monkeypatch):
+    # a process meeting endless new schemas (a registry's) keeps the engines
+    # its codecs use and the last ENGINES_KEPT, not every one it ever made
+    import gc
+
+    from roastedavro import codec as codec_module
+
+    monkeypatch.setattr(codec_module, "ENGINES_KEPT", 4)
+    kept = AvroCodec(fresh_schema("kept"), compile="never")
+    for _ in range(12):
+        passing = AvroCodec(fresh_schema("passing"), compile="never")
+        passing.dump(VALUES[1])
+        passing.wait_compiled(30)
+    kept.wait_compiled(30)
+    del passing
+    gc.collect()
+    names = [json.loads(key[0])["name"] for key in list(codec_module._engines.keys())]
+    passing_names = [name for name in names if name.startswith("Tieredpassing")]
+    assert len(passing_names) == 4, names
+    assert any(name.startswith("Tieredkept") for name in names)
+    assert kept.dump(VALUES[2]) == fastavro_bytes(fresh_schema() | {"name": "x"}, VALUES[2])
