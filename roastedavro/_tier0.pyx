@@ -536,8 +536,94 @@ cdef Raiser no_value = NULL
 cdef Raiser resized = NULL
 
 
+cdef class _Decoding:
+    """The load entry points of a compiled codec (load, load_from, load_one,
+    load_block, load_block_within), shared by Interpreter and
+    ResolvingInterpreter over their read_root and counted."""
+
+    cdef Py_ssize_t min_size    # the fewest bytes a (writer's) value takes
+    cdef long long item_allowance
+
+    cdef object read_root(self, Reader* r):
+        raise NotImplementedError
+
+    cdef int counted(self, Py_ssize_t size) except -1:
+        """Counts one entry-point call that read ``size`` bytes."""
+        return 0
+
+    def load(self, data):
+        """The value of Avro binary `data` (all of it)."""
+        return self.decode(data, 0)
+
+    def load_from(self, data, Py_ssize_t start):
+        """The value of Avro binary `data` from byte `start` to the end."""
+        return self.decode(data, start)
+
+    def load_one(self, data, Py_ssize_t start):
+        """The value at byte `start` of `data` and the offset after it; bytes
+        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_root(&r)
+            self.counted(r.pos - start)
+        finally:
+            close_reader(&view, acquired)
+        return result, r.pos
+
+    def load_block(self, data, long long count):
+        """`count` values read one after another from `data`, which they must
+        fill exactly (a container file's block, decompressed)."""
+        return self.load_block_within(data, count, self.item_allowance)[0]
+
+    def load_block_within(self, data, long long count, long long allowance):
+        """The values of load_block, their items (and values that take no
+        bytes) paid for from the data's length plus `allowance`, and what is
+        left of that sum (as a compiled codec's load_block_within)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef long long number
+        if allowance < 0:
+            raise ValueError(u"a negative item allowance")
+        cdef int acquired = open_reader(&r, data, &view, allowance)
+        cdef list values = []
+        try:
+            if count < 0:
+                raise DecodeError(u"a block of %d values" % count, 0)
+            check_count(&r, count, self.min_size, 9223372036854775807, 0)
+            for number in range(count):
+                values.append(self.read_root(&r))
+            if r.pos != r.end:
+                raise DecodeError(u"%d bytes left in the block after its %d values"
+                                  % (r.end - r.pos, count), r.pos)
+            self.counted(r.end)
+        finally:
+            close_reader(&view, acquired)
+        return values, r.budget
+
+    cdef object decode(self, data, Py_ssize_t start):
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_root(&r)
+            if r.pos != r.end:
+                check_finished(&r)
+            self.counted(r.end - start)
+        finally:
+            close_reader(&view, acquired)
+        return result
+
+
 @cython.final
-cdef class Interpreter:
+cdef class Interpreter(_Decoding):
     """Writes and reads values of one plain Avro schema, as its AvroCodec does."""
 
     cdef Node* nodes
@@ -546,12 +632,10 @@ cdef class Interpreter:
     cdef PyObject** seen        # per record field: the dict key it last matched (next_field)
     cdef Py_ssize_t field_count
     cdef Py_ssize_t root
-    cdef Py_ssize_t min_size    # the fewest bytes a value of the schema takes
     cdef list keep              # the Python objects the nodes point to
     cdef readonly object schema
     cdef int max_depth
     cdef Py_ssize_t max_items
-    cdef long long item_allowance
     #: entry-point calls served, and the bytes they wrote or read
     cdef readonly unsigned long long calls
     cdef readonly unsigned long long work
@@ -1097,6 +1181,9 @@ cdef class Interpreter:
         self.on_hot = on_hot
         self.hot_at = hot_at
 
+    cdef int counted(self, Py_ssize_t size) except -1:
+        return self.count(size)
+
     cdef inline int count(self, Py_ssize_t size) except -1:
         self.calls += 1
         self.work += <unsigned long long>size
@@ -1155,77 +1242,6 @@ cdef class Interpreter:
             raise datum_error(error) from None
         finally:
             writer_release(&w)
-
-    def load(self, data):
-        """The value of Avro binary `data` (all of it)."""
-        return self.decode(data, 0)
-
-    def load_from(self, data, Py_ssize_t start):
-        """The value of Avro binary `data` from byte `start` to the end."""
-        return self.decode(data, start)
-
-    def load_one(self, data, Py_ssize_t start):
-        """The value at byte `start` of `data` and the offset after it; bytes
-        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_root(&r)
-            self.count(r.pos - start)
-        finally:
-            close_reader(&view, acquired)
-        return result, r.pos
-
-    def load_block(self, data, long long count):
-        """`count` values read one after another from `data`, which they must
-        fill exactly (a container file's block, decompressed)."""
-        return self.load_block_within(data, count, self.item_allowance)[0]
-
-    def load_block_within(self, data, long long count, long long allowance):
-        """The values of load_block, their items (and values that take no
-        bytes) paid for from the data's length plus `allowance`, and what is
-        left of that sum (as a compiled codec's load_block_within)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef long long number
-        if allowance < 0:
-            raise ValueError(u"a negative item allowance")
-        cdef int acquired = open_reader(&r, data, &view, allowance)
-        cdef list values = []
-        try:
-            if count < 0:
-                raise DecodeError(u"a block of %d values" % count, 0)
-            check_count(&r, count, self.min_size, 9223372036854775807, 0)
-            for number in range(count):
-                values.append(self.read_root(&r))
-            if r.pos != r.end:
-                raise DecodeError(u"%d bytes left in the block after its %d values"
-                                  % (r.end - r.pos, count), r.pos)
-            self.count(r.end)
-        finally:
-            close_reader(&view, acquired)
-        return values, r.budget
-
-    cdef object decode(self, data, Py_ssize_t start):
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_root(&r)
-            if r.pos != r.end:
-                check_finished(&r)
-            self.count(r.end - start)
-        finally:
-            close_reader(&view, acquired)
-        return result
-
 
 # -- schema resolution: a writer's bytes read as a reader's values ---------------
 
@@ -1433,7 +1449,7 @@ class _ResolutionProgram:
 
 
 @cython.final
-cdef class ResolvingInterpreter:
+cdef class ResolvingInterpreter(_Decoding):
     """Reads data written with one plain Avro schema as another's values, as
     the compiled resolving codec (AvroCodec(reader, writer_schema=writer))
     does: from the same resolution plan (roastedavro.avro.resolve), with the
@@ -1449,13 +1465,11 @@ cdef class ResolvingInterpreter:
     cdef Step* steps
     cdef Py_ssize_t root
     cdef bint root_record
-    cdef Py_ssize_t min_size    # the fewest bytes a writer's value takes
     cdef list keep
     cdef Interpreter reader     # reads the reader's types and defaults; counts this one's work
     cdef Interpreter writer     # skips the writer's values the reader has no field for
     cdef int max_depth
     cdef Py_ssize_t max_items
-    cdef long long item_allowance
     cdef readonly object schema
     cdef readonly object writer_schema
 
@@ -1669,77 +1683,8 @@ cdef class ResolvingInterpreter:
         (bytes read) to ``hot_at``; 0 stops watching (Interpreter.watch)."""
         self.reader.watch(hot_at, on_hot)
 
-    # -- the entry points of a compiled resolving codec -------------------------
-
-    def load(self, data):
-        """The reader's value of the writer's Avro binary `data` (all of it)."""
-        return self.decode(data, 0)
-
-    def load_from(self, data, Py_ssize_t start):
-        """The value of Avro binary `data` from byte `start` to the end."""
-        return self.decode(data, start)
-
-    def load_one(self, data, Py_ssize_t start):
-        """The value at byte `start` of `data` and the offset after it; bytes
-        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_root(&r)
-            self.reader.count(r.pos - start)
-        finally:
-            close_reader(&view, acquired)
-        return result, r.pos
-
-    def load_block(self, data, long long count):
-        """`count` values read one after another from `data`, which they must
-        fill exactly (a container file's block, decompressed)."""
-        return self.load_block_within(data, count, self.item_allowance)[0]
-
-    def load_block_within(self, data, long long count, long long allowance):
-        """The values of load_block, their items (and values that take no
-        bytes) paid for from the data's length plus `allowance`, and what is
-        left of that sum (as a compiled codec's load_block_within)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef long long number
-        if allowance < 0:
-            raise ValueError(u"a negative item allowance")
-        cdef int acquired = open_reader(&r, data, &view, allowance)
-        cdef list values = []
-        try:
-            if count < 0:
-                raise DecodeError(u"a block of %d values" % count, 0)
-            check_count(&r, count, self.min_size, 9223372036854775807, 0)
-            for number in range(count):
-                values.append(self.read_root(&r))
-            if r.pos != r.end:
-                raise DecodeError(u"%d bytes left in the block after its %d values"
-                                  % (r.end - r.pos, count), r.pos)
-            self.reader.count(r.end)
-        finally:
-            close_reader(&view, acquired)
-        return values, r.budget
-
-    cdef object decode(self, data, Py_ssize_t start):
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_root(&r)
-            if r.pos != r.end:
-                check_finished(&r)
-            self.reader.count(r.end - start)
-        finally:
-            close_reader(&view, acquired)
-        return result
+    cdef int counted(self, Py_ssize_t size) except -1:
+        return self.reader.count(size)
 
 
 value_writer = <ValueWriter>write_value_of
