@@ -594,10 +594,10 @@ cdef int write_enum_value(Writer* w, object value, object field, object obj, tup
 cdef object read_enum(Reader* r, tuple members)
 cdef bytes read_fixed(Reader* r, Py_ssize_t size)
 
-# Any Avro type, through fastavro: for fields with no encoder of their own.
-# A GenericType holds fastavro's parsed schema and a flat table of the type's
-# nodes, over which the runtime walks a value's bytes (bounded, allocating
-# nothing) before fastavro reads them.
+# Any Avro type as a flat table of its nodes (and fastavro's parsed schema,
+# from which the table is made), over which the runtime walks a value's bytes,
+# bounded, allocating nothing: the fastavro drop-in's reads from streams, a
+# Constant field's ignored bytes.
 cdef struct GenericNode:
     int kind            # GENERIC_NULL .. GENERIC_RECORD (_runtime.pyx)
     int precision       # > 0 for a decimal on bytes or fixed
@@ -615,15 +615,14 @@ cdef class GenericType:
     cdef Py_ssize_t* links
     cdef Py_ssize_t node_count
 
-# max_depth bounds nesting (records, arrays, maps) within the value, and is
-# lowered to what the calling thread's C stack leaves room for: fastavro
-# recurses in C without a limit of its own.
-cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1
 # For record writers and readers, every few levels of nesting: an error when
 # the calling thread's C stack is nearly used up (threads may have far less
 # stack than max_depth levels need).
 cdef int check_write_stack(int depth) except -1
-cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items)
+# skips one value of the type with the walk's checks; max_depth bounds nesting
+# (records, arrays, maps) within the value, lowered to what the calling
+# thread's C stack leaves room for
+cdef int skip_checked(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items) except -1
 cdef object as_list(object value)
 cdef dict as_dict(object value)
 

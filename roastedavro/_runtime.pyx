@@ -1401,22 +1401,17 @@ cdef bytes read_fixed(Reader* r, Py_ssize_t size):
 
 # ------------------------------------------------------- the generic path --
 #
-# Fields with no encoder of their own (Raw with a complex type, Function,
-# Method, user fields) are written and read by fastavro. fastavro's reader and
-# writer recurse in C without a limit and allocate from the counts they read,
-# so the runtime puts the compiled path's limits in front of them:
-#
-# - on load, one walk over the value's bytes against a flat table of the
-#   type's nodes: nesting depth, block counts (against the remaining bytes,
-#   max_items and the message's item budget), lengths, union and enum
-#   indexes, UTF-8, decimal digits. It allocates nothing. fastavro then reads
-#   exactly the bytes that passed.
-# - on dump, the value's nesting is checked before fastavro sees it (a value
-#   that contains itself is infinitely deep).
+# A walk over one value's bytes against a flat table of the type's nodes
+# (GenericType): nesting depth, block counts (against the remaining bytes,
+# max_items and the message's item budget), lengths, union and enum indexes,
+# UTF-8, decimal digits. It allocates nothing. The fastavro drop-in reads a
+# datum from a stream that cannot give bytes back with it, part by part
+# (walk_stream), and a Constant field of a non-primitive type checks the
+# bytes it ignores with it (skip_checked).
 #
 # The depth limit is the codec's max_depth, lowered to what the calling
-# thread's C stack has room for: fastavro takes up to about 3 KB of stack per
-# level (measured: records through unions, arrays and maps of records).
+# thread's C stack has room for (about 4 KB per level is allowed for: fastavro
+# took up to 2.8 KB when it read these values, and the walk takes less).
 
 cdef extern from *:
     """
@@ -1496,9 +1491,9 @@ cdef extern from *:
     Py_ssize_t roasted_invalid_utf8(const unsigned char* s, Py_ssize_t n) noexcept nogil
 
 cdef enum:
-    # C stack per level of nesting that fastavro may take, with room to spare
-    # (measured: up to 2.8 KB for records through unions), and what is kept
-    # back for everything else
+    # C stack per level of nesting allowed for, with room to spare (fastavro,
+    # which once read these values, took up to 2.8 KB for records through
+    # unions), and what is kept back for everything else
     GENERIC_LEVEL_BYTES = 4096
     GENERIC_STACK_RESERVE = 262144
     # what record readers and writers keep back: 32 levels of theirs (well
@@ -1569,8 +1564,8 @@ cdef int generic_depth(int max_depth) noexcept:
 
 cdef str depth_note(int depth, int max_depth):
     if depth < max_depth:
-        return (u" (max_depth is %d; this thread's C stack has room for %d levels of fastavro, "
-                u"which reads and writes this field)" % (max_depth, depth))
+        return (u" (max_depth is %d; this thread's C stack has room for %d levels of this "
+                u"field's value)" % (max_depth, depth))
     return u" (the codec's max_depth)"
 
 
@@ -1687,12 +1682,11 @@ def _generic_nodes(parsed, dict named):
 
 
 cdef class GenericType:
-    """An Avro type written and read through fastavro (fields with no encoder
-    of their own). Before fastavro reads a value, the runtime walks its bytes
-    once over the type's node table with the codec's limits: nesting depth,
-    block sizes, the message's item budget, lengths, indexes, UTF-8, decimal
-    digits. fastavro's reader recurses in C without a limit and allocates
-    from announced counts, so it only ever sees bytes that passed."""
+    """An Avro type as a flat table of its nodes, over which the runtime walks
+    a value's bytes once with the codec's limits (nesting depth, block sizes,
+    the message's item budget, lengths, indexes, UTF-8, decimal digits),
+    allocating nothing: the fastavro drop-in's reads from streams that cannot
+    give bytes back, a Constant field's ignored bytes."""
 
     def __init__(self, avro):
         cdef Py_ssize_t i
@@ -1777,22 +1771,6 @@ cdef int check_value_depth(object value, int remaining, int depth, int max_depth
     for item in items:
         check_value_depth(item, remaining - 1, depth, max_depth)
     return 0
-
-
-cdef int write_generic(Writer* w, object value, GenericType avro, int max_depth) except -1:
-    cdef bytes encoded
-    cdef int depth = generic_depth(max_depth)
-    out = io.BytesIO()
-    try:
-        check_value_depth(value, depth, depth, max_depth)
-        fastavro.schemaless_writer(out, avro.parsed, value)
-    except (TypeError, ValueError, AttributeError, OverflowError, KeyError, IndexError,
-            ArithmeticError) as error:
-        raise DumpError(u"Cannot be written as Avro %s: %s" % (avro.name, error)) from None
-    except RecursionError:
-        raise DumpError(u"Nested too deeply to be written.") from None
-    encoded = out.getvalue()
-    return write_raw(w, PyBytes_AS_STRING(encoded), len(encoded))
 
 
 def check_generic_value(value, int max_depth=500):
@@ -2121,56 +2099,25 @@ cdef class StreamWalker:
                     self.check_text, self.check_decimals)
 
 
-cdef class _ReaderFile:
-    """A read-only file over checked bytes, for fastavro."""
-    cdef Reader* reader
-
-    def read(self, Py_ssize_t n=-1):
-        cdef Reader* r = self.reader
-        if n < 0 or n > r.end - r.pos:
-            n = r.end - r.pos
-        value = (<const char*>r.data)[r.pos:r.pos + n]
-        r.pos += n
-        return value
-
-
-cdef object read_generic(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items):
-    cdef Py_ssize_t start = r.pos
-    cdef Reader checked
-    cdef _ReaderFile source = _ReaderFile.__new__(_ReaderFile)
+cdef int skip_checked(Reader* r, GenericType avro, int max_depth, Py_ssize_t max_items) except -1:
     cdef int depth = generic_depth(max_depth)
-    skip_generic(r, NULL, avro, 0, depth, depth, max_depth, max_items, 0)
-    # fastavro reads exactly the bytes that passed
-    checked = r[0]
-    checked.pos = start
-    checked.end = r.pos
-    source.reader = &checked
-    try:
-        value = fastavro.schemaless_reader(source, avro.parsed, None)
-    except (EOFError, ValueError, IndexError, KeyError, UnicodeDecodeError, TypeError,
-            ArithmeticError) as error:
-        raise DecodeError(u"invalid %s value: %s" % (avro.name, error), start) from None
-    if checked.pos != checked.end:
-        raise DecodeError(u"invalid %s value: %d of its %d bytes left unread"
-                          % (avro.name, checked.end - checked.pos, checked.end - start), start)
-    return value
+    return skip_generic(r, NULL, avro, 0, depth, depth, max_depth, max_items, 0)
 
 
-def decode_generic(data, GenericType avro, int max_depth=500, Py_ssize_t max_items=100_000_000,
-                   long long item_allowance=1_000_000):
-    """The value of Avro binary ``data`` (all of it) of the type ``avro``,
-    read by fastavro after the same bounded check as a generic-path field:
-    DecodeError with the offset for bytes that fail it, or that nest deeper
-    than max_depth (or than this thread's C stack allows fastavro)."""
+def check_generic(data, GenericType avro, int max_depth=500, Py_ssize_t max_items=100_000_000,
+                  long long item_allowance=1_000_000):
+    """Checks that Avro binary ``data`` (all of it) is one value of the type
+    ``avro``, as the generic walk checks a value: DecodeError with the offset
+    for bytes that fail it, or that nest deeper than max_depth (or than this
+    thread's C stack allows)."""
     cdef Reader r
     cdef Py_buffer view
     cdef int acquired = open_reader(&r, data, &view, item_allowance)
     try:
-        value = read_generic(&r, avro, max_depth, max_items)
+        skip_checked(&r, avro, max_depth, max_items)
         check_finished(&r)
     finally:
         close_reader(&view, acquired)
-    return value
 
 
 # ------------------------------------------ AvroCodec: fastavro's datums --

@@ -20,6 +20,7 @@ load_block_within.
 cimport cython
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport calloc, free
 
 from roastedavro._runtime cimport (
@@ -33,7 +34,7 @@ from roastedavro._runtime cimport (
     write_uuid_datum, write_big_decimal_datum, write_duration_datum,
     UNIT_MILLIS, UNIT_MICROS, UNIT_NANOS,
     read_long, read_int, read_index, read_boolean, read_double, read_float, read_str, read_key,
-    read_bytes, read_fixed, read_enum, new_record_dict, read_block_count, new_items, put_item,
+    read_bytes, read_fixed, read_enum, read_length, new_record_dict, read_block_count, new_items, put_item,
     new_record, record_values, set_field, RecordKeys,
     read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
     read_duration, skip_raw, skip_length, skip_long,
@@ -641,6 +642,10 @@ cdef class Interpreter(_Decoding):
     cdef readonly unsigned long long work
     cdef unsigned long long hot_at     # work at which on_hot is called (0: never)
     cdef object on_hot
+    # fastavro's handle_unicode_errors: the error handler strings and map keys
+    # are decoded with (NULL: strict, the codecs' UTF-8 check)
+    cdef const char* errors
+    cdef bytes errors_name
 
     def __cinit__(self):
         self.nodes = NULL
@@ -648,15 +653,47 @@ cdef class Interpreter(_Decoding):
         self.fields = NULL
         self.seen = NULL
 
-    def __init__(self, schema, flags=None, naming=None):
+    def __init__(self, schema, flags=None, naming=None, unicode_errors=None):
         """``naming``: fastavro's reader options (return_record_name,
         return_record_name_override, return_named_type,
         return_named_type_override), whose unions' values are read as
-        (name, value) as fastavro reads them; None: none."""
+        (name, value) as fastavro reads them; None: none.
+        ``unicode_errors``: fastavro's handle_unicode_errors, the error
+        handler of the UTF-8 decoding of strings and map keys ("replace",
+        "ignore", ...); None or "strict": invalid UTF-8 is a DecodeError."""
         if not isinstance(schema, Schema):
             raise TypeError(f"an Interpreter takes a parsed schema (roastedavro.avro.parse_schema), "
                             f"not {type(schema).__name__}")
         self.load_program(_Program(schema, _naming(naming)), flags)
+        self.set_unicode_errors(unicode_errors)
+
+    cdef int set_unicode_errors(self, errors) except -1:
+        if errors is None or errors == "strict":
+            return 0
+        if not isinstance(errors, str):
+            raise TypeError(f"handle_unicode_errors is the name of an error handler (a str), "
+                            f"not {type(errors).__name__}")
+        # an unknown name is a LookupError at the first invalid byte, as in fastavro
+        self.errors_name = errors.encode("ascii", "replace")
+        self.errors = self.errors_name
+        return 0
+
+    cdef str read_text(self, Reader* r):
+        """A string or map key under the ``unicode_errors`` handler."""
+        cdef Py_ssize_t n = read_length(r)
+        cdef const char* start = <const char*>r.data + r.pos
+        r.pos += n
+        return PyUnicode_DecodeUTF8(start, n, self.errors)
+
+    cdef object read_lenient(self, Reader* r, int logical):
+        cdef Py_ssize_t start = r.pos
+        text = self.read_text(r)
+        if logical != L_UUID:
+            return text
+        try:
+            return UUID(text)
+        except ValueError:
+            raise DecodeError(u"not a valid UUID", start) from None
 
     cdef int load_program(self, program, flags) except -1:
         """Takes the nodes of ``program`` (a _Program) as C arrays."""
@@ -1037,6 +1074,8 @@ cdef class Interpreter(_Decoding):
         if kind == K_RECORD:
             return self.read_record(r, node, depth + 1)
         if kind == K_STRING:
+            if self.errors != NULL:
+                return self.read_lenient(r, logical)
             if logical == L_UUID:
                 return read_uuid(r, False)
             return read_str(r)
@@ -1107,7 +1146,7 @@ cdef class Interpreter(_Decoding):
         cdef str key
         while count:
             for position in range(count):
-                key = read_key(r)
+                key = read_key(r) if self.errors == NULL else self.read_text(r)
                 entries[key] = self.read_value(r, child, depth)
             count = read_block_count(r, node.min_size, self.max_items)
         return entries
@@ -1478,9 +1517,10 @@ cdef class ResolvingInterpreter(_Decoding):
         self.links = NULL
         self.steps = NULL
 
-    def __init__(self, writer_schema, reader_schema, flags=None, naming=None):
+    def __init__(self, writer_schema, reader_schema, flags=None, naming=None, unicode_errors=None):
         """``naming``: fastavro's naming options, as Interpreter's; the names
-        are the reader's where the reader has a union."""
+        are the reader's where the reader has a union. ``unicode_errors``:
+        as Interpreter's."""
         cdef Py_ssize_t index
         cdef PlanNode* plan
         cdef Step* step
@@ -1516,6 +1556,8 @@ cdef class ResolvingInterpreter(_Decoding):
         self.reader.load_program(program.reader, flags)
         self.writer = Interpreter.__new__(Interpreter)
         self.writer.load_program(program.writer, flags)
+        self.reader.set_unicode_errors(unicode_errors)
+        self.writer.set_unicode_errors(unicode_errors)
         self.plans = <PlanNode*>calloc(max(len(program.plans), 1), sizeof(PlanNode))
         self.links = <Py_ssize_t*>calloc(max(len(program.links), 1), sizeof(Py_ssize_t))
         self.steps = <Step*>calloc(max(len(program.steps), 1), sizeof(Step))
@@ -1656,7 +1698,7 @@ cdef class ResolvingInterpreter(_Decoding):
         cdef str key
         while count:
             for position in range(count):
-                key = read_key(r)
+                key = read_key(r) if self.reader.errors == NULL else self.reader.read_text(r)
                 entries[key] = self.read_plan(r, child, depth)
             count = read_block_count(r, plan.min_size, self.max_items)
         return entries

@@ -371,5 +371,5 @@ class ConstantEncoder(Encoder):
             fn.line(read)
         elif self.avro != "null":
             avro = fn.bind(GenericType(self.avro), "avro")
-            fn.line(f"read_generic(r, {avro}, self.max_depth, self.max_items)")
+            fn.line(f"skip_checked(r, {avro}, self.max_depth, self.max_items)")
         fn.line(f"{target} = {constant}")

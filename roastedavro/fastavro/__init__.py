@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import io
 import threading
-from decimal import Decimal as _Decimal
 from typing import Any, BinaryIO, Iterable
 
 import fastavro as _fastavro
@@ -28,9 +27,8 @@ from roastedavro.container import FileReader, is_avro, write_file
 from roastedavro.errors import DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
-from roastedavro._support import decimal_from_bytes
 from roastedavro.fastavro._models import (
-    BY_OBJECT, EXACT_DECIMAL, as_model, codec_for, exact_decimal_form, generic_for)
+    BY_OBJECT, as_model, codec_for, generic_for)
 from roastedavro.fastavro.json import json_reader, json_writer
 from roastedavro.fastavro.schema import load_schema, parse_schema
 from roastedavro.flags import CompileFlags
@@ -68,8 +66,6 @@ _BUFFERED = (io.BufferedReader, io.BufferedRandom)
 #: what a seekable stream's first read takes; grown (x8) for a larger datum
 _CHUNK = 8192
 _CHUNK_LIMIT = 1 << 20
-#: fastavro's errors for bytes it cannot read (after the walk, not expected)
-_FASTAVRO_ERRORS = (EOFError, ValueError, IndexError, KeyError, TypeError, ArithmeticError)
 
 
 def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = None,
@@ -91,27 +87,17 @@ def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = Non
     :class:`SchemaResolutionError`. fastavro's naming options give its
     ``(name, value)`` tuples, read by tier 0 with fastavro's rules (values
     converted by the writer's logical types, as fastavro converts them);
-    ``handle_unicode_errors`` is fastavro's, given only bytes that passed
-    the codecs' checks.
+    ``handle_unicode_errors`` decodes strings and map keys with that error
+    handler, as fastavro does, also in tier 0.
     Malformed bytes raise ``DecodeError`` with the offset from the datum's
     start (from the stream's position for a BytesIO).
     """
     if return_record_name or return_record_name_override or return_named_type \
-            or return_named_type_override:
-        if handle_unicode_errors != "strict":
-            return _read_by_fastavro(fo, writer_schema, reader_schema, dict(
-                return_record_name=return_record_name,
-                return_record_name_override=return_record_name_override,
-                return_named_type=return_named_type,
-                return_named_type_override=return_named_type_override,
-                handle_unicode_errors=handle_unicode_errors))
+            or return_named_type_override or handle_unicode_errors != "strict":
         codec = _named_codec(writer_schema, reader_schema, (
             return_record_name, return_record_name_override, return_named_type,
-            return_named_type_override))
+            return_named_type_override), handle_unicode_errors)
         return _read_datum(fo, codec, codec._reader)
-    if handle_unicode_errors != "strict":
-        return _read_by_fastavro(fo, writer_schema, reader_schema,
-                                 dict(handle_unicode_errors=handle_unicode_errors))
     if reader_schema is None or reader_schema is writer_schema:
         entry = BY_OBJECT.get(id(writer_schema))
         if entry is not None and entry[0] is writer_schema:
@@ -252,13 +238,15 @@ _NAMED_KEPT = 1024
 _named_lock = threading.Lock()
 
 
-def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple) -> _NamedCodec:
+def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
+                 unicode_errors: str = "strict") -> _NamedCodec:
     """Tier 0's reader of ``writer_schema``'s data (as ``reader_schema``'s
     values, if given) returning fastavro's names for ``naming``, fastavro's
-    four naming options: one per (schema, reader schema, options), a lookup
-    after the first call."""
+    four naming options, and decoding text with ``unicode_errors`` (its
+    handle_unicode_errors): one per (schema, reader schema, options), a
+    lookup after the first call."""
     naming = tuple(bool(option) for option in naming)
-    key = (id(writer_schema), id(reader_schema), naming)
+    key = (id(writer_schema), id(reader_schema), naming, unicode_errors)
     entry = _NAMED.get(key)
     if entry is not None and entry[0] is writer_schema and entry[1] is reader_schema:
         return entry[2]
@@ -270,15 +258,17 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple) -> _Name
         reader_model = as_model(reader_schema)
         if reader_model.to_json() == model.to_json():
             reader_model = None    # as fastavro, which reads with the writer's alone
-    text = (model.to_json(), reader_model.to_json() if reader_model is not None else None, naming)
+    text = (model.to_json(), reader_model.to_json() if reader_model is not None else None, naming,
+            unicode_errors)
     with _named_lock:
         codec = _NAMED_BY_TEXT.get(text)
     if codec is None:
         if reader_model is None:
-            reader = Interpreter(model, _DEFAULT_FLAGS, naming)
+            reader = Interpreter(model, _DEFAULT_FLAGS, naming, unicode_errors)
         else:
             try:
-                reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming)
+                reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming,
+                                              unicode_errors)
             except _SchemaResolutionError as error:
                 raise SchemaResolutionError(error.reason, error.writer_path,
                                             error.reader_path) from None
@@ -291,78 +281,6 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple) -> _Name
                 # the oldest goes (dicts keep insertion order)
                 del cache[next(iter(cache))]
     return codec
-
-
-def _read_by_fastavro(fo: BinaryIO, writer_schema: Any, reader_schema: Any,
-                      options: dict) -> Any:
-    """One datum read by fastavro with its handle_unicode_errors option, from
-    the bytes of a walk with the codecs' limits: fastavro recurses without a
-    limit and allocates from the counts it reads. Decimals are fastavro's
-    (the writer's decimal, its scale), but exact: fastavro reads them from a
-    copy of the writer's schema in which they carry a logicalType of ours,
-    converted by ``_exact_decimal``, where fastavro would round them to the
-    precision."""
-    strict = "handle_unicode_errors" not in options
-    entry = _WALKERS.get((id(writer_schema), strict))
-    if entry is None or entry[0] is not writer_schema:
-        entry = _walker(writer_schema, (id(writer_schema), strict), writer_schema,
-                        _DEFAULT_FLAGS, strict, False)
-    data = entry[1].read(fo)
-    if reader_schema is not None and reader_schema == writer_schema:
-        reader_schema = None   # as fastavro does, before the writer's is renamed
-    source = io.BytesIO(data)
-    _reading.source = source
-    try:
-        datum = _fastavro.schemaless_reader(source, exact_decimal_form(writer_schema),
-                                            reader_schema, **options)
-    except _FASTAVRO_ERRORS as error:
-        if isinstance(error, DecodeError):
-            raise
-        raise DecodeError(f"invalid datum: {error}", 0) from None
-    finally:
-        _reading.source = None
-    if source.tell() != len(data):
-        raise DecodeError(f"invalid datum: {len(data) - source.tell()} of its {len(data)} bytes "
-                          f"left unread", source.tell())
-    return datum
-
-
-#: the BytesIO fastavro is reading on this thread, for a decimal's offset
-_reading = threading.local()
-#: bytes read beyond a decimal's precision, as the runtime's exact readers
-_DECIMAL_EXACT_BYTES = 256
-
-
-def _exact_decimal(data: bytes, writer_schema: dict, reader_schema: Any) -> Any:
-    """fastavro's logical reader for EXACT_DECIMAL: the exact value of a
-    decimal's bytes, as the compiled readers give it (``read_decimal_exact``):
-    bytes longer than both their precision needs and 256 bytes are a
-    DecodeError before any conversion."""
-    scale = writer_schema.get("scale", 0)
-    precision = writer_schema.get("precision", 0)
-    size = len(data)
-    if writer_schema["type"] == "bytes" and size > _DECIMAL_EXACT_BYTES \
-            and size > (int(precision * 3.3220) + 1 + 8) // 8:
-        source = getattr(_reading, "source", None)
-        # the length's varint and the bytes were just read
-        length = (size << 1).bit_length()
-        start = max(0, source.tell() - size - (length + 6) // 7) if source is not None else 0
-        raise DecodeError(f"a decimal of {size} bytes: more digits than "
-                          f"decimal({precision}, {scale}) allows, and more than the "
-                          f"{_DECIMAL_EXACT_BYTES} bytes read beyond a precision", start)
-    if size <= 64:
-        # "<digits>E-<scale>", as the compiled readers: Decimal parses text exactly
-        return _Decimal(f"{int.from_bytes(data, 'big', signed=True)}E-{scale}")
-    value = decimal_from_bytes(data, scale)
-    if value is None:
-        source = getattr(_reading, "source", None)
-        raise DecodeError(f"a decimal whose scale {scale} cannot be applied",
-                          source.tell() - size if source is not None else 0)
-    return value
-
-
-_fastavro.read.LOGICAL_READERS[f"bytes-{EXACT_DECIMAL}"] = _exact_decimal
-_fastavro.read.LOGICAL_READERS[f"fixed-{EXACT_DECIMAL}"] = _exact_decimal
 
 
 def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
