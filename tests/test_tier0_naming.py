@@ -216,3 +216,54 @@ def test_hostile_bytes_are_a_decode_error_with_the_offset():
     for cut in range(len(good)):
         with pytest.raises(DecodeError):
             interpreter.load(good[:cut])
+
+
+# -- container files: the drop-in's reader and block_reader take the options too --
+
+FILE_SCHEMA = {"type": "record", "name": "Entry", "namespace": "files", "fields": [
+    {"name": "note", "type": "string"},
+    {"name": "u", "type": ["null",
+                           {"type": "record", "name": "A", "fields": [{"name": "s", "type": "string"}]},
+                           {"type": "record", "name": "B", "fields": [{"name": "n", "type": "long"}]},
+                           {"type": "enum", "name": "E", "symbols": ["X", "Y"]}]},
+    {"name": "tags", "type": {"type": "map", "values": "string"}},
+]}
+FILE_RECORDS = [{"note": "plain", "u": None, "tags": {}},
+                {"note": "qqqq", "u": {"s": "qqqq"}, "tags": {"qqqq": "v"}},
+                {"note": "n", "u": {"n": 3}, "tags": {"k": "qqqq"}},
+                {"note": "e", "u": "Y", "tags": {}}] * 30
+
+
+def options_file(damage_text: bool) -> bytes:
+    out = io.BytesIO()
+    fastavro.writer(out, FILE_SCHEMA, FILE_RECORDS, sync_interval=200)
+    data = out.getvalue()
+    # invalid UTF-8 in strings, a union's record's string and map keys and values
+    return data.replace(b"qqqq", b"q\xffq\xc3") if damage_text else data
+
+
+@pytest.mark.parametrize("damage_text", [False, True])
+@pytest.mark.parametrize("options", [
+    {"return_record_name": True}, {"return_record_name": True, "return_record_name_override": True},
+    {"return_named_type": True}, {"return_named_type": True, "return_named_type_override": True},
+    {"handle_unicode_errors": "replace"}, {"handle_unicode_errors": "ignore", "return_named_type": True},
+], ids=repr)
+def test_the_drop_ins_file_readers_take_fastavros_options(options, damage_text):
+    data = options_file(damage_text)
+    strict = options.get("handle_unicode_errors", "strict") == "strict"
+    if damage_text and strict:
+        with pytest.raises(Exception):
+            list(fastavro.reader(io.BytesIO(data), **options))
+        with pytest.raises(Exception, match="UTF-8"):
+            list(dropin.reader(io.BytesIO(data), **options))
+        return
+    expected = list(fastavro.reader(io.BytesIO(data), **options))
+    assert list(dropin.reader(io.BytesIO(data), **options)) == expected
+    blocks = [list(block) for block in fastavro.block_reader(io.BytesIO(data), **options)]
+    assert len(blocks) > 1
+    assert [list(block) for block in dropin.block_reader(io.BytesIO(data), **options)] == blocks
+    # with a reader schema: a field added with a default
+    newer = {**FILE_SCHEMA, "fields": FILE_SCHEMA["fields"] + [
+        {"name": "added", "type": "long", "default": 7}]}
+    expected = list(fastavro.reader(io.BytesIO(data), newer, **options))
+    assert list(dropin.reader(io.BytesIO(data), newer, **options)) == expected

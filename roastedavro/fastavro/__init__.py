@@ -305,25 +305,29 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
 class reader(FileReader):
     """The records of an Avro container file (fastavro's ``reader``): iterate
     it. ``writer_schema`` and ``reader_schema`` are schema dicts, ``metadata``
-    has str values, ``codec`` is the codec's name, as in fastavro."""
+    has str values, ``codec`` is the codec's name, as in fastavro. fastavro's
+    naming options and ``handle_unicode_errors`` are read by tier 0, as in
+    :func:`schemaless_reader`."""
 
     def __init__(self, fo: BinaryIO, reader_schema: Any = None, return_record_name: bool = False,
                  return_record_name_override: bool = False, handle_unicode_errors: str = "strict",
                  return_named_type: bool = False, return_named_type_override: bool = False,
                  **options: Any):
-        if (return_record_name or return_record_name_override or return_named_type
-                or return_named_type_override or handle_unicode_errors != "strict"):
-            raise NotImplementedError(
-                "roastedavro.fastavro.reader does not take fastavro's naming and unicode options; "
-                "use fastavro.reader for them")
-        super().__init__(fo, as_model(reader_schema) if reader_schema is not None else None,
-                         **options)
+        reader_model = as_model(reader_schema) if reader_schema is not None else None
+        super().__init__(fo, reader_model, **options)
+        naming = (return_record_name, return_record_name_override, return_named_type,
+                  return_named_type_override)
+        if any(naming) or handle_unicode_errors != "strict":
+            # the blocks are read by tier 0 with the options (decode_records
+            # takes the codec's _reader and flags)
+            self._avro_codec = _named_codec(self.header.schema, reader_model, naming,
+                                            handle_unicode_errors)
         self.metadata = {key: value.decode("utf-8", "replace")
                          for key, value in self.header.metadata.items()}
         # schemas in fastavro's parsed form, as fastavro's reader has them
         self.writer_schema = _fastavro_form(self.header.schema)
         self.reader_schema = (self.writer_schema if reader_schema is None
-                              else _fastavro_form(as_model(reader_schema)))
+                              else _fastavro_form(reader_model))
 
 
 def _fastavro_form(schema) -> Any:
