@@ -180,6 +180,15 @@ class TimeEncoder(LogicalEncoder):
         return (EPOCH + datetime.timedelta(microseconds=raw * self.unit)).time()
 
     def dump_datum(self, dumped):
+        if isinstance(dumped, str):
+            # marshmallow 3 dumps an aware time as text with its offset and
+            # reads that text back without it: the offset is looked for here
+            try:
+                spelled = datetime.time.fromisoformat(dumped)
+            except ValueError:
+                spelled = None
+            if spelled is not None and spelled.tzinfo is not None:
+                raise DumpError(f"Avro times have no time zone; got {spelled.isoformat()}.")
         time = self.object_from_dump(dumped, datetime.time)
         if time.tzinfo is not None:
             raise DumpError(f"Avro times have no time zone; got {time.isoformat()}.")
