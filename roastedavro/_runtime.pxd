@@ -5,6 +5,7 @@
 # buffer, raising errors) live in _runtime.pyx and are reached through
 # Cython's C-API capsule, so they are compiled once.
 
+cimport cython
 from libc.string cimport memcpy
 from libc.math cimport isinf
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_GET_SIZE
@@ -1060,3 +1061,34 @@ cdef class SchemaCodec:
     cdef bytes dump_many(self, objs)
     cdef object load_one(self, data, bint* invalid)
     cdef list load_many(self, data, bint* invalid)
+
+
+# The entry points of a codec of plain Avro values (fastavro's datums): dump,
+# dump_prefixed, dump_block, load, load_from, load_one, skip, load_block and
+# load_block_within, with their errors, bounds and counting. A generated
+# AvroCodec module's Codec and tier 0's interpreters (roastedavro._tier0)
+# subclass it and give write_datum, read_datum and skip_datum, so no module
+# compiles this plumbing again.
+cdef class DatumCodec:
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+    cdef long long item_allowance
+    # the fewest bytes one value takes (bounds a block's count)
+    cdef Py_ssize_t min_size
+    # entry-point calls served (the tiers' statistics)
+    cdef readonly unsigned long long calls
+
+    # tier 0 counts the bytes too (count_work); compiled codecs only the calls
+    cdef bint counts_work
+
+    cdef int write_datum(self, Writer* w, object datum) except -1
+    cdef object read_datum(self, Reader* r)
+    cdef int skip_datum(self, Reader* r) except -1
+    cdef int count_work(self, Py_ssize_t size) except -1
+    # counts one call that wrote or read `size` bytes
+    @cython.final
+    cdef int counted(self, Py_ssize_t size) except -1
+    @cython.final
+    cdef bytes encode(self, bytes prefix, datum)
+    @cython.final
+    cdef object decode(self, data, Py_ssize_t start)

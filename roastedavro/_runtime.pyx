@@ -2607,3 +2607,158 @@ cdef class SchemaCodec:
             close_reader(&view, acquired)
         invalid[0] = r.invalid
         return records
+
+
+# one-argument entry points take their argument without keyword parsing (as
+# the generated modules' methods did): dump and load are on every message's path
+@cython.always_allow_keywords(False)
+cdef class DatumCodec:
+    """The entry points of a codec of plain Avro values (see _runtime.pxd):
+    subclassed by each generated AvroCodec module's Codec and by tier 0."""
+
+    cdef int write_datum(self, Writer* w, object datum) except -1:
+        raise TypeError(u"this codec only reads (a reader schema's codec for another writer's "
+                        u"data)")
+
+    cdef object read_datum(self, Reader* r):
+        raise NotImplementedError
+
+    cdef int skip_datum(self, Reader* r) except -1:
+        raise TypeError(u"this codec does not skip values")
+
+    cdef int count_work(self, Py_ssize_t size) except -1:
+        return 0
+
+    @cython.final
+    cdef int counted(self, Py_ssize_t size) except -1:
+        self.calls += 1
+        if self.counts_work:
+            return self.count_work(size)
+        return 0
+
+    def dump(self, datum):
+        """The Avro binary of `datum`."""
+        return self.encode(b"", datum)
+
+    def dump_prefixed(self, bytes prefix, datum):
+        """`prefix` (a single-object header), then the Avro binary of `datum`."""
+        return self.encode(prefix, datum)
+
+    def dump_block(self, values):
+        """The Avro binary of each of `values` (a list), one after another:
+        the data of a container file's block."""
+        cdef Writer w
+        cdef Py_ssize_t index = 0
+        writer_init(&w)
+        try:
+            for index, value in enumerate(values):
+                self.write_datum(&w, value)
+            self.counted(w.size)
+            return writer_finish(&w)
+        except DumpError as error:
+            error.path.append(index)
+            raise datums.datum_error(error) from None
+        finally:
+            writer_release(&w)
+
+    @cython.final
+    cdef bytes encode(self, bytes prefix, datum):
+        cdef Writer w
+        writer_init(&w)
+        try:
+            write_encoded(&w, prefix)
+            self.write_datum(&w, datum)
+            self.counted(w.size)
+            return writer_finish(&w)
+        except DumpError as error:
+            raise datums.datum_error(error) from None
+        finally:
+            writer_release(&w)
+
+    def load(self, data):
+        """The value of Avro binary `data` (all of it)."""
+        return self.decode(data, 0)
+
+    def load_from(self, data, Py_ssize_t start):
+        """The value of Avro binary `data` from byte `start` to the end."""
+        return self.decode(data, start)
+
+    def load_one(self, data, Py_ssize_t start):
+        """The value at byte `start` of `data` and the offset after it; bytes
+        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_datum(&r)
+            self.counted(r.pos - start)
+        finally:
+            close_reader(&view, acquired)
+        return result, r.pos
+
+    def skip(self, data):
+        """Checks Avro binary `data` (all of it) as load does, building nothing
+        (the skippers that schema resolution uses for fields it leaves out)."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            self.skip_datum(&r)
+            if r.pos != r.end:
+                check_finished(&r)
+        finally:
+            close_reader(&view, acquired)
+
+    def load_block(self, data, long long count):
+        """`count` values read one after another from `data`, which they must
+        fill exactly (a container file's block, decompressed)."""
+        return self.load_block_within(data, count, self.item_allowance)[0]
+
+    def load_block_within(self, data, long long count, long long allowance):
+        """The values of load_block, their items (and values that take no
+        bytes) paid for from the data's length plus `allowance` instead of
+        the codec's item_allowance, and what is left of that sum: the next
+        block's allowance, for a budget that holds across a file's blocks."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef long long number
+        if allowance < 0:
+            raise ValueError(u"a negative item allowance")
+        cdef int acquired = open_reader(&r, data, &view, allowance)
+        cdef list values = []
+        try:
+            if count < 0:
+                raise DecodeError(u"a block of %d values" % count, 0)
+            # values take at least min_size bytes each; zero-size ones are paid
+            # for from the item budget, as array items are
+            check_count(&r, count, self.min_size, 9223372036854775807, 0)
+            for number in range(count):
+                values.append(self.read_datum(&r))
+            if r.pos != r.end:
+                raise DecodeError(u"%d bytes left in the block after its %d values"
+                                  % (r.end - r.pos, count), r.pos)
+            self.counted(r.end)
+        finally:
+            close_reader(&view, acquired)
+        return values, r.budget
+
+    @cython.final
+    cdef object decode(self, data, Py_ssize_t start):
+        cdef Reader r
+        cdef Py_buffer view
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        try:
+            if not 0 <= start <= r.end:
+                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
+            r.pos = start
+            result = self.read_datum(&r)
+            if r.pos != r.end:
+                check_finished(&r)
+            self.counted(r.end - start)
+        finally:
+            close_reader(&view, acquired)
+        return result
+

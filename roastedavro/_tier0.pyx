@@ -24,7 +24,8 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport calloc, free
 
 from roastedavro._runtime cimport (
-    Reader, Writer, open_reader, close_reader, check_finished, check_count, check_write_stack, check_read_stack,
+    Reader, Writer, DatumCodec, open_reader, close_reader, check_finished, check_count,
+    check_write_stack, check_read_stack,
     writer_init, writer_finish, writer_release,
     write_long, write_byte, write_str, write_encoded,
     write_long_datum, write_int_datum, write_double_datum, write_float_datum,
@@ -537,94 +538,8 @@ cdef Raiser no_value = NULL
 cdef Raiser resized = NULL
 
 
-cdef class _Decoding:
-    """The load entry points of a compiled codec (load, load_from, load_one,
-    load_block, load_block_within), shared by Interpreter and
-    ResolvingInterpreter over their read_root and counted."""
-
-    cdef Py_ssize_t min_size    # the fewest bytes a (writer's) value takes
-    cdef long long item_allowance
-
-    cdef object read_root(self, Reader* r):
-        raise NotImplementedError
-
-    cdef int counted(self, Py_ssize_t size) except -1:
-        """Counts one entry-point call that read ``size`` bytes."""
-        return 0
-
-    def load(self, data):
-        """The value of Avro binary `data` (all of it)."""
-        return self.decode(data, 0)
-
-    def load_from(self, data, Py_ssize_t start):
-        """The value of Avro binary `data` from byte `start` to the end."""
-        return self.decode(data, start)
-
-    def load_one(self, data, Py_ssize_t start):
-        """The value at byte `start` of `data` and the offset after it; bytes
-        may follow (a stream of values, as fastavro's schemaless_reader reads)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_root(&r)
-            self.counted(r.pos - start)
-        finally:
-            close_reader(&view, acquired)
-        return result, r.pos
-
-    def load_block(self, data, long long count):
-        """`count` values read one after another from `data`, which they must
-        fill exactly (a container file's block, decompressed)."""
-        return self.load_block_within(data, count, self.item_allowance)[0]
-
-    def load_block_within(self, data, long long count, long long allowance):
-        """The values of load_block, their items (and values that take no
-        bytes) paid for from the data's length plus `allowance`, and what is
-        left of that sum (as a compiled codec's load_block_within)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef long long number
-        if allowance < 0:
-            raise ValueError(u"a negative item allowance")
-        cdef int acquired = open_reader(&r, data, &view, allowance)
-        cdef list values = []
-        try:
-            if count < 0:
-                raise DecodeError(u"a block of %d values" % count, 0)
-            check_count(&r, count, self.min_size, 9223372036854775807, 0)
-            for number in range(count):
-                values.append(self.read_root(&r))
-            if r.pos != r.end:
-                raise DecodeError(u"%d bytes left in the block after its %d values"
-                                  % (r.end - r.pos, count), r.pos)
-            self.counted(r.end)
-        finally:
-            close_reader(&view, acquired)
-        return values, r.budget
-
-    cdef object decode(self, data, Py_ssize_t start):
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_root(&r)
-            if r.pos != r.end:
-                check_finished(&r)
-            self.counted(r.end - start)
-        finally:
-            close_reader(&view, acquired)
-        return result
-
-
 @cython.final
-cdef class Interpreter(_Decoding):
+cdef class Interpreter(DatumCodec):
     """Writes and reads values of one plain Avro schema, as its AvroCodec does."""
 
     cdef Node* nodes
@@ -635,10 +550,7 @@ cdef class Interpreter(_Decoding):
     cdef Py_ssize_t root
     cdef list keep              # the Python objects the nodes point to
     cdef readonly object schema
-    cdef int max_depth
-    cdef Py_ssize_t max_items
-    #: entry-point calls served, and the bytes they wrote or read
-    cdef readonly unsigned long long calls
+    #: the bytes the entry points wrote or read (DatumCodec counts the calls)
     cdef readonly unsigned long long work
     cdef unsigned long long hot_at     # work at which on_hot is called (0: never)
     cdef object on_hot
@@ -700,6 +612,7 @@ cdef class Interpreter(_Decoding):
         cdef Py_ssize_t index, slot
         cdef Node* node
         cdef Field* field
+        self.counts_work = True
         if flags is None:
             from roastedavro.flags import CompileFlags
             flags = CompileFlags()
@@ -1035,7 +948,7 @@ cdef class Interpreter(_Decoding):
             return valid_bytes(value)
         return isinstance(value, str)
 
-    cdef int write_root(self, Writer* w, object datum) except -1:
+    cdef int write_datum(self, Writer* w, object datum) except -1:
         cdef Node* node = &self.nodes[self.root]
         if node.kind == K_RECORD:
             return self.write_record(w, node, datum, 0)
@@ -1151,7 +1064,7 @@ cdef class Interpreter(_Decoding):
             count = read_block_count(r, node.min_size, self.max_items)
         return entries
 
-    cdef object read_root(self, Reader* r):
+    cdef object read_datum(self, Reader* r):
         cdef Node* node = &self.nodes[self.root]
         if node.kind == K_RECORD:
             return self.read_record(r, node, 0)
@@ -1220,11 +1133,7 @@ cdef class Interpreter(_Decoding):
         self.on_hot = on_hot
         self.hot_at = hot_at
 
-    cdef int counted(self, Py_ssize_t size) except -1:
-        return self.count(size)
-
-    cdef inline int count(self, Py_ssize_t size) except -1:
-        self.calls += 1
+    cdef int count_work(self, Py_ssize_t size) except -1:
         self.work += <unsigned long long>size
         if self.hot_at and self.work >= self.hot_at:
             self.fire()
@@ -1242,45 +1151,6 @@ cdef class Interpreter(_Decoding):
                 pass
         return 0
 
-    # -- the entry points of a compiled codec --------------------------------
-
-    def dump(self, datum):
-        """The Avro binary of `datum`."""
-        return self.encode(b"", datum)
-
-    def dump_prefixed(self, bytes prefix, datum):
-        """`prefix` (a single-object header), then the Avro binary of `datum`."""
-        return self.encode(prefix, datum)
-
-    def dump_block(self, values):
-        """The Avro binary of each of `values` (a list), one after another:
-        the data of a container file's block."""
-        cdef Writer w
-        cdef Py_ssize_t index = 0
-        writer_init(&w)
-        try:
-            for index, value in enumerate(values):
-                self.write_root(&w, value)
-            self.count(w.size)
-            return writer_finish(&w)
-        except DumpError as error:
-            error.path.append(index)
-            raise datum_error(error) from None
-        finally:
-            writer_release(&w)
-
-    cdef bytes encode(self, bytes prefix, datum):
-        cdef Writer w
-        writer_init(&w)
-        try:
-            write_encoded(&w, prefix)
-            self.write_root(&w, datum)
-            self.count(w.size)
-            return writer_finish(&w)
-        except DumpError as error:
-            raise datum_error(error) from None
-        finally:
-            writer_release(&w)
 
 # -- schema resolution: a writer's bytes read as a reader's values ---------------
 
@@ -1488,7 +1358,7 @@ class _ResolutionProgram:
 
 
 @cython.final
-cdef class ResolvingInterpreter(_Decoding):
+cdef class ResolvingInterpreter(DatumCodec):
     """Reads data written with one plain Avro schema as another's values, as
     the compiled resolving codec (AvroCodec(reader, writer_schema=writer))
     does: from the same resolution plan (roastedavro.avro.resolve), with the
@@ -1507,8 +1377,6 @@ cdef class ResolvingInterpreter(_Decoding):
     cdef list keep
     cdef Interpreter reader     # reads the reader's types and defaults; counts this one's work
     cdef Interpreter writer     # skips the writer's values the reader has no field for
-    cdef int max_depth
-    cdef Py_ssize_t max_items
     cdef readonly object schema
     cdef readonly object writer_schema
 
@@ -1552,6 +1420,7 @@ cdef class ResolvingInterpreter(_Decoding):
         self.root = program.root
         self.root_record = program.root_record
         self.min_size = program.writer.sizes.of(writer_schema.root)
+        self.counts_work = True
         self.reader = Interpreter.__new__(Interpreter)
         self.reader.load_program(program.reader, flags)
         self.writer = Interpreter.__new__(Interpreter)
@@ -1703,17 +1572,12 @@ cdef class ResolvingInterpreter(_Decoding):
             count = read_block_count(r, plan.min_size, self.max_items)
         return entries
 
-    cdef object read_root(self, Reader* r):
+    cdef object read_datum(self, Reader* r):
         if self.root_record:
             return self.read_pair(r, &self.plans[self.root], 0)
         return self.read_plan(r, self.root, 0)
 
     # -- counting: the reader's Interpreter counts for the pair ---------------
-
-    @property
-    def calls(self):
-        """Entry-point calls served."""
-        return self.reader.calls
 
     @property
     def work(self):
@@ -1725,8 +1589,9 @@ cdef class ResolvingInterpreter(_Decoding):
         (bytes read) to ``hot_at``; 0 stops watching (Interpreter.watch)."""
         self.reader.watch(hot_at, on_hot)
 
-    cdef int counted(self, Py_ssize_t size) except -1:
-        return self.reader.count(size)
+    cdef int count_work(self, Py_ssize_t size) except -1:
+        self.reader.calls += 1
+        return self.reader.count_work(size)
 
 
 value_writer = <ValueWriter>write_value_of
