@@ -5,11 +5,12 @@
 One thread calls ``AvroCodec(schema).dump`` in a loop and times every call,
 with the ``hot`` policy: after HOT_AFTER bytes a build starts in the
 background (a child process) and the compiled codec is swapped in. Reported:
-the calls' latency percentiles, maximum and the calls over 1 ms in the 10,000
-calls around the swap and in the whole run, against the same numbers over a run of as many calls with no build at
-all (``compile="never"``), interleaved in one process. Pauses the machine
-causes (other processes, the GIL while the background thread runs Python
-code, at roastedavro.background.JOB_SWITCH_INTERVAL turns) show up in both; the swap itself is one attribute
+the calls' latency percentiles, maximum and calls over 1 ms, in the 10,000
+calls around the swap and in the whole run, against a run of as many calls
+with no build at all (``compile="never"``) made after it in the same process.
+Pauses the machine causes (other processes) show up in both, and so do the
+GIL's turns while a background thread runs Python code (at
+roastedavro.background.JOB_SWITCH_INTERVAL); the swap itself is one attribute
 assignment per entry point.
 """
 
