@@ -29,6 +29,15 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.java)
         if _SERVERS.intersection(names):
             item.add_marker(pytest.mark.kafka)
+        # the suite runs on several processes (pytest-xdist, --dist loadgroup):
+        # a test file's tests stay together, so its module fixtures compile
+        # their schemas once, and the tests of the real broker and registry
+        # run in one process, so that one broker and one registry start
+        if _SERVERS.intersection(names):
+            group = "kafka"
+        else:
+            group = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 # hook option for "the whole list with many=True": marshmallow 4 renamed
