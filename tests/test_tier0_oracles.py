@@ -267,7 +267,8 @@ def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = N
             continue
         needed.add(name)
         todo.extend(inspect.signature(getattr(value, "_fixture_function", value)).parameters)
-    for name in needed:
+    # in the module's order: every pytest-xdist process must collect the same tests
+    for name in [name for name in vars(module) if name in needed]:
         value = vars(module)[name]
         assert namespace.get(name, value) is value, f"{name} is taken"
         namespace[name] = value
