@@ -4,4 +4,7 @@ import sys
 
 from roastedavro.cli import main
 
-sys.exit(main())
+# guarded: `roastedavro build` starts its workers by spawning Python, which
+# imports this module again under another name
+if __name__ == "__main__":
+    sys.exit(main())

@@ -22,6 +22,7 @@ import concurrent.futures
 import hashlib
 import importlib
 import json
+import multiprocessing
 import os
 import re
 import shutil
@@ -181,7 +182,12 @@ def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFla
     # private to this user (mkdtemp: mode 700), removed at the end
     scratch = tempfile.mkdtemp(prefix="roastedavro-aot-")
     try:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
+        # spawned, not forked: the calling process may have threads (a
+        # service's, the background compiler's), and a fork copies their
+        # locks in whatever state they are in
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers,
+                                                    mp_context=context) as pool:
             futures = {pool.submit(_build_one, codec.source, flags, codec.fingerprint, scratch,
                                    str(package_dir)): (key, codec)
                        for key, codec in unique.items()}
