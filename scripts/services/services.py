@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
-import ctypes
 import hashlib
 import http.client
 import json
@@ -366,17 +365,6 @@ def _groups_served(port: int) -> bool:
         return False
 
 
-def _die_with_parent():
-    """preexec_fn: the kernel kills the server when the thread that started it ends,
-    so a killed test run leaves no JVM behind (Linux; a no-op elsewhere)."""
-    parent = os.getppid()
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before prctl
-        os._exit(1)
-
-
 def _pid_alive(pid: int, state: Path) -> bool:
     try:
         os.kill(pid, 0)
@@ -480,11 +468,17 @@ class Service:
         return self
 
     def _launch(self) -> None:
+        command = self._command()
+        if not self.detach and sys.platform == "linux" and shutil.which("setpriv"):
+            # the kernel kills the server when the thread that started it ends,
+            # so a killed test run leaves no JVM behind. setpriv (util-linux)
+            # asks for that between its fork and exec, in C: Python code there
+            # (a preexec_fn) can hang forever in a process that has threads
+            command = ["setpriv", "--pdeathsig", "KILL", "--", *command]
         with open(self.log_path, "wb") as log:  # a fresh log: readiness is read from it
             self.process = subprocess.Popen(
-                self._command(), cwd=self.state, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True,  # Ctrl-C reaches the tests only
-                preexec_fn=None if self.detach or sys.platform != "linux" else _die_with_parent)
+                command, cwd=self.state, stdin=subprocess.DEVNULL, stdout=log,
+                stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C reaches the tests only
         self.pid = self.process.pid
         (self.state / f"{self.name}.pid").write_text(f"{self.pid}\n")
         self._write_record()
