@@ -1091,4 +1091,4 @@ cdef class DatumCodec:
     @cython.final
     cdef bytes encode(self, bytes prefix, datum)
     @cython.final
-    cdef object decode(self, data, Py_ssize_t start)
+    cdef object decode(self, data, Py_ssize_t start, bint whole, Py_ssize_t *end)

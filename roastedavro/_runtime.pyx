@@ -2677,27 +2677,18 @@ cdef class DatumCodec:
 
     def load(self, data):
         """The value of Avro binary `data` (all of it)."""
-        return self.decode(data, 0)
+        return self.decode(data, 0, True, NULL)
 
     def load_from(self, data, Py_ssize_t start):
         """The value of Avro binary `data` from byte `start` to the end."""
-        return self.decode(data, start)
+        return self.decode(data, start, True, NULL)
 
     def load_one(self, data, Py_ssize_t start):
         """The value at byte `start` of `data` and the offset after it; bytes
         may follow (a stream of values, as fastavro's schemaless_reader reads)."""
-        cdef Reader r
-        cdef Py_buffer view
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
-        try:
-            if not 0 <= start <= r.end:
-                raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
-            r.pos = start
-            result = self.read_datum(&r)
-            self.counted(r.pos - start)
-        finally:
-            close_reader(&view, acquired)
-        return result, r.pos
+        cdef Py_ssize_t end
+        result = self.decode(data, start, False, &end)
+        return result, end
 
     def skip(self, data):
         """Checks Avro binary `data` (all of it) as load does, building nothing
@@ -2746,7 +2737,9 @@ cdef class DatumCodec:
         return values, r.budget
 
     @cython.final
-    cdef object decode(self, data, Py_ssize_t start):
+    cdef object decode(self, data, Py_ssize_t start, bint whole, Py_ssize_t *end):
+        # one datum from byte `start`: `whole` requires it to fill the rest of
+        # the data; otherwise the offset after it goes to `end`
         cdef Reader r
         cdef Py_buffer view
         cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
@@ -2755,10 +2748,12 @@ cdef class DatumCodec:
                 raise DecodeError(u"no value: the data has %d bytes" % r.end, r.end)
             r.pos = start
             result = self.read_datum(&r)
-            if r.pos != r.end:
+            if whole and r.pos != r.end:
                 check_finished(&r)
-            self.counted(r.end - start)
+            self.counted(r.pos - start)
         finally:
             close_reader(&view, acquired)
+        if not whole:
+            end[0] = r.pos
         return result
 
