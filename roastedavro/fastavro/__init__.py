@@ -30,7 +30,7 @@ from roastedavro.fastavro import schema  # noqa: F401
 from roastedavro.fastavro._models import (
     BY_OBJECT, as_model, codec_for, generic_for)
 from roastedavro.fastavro.json import json_reader, json_writer
-from roastedavro.fastavro.schema import load_schema, parse_schema
+from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
 from roastedavro.flags import CompileFlags
 
 _DEFAULT_FLAGS = CompileFlags()
@@ -334,7 +334,7 @@ def _fastavro_form(schema) -> Any:
     """fastavro's parsed form of a schema; a file's schema whose names fastavro
     refuses too (Java's reflect names with $) stays a plain dict."""
     try:
-        return _fastavro.parse_schema(schema.to_dict())
+        return _fastavro_parse_schema(schema.to_dict())
     except Exception:  # fastavro's errors are of several kinds
         return schema.to_dict()
 

@@ -13,6 +13,10 @@ from typing import Any
 
 import fastavro.schema as _schema
 
+# fastavro's own, taken before anything can replace the module's names with ours
+_fastavro_parse_schema = _schema.parse_schema
+_fastavro_load_schema = _schema.load_schema
+
 from roastedavro.avro.canonical import crc64_avro
 from roastedavro.avro.parse import load_schema as _load_model
 from roastedavro.fastavro._models import as_model
@@ -26,7 +30,7 @@ def parse_schema(schema: Any, named_schemas: dict | None = None, *, expand: bool
     if named_schemas is None:
         # roastedavro's checks: Java's rules, clear messages
         as_model(schema)
-    return _schema.parse_schema(schema, named_schemas, expand=expand, _write_hint=_write_hint,
+    return _fastavro_parse_schema(schema, named_schemas, expand=expand, _write_hint=_write_hint,
                                 _force=_force, _ignore_default_error=_ignore_default_error)
 
 
@@ -34,10 +38,10 @@ def load_schema(schema_path: str | Path, *, repo: Any = None, named_schemas: dic
                 _write_hint: bool = True, _injected_schemas: Any = None) -> Any:
     """The schema in an ``.avsc`` file, names from ``<folder>/<name>.avsc`` loaded as needed."""
     if repo is not None or named_schemas is not None or _injected_schemas is not None:
-        return _schema.load_schema(schema_path, repo=repo, named_schemas=named_schemas,
+        return _fastavro_load_schema(schema_path, repo=repo, named_schemas=named_schemas,
                                    _write_hint=_write_hint, _injected_schemas=_injected_schemas)
     model = _load_model(schema_path)
-    return _schema.parse_schema(model.to_dict(), _write_hint=_write_hint)
+    return _fastavro_parse_schema(model.to_dict(), _write_hint=_write_hint)
 
 
 def to_parsing_canonical_form(schema: Any) -> str:
