@@ -283,6 +283,17 @@ def _codec(name: str, block: int | None = None, offset: int = 0) -> _Codec:
 # -- reading bytes -----------------------------------------------------------------
 
 
+def _seekable(fo: Any) -> bool:
+    """Whether ``fo`` says it can tell and seek: a stream that only reads (a
+    socket's or an HTTP body's, an object with nothing but read()) is never
+    asked, as fastavro never asks it."""
+    seekable = getattr(fo, "seekable", None)
+    try:
+        return bool(seekable()) if seekable is not None else False
+    except (OSError, ValueError):
+        return False
+
+
 class _Source:
     """A binary stream read forward, with the offset of every byte.
 
@@ -297,10 +308,9 @@ class _Source:
         self.start = 0      # file offset of buffer[0]
         self.position = 0   # index in buffer
         self._taken: list[bytes] | None = None
-        try:
+        self.seekable = _seekable(fo)
+        if self.seekable:
             self.start = fo.tell()
-        except (AttributeError, OSError, ValueError):
-            self.start = 0
 
     @property
     def offset(self) -> int:
@@ -376,6 +386,9 @@ class _Source:
             self.position += size
             return
         offset = self.offset
+        if not self.seekable:
+            self.read(size, what, block)
+            return
         try:
             end = self.fo.seek(0, io.SEEK_END)
             self.fo.seek(min(end, offset + size))
@@ -501,12 +514,11 @@ def is_avro(path_or_buffer: Any) -> bool:
     if isinstance(path_or_buffer, (str, os.PathLike)):
         with open(path_or_buffer, "rb") as fo:
             return fo.read(4) == MAGIC
-    try:
-        position = path_or_buffer.tell()
-    except (AttributeError, OSError, ValueError):
-        # a stream that cannot tell (a pipe, an object with only read()): as
+    if not _seekable(path_or_buffer):
+        # a stream that cannot seek (a pipe, an object with only read()): as
         # fastavro, the magic's bytes are consumed
         return path_or_buffer.read(4) == MAGIC
+    position = path_or_buffer.tell()
     try:
         return path_or_buffer.read(4) == MAGIC
     finally:
