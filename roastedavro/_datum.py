@@ -168,6 +168,9 @@ def boolean_datum(value: Any) -> bool:
     # 0 and 1 as ints; fastavro writes the truth value of anything
     if type(value) is int and value in (0, 1):
         return value == 1
+    kind = type(value)
+    if kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"):
+        return bool(value)    # numpy's booleans, as fastavro takes them
     raise refused("a bool", value)
 
 
@@ -818,6 +821,13 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
             if type(value) is int and low <= value <= high:
                 return encode_long(value)
         elif kind in ("float", "double"):
+            if isinstance(value, str):
+                # "NaN", "Infinity" (JSON has no such numbers), "1.5": as
+                # fastavro takes them; the strict parser refuses them first
+                try:
+                    value = float(value)
+                except ValueError:
+                    pass
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 try:
                     return struct.pack("<f" if kind == "float" else "<d", float(value))

@@ -645,6 +645,8 @@ cdef struct Reader:
     long long allowance
 
 cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
+# a datum that reaches a part of the writer's schema the reader's cannot read
+cdef int raise_unreadable(Reader* r, str message, Py_ssize_t offset) except -1
 # The errors of the inline readers below, formatted out of line so that the
 # readers stay small enough for the C compiler to inline at -O1.
 cdef enum:

@@ -292,7 +292,7 @@ cdef extern from *:
 
 from roastedavro import _support as support
 from roastedavro import _datum as datums
-from roastedavro.errors import DecodeError, DumpError
+from roastedavro.errors import DecodeError, DumpError, TextDecodeError, TruncatedError, UnreadableDatumError
 
 import_datetime()
 
@@ -723,7 +723,7 @@ cdef int raise_bad_value(Reader* r, int kind, long long value, long long bound, 
     elif kind == NEGATIVE_LENGTH:
         message = u"negative length %d" % value
     elif kind == LONG_LENGTH:
-        message = u"length %d exceeds the %d bytes that remain" % (value, bound)
+        raise TruncatedError(u"length %d exceeds the %d bytes that remain" % (value, bound), offset)
     else:
         message = u"invalid block count"
     return raise_decode_error(r, message, offset)
@@ -733,8 +733,12 @@ cdef int raise_decode_error(Reader* r, str message, Py_ssize_t offset) except -1
     raise DecodeError(message, offset)
 
 
+cdef int raise_unreadable(Reader* r, str message, Py_ssize_t offset) except -1:
+    raise UnreadableDatumError(message, offset)
+
+
 cdef int raise_truncated(Reader* r, Py_ssize_t needed) except -1:
-    raise DecodeError(
+    raise TruncatedError(
         u"truncated data: %d more bytes needed, %d remain" % (needed, r.end - r.pos), r.pos)
 
 
@@ -800,7 +804,7 @@ cdef long long read_long_slow(Reader* r) except? -1:
         return <long long>(n >> 1) ^ -<long long>(n & 1)
     while True:
         if r.pos >= r.end:
-            raise DecodeError(u"truncated data: varint runs past the end", start)
+            raise TruncatedError(u"truncated data: varint runs past the end", start)
         b = r.data[r.pos]
         r.pos += 1
         if shift == 63 and b > 1:
@@ -818,11 +822,13 @@ cdef str invalid_utf8(Reader* r, Py_ssize_t n):
     # naming the offset of the first bad byte.
     PyErr_Clear()
     cdef Py_ssize_t bad = r.pos
+    cdef bytes text = (<const char*>r.data)[r.pos:r.pos + n]
+    cdef Py_ssize_t start = 0, end = 0
     try:
-        (<const char*>r.data)[r.pos:r.pos + n].decode("utf-8")
+        text.decode("utf-8")
     except UnicodeDecodeError as error:
-        bad = r.pos + error.start
-    raise DecodeError(u"invalid UTF-8 in string", bad)
+        bad, start, end = r.pos + error.start, error.start, error.end
+    raise TextDecodeError(u"invalid UTF-8 in string", bad, text, start, end)
 
 
 cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ssize_t max_items, Py_ssize_t offset) except -1:
@@ -833,7 +839,8 @@ cdef int check_count(Reader* r, long long count, Py_ssize_t min_item_size, Py_ss
             u"block of %d items exceeds the limit of %d items per block "
             u"(CompileFlags.max_items)" % (count, max_items), offset)
     if min_item_size and count > (r.end - r.pos) // min_item_size:
-        raise DecodeError(
+        # the data ends before the items it announces (fastavro's EOFError)
+        raise TruncatedError(
             u"block of %d items needs at least %d bytes, %d remain"
             % (count, <object>count * min_item_size, r.end - r.pos), offset)
     # every item, of every collection in the message, is paid for from one
@@ -1855,7 +1862,7 @@ cdef int pull(Reader* r, Source* src, Py_ssize_t n) except -1:
                                   u"%d more needed" % (n - (r.end - r.pos)), r.end)
             if r.end == 0:
                 raise EOFError    # the end of a stream of values
-            raise DecodeError(u"truncated data: the stream ends %d bytes into the value, "
+            raise TruncatedError(u"truncated data: the stream ends %d bytes into the value, "
                               u"%d more needed" % (r.end, n - (r.end - r.pos)), r.end)
         if len(chunk) > want:
             raise DecodeError(u"the stream's read(%d) returned %d bytes" % (want, len(chunk)),
@@ -1900,7 +1907,7 @@ cdef Py_ssize_t walk_length(Reader* r, Source* src, Py_ssize_t after) except -1:
         try:
             pull(r, src, PY_SSIZE_T_MAX - r.pos)
         except DecodeError:
-            raise DecodeError(u"truncated data: a length of %d, and the stream ends %d bytes "
+            raise TruncatedError(u"truncated data: a length of %d, and the stream ends %d bytes "
                               u"into the value" % (n, r.end), r.end) from None
     pull(r, src, plus(<Py_ssize_t>n, after))
     return <Py_ssize_t>n
@@ -1941,7 +1948,8 @@ cdef int skip_text(Reader* r, Source* src, Py_ssize_t after) except -1:
     if src == NULL or src.check_text:
         bad = roasted_invalid_utf8(r.data + r.pos, n)
         if bad >= 0:
-            raise DecodeError(u"invalid UTF-8 in string", r.pos + bad)
+            raise TextDecodeError(u"invalid UTF-8 in string", r.pos + bad,
+                                  (<const char*>r.data)[r.pos:r.pos + n], bad)
     r.pos += n
     return 0
 
@@ -2657,6 +2665,30 @@ cdef class DatumCodec:
             return writer_finish(&w)
         except DumpError as error:
             error.path.append(index)
+            raise datums.datum_error(error) from None
+        finally:
+            writer_release(&w)
+
+    def dump_until(self, list values, Py_ssize_t start, Py_ssize_t limit):
+        """The Avro binary of `values` from index `start` on, one after
+        another, up to and including the value that brings it to `limit`
+        bytes or more (at least one value, if any), and the index after the
+        last value written: a container block cut as fastavro and Java cut
+        it (at the first record that fills the sync interval)."""
+        cdef Writer w
+        cdef Py_ssize_t index = start
+        if start < 0:
+            raise ValueError(u"a negative start")
+        writer_init(&w)
+        try:
+            while index < len(values):
+                self.write_datum(&w, values[index])
+                index += 1
+                if w.size >= limit:
+                    break
+            self.counted(w.size)
+            return writer_finish(&w), index
+        except DumpError as error:
             raise datums.datum_error(error) from None
         finally:
             writer_release(&w)

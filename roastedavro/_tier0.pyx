@@ -40,7 +40,7 @@ from roastedavro._runtime cimport (
     read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
     read_duration, skip_raw, skip_length, skip_long,
     valid_integer, valid_real, valid_bytes, valid_fixed, valid_symbol, valid_date,
-    raise_dump_error, raise_decode_error,
+    raise_dump_error, raise_decode_error, raise_unreadable,
     next_field, enable_dict_walk, forget_keys, SOURCE_DICT,
 )
 
@@ -558,6 +558,9 @@ cdef class Interpreter(DatumCodec):
     # are decoded with (NULL: strict, the codecs' UTF-8 check)
     cdef const char* errors
     cdef bytes errors_name
+    # fastavro's writer options: 1 strict (every field given, no others),
+    # 2 strict_allow_default (fields with defaults may be left out); 0 neither
+    cdef int strict
 
     def __cinit__(self):
         self.nodes = NULL
@@ -565,8 +568,11 @@ cdef class Interpreter(DatumCodec):
         self.fields = NULL
         self.seen = NULL
 
-    def __init__(self, schema, flags=None, naming=None, unicode_errors=None):
-        """``naming``: fastavro's reader options (return_record_name,
+    def __init__(self, schema, flags=None, naming=None, unicode_errors=None, strict=0):
+        """``strict``: fastavro's writer options, 1 for strict (a record
+        must give every field and no other key), 2 for strict_allow_default
+        (fields with a default may be left out); 0 for neither.
+        ``naming``: fastavro's reader options (return_record_name,
         return_record_name_override, return_named_type,
         return_named_type_override), whose unions' values are read as
         (name, value) as fastavro reads them; None: none.
@@ -578,6 +584,9 @@ cdef class Interpreter(DatumCodec):
                             f"not {type(schema).__name__}")
         self.load_program(_Program(schema, _naming(naming)), flags)
         self.set_unicode_errors(unicode_errors)
+        if strict not in (0, 1, 2):
+            raise ValueError(f"strict is 0, 1 (strict) or 2 (strict_allow_default), not {strict!r}")
+        self.strict = strict
 
     cdef int set_unicode_errors(self, errors) except -1:
         if errors is None or errors == "strict":
@@ -684,6 +693,8 @@ cdef class Interpreter(DatumCodec):
                              % self.max_depth)
         if (depth & 31) == 31:
             check_write_stack(depth)
+        if self.strict:
+            self.check_strict(node, record)
         for number in range(node.first, node.first + node.size):
             field = &self.fields[number]
             value = next_field(record, SOURCE_DICT, &cursor, <str>field.name, &self.seen[number])
@@ -701,6 +712,24 @@ cdef class Interpreter(DatumCodec):
             # own, with no try block taking room in each level's frame
             if value_writer(self, w, field.node, value, depth) == -1:
                 return tier0_field_failed(field.name, <PyObject*>DumpError)
+        return 0
+
+    cdef int check_strict(self, Node* node, dict record) except -1:
+        # fastavro's strict checks, with its messages: keys that are not
+        # fields first, then the first field left out that may not be
+        cdef Py_ssize_t number
+        cdef Field* field
+        names = [<str>self.fields[number].name
+                 for number in range(node.first, node.first + node.size)]
+        extras = [key for key in record if key not in names]
+        if extras:
+            raise_dump_error(u"record contains more fields than the schema specifies: "
+                             + u", ".join([str(key) for key in extras]))
+        for number in range(node.first, node.first + node.size):
+            field = &self.fields[number]
+            if <str>field.name not in record and (self.strict == 1 or field.default == NULL):
+                raise_dump_error(u"Field %s is specified in the schema but missing from the record"
+                                 % <str>field.name)
         return 0
 
     cdef int write_value(self, Writer* w, Py_ssize_t index, object value, int depth) except -1:
@@ -1262,7 +1291,10 @@ class _ResolutionProgram:
             messages = tuple(
                 None if symbol is not None else
                 f"{plan.writer_path or plan.writer.name}: the writer's symbol {written!r} is not a "
-                f"symbol of the reader's enum {plan.reader.name}, which has no default"
+                f"symbol of the reader's enum {plan.reader.name}, which has no default "
+                # fastavro's words, which its users match
+                f"({written} not found in reader symbol list {plan.reader.name}, known "
+                f"symbols: {list(plan.reader.symbols)!r})"
                 for written, symbol in zip(plan.writer.symbols, plan.symbols))
             self.keep += [symbols, messages]
             return self.add(kind=P_ENUM, obj=symbols, obj2=messages, size=len(plan.writer.symbols))
@@ -1533,13 +1565,13 @@ cdef class ResolvingInterpreter(DatumCodec):
             symbol = read_index(r, plan.size)
             value = (<tuple>plan.obj)[symbol]
             if value is None:
-                raise_decode_error(r, <str>(<tuple>plan.obj2)[symbol], start)
+                raise_unreadable(r, <str>(<tuple>plan.obj2)[symbol], start)
             return value
         if kind == P_ARRAY:
             return self.read_array(r, plan, depth)
         if kind == P_MAP:
             return self.read_map(r, plan, depth)
-        raise_decode_error(r, <str>plan.obj, r.pos)    # P_FAIL
+        raise_unreadable(r, <str>plan.obj, r.pos)    # P_FAIL
 
     cdef object read_named(self, Reader* r, PlanNode* plan, int depth):
         """A writer's union's value under fastavro's naming options (plan.obj)."""

@@ -18,6 +18,38 @@ class DecodeError(ValueError):
         return (type(self), (self.reason, self.offset))
 
 
+class TruncatedError(DecodeError, EOFError):
+    """The bytes end before the value does. Also an ``EOFError``, as Python's
+    readers and fastavro say it, so code that reads a stream of values until
+    ``EOFError`` stops there too."""
+
+
+class TextDecodeError(DecodeError, UnicodeDecodeError):
+    """A string or map key whose bytes are not UTF-8. Also a
+    ``UnicodeDecodeError`` (the bytes in ``object``, the bad byte from
+    ``start``), as ``bytes.decode`` raises it."""
+
+    def __init__(self, message: str, offset: int, data: bytes = b"", start: int = 0,
+                 end: int = 0):
+        UnicodeDecodeError.__init__(self, "utf-8", data, start, end or start + 1, message)
+        self.args = (f"{message} (at byte offset {offset})",)
+        self.reason = message
+        self.offset = offset
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.offset, self.object, self.start, self.end))
+
+
+class UnreadableDatumError(DecodeError):
+    """A datum that reaches a part of the writer's schema that the reader's
+    schema cannot read (a writer's union branch no reader branch takes, an
+    enum symbol the reader lacks and has no default for): schema
+    resolution's error, found in the data rather than in the schemas."""
+
+
 class CompileError(Exception):
     """A schema that cannot be compiled, or a toolchain that failed."""
 

@@ -106,7 +106,10 @@ class _ResolvingGenerator:
         messages = self.bind(tuple(
             None if symbol is not None else
             f"{plan.writer_path or plan.writer.name}: the writer's symbol {written!r} is not a "
-            f"symbol of the reader's enum {plan.reader.name}, which has no default"
+            f"symbol of the reader's enum {plan.reader.name}, which has no default "
+            # fastavro's words, which its users match
+            f"({written} not found in reader symbol list {plan.reader.name}, known "
+            f"symbols: {list(plan.reader.symbols)!r})"
             for written, symbol in zip(plan.writer.symbols, plan.symbols)), "unknown_symbols")
         start = fn.local("Py_ssize_t", "start")
         index = fn.local("int", "index")
@@ -115,7 +118,7 @@ class _ResolvingGenerator:
         fn.line(f"{index} = read_index(r, {count})")
         fn.line(f"{symbol} = (<tuple>{symbols})[{index}]")
         fn.line(f"if {symbol} is None:")
-        fn.line(f"    raise_decode_error(r, <str>(<tuple>{messages})[{index}], {start})")
+        fn.line(f"    raise_unreadable(r, <str>(<tuple>{messages})[{index}], {start})")
         fn.line(f"{target} = {symbol}")
 
     def read_container(self, fn: _Function, plan: Container, target: str) -> None:
@@ -168,7 +171,7 @@ class _ResolvingGenerator:
             f"writer's {plan.writer_path}" if plan.writer_path else "",
             f"reader's {plan.reader_path}" if plan.reader_path else "") if part)
         message = f"{plan.reason}" + (f" ({where})" if where else "")
-        fn.line(f"raise_decode_error(r, <str>{self.bind(message, 'unreadable')}, r.pos)"
+        fn.line(f"raise_unreadable(r, <str>{self.bind(message, 'unreadable')}, r.pos)"
                 f"  # {comment(plan.reason)}")
 
     # -- defaults --------------------------------------------------------------
