@@ -1115,16 +1115,27 @@ def _records_in_order(schema: Schema) -> list[Record]:
     return [avro for avro in schema.walk() if isinstance(avro, Record)]
 
 
+#: the names of the codec's own methods and the runtime's functions
+#: (write_datum, read_root, read_long, ...), which no record's function takes
+_SKELETON_NAMES = frozenset(_WORDS.findall("\n".join(
+    path.read_text() for path in [_TEMPLATES.parent / "_runtime.pxd",
+                                  *_TEMPLATES.glob("avro_*.pyx.j2")])))
+_FUNCTION_KINDS = ("write", "read", "skip", "accepts")
+
+
 def _function_idents(records: list[Record]) -> dict[str, Code]:
     """Full name -> the identifier in its functions' names (write_<ident>):
     the full name as an identifier, numbered when two full names make the
-    same one ("a.b_c" and "a_b.c"); "root" is the non-record root's."""
+    same one ("a.b_c" and "a_b.c") or its functions' names would be the
+    skeleton's (a record named "datum": write_datum); "root" is the
+    non-record root's."""
     idents: dict[str, Code] = {}
     taken = {"root"}
     for record in records:
         base = ident = identifier(record.name.replace(".", "_"))
         number = 2
-        while ident in taken:
+        while ident in taken or any(f"{kind}_{ident}" in _SKELETON_NAMES
+                                    for kind in _FUNCTION_KINDS):
             ident, number = Code(f"{base}_{number}"), number + 1
         taken.add(ident)
         idents[record.name] = ident

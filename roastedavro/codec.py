@@ -41,10 +41,16 @@ _locks: dict[tuple[str, CompileFlags], threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
+def _key(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tuple:
+    # the reader's dialect decides how a pair is resolved (roastedavro.avro.resolve)
+    return (schema.to_json(), flags, writer.to_json() if writer is not None else None,
+            schema.dialect)
+
+
 def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
               build: str = "here"):
     """The codec object of a schema, or of a (writer, reader) pair."""
-    key = (schema.to_json(), flags, writer.to_json() if writer is not None else None)
+    key = _key(schema, flags, writer)
     codec = _codecs.get(key)
     if codec is not None:
         return codec
@@ -278,10 +284,12 @@ class AvroCodec:
 
     def __reduce__(self):
         # another process builds or loads the same module from its cache
+        # a schema of another dialect than the specification's goes as itself
+        schema = self.schema.to_json() if self.schema.dialect == "avro" else self.schema
         if self.writer_schema is not self.schema:
-            return (_codec_with_writer, (self.schema.to_json(), self.flags,
+            return (_codec_with_writer, (schema, self.flags,
                                          self.writer_schema.to_json(), self.policy))
-        return (_codec_with_writer, (self.schema.to_json(), self.flags, None, self.policy))
+        return (_codec_with_writer, (schema, self.flags, None, self.policy))
 
 
 def _codec_with_writer(schema: str, flags: CompileFlags, writer: str | None,
@@ -300,7 +308,7 @@ _recent_engines: OrderedDict = OrderedDict()
 
 
 def _engine(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tiers.Engine:
-    key = (schema.to_json(), flags, writer.to_json() if writer is not None else None)
+    key = _key(schema, flags, writer)
     with _locks_guard:
         engine = _engines.get(key)
         if engine is None:

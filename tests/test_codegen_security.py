@@ -359,3 +359,71 @@ def test_templates_refuse_unchecked_text():
         _render("record_reader.pyx.j2", ident="plain str", name=Code("x"), field_count=0,
                 parts=[{"function": None, "fields": [], "first": 0, "last": 0, "skips": False}],
                 declarations=[])
+
+
+# -- the fastavro drop-in's names: any text, as fastavro takes them ------------
+
+def lenient_schema(marker) -> tuple[dict, dict, dict]:
+    """A schema only fastavro's rules take: the payloads as names, namespaces,
+    aliases, field names, docs, orders, properties and defaults; a datum
+    (some records without the field whose default is the payload) and the
+    value read back."""
+    fields, datum, value = [], {}, {}
+    for i, p in enumerate(payloads(marker)):
+        symbols = {"type": "enum", "name": f"{p}E{i}", "namespace": p, "aliases": [p], "doc": p,
+                   "symbols": ["A", "B"], p: p}
+        inner = {"type": "record", "name": f"{p}R{i}", "aliases": p, "doc": p, p: p, "fields": [
+            {"name": p, "type": "string", "default": p, "doc": p, "aliases": [p], "order": p},
+            {"name": f"e{i}", "type": symbols},
+            {"name": f"f{i}", "type": {"type": "fixed", "name": f"{p}F{i}", "size": 2}},
+        ]}
+        fields.append({"name": f"{p}{i}", "type": inner})
+        datum[f"{p}{i}"] = {f"e{i}": "B", f"f{i}": b"ab", **({p: p + "!"} if i % 2 else {})}
+        value[f"{p}{i}"] = {p: p + "!" if i % 2 else p, f"e{i}": "B", f"f{i}": b"ab"}
+    return {"type": "record", "name": "org.example.Lenient$", "fields": fields}, datum, value
+
+
+def test_fastavro_dropin_names_compile_to_inert_code(marker):
+    import copy
+
+    import fastavro
+
+    from roastedavro import AvroCodec
+    from roastedavro.fastavro._models import as_model
+
+    schema, datum, value = lenient_schema(marker)
+    model = as_model(copy.deepcopy(schema))    # fastavro takes it: the drop-in's dialect
+    codec = AvroCodec(model, compile="eager")
+    assert codec.tier == "compiled"
+    assert_inert(codec.compile_to_string(), marker)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(copy.deepcopy(schema)), datum)
+    data = codec.dump(datum)
+    assert data == out.getvalue()
+    assert codec.load(data) == value
+    # read as a reader's schema with one more field, its default a payload
+    p = payloads(marker)[6]
+    reader = copy.deepcopy(schema)
+    reader["fields"].append({"name": p + "new", "type": "string", "default": p})
+    resolving = AvroCodec(as_model(reader), writer_schema=model, compile="eager")
+    assert resolving.tier == "compiled"
+    assert_inert(resolving.compile_to_string(), marker)
+    assert resolving.load(data) == {**value, p + "new": p}
+
+
+def test_records_named_as_the_codecs_own_functions_compile():
+    # write_datum, read_root, read_key, write_long ... are the module's or the
+    # runtime's: a record of such a name has its functions named otherwise
+    from roastedavro import AvroCodec
+    from roastedavro.avro import parse_schema
+
+    names = ["datum", "root", "root_2", "key", "long", "string", "datum_2"]
+    fields = [{"name": f"f{i}", "type": {"type": "record", "name": name, "fields": [
+        {"name": "v", "type": "int"}]}} for i, name in enumerate(names)]
+    schema = parse_schema({"type": "record", "name": "Outer", "fields": fields},
+                          dialect="fastavro")    # primitive names: fastavro's rules
+    codec = AvroCodec(schema, compile="eager")
+    assert codec.tier == "compiled"
+    datum = {f"f{i}": {"v": i} for i in range(len(names))}
+    assert codec.load(codec.dump(datum)) == datum
+    assert codec.dump(datum) == bytes(range(0, 2 * len(names), 2))

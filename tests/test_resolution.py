@@ -191,8 +191,15 @@ def test_reads_what_java_reads(name, writer, reader, datums, java_results):
         # (a union's value does not say which branch it came from)
         assert value == plain.load(expected.data), (name, datum, value, expected.datum)
         # the drop-in reads the same, one datum at a time from a stream
-        stream = io.BytesIO(data + data)
         import roastedavro.fastavro as dropin
+        try:
+            fastavro.schemaless_reader(io.BytesIO(data), writer, reader)
+        except fastavro.read.SchemaResolutionError:
+            # fastavro compares records' names, Java does not: the drop-in is fastavro's
+            with pytest.raises(fastavro.read.SchemaResolutionError):
+                dropin.schemaless_reader(io.BytesIO(data), writer, reader)
+            continue
+        stream = io.BytesIO(data + data)
         assert dropin.schemaless_reader(stream, writer, reader) == value
         assert dropin.schemaless_reader(stream, writer, reader) == value
         with pytest.raises(EOFError):

@@ -61,17 +61,45 @@ _INT_RANGE = (-(2**31), 2**31 - 1)
 _LONG_RANGE = (-(2**63), 2**63 - 1)
 
 
+#: the rule sets parse_schema knows (see its ``dialect``)
+DIALECTS = ("avro", "fastavro")
+
+
 def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None, *,
-                 validate: bool = True) -> Schema:
+                 validate: bool = True, dialect: str = "avro") -> Schema:
     """A :class:`Schema` from a dict, list, JSON text, type name or Schema.
 
     ``named`` are named types defined elsewhere (other files) that this
     schema may use by name. ``validate=False`` accepts names outside the
     specification's grammar and defaults that do not match their types, as
     Java reads the schemas in container files' headers (older writers, e.g.
-    Java's reflect data, wrote names with ``$``); a default that is not valid
-    is an error only where it is used.
+    Java's reflect data, wrote names with ``$``); a float or double default
+    may be a string Python's ``float`` reads (``"NaN"``, ``"Infinity"``:
+    JSON has no such numbers); a default that cannot be written as a value
+    of its type is kept in the schema's JSON (among the field's properties)
+    but is no default to the codecs: writing a record without that field,
+    or reading data that lacks it, is an error then.
+
+    ``dialect="fastavro"`` (off by default; the fastavro drop-in's) reads a
+    schema as fastavro 1.13 accepts it, where it accepts more than the
+    specification: names, namespaces and aliases of named types may be any
+    strings (Java reflect names such as ``org.apache.avro.mapred.TestReflectJob$``,
+    aliases such as ``user-v1``), even a primitive type's name; field names
+    any strings (``timestamp-millis``, the hex digests of
+    ``fastavro.utils.anonymize_schema``), two fields may share a name;
+    ``"aliases"`` may be a single string; a record without ``"fields"`` has
+    none; ``"order"`` any value (kept as a property); a union may hold two
+    branches of one type (not a union directly, which fastavro takes too:
+    roastedavro's codecs do not read one); defaults are as with
+    ``validate=False`` (fastavro writes ``"nan"`` for a float as NaN). Enum
+    symbols follow the specification, as fastavro checks them. The schema
+    remembers its dialect (``Schema.dialect``): read as the reader's schema,
+    data is resolved by fastavro's rules where they are stricter (see
+    roastedavro.avro.resolve). Names reach generated code only as checked
+    identifiers and literals, whatever their text (see roastedavro.codetext).
     """
+    if dialect not in DIALECTS:
+        raise ValueError(f"dialect must be one of {', '.join(DIALECTS)}, not {dialect!r}")
     if isinstance(source, Schema):
         return source
     if isinstance(source, (os.PathLike,)):
@@ -80,9 +108,9 @@ def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None, *,
         source = bytes(source).decode("utf-8")
     if isinstance(source, str):
         source = _json_or_name(source)
-    parser = _Parser(named or {}, validate)
+    parser = _Parser(named or {}, validate, dialect)
     root = parser.parse(source, None, "")
-    return Schema(root, parser.named)
+    return Schema(root, parser.named, dialect)
 
 
 def parse_schemas(sources: Iterable[Any]) -> list[Schema]:
@@ -185,11 +213,14 @@ class _UnknownName(SchemaError):
 
 
 class _Parser:
-    def __init__(self, external: Mapping[str, NamedType], validate: bool = True):
+    def __init__(self, external: Mapping[str, NamedType], validate: bool = True,
+                 dialect: str = "avro"):
         #: named types defined by other schemas that this one may use
         self.external = external
+        #: fastavro's rules (parse_schema's dialect="fastavro")
+        self.fastavro = dialect == "fastavro"
         #: check names against the specification's grammar and defaults against their types
-        self.validate = validate
+        self.validate = validate and not self.fastavro
         #: named types this schema defines or uses, by full name
         self.named: dict[str, NamedType] = {}
         self.depth = 0
@@ -197,7 +228,7 @@ class _Parser:
     def check_full_name(self, name: Any, path: str, what: str) -> None:
         if self.validate:
             check_full_name(name, path, what)
-        elif not isinstance(name, str) or not name:
+        elif not isinstance(name, str) or not (name or self.fastavro):
             raise SchemaError(f"the {what} {_show(name)} is not a name", path or "schema")
 
     # -- dispatch -------------------------------------------------------------
@@ -292,7 +323,7 @@ class _Parser:
                 self.check_full_name(own, path or f"{own}.{name}", "namespace")
             full = f"{own}.{name}" if own else name
         self.check_full_name(full, path or full, "name")
-        if full.rpartition(".")[2] in PRIMITIVE_TYPES:
+        if full.rpartition(".")[2] in PRIMITIVE_TYPES and not self.fastavro:
             # the specification: primitive names are defined in no namespace
             raise SchemaError(f"{full!r}: {full.rpartition('.')[2]!r} is a primitive type name "
                               "and cannot name a type", path or full)
@@ -315,6 +346,8 @@ class _Parser:
         if "aliases" not in node:
             return ()
         aliases = node["aliases"]
+        if self.fastavro and isinstance(aliases, str):
+            aliases = [aliases]   # fastavro takes one name for a list of it
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
             raise SchemaError(f"\"aliases\" must be a list of names, not {_json_text(aliases)}", path)
         result = []
@@ -342,7 +375,9 @@ class _Parser:
         path = path or full
         fields_node = node.get("fields")
         if "fields" not in node:
-            raise SchemaError(f"the {kind} {full!r} has no \"fields\"", path)
+            if not self.fastavro:
+                raise SchemaError(f"the {kind} {full!r} has no \"fields\"", path)
+            fields_node = []   # fastavro's: no fields
         if not isinstance(fields_node, list):
             raise SchemaError(f"\"fields\" must be a list, not {_json_text(fields_node)}", path)
         aliases = self.aliases(node, inner_namespace, path, named=True)
@@ -354,7 +389,7 @@ class _Parser:
         seen: set[str] = set()
         for number, field_node in enumerate(fields_node):
             field = self.field(field_node, inner_namespace, path, number)
-            if field.name in seen:
+            if field.name in seen and not self.fastavro:
                 raise SchemaError(f"two fields are named {field.name!r}", path)
             seen.add(field.name)
             fields.append(field)
@@ -375,17 +410,37 @@ class _Parser:
             raise SchemaError("the field has no \"type\"", where)
         avro = self.parse(node["type"], namespace, where)
         default = node.get("default", NO_DEFAULT) if "default" in node else NO_DEFAULT
-        if default is not NO_DEFAULT and self.validate:
-            problem = self.default_problem(avro, default)
-            if problem is not None:
-                raise SchemaError(f"the default {_json_text(default)} is not valid: {problem}", where)
+        keys = _FIELD_KEYS
+        if default is not NO_DEFAULT:
+            if self.validate:
+                problem = self.default_problem(avro, default)
+                if problem is not None:
+                    raise SchemaError(f"the default {_json_text(default)} is not valid: {problem}",
+                                      where)
+            elif self.fastavro and not self.writable_default(avro, default):
+                # kept in the JSON, among the field's properties; no default
+                # to the codecs, which write and read defaults as values
+                default, keys = NO_DEFAULT, _FIELD_KEYS - {"default"}
         order = node.get("order", "ascending")
         if order not in ORDERS:
-            raise SchemaError(f"\"order\" must be one of {', '.join(ORDERS)}, not {_json_text(order)}",
-                              where)
+            if not self.fastavro:
+                raise SchemaError(f"\"order\" must be one of {', '.join(ORDERS)}, "
+                                  f"not {_json_text(order)}", where)
+            order, keys = "ascending", keys - {"order"}   # kept as a property
         aliases = self.aliases(node, None, where, named=False)
-        props = tuple((key, value) for key, value in node.items() if key not in _FIELD_KEYS)
+        props = tuple((key, value) for key, value in node.items() if key not in keys)
         return Field(name, avro, default, aliases, _doc(node, where), order, props)
+
+    def writable_default(self, avro: AvroType, value: Any) -> bool:
+        """Whether the codecs can write ``value`` as a value of ``avro`` (with
+        the named types known so far; a record being parsed has no fields yet)."""
+        from roastedavro._datum import encode_default
+
+        try:
+            encode_default(avro, value, Schema(avro, self.named))
+        except (SchemaError, KeyError, TypeError, ValueError, OverflowError, RecursionError):
+            return False
+        return True
 
     def enum(self, node: dict, namespace: str | None, path: str) -> Enum:
         full, inner_namespace = self.full_name(node, namespace, path, "enum")
@@ -396,7 +451,9 @@ class _Parser:
                               path)
         seen: set[str] = set()
         for symbol in symbols:
-            if not isinstance(symbol, str) or (self.validate and not NAME.match(symbol)):
+            # fastavro checks symbols as the specification has them
+            if not isinstance(symbol, str) or ((self.validate or self.fastavro)
+                                               and not NAME.match(symbol)):
                 raise SchemaError(f"the symbol {_show(symbol)} is not a valid name ({NAME_RULE})", path)
             if symbol in seen:
                 raise SchemaError(f"the symbol {symbol!r} appears twice", path)
@@ -432,10 +489,12 @@ class _Parser:
         for number, item in enumerate(node):
             where = f"{path}[{number}]"
             if isinstance(item, list):
+                # fastavro takes a union in a union; the specification and
+                # Java do not, nor do roastedavro's codecs
                 raise SchemaError("a union cannot hold another union directly", where)
             branch = self.parse(item, namespace, where)
             key = branch.name if isinstance(branch, (NamedType, NamedRef)) else branch.type_name
-            if key in seen:
+            if key in seen and not self.fastavro:
                 raise SchemaError(f"the union holds {key!r} twice (branches {seen[key]} and {number}); "
                                   "a union has at most one branch of each type or name", path or "schema")
             seen[key] = number

@@ -10,6 +10,12 @@ the first reader union branch of its own type (a record's by full name, then
 by structure) before any promotion, and a writer union whose branches equal
 the reader's branch for branch maps them one to one.
 
+A reader's schema parsed with ``dialect="fastavro"`` (the fastavro drop-in's)
+is resolved by fastavro's rules where they are stricter: a writer's record,
+enum or fixed is read only as a reader's type of the same simple name, or
+one whose aliases list the writer's full or simple name (Java and the
+specification do not compare records' names).
+
 The result is a plain plan, nothing read yet: code generation compiles it
 once per pair (one function per pair of records). As in Java, a part that
 cannot be read is an :class:`Unreadable` node rather than an exception:
@@ -292,6 +298,21 @@ class _Resolver:
                     for alias in field.aliases:
                         self.field_aliases.setdefault(named.name, {})[alias] = field.name
         self.records: dict[tuple, RecordPlan] = {}
+        #: fastavro's rules (the reader's schema is of the fastavro dialect)
+        self.fastavro = getattr(reader, "dialect", "avro") == "fastavro"
+
+    def names_match(self, writer, reader) -> bool:
+        """Whether a writer's named type may be read as a reader's of the same
+        kind by name: Java's rule (simple names, after the reader's aliases),
+        and in the fastavro dialect also fastavro's (a reader's alias naming
+        the writer's full or simple name); records by Java's always."""
+        if _simple(self.name(writer)) == reader.simple_name:
+            return True
+        if not self.fastavro:
+            return isinstance(writer, Record)
+        simple = _simple(writer.name)
+        return any(alias == writer.name or _simple(alias) == simple
+                   for alias in getattr(reader, "aliases", ()))
 
     def name(self, writer_named: AvroType) -> str:
         """The writer's full name after the reader's aliases."""
@@ -310,7 +331,7 @@ class _Resolver:
             if isinstance(writer, Primitive):
                 return Read(writer, reader)
             if isinstance(writer, Fixed):
-                if _simple(self.name(writer)) != reader.simple_name:
+                if not self.names_match(writer, reader):
                     return self.names_differ(writer, reader, wpath, rpath)
                 if writer.size != reader.size:
                     return Unreadable(writer, reader, (
@@ -325,6 +346,8 @@ class _Resolver:
                     writer.values, reader.values, wpath + "{}", rpath + "{}"))
             if isinstance(writer, Enum):
                 return self.enum(writer, reader, wpath, rpath)
+            if not self.names_match(writer, reader):
+                return self.names_differ(writer, reader, wpath, rpath)
             return self.record(writer, reader, wpath, rpath)
         if isinstance(reader, Union):
             return self.reader_union(writer, reader, wpath, rpath)
@@ -343,7 +366,7 @@ class _Resolver:
             f"their names differ and the reader has no alias {writer.name}"), wpath, rpath)
 
     def enum(self, writer: Enum, reader: Enum, wpath: str, rpath: str) -> Plan:
-        if _simple(self.name(writer)) != reader.simple_name:
+        if not self.names_match(writer, reader):
             return self.names_differ(writer, reader, wpath, rpath)
         known = set(reader.symbols)
         symbols = tuple(symbol if symbol in known else reader.default for symbol in writer.symbols)
@@ -373,10 +396,14 @@ class _Resolver:
             if field.name in written:
                 continue
             if not field.has_default:
-                plan.error = Unreadable(writer, reader, (
-                    f"the reader's field {field.name!r} has no default, and the writer's record "
-                    f"{writer.name} has no field of that name or of one of its aliases"),
-                    plan.writer_path, f"{plan.reader_path}.{field.name}")
+                reason = (f"the reader's field {field.name!r} has no default, and the writer's "
+                          f"record {writer.name} has no field of that name or of one of its "
+                          "aliases")
+                if self.fastavro:
+                    # fastavro's words, which its users may look for
+                    reason = f"No default value for field {field.name} in {reader.name}: {reason}"
+                plan.error = Unreadable(writer, reader, reason,
+                                        plan.writer_path, f"{plan.reader_path}.{field.name}")
                 break
             plan.defaults.append(field)
         return ref
@@ -419,7 +446,8 @@ class _Resolver:
             name = self.name(writer)
             if name == branch.name:
                 return index
-            if kind == "record" and not self.match_error(self.record(writer, branch, wpath, rpath)):
+            if kind == "record" and self.names_match(writer, branch) \
+                    and not self.match_error(self.record(writer, branch, wpath, rpath)):
                 if structural < 0 or _simple(name) == branch.simple_name:
                     structural = index
         if structural >= 0:

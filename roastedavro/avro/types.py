@@ -275,12 +275,16 @@ class Schema:
     and their full JSON is equal.
     """
 
-    __slots__ = ("root", "named", "_canonical", "_fingerprints", "_json")
+    __slots__ = ("root", "named", "dialect", "_canonical", "_fingerprints", "_json")
 
-    def __init__(self, root: AvroType, named: Mapping[str, NamedType]):
+    def __init__(self, root: AvroType, named: Mapping[str, NamedType], dialect: str = "avro"):
         self.root = root
         #: full name -> the definition, for every named type the root uses
         self.named: Mapping[str, NamedType] = dict(named)
+        #: the rules it was parsed by: "avro" (the specification's), or
+        #: "fastavro" (fastavro's, for the drop-in: see parse_schema), which
+        #: schema resolution follows too when this is the reader's schema
+        self.dialect = dialect
         self._canonical: str | None = None
         self._fingerprints: dict[str, Any] = {}
         self._json: str | None = None
@@ -356,10 +360,12 @@ class Schema:
         return f"Schema({text if len(text) < 200 else text[:197] + '...'})"
 
     def __reduce__(self):
+        if self.dialect != "avro":
+            return (_schema_from_json, (self.to_json(), self.dialect))
         return (_schema_from_json, (self.to_json(),))
 
 
-def _schema_from_json(text: str) -> Schema:
+def _schema_from_json(text: str, dialect: str = "avro") -> Schema:
     from roastedavro.avro.parse import parse_schema
 
-    return parse_schema(text)
+    return parse_schema(text, dialect=dialect)

@@ -1,8 +1,10 @@
 """``fastavro.schema``'s functions over roastedavro's schema model.
 
-Canonical forms and fingerprints are roastedavro's (equal to Java's);
-``parse_schema`` and ``load_schema`` return what fastavro's return, so the
-result works with both libraries.
+``parse_schema`` and ``load_schema`` are fastavro's own (the result works
+with both libraries; a schema fastavro refuses raises its exception, which
+is roastedavro's SchemaError too), and check that roastedavro's model of
+the schema can be built. Canonical forms and fingerprints are roastedavro's,
+of that model (Java's, and fastavro's for the schemas fastavro takes).
 """
 
 from __future__ import annotations
@@ -13,39 +15,54 @@ from typing import Any
 
 import fastavro.schema as _schema
 
-# fastavro's own, taken before anything can replace the module's names with ours
-_fastavro_parse_schema = _schema.parse_schema
-_fastavro_load_schema = _schema.load_schema
+# fastavro's own, from the module fastavro.schema takes them from: never
+# names that may have been replaced by ours
+_fastavro_parse_schema = _schema._schema.parse_schema
+_fastavro_load_schema = _schema._schema.load_schema
 
 from roastedavro.avro.canonical import crc64_avro
-from roastedavro.avro.parse import load_schema as _load_model
-from roastedavro.fastavro._models import as_model
+from roastedavro.fastavro._models import (  # noqa: F401  (the errors are public here)
+    SchemaParseError, UnknownTypeError, as_model, fastavro_parse, model_of)
 
 
 def parse_schema(schema: Any, named_schemas: dict | None = None, *, expand: bool = False,
                  _write_hint: bool = True, _force: bool = False,
                  _ignore_default_error: bool = False) -> Any:
-    """fastavro's ``parse_schema``, after roastedavro's parser checked the schema
-    (a :class:`roastedavro.errors.SchemaError`, a ``ValueError``, for an invalid one)."""
-    if named_schemas is None:
-        # roastedavro's checks: Java's rules, clear messages
-        as_model(schema)
-    return _fastavro_parse_schema(schema, named_schemas, expand=expand, _write_hint=_write_hint,
-                                _force=_force, _ignore_default_error=_ignore_default_error)
+    """fastavro's ``parse_schema`` (what fastavro refuses raises its
+    SchemaParseException or UnknownType, as a SchemaParseError or
+    UnknownTypeError), after which roastedavro's model of the schema is
+    built (a SchemaParseError if it cannot be served)."""
+    parsed = fastavro_parse(schema, named_schemas, expand=expand, _write_hint=_write_hint,
+                            _force=_force, _ignore_default_error=_ignore_default_error)
+    model_of(parsed, full_names=True, named=named_schemas)
+    return parsed
 
 
 def load_schema(schema_path: str | Path, *, repo: Any = None, named_schemas: dict | None = None,
                 _write_hint: bool = True, _injected_schemas: Any = None) -> Any:
-    """The schema in an ``.avsc`` file, names from ``<folder>/<name>.avsc`` loaded as needed."""
-    if repo is not None or named_schemas is not None or _injected_schemas is not None:
-        return _fastavro_load_schema(schema_path, repo=repo, named_schemas=named_schemas,
-                                   _write_hint=_write_hint, _injected_schemas=_injected_schemas)
-    model = _load_model(schema_path)
-    return _fastavro_parse_schema(model.to_dict(), _write_hint=_write_hint)
+    """The schema in an ``.avsc`` file, names from ``<folder>/<name>.avsc``
+    loaded as needed: fastavro's ``load_schema``, its refusals raised as in
+    :func:`parse_schema`."""
+    try:
+        loaded = _fastavro_load_schema(schema_path, repo=repo, named_schemas=named_schemas,
+                                       _write_hint=_write_hint,
+                                       _injected_schemas=_injected_schemas)
+    except _schema.UnknownType as error:
+        raise UnknownTypeError(error.name, f"{error.name!r} is not a defined type, and no schema "
+                                           "file defines it") from None
+    except _schema.SchemaParseException as error:
+        raise SchemaParseError(str(error)) from None
+    model_of(loaded, full_names=True, named=named_schemas)
+    return loaded
 
 
 def to_parsing_canonical_form(schema: Any) -> str:
-    """The Parsing Canonical Form (as Java's ``SchemaNormalization.toParsingForm``)."""
+    """The Parsing Canonical Form (as Java's ``SchemaNormalization.toParsingForm``)
+    of the schema as fastavro reads it."""
+    if isinstance(schema, (dict, list)) or (
+            isinstance(schema, str) and schema.lstrip()[:1] not in ("{", "[", '"')):
+        # fastavro's reading: its refusals, and its full names
+        return model_of(fastavro_parse(schema), full_names=True).canonical_form()
     return as_model(schema).canonical_form()
 
 
