@@ -4,8 +4,9 @@ A file is a header (the magic ``Obj\\x01``, a metadata map of bytes holding
 ``avro.schema`` and ``avro.codec``, a 16-byte sync marker) and blocks: a
 count of records, the size of the block's (compressed) data, the data, and
 the sync marker again. Each block's records are written and read by the
-schema's compiled codec in one call (``dump_block``/``load_block``): no
-Python call per record.
+schema's compiled codec in one call (``dump_until``/``load_block``): no
+Python call per record. A block ends with the record that brings its data
+to ``sync_interval`` bytes or more, as fastavro and Java end blocks.
 
 Reading streams block by block from any binary file object, seekable or not,
 in memory bounded by the largest block (and ``max_block_size`` for what a
@@ -60,15 +61,24 @@ class ContainerError(DecodeError):
         return (_container_error, (self.reason, self.offset, self.block))
 
 
-def _container_error(reason: str, offset: int, block: int | None) -> ContainerError:
-    error = ContainerError.__new__(ContainerError)
+def _container_error(reason: str, offset: int, block: int | None,
+                     kind: type | None = None) -> ContainerError:
+    error = (kind or ContainerError).__new__(kind or ContainerError)
     DecodeError.__init__(error, reason, offset)
     error.block = block
     return error
 
 
-class MissingCodecError(ImportError):
-    """A codec whose library is not installed (writing or reading)."""
+class FileEndedError(ContainerError):
+    """A file that ends before its header or a block does (cut short)."""
+
+    def __reduce__(self):
+        return (_container_error, (self.reason, self.offset, self.block, type(self)))
+
+
+class MissingCodecError(ImportError, ValueError):
+    """A codec whose library is not installed (writing or reading). Also a
+    ValueError, as fastavro raises it."""
 
 
 #: what the codecs' libraries raise on bad data (cramjam's errors are made
@@ -84,9 +94,50 @@ def _cramjam(codec: str, block: int | None, offset: int):
         import cramjam
     except ImportError:
         raise MissingCodecError(
-            f"the {codec} codec needs the cramjam package: pip install cramjam (or, from "
-            "roastedavro's source tree, pip install '.[codecs]')") from None
+            f"the {codec} codec is supported but you need to install the cramjam package: "
+            "pip install cramjam (or, from roastedavro's source tree, pip install "
+            "'.[codecs]')") from None
     return cramjam
+
+
+def _lz4_block():
+    try:
+        import lz4.block
+    except ImportError:
+        raise MissingCodecError(
+            "the lz4 codec is supported but you need to install the lz4 package: pip install "
+            "lz4 (a codec of fastavro's, not of the Avro specification)") from None
+    return lz4.block
+
+
+#: the most an LZ4 block gives per byte (a match's length grows by 255 per byte)
+_LZ4_RATIO = 255
+
+
+def _lz4_encode(data: bytes, level) -> bytes:
+    # fastavro's: the uncompressed size (4 bytes, little-endian), then the LZ4 block
+    return _lz4_block().compress(data)
+
+
+def _lz4_decode(data: bytes, limit: int) -> bytes:
+    block = _lz4_block()
+    if len(data) < 4:
+        raise ValueError("an lz4 block shorter than its 4-byte size")
+    size = int.from_bytes(data[:4], "little")
+    if size > limit:
+        raise ValueError(f"the lz4 data declares {size} bytes, more than {limit} "
+                         "(max_block_size)")
+    most = (len(data) - 4) * _LZ4_RATIO + 16
+    if size > most:
+        raise ValueError(f"the lz4 data declares {size} bytes, more than its "
+                         f"{len(data) - 4} bytes can give (at most {most})")
+    try:
+        output = block.decompress(data)
+    except block.LZ4BlockError as error:
+        raise ValueError(f"bad lz4 data: {error}") from None
+    if len(output) != size:
+        raise ValueError(f"the lz4 data gives {len(output)} bytes, not the {size} it declares")
+    return output
 
 
 def _bounded(output: bytes, limit: int, codec: str) -> bytes:
@@ -269,6 +320,8 @@ CODECS: dict[str, _Codec] = {
         data, lzma.FORMAT_XZ, preset=level if level is not None else 6), _xz_decode),
     "snappy": _cramjam_codec("snappy", _snappy_encode, _snappy_decode),
     "zstandard": _cramjam_codec("zstandard", _zstd_encode, _zstd_decode),
+    # fastavro's, read and written as fastavro does
+    "lz4": _Codec("lz4", _lz4_encode, _lz4_decode),
 }
 
 
@@ -300,7 +353,12 @@ class _Source:
     Memory follows the bytes the stream has, not the sizes the file claims:
     a large read gathers what arrives a step at a time. Between ``mark()``
     and ``unmark()`` the bytes read are kept, so ``rewind()`` can go back to
-    just after the mark (skip mode searches a damaged block's own bytes)."""
+    just after the mark (skip mode searches a damaged block's own bytes).
+
+    A stream that cannot seek (a pipe, a socket's) is never read past the
+    bytes used, so what follows the file stays the stream's, as fastavro
+    leaves it (a buffered stream's varints are parsed from ``peek()``); a
+    seekable one is read in chunks and put back with :meth:`settle`."""
 
     def __init__(self, fo: BinaryIO):
         self.fo = fo
@@ -311,6 +369,8 @@ class _Source:
         self.seekable = _seekable(fo)
         if self.seekable:
             self.start = fo.tell()
+        self._chunk = _READ_CHUNK if self.seekable else 0
+        self._peek = None if self.seekable else getattr(fo, "peek", None)
 
     @property
     def offset(self) -> int:
@@ -318,9 +378,10 @@ class _Source:
 
     def _fill(self, needed: int) -> bool:
         """At least ``needed`` bytes after position, if the stream has them
-        (for small reads: ``needed`` is at most about _READ_CHUNK)."""
+        (for small reads: ``needed`` is at most about _READ_CHUNK); no more
+        from a stream that cannot seek."""
         while len(self.buffer) - self.position < needed:
-            chunk = self.fo.read(max(_READ_CHUNK, needed - (len(self.buffer) - self.position)))
+            chunk = self.fo.read(max(self._chunk, needed - (len(self.buffer) - self.position)))
             if not chunk:
                 return False
             self.start += self.position
@@ -329,7 +390,19 @@ class _Source:
         return True
 
     def at_end(self) -> bool:
+        if self._peek is not None and self.position == len(self.buffer):
+            return not self._peek(1)   # nothing taken: the varint after is peeked whole
         return not self._fill(1)
+
+    def settle(self) -> None:
+        """Put a seekable stream back just after the bytes used (what was
+        read ahead is read again when needed)."""
+        if self.seekable and self.position < len(self.buffer) and self._taken is None:
+            try:
+                self.fo.seek(self.offset)
+            except (OSError, ValueError):
+                return
+            self.start, self.buffer, self.position = self.offset, b"", 0
 
     def mark(self) -> None:
         self._taken = []
@@ -353,7 +426,7 @@ class _Source:
             data = self._read_large(size, what, block)
         else:
             if not self._fill(size):
-                raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+                raise FileEndedError(f"the file ends in the {what}: {size} bytes needed, "
                                      f"{len(self.buffer) - self.position} left", self.offset, block)
             data = self.buffer[self.position:self.position + size]
             self.position += size
@@ -372,7 +445,7 @@ class _Source:
             if not chunk:
                 # nothing is consumed: what was gathered can be read again
                 self.buffer, self.start = gathered.getvalue(), offset
-                raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+                raise FileEndedError(f"the file ends in the {what}: {size} bytes needed, "
                                      f"{got} left", offset, block)
             gathered.write(chunk)
             got += len(chunk)
@@ -397,15 +470,27 @@ class _Source:
             return
         self.buffer, self.position, self.start = b"", 0, min(end, offset + size)
         if offset + size > end:
-            raise ContainerError(f"the file ends in the {what}: {size} bytes needed, "
+            raise FileEndedError(f"the file ends in the {what}: {size} bytes needed, "
                                  f"{end - offset} left", offset, block)
 
     def read_long(self, what: str, block: int | None) -> int:
         offset = self.offset
+        if self._peek is not None and self.position == len(self.buffer):
+            # a buffered stream that cannot seek: the varint from the bytes it
+            # holds, then exactly its bytes taken (a read per byte otherwise)
+            ahead = self._peek(1)
+            shift = result = 0
+            for index in range(min(10, len(ahead))):
+                byte = ahead[index]
+                result |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    self.read(index + 1, what, block)
+                    return (result >> 1) ^ -(result & 1)
+                shift += 7
         shift = result = 0
         for count in range(10):
             if not self._fill(1):
-                raise ContainerError(f"the file ends in the {what}", offset, block)
+                raise FileEndedError(f"the file ends in the {what}", offset, block)
             byte = self.buffer[self.position]
             self.position += 1
             if self._taken is not None:
@@ -475,7 +560,6 @@ def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE) -> Header:
     if "avro.schema" not in metadata:
         raise ContainerError("no avro.schema in the metadata", source.offset)
     codec = metadata.get("avro.codec", b"null").decode("utf-8", "replace") or "null"
-    _codec(codec, None, source.offset)
     try:
         # as Java's DataFileReader: names and defaults are not checked
         schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False)
@@ -540,6 +624,8 @@ class Block:
     data: bytes
     codec: str
     _reader: Any = dataclasses.field(repr=False, default=None)
+    #: the block's bytes in the file: its count, size, data and sync marker
+    stored: int = 0
 
     def records(self) -> list:
         return self._reader._decode(self)
@@ -587,6 +673,8 @@ class FileReader:
             raise ValueError(f"on_damage must be 'raise' or 'skip', not {on_damage!r}")
         self._source = _Source(fo)
         self.header = _read_header(self._source, max_block_size)
+        # the stream is left just after the header, as fastavro leaves it
+        self._source.settle()
         self.writer_schema: Schema = self.header.schema
         self.reader_schema: Schema = (parse_schema(reader_schema) if reader_schema is not None
                                       else self.writer_schema)
@@ -601,12 +689,17 @@ class FileReader:
         self.skipped: list[Skipped] = []
         self._flags = flags
         self._avro_codec: AvroCodec | None = None
-        self._codec = _codec(self.codec)
+        self._codec = self._find_codec(self.codec)
         self._number = 0
         # what is left of the file's item budget beyond the bytes read (None:
         # the codec's item_allowance, before the first block)
         self._allowance: int | None = None
         self._allowance_before = 0
+
+    def _find_codec(self, name: str) -> _Codec:
+        """The codec of the file's ``avro.codec`` (an unknown one is the
+        header's ContainerError)."""
+        return _codec(name, None, self.header.size)
 
     @property
     def avro_codec(self) -> AvroCodec:
@@ -649,7 +742,8 @@ class FileReader:
                 continue
             source.unmark()
             self._number = number + 1
-            return Block(number, offset, count, size, data, self.codec, self)
+            return Block(number, offset, count, size, data, self.codec, self,
+                         source.offset - offset)
 
     def _damaged(self, error: ContainerError, number: int) -> None:
         if self.on_damage != "skip":
@@ -680,19 +774,23 @@ class FileReader:
         try:
             return self.decode_records(data, block.count)
         except DecodeError as error:
-            reason = error.reason
-            if reason.startswith("item budget exceeded"):
-                flags = self.avro_codec.flags
-                reason = (
-                    f"item budget exceeded: a file's blocks may announce at most their length "
-                    f"in bytes plus CompileFlags.item_allowance ({flags.item_allowance}) records "
-                    f"and array and map items in all, and this block of {len(data)} bytes "
-                    f"announces more than its length plus the {self._allowance_before} left; "
-                    f"read with a larger item_allowance (flags=CompileFlags(item_allowance=...)) "
-                    f"to accept more")
-            raise ContainerError(
-                f"its records cannot be read: {reason} (at byte {error.offset} of the "
-                f"block's {len(data)} bytes of data)", block.offset, block.number) from None
+            raise self._records_error(error, block, data) from None
+
+    def _records_error(self, error: DecodeError, block: Block, data) -> ContainerError:
+        """The ContainerError of a block whose records cannot be read."""
+        reason = error.reason
+        if reason.startswith("item budget exceeded"):
+            flags = self.avro_codec.flags
+            reason = (
+                f"item budget exceeded: a file's blocks may announce at most their length "
+                f"in bytes plus CompileFlags.item_allowance ({flags.item_allowance}) records "
+                f"and array and map items in all, and this block of {len(data)} bytes "
+                f"announces more than its length plus the {self._allowance_before} left; "
+                f"read with a larger item_allowance (flags=CompileFlags(item_allowance=...)) "
+                f"to accept more")
+        return ContainerError(
+            f"its records cannot be read: {reason} (at byte {error.offset} of the "
+            f"block's {len(data)} bytes of data)", block.offset, block.number)
 
     def charge_records(self, block: Block, size: int) -> None:
         """For a decoder of a block's ``size`` bytes of decompressed data
@@ -792,19 +890,30 @@ def _header_bytes(schema: Schema, codec: str, metadata: dict, sync: bytes) -> by
 class FileWriter:
     """Writes records to a container file, a block at a time.
 
-    Records are gathered until about ``sync_interval`` bytes of data, then
-    written as one block by the compiled codec and compressed with ``codec``.
-    ``flush()`` ends the current block; ``close()`` (or the ``with`` block)
-    flushes. The file object is not closed.
+    A block ends with the record that brings its data to ``sync_interval``
+    bytes or more, as fastavro and Java end it (so the same records make
+    the same blocks); its records are written by the compiled codec, many in
+    one call, and compressed with ``codec``. ``flush()`` ends the current
+    block; ``close()`` (or the ``with`` block) flushes. The file object is
+    not closed.
+
+    ``encode_until(records, start, limit)`` (default: the codec's
+    ``dump_until``) gives the bytes of ``records[start:]`` up to the one
+    that reaches ``limit`` bytes, and the index after it. A writer given only
+    ``encode_block`` (a list of records to their bytes) ends a block after
+    the batch that reaches ``sync_interval``. ``compress`` (bytes to the
+    block's stored bytes) replaces the codec's compressor.
     """
 
     def __init__(self, fo: BinaryIO, schema: Any, codec: str = "null", *,
                  sync_interval: int = SYNC_INTERVAL, metadata: dict | None = None,
                  sync_marker: bytes | None = None, codec_compression_level: int | None = None,
                  flags: CompileFlags | None = None, _header: Header | None = None,
-                 encode_block: Callable[[list], bytes] | None = None):
+                 encode_block: Callable[[list], bytes] | None = None,
+                 encode_until: Callable[[list, int, int], tuple[bytes, int]] | None = None,
+                 compress: Callable[[bytes], bytes] | None = None):
         self.fo = fo
-        self.sync_interval = max(1, sync_interval)
+        self.sync_interval = sync_interval
         self.level = codec_compression_level
         if _header is not None:  # appending: the file's schema, codec and marker
             self.schema, self.codec, self.sync_marker = _header.schema, _header.codec, _header.sync
@@ -815,21 +924,26 @@ class FileWriter:
             if len(self.sync_marker) != SYNC_SIZE:
                 raise ValueError(f"a sync marker has {SYNC_SIZE} bytes, not {len(self.sync_marker)}")
         self._codec = _codec(self.codec)
+        # a missing library says so before anything is written
         if self._codec.name in ("snappy", "zstandard"):
-            _cramjam(self.codec, None, 0)  # a missing library says so before anything is written
-        if encode_block is None:
+            _cramjam(self.codec, None, 0)
+        elif self._codec.name == "lz4":
+            _lz4_block()
+        self._compress = compress
+        if encode_block is None and encode_until is None:
             from roastedavro.codec import AvroCodec
 
-            # through the codec at each block: it moves to the compiled
+            # through the codec at each call: it moves to the compiled
             # codec when that is ready
             avro_codec = AvroCodec(self.schema, flags)
 
-            def encode_block(records: list) -> bytes:
-                return avro_codec._writer().dump_block(records)
+            def encode_until(records: list, start: int, limit: int) -> tuple[bytes, int]:
+                return avro_codec._writer().dump_until(records, start, limit)
         #: list of records -> their Avro binary, one after another
         self.encode_block = encode_block
+        self.encode_until = encode_until
         self._pending: list = []
-        self._batch = 64          # records encoded per dump_block call
+        self._batch = 64          # records encoded per call (grown to a block's worth)
         self._parts: list[bytes] = []
         self._count = 0
         self._size = 0
@@ -851,17 +965,32 @@ class FileWriter:
 
     def _encode_pending(self) -> None:
         records, self._pending = self._pending, []
-        data = self.encode_block(records)
-        self._parts.append(data)
-        self._count += len(records)
-        self._size += len(data)
+        until = self.encode_until
+        if until is None:
+            data = self.encode_block(records)
+            self._parts.append(data)
+            self._count += len(records)
+            self._size += len(data)
+            written = len(data)
+            if self._size >= self.sync_interval:
+                self._write_block()
+        else:
+            # each block is written as soon as it is whole: a record that
+            # cannot be written leaves the blocks before its own in the file
+            start = written = 0
+            while start < len(records):
+                data, end = until(records, start, self.sync_interval - self._size)
+                self._parts.append(data)
+                self._count += end - start
+                self._size += len(data)
+                written += len(data)
+                start = end
+                if self._size >= self.sync_interval:
+                    self._write_block()
         # aim the next batch at what is left of the block
-        per_record = max(1, len(data) // max(1, len(records)))
+        per_record = max(1, written // max(1, len(records)))
         left = self.sync_interval - self._size
-        if left <= 0:
-            self._write_block()
-            left = self.sync_interval
-        self._batch = max(1, min(65536, left // per_record))
+        self._batch = max(1, min(65536, left // per_record + 1))
 
     def _write_block(self) -> None:
         from roastedavro._datum import encode_long
@@ -869,7 +998,8 @@ class FileWriter:
         if not self._count:
             return
         data = b"".join(self._parts)
-        compressed = self._codec.encode(data, self.level)
+        compressed = (self._compress(data) if self._compress is not None
+                      else self._codec.encode(data, self.level))
         self.fo.write(b"".join((encode_long(self._count), encode_long(len(compressed)),
                                 compressed, self.sync_marker)))
         self._parts, self._count, self._size = [], 0, 0

@@ -107,7 +107,8 @@ def test_written_file_of_many_empty_records_reads():
 def test_skip_mode_reads_every_whole_block_after_a_damaged_size():
     data = bytearray(longs_file())
     blocks = list(block_reader(io.BytesIO(bytes(data))))
-    assert len(blocks) == 5
+    # as fastavro cuts them: 82, 50, 50, 50, 50 and 18 records
+    assert [block.count for block in blocks] == [82, 50, 50, 50, 50, 18]
     damaged = blocks[1]
     # the size grows to take in the next blocks: they are whole and are read
     size_at = damaged.offset + len(encode_long(damaged.count))
@@ -150,9 +151,13 @@ def test_appending_to_a_cut_short_file_is_an_error(tmp_path, cut):
     path = tmp_path / "cut.avro"
     data = longs_file()
     path.write_bytes(data[:-cut])
+    # the block that the cut falls in
+    cut_block = max(block.number for block in block_reader(io.BytesIO(data))
+                    if block.offset < len(data) - cut)
     with open(path, "a+b") as fo, pytest.raises(ContainerError) as raised:
         append(fo, [{"i": 1000}])
-    assert raised.value.block == 4 and "cannot append to a damaged file" in str(raised.value)
+    assert raised.value.block == cut_block
+    assert "cannot append to a damaged file" in str(raised.value)
     assert "repair=True" in str(raised.value)
     assert path.read_bytes() == data[:-cut]          # nothing written
     with open(path, "a+b") as fo, pytest.raises(ContainerError):

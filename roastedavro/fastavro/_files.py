@@ -1,0 +1,450 @@
+"""fastavro's container file functions over roastedavro's container files.
+
+``writer`` writes the bytes fastavro writes for the same records, schema,
+codec, metadata, sync marker and sync interval: fastavro's header (the
+schema as given, ``json.dumps``'d without fastavro's hints; the metadata
+map in fastavro's order), its blocks (each ends with the record that brings
+its data to ``sync_interval`` bytes or more) and its compressors (deflate
+with the three bytes fastavro leaves after the raw stream). Records are
+written by the compiled codec, many per call. A stream that fastavro
+appends to (seekable, not at its start) is appended to, with the file's
+schema, codec and sync marker.
+
+``reader`` and ``block_reader`` have fastavro's attributes in fastavro's
+forms, and raise what fastavro raises: fastavro's ``SchemaResolutionError``
+for data the reader's schema cannot read, ``UnicodeDecodeError`` for text
+that is not UTF-8, ``EOFError`` for a file cut short (each also a
+:class:`roastedavro.container.ContainerError` naming the block and offset).
+"""
+
+from __future__ import annotations
+
+import bz2
+import io
+import json
+import lzma
+import os
+import re
+import warnings
+import zlib
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
+
+import roastedavro.fastavro as _dropin
+from roastedavro._datum import encode_long
+from roastedavro.avro.types import Schema
+from roastedavro.container import (
+    CODECS, MAGIC, SYNC_SIZE, ContainerError, FileEndedError, FileReader, FileWriter, Header,
+    _Codec, _check_frames, _cramjam, _lz4_block, _read_header, _Source,
+)
+from roastedavro.container import Block as _StoredBlock
+from roastedavro.errors import DatumError, DecodeError
+from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
+from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
+from roastedavro.fastavro._models import as_model, codec_for
+from roastedavro.fastavro._writing import (
+    ValidationError, fastavro_error, strict_codec, without_tuples)
+from roastedavro.fastavro.schema import _fastavro_parse_schema
+
+__all__ = ["writer", "reader", "block_reader", "Block", "fastavro_form", "resolution_error"]
+
+#: fastavro's hints in its parsed form, never written to a file
+_HINTS = ("__fastavro_parsed", "__named_schemas")
+
+
+# -- errors ---------------------------------------------------------------------
+
+
+def _restore(kind: type, attributes: dict) -> BaseException:
+    error = kind.__new__(kind)
+    for name, value in attributes.items():
+        setattr(error, name, value)
+    return error
+
+
+class _Typed:
+    """A container error that is also the kind fastavro raises: made from
+    the ContainerError's message, block and offset."""
+
+    _UNICODE = ("encoding", "object", "start", "end")
+
+    @classmethod
+    def of(cls, error: ContainerError, **attributes: Any):
+        typed = cls.__new__(cls)
+        typed.args = error.args
+        typed.offset, typed.block = error.offset, error.block
+        for name, value in attributes.items():
+            setattr(typed, name, value)
+        typed.reason = error.reason
+        return typed
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else ""
+
+    def __reduce__(self):
+        attributes = dict(self.__dict__, args=self.args, reason=self.reason)
+        if isinstance(self, UnicodeDecodeError):
+            attributes.update((name, getattr(self, name)) for name in self._UNICODE)
+        return (_restore, (type(self), attributes))
+
+
+class TruncatedFileError(_Typed, FileEndedError, TruncatedError):
+    """A file whose header, block or record ends before it does: also an
+    ``EOFError``, as fastavro says it."""
+
+
+class InvalidTextError(_Typed, ContainerError, TextDecodeError):
+    """A string or map key in a block that is not UTF-8: also a
+    ``UnicodeDecodeError``, as fastavro raises it."""
+
+
+class UnreadableDataError(_Typed, ContainerError, _dropin.SchemaResolutionError):
+    """Data that the reader's schema cannot read (a union branch or an enum
+    symbol the reader has not): fastavro's SchemaResolutionError (and the
+    drop-in's), with the block and offset."""
+
+
+_NO_DEFAULT = re.compile(r"the reader's field '(?P<field>[^']*)' has no default, and the "
+                         r"writer's record (?P<record>\S+) has no field")
+
+
+def resolution_error(error: _RoastedResolutionError) -> Exception:
+    """roastedavro's SchemaResolutionError as the drop-in's (fastavro's too),
+    with fastavro's words where its users match them."""
+    reason = error.reason
+    missing = _NO_DEFAULT.match(reason)
+    if missing is not None:
+        reason += (f" (No default value for field {missing['field']} in "
+                   f"{missing['record']})")
+    converted = _dropin.SchemaResolutionError(reason, error.writer_path, error.reader_path)
+    converted.__cause__ = None
+    return converted
+
+
+# -- the schema's forms ------------------------------------------------------------
+
+
+def fastavro_form(schema: Any, *, force: bool = True, ignore_default_error: bool = False) -> Any:
+    """fastavro's reader form of a schema (``parse_schema(..., _write_hint=False)``:
+    no hints added, written as given; ``force=False``: a schema fastavro
+    parsed already is kept as it is); a schema fastavro refuses (Java's
+    reflect names with ``$``) stays as it is."""
+    if isinstance(schema, Schema):
+        schema = schema.to_dict()
+    try:
+        return _fastavro_parse_schema(schema, _write_hint=False, _force=force,
+                                      _ignore_default_error=ignore_default_error)
+    except Exception:  # fastavro's errors are of several kinds
+        return schema
+
+
+def _without_hints(schema: Any) -> Any:
+    """The schema as fastavro writes it to a file's header: its hints left
+    out, at the top (and in a list's schemas), as fastavro leaves them out."""
+    if isinstance(schema, dict):
+        return {key: value for key, value in schema.items() if key not in _HINTS}
+    if isinstance(schema, list):
+        return [_without_hints(item) if isinstance(item, dict) else item for item in schema]
+    return schema
+
+
+# -- writing ------------------------------------------------------------------------
+
+
+def _deflate(level: int | None) -> Callable[[bytes], bytes]:
+    # fastavro's: zlib's stream without its 2-byte header and last byte
+    # (3 bytes of the Adler-32 follow the raw deflate data; readers stop
+    # at the stream's end)
+    if level is None:
+        return lambda data: zlib.compress(data)[2:-1]
+    return lambda data: zlib.compress(data, level)[2:-1]
+
+
+def _compressor(codec: str, level: int | None) -> Callable[[bytes], bytes]:
+    """fastavro's compressor of a codec (a missing library says so now)."""
+    if codec == "deflate":
+        return _deflate(level)
+    if codec == "bzip2":
+        return bz2.compress       # fastavro's level: the default, whatever is given
+    if codec == "xz":
+        return lzma.compress
+    if codec in ("snappy", "zstandard"):
+        _cramjam(codec, None, 0)
+    elif codec == "lz4":
+        _lz4_block()
+    encode = CODECS[codec].encode
+    return lambda data: encode(data, level)
+
+
+def _header_bytes(metadata: dict, sync: bytes) -> bytes:
+    """fastavro's header: the magic, the metadata map, the sync marker."""
+    out = [MAGIC]
+    if metadata:
+        out.append(encode_long(len(metadata)))
+        for key, value in metadata.items():
+            key = key.encode("utf-8")
+            value = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            out += [encode_long(len(key)), key, encode_long(len(value)), value]
+    out += [b"\x00", sync]
+    return b"".join(out)
+
+
+def _appendable(fo: Any) -> bool:
+    """fastavro's rule: a seekable stream not at its start holds a file to
+    append to; one that cannot be read ('ab') is fastavro's ValueError."""
+    seekable = getattr(fo, "seekable", None)
+    if seekable is None or not seekable() or fo.tell() == 0:
+        return False
+    if getattr(fo, "name", "") == "<stdout>":
+        return False    # a terminal's stdout may say it seeks
+    readable = getattr(fo, "readable", None)
+    if readable is not None and readable():
+        return True
+    raise ValueError("When appending to an avro file you must use the 'a+' mode, not just 'a'")
+
+
+def _encoder(schema: Any, strict: bool, strict_allow_default: bool):
+    """encode_until of the records' codec (fastavro's strict checks in the
+    interpreter, tier 0, when asked for)."""
+    if strict or strict_allow_default:
+        return strict_codec(schema, strict, strict_allow_default).dump_until
+    codec = codec_for(schema)
+
+    def encode_until(records: list, start: int, limit: int):
+        # the codec's current engine: it moves to the compiled codec when ready
+        return codec._writer().dump_until(records, start, limit)
+    return encode_until
+
+
+def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
+           sync_interval: int = 16000, metadata: dict | None = None, validator: Any = None,
+           sync_marker: bytes | None = None, codec_compression_level: int | None = None, *,
+           strict: bool = False, strict_allow_default: bool = False,
+           disable_tuple_notation: bool = False) -> None:
+    """Write ``records`` as an Avro container file (fastavro's ``writer``):
+    the bytes fastavro writes. A stream that is seekable and not at its start
+    (a file opened ``"a+b"``, a BytesIO written to) is appended to with the
+    file's own schema, codec and sync marker, as fastavro appends (the
+    ``schema`` given is not used); a file whose blocks are damaged is
+    refused (appended records would be lost to readers). ``strict`` and
+    ``strict_allow_default`` are checked as fastavro checks them;
+    ``validator=True`` makes a record that cannot be written a ValidationError."""
+    if isinstance(records, dict):
+        # a common mistake, with an unhelpful error otherwise (fastavro's words)
+        raise ValueError('"records" argument should be an iterable, not dict')
+    if type(fo).__name__ == "AvroJSONEncoder" and hasattr(fo, "_write_union_type"):
+        return _dropin.json_writer(
+            fo._fo, schema, records, write_union_type=fo._write_union_type,
+            validator=bool(validator), strict=strict, strict_allow_default=strict_allow_default,
+            disable_tuple_notation=disable_tuple_notation)
+    options = dict(sync_interval=sync_interval)
+    if _appendable(fo):
+        fo.seek(0)
+        source = _Source(fo)
+        header = _read_header(source)
+        _check_frames(fo, source, header, False)
+        fo.seek(0, io.SEEK_END)
+        schema = header.schema      # the file's, as fastavro appends
+    else:
+        if schema is None:
+            raise ValueError("a schema is needed to write a new file (None is for appending)")
+        model = as_model(schema)
+        if codec not in CODECS:
+            raise ValueError(f"unrecognized codec: {codec}")
+        sync = sync_marker or os.urandom(SYNC_SIZE)
+        if len(sync) != SYNC_SIZE:
+            raise ValueError(f"a sync marker has {SYNC_SIZE} bytes, not {len(sync)}")
+        # fastavro's order: the caller's metadata, then avro.codec, then avro.schema
+        meta = dict(metadata or {})
+        meta["avro.codec"] = codec
+        meta["avro.schema"] = (model.to_json() if isinstance(schema, Schema)
+                               else json.dumps(_without_hints(schema)))
+        compress = _compressor(codec, codec_compression_level)
+        data = _header_bytes(meta, sync)
+        header = Header(model, codec, {}, sync, len(data))
+        options["compress"] = compress
+        fo.write(data)
+    if "compress" not in options:
+        options["compress"] = _compressor(header.codec, codec_compression_level)
+    blocks = FileWriter(fo, None, header.codec, _header=header,
+                        encode_until=_encoder(schema, strict, strict_allow_default), **options)
+    if disable_tuple_notation:
+        records = (without_tuples(record) for record in records)
+    try:
+        blocks.write_many(records)
+        blocks.close()
+    except DatumError as error:
+        raise fastavro_error(error, ValidationError if validator else DatumError) from None
+
+
+# -- reading ------------------------------------------------------------------------
+
+
+class _FileReader(FileReader):
+    """fastavro's ``file_reader``: the header's attributes in fastavro's forms."""
+
+    def __init__(self, fo: BinaryIO, reader_schema: Any = None, return_record_name: bool = False,
+                 return_record_name_override: bool = False, handle_unicode_errors: str = "strict",
+                 return_named_type: bool = False, return_named_type_override: bool = False,
+                 **options: Any):
+        if type(fo).__name__ == "AvroJSONDecoder":
+            raise TypeError("roastedavro.fastavro's reader reads Avro binary files; read Avro "
+                            "JSON with roastedavro.fastavro.json_reader")
+        reader_model = as_model(reader_schema) if reader_schema else None
+        try:
+            super().__init__(fo, reader_model, **options)
+        except FileEndedError as error:
+            raise TruncatedFileError.of(error, args=(
+                f"cannot read header - is it an avro file? ({error})",)) from None
+        except ContainerError as error:
+            if error.block is None and "not an Avro container file" in error.reason:
+                reason = error.reason.removeprefix("the header: ")
+                raise ContainerError(f"cannot read header - is it an avro file? ({reason})",
+                                     error.offset) from None
+            raise
+        naming = (return_record_name, return_record_name_override, return_named_type,
+                  return_named_type_override)
+        self._naming = (naming, handle_unicode_errors) \
+            if any(naming) or handle_unicode_errors != "strict" else None
+        self.options = {
+            "return_record_name": return_record_name,
+            "return_record_name_override": return_record_name_override,
+            "handle_unicode_errors": handle_unicode_errors,
+            "return_named_type": return_named_type,
+            "return_named_type_override": return_named_type_override,
+        }
+        header = self.header
+        self._header = {"magic": MAGIC, "meta": dict(header.metadata), "sync": header.sync}
+        self.metadata = {key: value.decode("utf-8", "replace")
+                         for key, value in header.metadata.items()}
+        self._schema = json.loads(header.metadata["avro.schema"].decode("utf-8"))
+        # fastavro's forms: parse_schema(..., _write_hint=False), as fastavro's reader has them
+        self.writer_schema = fastavro_form(self._schema,
+                                           ignore_default_error=reader_model is not None)
+        self.reader_schema = fastavro_form(reader_schema, force=False) if reader_schema else None
+        self._elements: Iterator | None = None
+
+    @property
+    def schema(self) -> Any:
+        warnings.warn("The 'schema' attribute is deprecated. Please use 'writer_schema'",
+                      DeprecationWarning, stacklevel=2)
+        return self._schema
+
+    def _find_codec(self, name: str) -> _Codec:
+        # as fastavro, a codec not known is an error when the blocks are read
+        return CODECS.get(name) or _Codec(name, None, None)
+
+    def _check_codec(self) -> None:
+        if self._codec.decode is None:
+            raise ContainerError(f"Unrecognized codec: {self.codec}", self.header.size)
+
+    @property
+    def avro_codec(self):
+        """The codec that reads the blocks, made when the first is read
+        (as fastavro, a reader's schema that cannot read the file's is an
+        error when records are read)."""
+        if self._avro_codec is None:
+            if self._naming is not None:
+                writer, reader = self._models
+                self._avro_codec = _dropin._named_codec(
+                    writer, None if reader is writer else reader, *self._naming)
+            else:
+                try:
+                    return FileReader.avro_codec.fget(self)
+                except _RoastedResolutionError as error:
+                    if isinstance(error, _dropin.SchemaResolutionError):
+                        raise
+                    raise resolution_error(error) from None
+        return self._avro_codec
+
+    def _next_block(self):
+        try:
+            return super()._next_block()
+        except FileEndedError as error:
+            raise TruncatedFileError.of(error) from None
+
+    def _records_error(self, error: DecodeError, block, data) -> ContainerError:
+        contained = super()._records_error(error, block, data)
+        if isinstance(error, UnreadableDatumError):
+            return UnreadableDataError.of(contained, writer_path="", reader_path="")
+        if isinstance(error, TextDecodeError):
+            return InvalidTextError.of(contained, encoding="utf-8", object=error.object,
+                                       start=error.start, end=error.end)
+        if isinstance(error, TruncatedError):
+            return TruncatedFileError.of(contained)
+        return contained
+
+    def __iter__(self):
+        if self._elements is None:
+            self._elements = self._iterate()
+        return self._elements
+
+    def __next__(self):
+        return next(iter(self))
+
+    def _iterate(self) -> Iterator:
+        raise NotImplementedError
+
+
+class reader(_FileReader):
+    """The records of an Avro container file (fastavro's ``reader``): iterate
+    it (one iterator: ``next()`` and ``for`` go on from each other).
+    ``writer_schema`` and ``reader_schema`` (None when not given) are in
+    fastavro's parsed form, ``metadata`` has str values, ``codec`` is the
+    codec's name, ``_header`` and ``_schema`` are fastavro's. fastavro's
+    naming options and ``handle_unicode_errors`` are read by tier 0, as in
+    schemaless_reader. Reading raises what fastavro raises (see the module)."""
+
+    def _iterate(self) -> Iterator[Any]:
+        self._check_codec()
+        yield from FileReader.__iter__(self)
+
+
+class Block:
+    """A block of a container file, as fastavro's ``block_reader`` gives it:
+    ``bytes_`` (a BytesIO of its decompressed data), ``num_records``,
+    ``codec``, ``writer_schema``, ``reader_schema``, ``offset`` (of its
+    record count in the file) and ``size`` (its bytes in the file, sync
+    marker included). Iterating it gives its records."""
+
+    def __init__(self, owner: _FileReader, stored: _StoredBlock, data):
+        self.bytes_ = io.BytesIO(data)
+        self.num_records = stored.count
+        self.codec = stored.codec
+        self.reader_schema = owner.reader_schema
+        self.writer_schema = owner.writer_schema
+        self.offset = stored.offset
+        self.size = stored.stored
+        self.options = owner.options
+        self._owner, self._stored, self._data = owner, stored, data
+
+    # roastedavro's Block's names
+    @property
+    def count(self) -> int:
+        return self.num_records
+
+    @property
+    def number(self) -> int:
+        return self._stored.number
+
+    def __iter__(self) -> Iterator[Any]:
+        owner = self._owner
+        try:
+            records = owner.decode_records(self._data, self.num_records)
+        except DecodeError as error:
+            raise owner._records_error(error, self._stored, self._data) from None
+        return iter(records)
+
+    def __str__(self) -> str:
+        return (f"Avro block: {len(self._data)} bytes, {self.num_records} records, "
+                f"codec: {self.codec}, position {self.offset}+{self.size}")
+
+
+class block_reader(_FileReader):
+    """The blocks of an Avro container file (fastavro's ``block_reader``):
+    each a :class:`Block`, decompressed as it is reached; iterating a block
+    gives its records. The attributes are :class:`reader`'s."""
+
+    def _iterate(self) -> Iterator[Block]:
+        self._check_codec()
+        for stored in self.blocks():
+            yield Block(self, stored, self.decompress(stored))
