@@ -23,6 +23,9 @@ setup(
         # tier 0: the interpreter of plain Avro schemas (no compiler needed at run time)
         Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"],
                   extra_compile_args=["-O2", "-g0"]),
+        # roastedavro.fastavro's per-call paths
+        Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"],
+                  extra_compile_args=["-O2", "-g0"]),
     ],
     cmdclass={"build_ext": build_ext},
     options={

@@ -184,13 +184,17 @@ class AvroJSON:
     schema; both codecs are compiled on first use). ``to_json_value`` always
     writes ``schema``'s datums. ``defaults=False`` refuses a record field
     missing from the JSON even where it has a default, as Java's JsonDecoder.
+    ``narrow_floats=False`` reads a ``float`` as the double its JSON number
+    gives, as fastavro does, rather than rounded to 32 bits as Java does.
     """
 
-    def __init__(self, schema: Any, *, reader_schema: Any = None, defaults: bool = True):
+    def __init__(self, schema: Any, *, reader_schema: Any = None, defaults: bool = True,
+                 narrow_floats: bool = True):
         self.schema: Schema = _parsed(schema)
         self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
                                              else None)
         self.defaults = defaults
+        self.narrow_floats = narrow_floats
         # each built on first use: the binary-JSON paths need neither (nor the
         # defaults, which a container file's schema does not check)
         self._write: Callable | None = None
@@ -249,7 +253,8 @@ class AvroJSON:
         :class:`JSONDecodeError` naming the path where the JSON does not match."""
         read = self._read
         if read is None:
-            read = self._read = _Readers(self.schema, self.defaults).of(self.schema.root)
+            read = self._read = _Readers(self.schema, self.defaults,
+                                         self.narrow_floats).of(self.schema.root)
         try:
             datum = read(value)
         except _Mismatch as error:
@@ -910,6 +915,11 @@ def _read_double(value):
     return _json_number(value, "a double")
 
 
+def _read_float_wide(value):
+    # a float as the double its JSON text gives (fastavro's JSON reader)
+    return float(_json_number(value, "a float"))
+
+
 def _read_string(value):
     if type(value) is not str:
         raise _Mismatch(f"expected a string, got {_json_kind(value)}")
@@ -1025,9 +1035,10 @@ def _read_big_decimal(value):
 class _Readers:
     """The function that reads each type's JSON values as datums."""
 
-    def __init__(self, schema: Schema, defaults: bool):
+    def __init__(self, schema: Schema, defaults: bool, narrow_floats: bool = True):
         self.schema = schema
         self.defaults = defaults
+        self.narrow_floats = narrow_floats
         self.records: dict[str, Callable] = {}
 
     def of(self, avro: AvroType) -> Callable:
@@ -1061,8 +1072,9 @@ class _Readers:
             return _read_big_decimal
         if name == "uuid":
             return _read_uuid
-        return {"null": _read_null, "boolean": _read_boolean, "int": _read_int,
-                "long": _read_long, "float": _read_float, "double": _read_double,
+        return {"null": _read_null, "boolean": _read_boolean, "int": _read_int, "long": _read_long,
+                "float": _read_float if self.narrow_floats else _read_float_wide,
+                "double": _read_double,
                 "string": _read_string, "bytes": _read_bytes}[avro.name]
 
     def fixed(self, avro: Fixed) -> Callable:
@@ -1153,7 +1165,7 @@ class _Readers:
                 try:
                     if item is _MISSING:
                         if default is _NO_DEFAULT:
-                            raise _Mismatch("missing field, and it has no default" if
+                            raise _Mismatch(f"missing field: no value and no default for {name}" if
                                             self.defaults else "missing field")
                         item = default
                     out[name] = read(item)
@@ -1558,7 +1570,7 @@ class _JSONToBinary:
                 try:
                     if item is _MISSING:
                         if default is _NO_DEFAULT:
-                            raise _Mismatch("missing field, and it has no default" if
+                            raise _Mismatch(f"missing field: no value and no default for {name}" if
                                             self.defaults else "missing field")
                         item = default
                     write(item, out)

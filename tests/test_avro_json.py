@@ -472,7 +472,7 @@ def test_write_error_paths(codecs):
     ('{"optional": "x"}', ("optional",), "expected null or an object naming one branch"),
     ('{"optional": {"int": 5}}', ("optional",), "'int' is not a branch of the union"),
     ('{"named": {"Point": {}}}', ("named",), "'Point' is not a branch"),
-    ('{"named": {"json.test.Point": {"x": 1}}}', ("named", "y"), "missing field, and it has no"),
+    ('{"named": {"json.test.Point": {"x": 1}}}', ("named", "y"), "missing field: no value and no default for y"),
     ('{"tree": {"label": "r", "children": [{"label": 5}]}}', ("tree", "children", 0, "label"),
      "expected a string"),
     ('{"list": {"value": 1, "next": {"json.test.LongList": {"value": 2, "next": {"null": 1}}}}}',
@@ -639,26 +639,41 @@ def test_json_reader_errors():
         json_writer(io.StringIO(), V1, [{"temp": "x"}])
 
 
-def test_fastavro_specific_options_are_fastavros():
-    class Encoder(AvroJSONEncoder):
-        pass
-
+def test_fastavro_specific_options_run_on_our_engine():
     records = [{"station": "a", "temp": 1}]
-    for options in ({"encoder": Encoder}, {"validator": True}, {"strict_allow_default": True}):
+    for options in ({"validator": True}, {"strict_allow_default": True},
+                    {"disable_tuple_notation": True}):
         ours, theirs = io.StringIO(), io.StringIO()
         json_writer(ours, V0, records, **options)
         fastavro.json_writer(theirs, V0, records, **options)
         assert ours.getvalue() == theirs.getvalue()
-    with pytest.raises(fastavro.validation.ValidationError):
+    # the type fastavro raises, and roastedavro's path in the message
+    with pytest.raises(fastavro.validation.ValidationError, match="temp"):
         json_writer(io.StringIO(), V0, [{"temp": "x"}], validator=True)
+    for strict in ({"strict": True}, {"strict_allow_default": True}):
+        with pytest.raises(ValueError, match="record contains more fields than the schema "
+                                             "specifies: extra"):
+            json_writer(io.StringIO(), V0, [{"station": "a", "temp": 1, "extra": 2}], **strict)
+        with pytest.raises(ValueError, match="record contains more fields"):
+            fastavro.json_writer(io.StringIO(), V0, [{"station": "a", "temp": 1, "extra": 2}],
+                                 **strict)
+
+
+def test_custom_encoder_and_decoder_classes_are_refused():
+    # fastavro's encoder and decoder classes are driven by fastavro's own
+    # writer and reader: the drop-in runs no data through them
+    class Encoder(AvroJSONEncoder):
+        pass
+
     from fastavro.io.json_decoder import AvroJSONDecoder
 
     class Decoder(AvroJSONDecoder):
         pass
 
-    reader = json_reader(io.StringIO('{"temp": 3}'), V0, decoder=Decoder)
-    assert not isinstance(reader, json_reader)
-    assert [record["temp"] for record in reader] == [3]
+    with pytest.raises(TypeError, match="no custom encoder class"):
+        json_writer(io.StringIO(), V0, [{"station": "a", "temp": 1}], encoder=Encoder)
+    with pytest.raises(TypeError, match="no custom decoder class"):
+        json_reader(io.StringIO('{"temp": 3}'), V0, decoder=Decoder)
 
 
 # -- straight between binary and JSON: the union branch the bytes hold or the JSON names ------
@@ -898,3 +913,15 @@ def test_a_5000_digit_int_in_a_dict_schema_is_a_schema_error_naming_the_field():
             AvroJSON(schema)
     with pytest.raises(JSONDecodeError, match="not valid JSON"):
         AvroJSON("long").from_json("9" * 5000)
+
+
+def test_dropin_reads_a_float_as_fastavro_does():
+    # fastavro's JSON reader gives the double of the JSON number; AvroJSON
+    # (as Java) rounds a float to 32 bits
+    schema = {"type": "record", "name": "F", "fields": [
+        {"name": "x", "type": "float"}, {"name": "d", "type": "float", "default": 1.1}]}
+    text = '{"x": 2.2}'
+    theirs = list(fastavro.json_reader(io.StringIO(text), schema))
+    ours = list(json_reader(io.StringIO(text), schema))
+    assert ours == theirs == [{"x": 2.2, "d": 1.1}]
+    assert AvroJSON(schema).from_json(text)["x"] == 2.200000047683716

@@ -104,7 +104,7 @@ def check_sdist(path):
     files = {name.removeprefix(top + "/") for name in names}
     for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "PKG-INFO",
                  "roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
-                 "roastedavro/_tier0.pyx", "roastedavro/py.typed"):
+                 "roastedavro/_tier0.pyx", "roastedavro/_dropin.pyx", "roastedavro/py.typed"):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
@@ -129,7 +129,7 @@ def check_wheel(path):
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
     assert {f"roastedavro/templates/{name}" for name in TEMPLATES} <= files
-    for extension in ("_runtime", "_tier0"):   # the runtime and tier 0, compiled
+    for extension in ("_runtime", "_tier0", "_dropin"):   # the runtime, tier 0, the drop-in's calls
         built = [name for name in files if name.startswith(f"roastedavro/{extension}.")
                  and name.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
         assert len(built) == 1, (extension, sorted(files))

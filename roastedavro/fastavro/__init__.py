@@ -1,15 +1,17 @@
-"""fastavro's names and signatures over roastedavro's compiled codecs.
+"""fastavro's names and signatures over roastedavro's engine.
 
 ``import roastedavro.fastavro as fastavro`` in code written for fastavro:
 ``parse_schema``, ``schemaless_writer`` and ``schemaless_reader`` take the
-same arguments and give the same bytes and values, through a compiled codec
-per schema (compiled once, cached on disk, then a dictionary lookup per
-call), and reading with a reader schema through a codec compiled per pair of
-schemas. fastavro's writer options (``strict``, ``validator``) are passed
-to fastavro itself, so code keeps working unchanged; its reader's naming
-options are read by the interpreter (tier 0) with fastavro's rules, and
-``handle_unicode_errors`` by fastavro, given only bytes that passed the same
-bounded walk as the codecs' (depth, item budget, lengths).
+same arguments and give the same bytes and values, through a codec per
+schema (tier 0 at once, compiled when it pays, then a dictionary lookup per
+call, in C: roastedavro._dropin), and reading with a reader schema through
+a codec per pair of schemas. Schemas are taken as fastavro takes them
+(``parse_schema`` is fastavro's parser, then roastedavro's model in its
+``fastavro`` dialect) and errors are fastavro's types. fastavro's writer
+options (``strict``, ``strict_allow_default``, ``disable_tuple_notation``,
+``validator``) and reader options (the naming options,
+``handle_unicode_errors``) run on roastedavro's engine: no data goes
+through fastavro's own reader or writer.
 """
 
 from __future__ import annotations
@@ -22,13 +24,15 @@ import fastavro as _fastavro
 
 from fastavro.read import SchemaResolutionError as _FastavroResolutionError
 
+from roastedavro import _dropin
 from roastedavro._runtime import StreamWalker
-from roastedavro.container import FileReader, is_avro, write_file
-from roastedavro.errors import DecodeError
+from roastedavro.container import is_avro
+from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import schema  # noqa: F401
 from roastedavro.fastavro._models import (
     BY_OBJECT, as_model, codec_for, generic_for)
+from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro.json import json_reader, json_writer
 from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
 from roastedavro.flags import CompileFlags
@@ -46,19 +50,18 @@ class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
     fastavro's keeps working."""
 
 
-def schemaless_writer(fo: BinaryIO, schema: Any, record: Any, *, strict: bool = False,
-                      strict_allow_default: bool = False,
-                      disable_tuple_notation: bool = False) -> None:
-    """Write ``record`` to ``fo`` as Avro binary without a header (fastavro's)."""
-    if strict or strict_allow_default or disable_tuple_notation:
-        # fastavro's stricter checks are fastavro's own
-        return _fastavro.schemaless_writer(
-            fo, schema, record, strict=strict, strict_allow_default=strict_allow_default,
-            disable_tuple_notation=disable_tuple_notation)
-    # inline the cache lookup: this call is on the hot path
-    entry = BY_OBJECT.get(id(schema))
-    codec = entry[2] if entry is not None and entry[0] is schema else codec_for(schema)
-    fo.write(codec.dump(record))
+def _dump_with_options(schema: Any, record: Any, strict: bool, strict_allow_default: bool,
+                       disable_tuple_notation: bool) -> bytes:
+    if disable_tuple_notation:
+        record = without_tuples(record)
+    if strict or strict_allow_default:
+        codec = strict_codec(schema, strict, strict_allow_default)
+    else:
+        codec = codec_for(schema)
+    try:
+        return codec.dump(record)
+    except DatumError as error:
+        raise fastavro_error(error) from None
 
 
 #: streams whose buffered bytes can be looked at without consuming them
@@ -68,53 +71,22 @@ _CHUNK = 8192
 _CHUNK_LIMIT = 1 << 20
 
 
-def schemaless_reader(fo: BinaryIO, writer_schema: Any, reader_schema: Any = None,
-                      return_record_name: bool = False,
-                      return_record_name_override: bool = False,
-                      handle_unicode_errors: str = "strict",
-                      return_named_type: bool = False,
-                      return_named_type_override: bool = False) -> Any:
-    """Read one datum from ``fo`` (fastavro's).
-
-    As fastavro, it reads one datum and leaves ``fo`` just after it, so a
-    stream of datums is read by calling it again; ``EOFError`` at the end.
-    Any stream is read, seekable or not (a pipe, a socket's file): only the
-    datum's bytes are consumed, and nothing is read or allocated for a length
-    or count its bytes do not back. With a ``reader_schema`` the datum is
-    resolved by a codec compiled for the pair, as Java's reader resolves it
-    (where fastavro differs, e.g. a reader union with both ``string`` and
-    ``bytes``, Java's choice is taken); a pair that cannot be read raises
-    :class:`SchemaResolutionError`. fastavro's naming options give its
-    ``(name, value)`` tuples, read by tier 0 with fastavro's rules (values
-    converted by the writer's logical types, as fastavro converts them);
-    ``handle_unicode_errors`` decodes strings and map keys with that error
-    handler, as fastavro does, also in tier 0.
-    Malformed bytes raise ``DecodeError`` with the offset from the datum's
-    start (from the stream's position for a BytesIO).
-    """
-    if return_record_name or return_record_name_override or return_named_type \
-            or return_named_type_override or handle_unicode_errors != "strict":
-        codec = _named_codec(writer_schema, reader_schema, (
-            return_record_name, return_record_name_override, return_named_type,
-            return_named_type_override), handle_unicode_errors)
-        return _read_datum(fo, codec, codec._reader)
-    if reader_schema is None or reader_schema is writer_schema:
-        entry = BY_OBJECT.get(id(writer_schema))
-        if entry is not None and entry[0] is writer_schema:
-            codec = entry[2]
-        else:
-            codec = codec_for(writer_schema)
-    else:
-        entry = BY_OBJECT.get((id(writer_schema), id(reader_schema)))
-        if entry is not None and entry[0] is writer_schema and entry[1] is reader_schema:
-            codec = entry[2]
-        else:
-            try:
-                codec = codec_for(writer_schema, reader_schema)
-            except _SchemaResolutionError as error:
-                raise SchemaResolutionError(error.reason, error.writer_path,
-                                            error.reader_path) from None
+def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, return_record_name: bool,
+                return_record_name_override: bool, handle_unicode_errors: str,
+                return_named_type: bool, return_named_type_override: bool) -> Any:
+    # fastavro's naming options and handle_unicode_errors: tier 0's readers
+    codec = _named_codec(writer_schema, reader_schema, (
+        return_record_name, return_record_name_override, return_named_type,
+        return_named_type_override), handle_unicode_errors)
     return _read_datum(fo, codec, codec._reader)
+
+
+def _pair_codec(writer_schema: Any, reader_schema: Any):
+    try:
+        return codec_for(writer_schema, reader_schema)
+    except _SchemaResolutionError as error:
+        raise SchemaResolutionError(error.reason, error.writer_path,
+                                    error.reader_path) from None
 
 
 def _read_datum(fo: BinaryIO, codec, reader) -> Any:
@@ -128,7 +100,7 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
             # read() of a whole BytesIO returns the bytes it was made from: no copy
             data = fo.read()
             if not data:
-                raise EOFError  # the end of a stream of datums, as fastavro says it
+                return _at_end(reader)
             datum, end = reader.load_one(data, 0)
         else:
             # further into a stream: read in place rather than copy the rest
@@ -136,7 +108,7 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
             # write to it copied them all)
             with fo.getbuffer() as view:
                 if start >= len(view):
-                    raise EOFError
+                    return _at_end(reader)
                 datum, end = reader.load_one(view, start)
         fo.seek(end)
         return datum
@@ -147,7 +119,7 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
         # and exactly its bytes are consumed
         data = peek(1)
         if not data:
-            raise EOFError
+            return _at_end(reader)
         try:
             datum, end = reader.load_one(data, 0)
         except DecodeError:
@@ -159,6 +131,16 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
             # seeking back in a decompressing stream starts it over: walk
             return _read_walked(fo, codec, reader)
     return _read_stream(fo, codec, reader)
+
+
+def _at_end(reader) -> Any:
+    """No bytes left: the end of a stream of datums (EOFError, as fastavro
+    says it), unless the schema's datums take no bytes (null, a record of
+    no fields), which are read from nothing, as fastavro reads them."""
+    try:
+        return reader.load_one(b"", 0)[0]
+    except EOFError:
+        raise EOFError from None
 
 
 def _read_stream(fo: BinaryIO, codec, reader) -> Any:
@@ -174,7 +156,7 @@ def _read_stream(fo: BinaryIO, codec, reader) -> Any:
             if not data:
                 if data is None:
                     break  # a non-blocking stream with nothing ready: the walk says so
-                raise EOFError
+                return _at_end(reader)
             try:
                 datum, end = reader.load_one(data, 0)
             except DecodeError:
@@ -283,67 +265,16 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
     return codec
 
 
-def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
-           sync_interval: int = 16000, metadata: dict | None = None, validator: Any = None,
-           sync_marker: bytes | None = None, codec_compression_level: int | None = None, *,
-           strict: bool = False, strict_allow_default: bool = False,
-           disable_tuple_notation: bool = False) -> None:
-    """Write ``records`` as an Avro container file (fastavro's). A file that
-    already holds one (opened ``"a+b"``) is appended to, with its schema,
-    codec and sync marker. Each block is written by the compiled codec in one
-    call; fastavro's validator and strict options are fastavro's own."""
-    if validator or strict or strict_allow_default or disable_tuple_notation:
-        return _fastavro.writer(
-            fo, schema, records, codec, sync_interval, metadata, validator, sync_marker,
-            codec_compression_level, strict=strict, strict_allow_default=strict_allow_default,
-            disable_tuple_notation=disable_tuple_notation)
-    model = as_model(schema) if schema is not None else None
-    write_file(fo, model, records, codec, sync_interval=sync_interval, metadata=metadata,
-               sync_marker=sync_marker, codec_compression_level=codec_compression_level)
+# the per-call entry points, in C (roastedavro._dropin), over the paths above
+_dropin.bind(BY_OBJECT, codec_for, _pair_codec, _dump_with_options, _read_named, _read_datum,
+             fastavro_error)
+schemaless_writer = _dropin.schemaless_writer
+schemaless_reader = _dropin.schemaless_reader
 
-
-class reader(FileReader):
-    """The records of an Avro container file (fastavro's ``reader``): iterate
-    it. ``writer_schema`` and ``reader_schema`` are schema dicts, ``metadata``
-    has str values, ``codec`` is the codec's name, as in fastavro. fastavro's
-    naming options and ``handle_unicode_errors`` are read by tier 0, as in
-    :func:`schemaless_reader`."""
-
-    def __init__(self, fo: BinaryIO, reader_schema: Any = None, return_record_name: bool = False,
-                 return_record_name_override: bool = False, handle_unicode_errors: str = "strict",
-                 return_named_type: bool = False, return_named_type_override: bool = False,
-                 **options: Any):
-        reader_model = as_model(reader_schema) if reader_schema is not None else None
-        super().__init__(fo, reader_model, **options)
-        naming = (return_record_name, return_record_name_override, return_named_type,
-                  return_named_type_override)
-        if any(naming) or handle_unicode_errors != "strict":
-            # the blocks are read by tier 0 with the options (decode_records
-            # takes the codec's _reader and flags)
-            self._avro_codec = _named_codec(self.header.schema, reader_model, naming,
-                                            handle_unicode_errors)
-        self.metadata = {key: value.decode("utf-8", "replace")
-                         for key, value in self.header.metadata.items()}
-        # schemas in fastavro's parsed form, as fastavro's reader has them
-        self.writer_schema = _fastavro_form(self.header.schema)
-        self.reader_schema = (self.writer_schema if reader_schema is None
-                              else _fastavro_form(reader_model))
-
-
-def _fastavro_form(schema) -> Any:
-    """fastavro's parsed form of a schema; a file's schema whose names fastavro
-    refuses too (Java's reflect names with $) stays a plain dict."""
-    try:
-        return _fastavro_parse_schema(schema.to_dict())
-    except Exception:  # fastavro's errors are of several kinds
-        return schema.to_dict()
-
-
-def block_reader(fo: BinaryIO, reader_schema: Any = None, **options: Any):
-    """The blocks of a container file (fastavro's ``block_reader``): each has
-    ``num_records``, ``offset``, ``size`` and ``bytes_``, and iterating it gives
-    its records."""
-    return reader(fo, reader_schema, **options).blocks()
+# container files: fastavro's bytes, attributes and errors (see _files)
+from roastedavro.fastavro._files import (  # noqa: E402
+    block_reader, reader, writer)
+from roastedavro.fastavro._files import fastavro_form as _fastavro_form  # noqa: E402,F401
 
 
 def is_compiled(schema: Any) -> bool:

@@ -5,11 +5,13 @@ lines: one JSON object per record, separated by newlines, as
 ``json.dumps`` writes them. Where fastavro departs from Java's JSON encoding
 Java's is taken: NaN and the infinities are written as the strings "NaN",
 "Infinity" and "-Infinity" (fastavro writes NaN and Infinity, which are not
-JSON), a float as the shortest decimal of its 32-bit value, a value read for
-a float is rounded to 32 bits, and JSON that does not match the schema is a
-:class:`roastedavro.avrojson.JSONDecodeError` naming its path. A custom
-``encoder`` or ``decoder``, ``validator=True`` and fastavro's ``strict``
-options are passed to fastavro itself.
+JSON), a float as the shortest decimal of its 32-bit value, and JSON that
+does not match the schema is a
+:class:`roastedavro.avrojson.JSONDecodeError` naming its path. As in fastavro, a value read for a float is the double its
+JSON number gives (Python has no 32-bit float). fastavro's
+``strict``, ``strict_allow_default`` and ``disable_tuple_notation`` options
+are checked as fastavro checks them; a custom ``encoder`` or ``decoder``
+class (fastavro's own parser-driven machinery) is a TypeError.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ import json
 import threading
 from typing import IO, Any, Iterable, Iterator
 
-import fastavro as _fastavro
 from fastavro.io.json_decoder import AvroJSONDecoder
 from fastavro.io.json_encoder import AvroJSONEncoder
 
 from roastedavro.avrojson import AvroJSON, JSONDecodeError
+from roastedavro.errors import DatumError
+from roastedavro.fastavro._writing import ValidationError, fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro._models import as_model
 from roastedavro.fastavro.schema import parse_schema
 
@@ -40,7 +43,7 @@ def _json_codec(schema: Any, reader_schema: Any = None) -> AvroJSON:
     key = (model.to_json(), reader.to_json() if reader is not None else None)
     codec = _codecs.get(key)
     if codec is None:
-        codec = AvroJSON(model, reader_schema=reader)
+        codec = AvroJSON(model, reader_schema=reader, narrow_floats=False)
         with _lock:
             _codecs[key] = codec
             if len(_codecs) > _KEPT:
@@ -56,19 +59,36 @@ def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type
     per line (fastavro's ``json_writer``). ``write_union_type=False`` writes
     union values without their ``{"<branch>": ...}`` object. A record that
     cannot be written raises :class:`roastedavro.errors.DatumError` naming its
-    path; the records before it have been written."""
-    if (encoder is not AvroJSONEncoder or validator or strict or strict_allow_default
-            or disable_tuple_notation):
-        return _fastavro.json_writer(
-            fo, schema, records, write_union_type=write_union_type, validator=validator,
-            encoder=encoder, strict=strict, strict_allow_default=strict_allow_default,
-            disable_tuple_notation=disable_tuple_notation)
+    path (with ``validator=True``, a ValidationError that is fastavro's too);
+    the records before it have been written. ``strict``,
+    ``strict_allow_default`` and ``disable_tuple_notation`` are fastavro's."""
+    if encoder is not AvroJSONEncoder:
+        raise _custom("encoder", encoder)
     codec = _json_codec(schema)
+    checker = (strict_codec(schema, strict, strict_allow_default)
+               if strict or strict_allow_default else None)
     separator = ""
     for record in records:
-        fo.write(separator + json.dumps(codec.to_json_value(record, union_type=write_union_type)))
+        if disable_tuple_notation:
+            record = without_tuples(record)
+        try:
+            if checker is not None:
+                checker.dump(record)    # fastavro's strict checks, with its messages
+            value = codec.to_json_value(record, union_type=write_union_type)
+        except DatumError as error:
+            raise fastavro_error(error, ValidationError if validator else DatumError) from None
+        fo.write(separator + json.dumps(value))
         separator = "\n"
     return None
+
+
+def _custom(role: str, given: Any) -> TypeError:
+    # fastavro's encoder and decoder classes are its own parser-driven
+    # machinery, run by its own reader and writer: the drop-in runs none of that
+    return TypeError(
+        f"roastedavro.fastavro's json_{'writer' if role == 'encoder' else 'reader'} writes and "
+        f"reads Avro JSON with roastedavro's engine and takes no custom {role} class "
+        f"({getattr(given, '__name__', given)!r}); use fastavro's own json functions for one")
 
 
 class json_reader:
@@ -81,7 +101,7 @@ class json_reader:
     def __new__(cls, fo: IO, schema: Any, reader_schema: Any = None, *,
                 decoder: Any = AvroJSONDecoder):
         if decoder is not AvroJSONDecoder:
-            return _fastavro.json_reader(fo, schema, reader_schema, decoder=decoder)
+            raise _custom("decoder", decoder)
         return super().__new__(cls)
 
     def __init__(self, fo: IO, schema: Any, reader_schema: Any = None, *,

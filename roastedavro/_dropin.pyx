@@ -1,0 +1,126 @@
+# cython: language_level=3
+"""roastedavro.fastavro's per-call paths, in C.
+
+``schemaless_writer`` and ``schemaless_reader`` are called once per message:
+written in Python they cost more than the codec they call. Here the schema
+object's codec is found by its id in the drop-in's cache, the datum is
+written or read by the codec's engine (a DatumCodec: compiled or tier 0)
+through its C methods, and a BytesIO is read in place. Everything else
+(fastavro's options, other streams, the first call with a schema) goes to
+the Python functions of roastedavro.fastavro.
+"""
+
+cimport cython
+from cpython.dict cimport PyDict_GetItem
+from cpython.object cimport PyObject
+
+from roastedavro._runtime cimport DatumCodec
+
+from io import BytesIO
+
+from roastedavro.errors import DatumError
+
+cdef type BYTES_IO = BytesIO
+
+# set by roastedavro.fastavro at import (bind): its cache and slow paths
+cdef dict by_object = None
+cdef object codec_for = None
+cdef object pair_codec = None
+cdef object with_options = None
+cdef object named_read = None
+cdef object read_stream = None
+cdef object fastavro_error = None
+
+
+def bind(dict cache, codec_of, pair_of, dump_with_options, read_named, read_other, error):
+    """The drop-in's cache of codecs by schema object and its Python paths."""
+    global by_object, codec_for, pair_codec, with_options, named_read, read_stream
+    global fastavro_error
+    by_object = cache
+    codec_for = codec_of
+    pair_codec = pair_of
+    with_options = dump_with_options
+    named_read = read_named
+    read_stream = read_other
+    fastavro_error = error
+
+
+cdef inline object cached(object key, object schema, object reader_schema):
+    # the entry holds the schema objects themselves, so their ids stay theirs
+    cdef PyObject* entry = PyDict_GetItem(by_object, key)
+    if entry != NULL and (<tuple>entry)[0] is schema and (<tuple>entry)[1] is reader_schema:
+        return (<tuple>entry)[2]
+    return None
+
+
+def schemaless_writer(fo, schema, record, *, strict=False, strict_allow_default=False,
+                      disable_tuple_notation=False):
+    """Write ``record`` to ``fo`` as Avro binary without a header (fastavro's).
+    ``strict`` and ``strict_allow_default`` check the record's keys as
+    fastavro does (in the interpreter, tier 0); ``disable_tuple_notation``
+    reads tuples as sequences, never as (branch name, value)."""
+    if strict or strict_allow_default or disable_tuple_notation:
+        fo.write(with_options(schema, record, strict, strict_allow_default,
+                              disable_tuple_notation))
+        return
+    codec = cached(id(schema), schema, None)
+    if codec is None:
+        codec = codec_for(schema)
+    engine = codec._codec
+    try:
+        if isinstance(engine, DatumCodec):
+            data = (<DatumCodec>engine).encode(b"", record)
+        else:
+            data = codec.dump(record)    # the first call: the codec picks its engine
+    except DatumError as error:
+        raise fastavro_error(error) from None
+    fo.write(data)
+
+
+def schemaless_reader(fo, writer_schema, reader_schema=None, return_record_name=False,
+                      return_record_name_override=False, handle_unicode_errors="strict",
+                      return_named_type=False, return_named_type_override=False):
+    """Read one datum from ``fo`` (fastavro's).
+
+    As fastavro, it reads one datum and leaves ``fo`` just after it, so a
+    stream of datums is read by calling it again; ``EOFError`` at the end
+    (a schema whose datums take no bytes, null or a record of no fields,
+    reads one from nothing, as fastavro does). Any stream is read, seekable
+    or not (a pipe, a socket's file): only the datum's bytes are consumed,
+    and nothing is read or allocated for a length or count its bytes do not
+    back. With a ``reader_schema`` the datum is resolved by a codec for the
+    pair; a pair that cannot be read raises
+    :class:`roastedavro.fastavro.SchemaResolutionError` (fastavro's too).
+    fastavro's naming options give its ``(name, value)`` tuples, read by
+    tier 0 with fastavro's rules; ``handle_unicode_errors`` decodes strings
+    and map keys with that error handler, also in tier 0. Malformed bytes
+    raise ``DecodeError`` with the offset from the datum's start (from the
+    stream's position for a BytesIO); a datum cut short is also an
+    ``EOFError`` (roastedavro.errors.TruncatedError), as in fastavro.
+    """
+    cdef Py_ssize_t start, end
+    if return_record_name or return_record_name_override or return_named_type \
+            or return_named_type_override or handle_unicode_errors != "strict":
+        return named_read(fo, writer_schema, reader_schema, return_record_name,
+                          return_record_name_override, handle_unicode_errors,
+                          return_named_type, return_named_type_override)
+    if reader_schema is None or reader_schema is writer_schema:
+        codec = cached(id(writer_schema), writer_schema, None)
+        if codec is None:
+            codec = codec_for(writer_schema)
+    else:
+        codec = cached((id(writer_schema), id(reader_schema)), writer_schema, reader_schema)
+        if codec is None:
+            codec = pair_codec(writer_schema, reader_schema)
+    reader = codec._reader
+    if type(fo) is BYTES_IO and isinstance(reader, DatumCodec):
+        start = fo.tell()
+        if start == 0:
+            # read() of a whole BytesIO returns the bytes it was made from: no copy
+            data = fo.read()
+            if not data:
+                return read_stream(fo, codec, reader)    # the end, or a datum of no bytes
+            datum = (<DatumCodec>reader).decode(data, 0, False, &end)
+            fo.seek(end)
+            return datum
+    return read_stream(fo, codec, reader)

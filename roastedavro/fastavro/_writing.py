@@ -1,0 +1,98 @@
+"""fastavro's writer options and error wording, on roastedavro's engine.
+
+``strict`` and ``strict_allow_default`` are checked by the interpreter (tier
+0) as it writes, with fastavro's messages; ``disable_tuple_notation`` turns
+tuples into lists first (with the notation off a tuple can only be a
+sequence); ``validator=True`` raises fastavro's ``ValidationError`` type.
+A value that cannot be written keeps roastedavro's message and path and gets
+the phrases fastavro's users match: ``on field <name>``, ``no value and no
+default for <name>``, ``must be string``.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from fastavro.validation import ValidationError as _FastavroValidationError
+from fastavro.validation import ValidationErrorData
+
+from roastedavro.errors import DatumError
+from roastedavro.fastavro._models import as_model
+from roastedavro.flags import CompileFlags
+
+_FLAGS = CompileFlags()
+
+
+class ValidationError(DatumError, _FastavroValidationError):
+    """A record that fails ``validator=True``: roastedavro's DatumError (path
+    and reason) and fastavro's ValidationError (``errors``)."""
+
+    def __init__(self, message: str, path: tuple = (), datum: Any = None):
+        DatumError.__init__(self, message, path)
+        field = ".".join(str(part) for part in path)
+        self.errors = (ValidationErrorData(datum, None, field or None),)
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.path))
+
+
+def fastavro_error(error: DatumError, kind: type = DatumError) -> DatumError:
+    """``error`` worded as fastavro words it, where its users match words."""
+    fields = [part for part in error.path if isinstance(part, str)]
+    field = fields[-1] if fields else ""
+    reason = error.reason
+    if reason == "no value and no default for the field":
+        reason = f"no value and no default for {field}"
+    elif reason.startswith("expected a str,"):
+        reason = f"must be string: {reason[len('expected a str, '):]}"
+    if field and not reason.startswith(("record contains", "Field ")):
+        reason = f"{reason} on field {field}"
+    converted = kind(reason, error.path)
+    converted.__cause__ = None
+    return converted
+
+
+def without_tuples(value: Any, depth: int = 0) -> Any:
+    """A copy of ``value`` with its tuples as lists (fastavro's
+    disable_tuple_notation: a tuple is a sequence, never (branch, value))."""
+    if depth > _FLAGS.max_depth:
+        raise DatumError(f"values are nested more than {_FLAGS.max_depth} levels deep "
+                         "(CompileFlags.max_depth)")
+    kind = type(value)
+    if kind is tuple or kind is list:
+        return [without_tuples(item, depth + 1) for item in value]
+    if kind is dict:
+        return {key: without_tuples(item, depth + 1) for key, item in value.items()}
+    return value
+
+
+_STRICT: dict[Any, tuple[Any, Any]] = {}
+_STRICT_BY_TEXT: dict[Any, Any] = {}
+_KEPT = 256
+_lock = threading.Lock()
+
+
+def strict_codec(schema: Any, strict: bool, strict_allow_default: bool):
+    """The interpreter writing ``schema`` with fastavro's strict checks: one
+    per (schema, option), a lookup after the first call."""
+    from roastedavro._tier0 import Interpreter
+
+    level = 1 if strict else 2
+    key = (id(schema), level)
+    entry = _STRICT.get(key)
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    model = as_model(schema)
+    text = (model.to_json(), level)
+    with _lock:
+        codec = _STRICT_BY_TEXT.get(text)
+    if codec is None:
+        codec = Interpreter(model, _FLAGS, strict=level)
+    with _lock:
+        codec = _STRICT_BY_TEXT.setdefault(text, codec)
+        _STRICT[key] = (schema, codec)
+        for cache in (_STRICT, _STRICT_BY_TEXT):
+            if len(cache) > _KEPT:
+                del cache[next(iter(cache))]   # the oldest
+    return codec
