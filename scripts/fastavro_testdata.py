@@ -224,22 +224,28 @@ def _from_urls(folder: Path, base: str, names: list[str]) -> None:
             _store(folder, name, response.read(), url)
 
 
+def download_sdist(version: str, sha256: str, work: str | Path) -> Path:
+    """fastavro's source distribution of ``version``, downloaded by pip into
+    ``work`` and checked against ``sha256`` (pip's --require-hashes)."""
+    requirements = Path(work) / "requirements.txt"
+    requirements.write_text(f"fastavro=={version} --hash=sha256:{sha256}\n")
+    completed = subprocess.run(
+        # --no-binary for fastavro alone: ":all:" would also build its build
+        # requirements (Cython) from source to prepare the sdist's metadata,
+        # about 6 minutes; with their wheels it takes a few seconds
+        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
+         "fastavro", "--require-hashes", "-r", str(requirements), "-d", str(work)],
+        capture_output=True, text=True, timeout=600)
+    sdist = Path(work) / f"fastavro-{version}.tar.gz"
+    if completed.returncode != 0 or not sdist.exists():
+        raise FetchError(f"pip could not download fastavro {version}'s sdist:\n"
+                         f"{completed.stdout}{completed.stderr}")
+    return sdist
+
+
 def _from_sdist(folder: Path, names: list[str]) -> None:
-    """The files out of fastavro's sdist, downloaded by pip with its hash checked."""
     with tempfile.TemporaryDirectory() as work:
-        requirements = Path(work) / "requirements.txt"
-        requirements.write_text(f"fastavro=={FASTAVRO_VERSION} --hash=sha256:{SDIST_SHA256}\n")
-        completed = subprocess.run(
-            # --no-binary for fastavro alone: ":all:" would also build its build
-            # requirements (Cython) from source to prepare the sdist's metadata,
-            # about 6 minutes; with their wheels it takes a few seconds
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary",
-             "fastavro", "--require-hashes", "-r", str(requirements), "-d", work],
-            capture_output=True, text=True, timeout=600)
-        sdist = Path(work) / f"fastavro-{FASTAVRO_VERSION}.tar.gz"
-        if completed.returncode != 0 or not sdist.exists():
-            raise FetchError(f"pip could not download fastavro {FASTAVRO_VERSION}'s sdist:\n"
-                             f"{completed.stdout}{completed.stderr}")
+        sdist = download_sdist(FASTAVRO_VERSION, SDIST_SHA256, work)
         with tarfile.open(sdist) as archive:
             for name in names:
                 member = archive.extractfile(f"{FOLDER_IN_SDIST}/{name}")
