@@ -45,9 +45,33 @@ def bind(dict cache, codec_of, pair_of, dump_with_options, read_named, read_othe
     fastavro_error = error
 
 
+# fastavro's registries of logical types (LOGICAL_WRITERS, LOGICAL_READERS)
+# and their sizes when the cached codecs were made: a key added or removed
+# calls logical_changed, which forgets those codecs
+cdef dict logical_writers = None
+cdef dict logical_readers = None
+cdef Py_ssize_t writers_seen = 0
+cdef Py_ssize_t readers_seen = 0
+cdef object logical_changed = None
+
+
+def watch_logical(dict writers, dict readers, changed):
+    """Call ``changed()`` when keys are added to or removed from ``writers``
+    or ``readers`` (fastavro's custom logical types), before a call is served."""
+    global logical_writers, logical_readers, writers_seen, readers_seen, logical_changed
+    logical_writers, logical_readers, logical_changed = writers, readers, changed
+    writers_seen, readers_seen = len(writers), len(readers)
+
+
 cdef inline object cached(object key, object schema, object reader_schema):
+    global writers_seen, readers_seen
+    cdef PyObject* entry
+    if logical_writers is not None and (len(logical_writers) != writers_seen
+                                        or len(logical_readers) != readers_seen):
+        writers_seen, readers_seen = len(logical_writers), len(logical_readers)
+        logical_changed()
     # the entry holds the schema objects themselves, so their ids stay theirs
-    cdef PyObject* entry = PyDict_GetItem(by_object, key)
+    entry = PyDict_GetItem(by_object, key)
     if entry != NULL and (<tuple>entry)[0] is schema and (<tuple>entry)[1] is reader_schema:
         return (<tuple>entry)[2]
     return None

@@ -62,13 +62,7 @@ DIFFERENCES: dict[str, str] = {
 
 
 #: tests that fail on the drop-in for want of a feature not built yet: id -> what
-GAPS: dict[str, str] = {
-    "tests/test_logical_types.py::test_ndarray":
-        "fastavro's custom logical types (fastavro.write.LOGICAL_WRITERS and "
-        "fastavro.read.LOGICAL_READERS) are not consulted",
-    "tests/test_logical_types.py::test_ndarray_union": "the same",
-    "tests/test_logical_types.py::test_custom_logical_type_json_reader": "the same, in JSON",
-}
+GAPS: dict[str, str] = {}
 
 
 def suite_dir() -> Path:

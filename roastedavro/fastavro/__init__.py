@@ -29,7 +29,7 @@ from roastedavro._runtime import StreamWalker
 from roastedavro.container import is_avro
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
-from roastedavro.fastavro import schema  # noqa: F401
+from roastedavro.fastavro import _logical, _models, schema  # noqa: F401
 from roastedavro.fastavro._models import (
     BY_OBJECT, as_model, codec_for, generic_for)
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
@@ -56,6 +56,9 @@ def _dump_with_options(schema: Any, record: Any, strict: bool, strict_allow_defa
         record = without_tuples(record)
     if strict or strict_allow_default:
         codec = strict_codec(schema, strict, strict_allow_default)
+        plan = _logical.logical_plan(schema)
+        if plan is not None:
+            record = plan.prepare(record)
     else:
         codec = codec_for(schema)
     try:
@@ -78,6 +81,9 @@ def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, return_rec
     codec = _named_codec(writer_schema, reader_schema, (
         return_record_name, return_record_name_override, return_named_type,
         return_named_type_override), handle_unicode_errors)
+    plan = _logical.logical_plan(writer_schema, reader_schema)
+    if plan is not None:
+        return _read_datum(fo, codec, _logical.LogicalReader(codec, plan))
     return _read_datum(fo, codec, codec._reader)
 
 
@@ -268,6 +274,18 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
 # the per-call entry points, in C (roastedavro._dropin), over the paths above
 _dropin.bind(BY_OBJECT, codec_for, _pair_codec, _dump_with_options, _read_named, _read_datum,
              fastavro_error)
+
+
+def _logical_changed() -> None:
+    # keys were added to or removed from fastavro's LOGICAL_WRITERS or
+    # LOGICAL_READERS: the codecs made before are made again, with or without
+    # the custom logical types their schemas now use
+    _logical.forget()
+    with _models._lock:
+        BY_OBJECT.clear()
+
+
+_dropin.watch_logical(_logical.WRITERS, _logical.READERS, _logical_changed)
 schemaless_writer = _dropin.schemaless_writer
 schemaless_reader = _dropin.schemaless_reader
 

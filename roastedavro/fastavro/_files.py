@@ -40,6 +40,7 @@ from roastedavro.container import Block as _StoredBlock
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
+from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._models import as_model, codec_for
 from roastedavro.fastavro._writing import (
     ValidationError, fastavro_error, strict_codec, without_tuples)
@@ -207,7 +208,9 @@ def _encoder(schema: Any, strict: bool, strict_allow_default: bool):
     interpreter, tier 0, when asked for)."""
     if strict or strict_allow_default:
         return strict_codec(schema, strict, strict_allow_default).dump_until
+    # the codec itself: fastavro's custom logical types were applied to the records before
     codec = codec_for(schema)
+    codec = getattr(codec, "plain", codec)
 
     def encode_until(records: list, start: int, limit: int):
         # the codec's current engine: it moves to the compiled codec when ready
@@ -269,6 +272,9 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
                         encode_until=_encoder(schema, strict, strict_allow_default), **options)
     if disable_tuple_notation:
         records = (without_tuples(record) for record in records)
+    plan = logical_plan(schema)
+    if plan is not None:
+        records = (plan.prepare(record) for record in records)
     try:
         blocks.write_many(records)
         blocks.close()
@@ -373,6 +379,11 @@ class _FileReader(FileReader):
             return TruncatedFileError.of(contained)
         return contained
 
+    def _logical_plan(self):
+        """fastavro's custom logical types in the file's schema, if any (as
+        fastavro, with its reader's forms of the schemas)."""
+        return logical_plan(self.writer_schema, self.reader_schema)
+
     def __iter__(self):
         if self._elements is None:
             self._elements = self._iterate()
@@ -396,7 +407,12 @@ class reader(_FileReader):
 
     def _iterate(self) -> Iterator[Any]:
         self._check_codec()
-        yield from FileReader.__iter__(self)
+        plan = self._logical_plan()
+        if plan is None:
+            yield from FileReader.__iter__(self)
+        else:
+            for record in FileReader.__iter__(self):
+                yield plan.post(record)
 
 
 class Block:
@@ -432,6 +448,9 @@ class Block:
             records = owner.decode_records(self._data, self.num_records)
         except DecodeError as error:
             raise owner._records_error(error, self._stored, self._data) from None
+        plan = owner._logical_plan()
+        if plan is not None:
+            return (plan.post(record) for record in records)
         return iter(records)
 
     def __str__(self) -> str:

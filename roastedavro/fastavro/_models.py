@@ -203,10 +203,13 @@ def codec_for(schema: Any, reader: Any = None):
     if entry is not None and entry[0] is schema and entry[1] is reader:
         return entry[2]
     from roastedavro.codec import AvroCodec
+    from roastedavro.fastavro._logical import LogicalCodec, logical_plan
 
     model = as_model(schema)
     reader_model = as_model(reader) if reader is not None else None
     text = (model.to_json(), reader_model.to_json() if reader is not None else None)
+    # fastavro's custom logical types the schema uses, if any: around the codec
+    plan = logical_plan(schema, reader)
     with _lock:
         codec = _BY_TEXT.get(text)
         if codec is None:
@@ -215,6 +218,8 @@ def codec_for(schema: Any, reader: Any = None):
             else:
                 codec = AvroCodec(reader_model, writer_schema=model)
             _BY_TEXT[text] = codec
+        if plan is not None:
+            codec = LogicalCodec(codec, plan)
         if not isinstance(schema, (str, Schema)) or not isinstance(reader, (str, Schema, type(None))):
             # dicts are not hashable: remember the objects themselves, LRU-bounded
             BY_OBJECT[key] = (schema, reader, codec)

@@ -24,20 +24,32 @@ from typing import IO, Any, Iterable, Iterator
 from fastavro.io.json_decoder import AvroJSONDecoder
 from fastavro.io.json_encoder import AvroJSONEncoder
 
-from roastedavro.avrojson import AvroJSON, JSONDecodeError
 from roastedavro.errors import DatumError
 from roastedavro.fastavro._writing import ValidationError, fastavro_error, strict_codec, without_tuples
+from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._models import as_model
 from roastedavro.fastavro.schema import parse_schema
 
 __all__ = ["json_writer", "json_reader", "JSONDecodeError"]
 
-_codecs: dict[tuple, AvroJSON] = {}
+
+def __getattr__(name: str) -> Any:
+    # roastedavro.avrojson is imported when JSON is first used
+    if name == "JSONDecodeError":
+        from roastedavro.avrojson import JSONDecodeError
+
+        return JSONDecodeError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_codecs: dict[tuple, Any] = {}
 _KEPT = 256
 _lock = threading.Lock()
 
 
-def _json_codec(schema: Any, reader_schema: Any = None) -> AvroJSON:
+def _json_codec(schema: Any, reader_schema: Any = None) -> Any:
+    from roastedavro.avrojson import AvroJSON
+
     model = as_model(schema)
     reader = as_model(reader_schema) if reader_schema is not None else None
     key = (model.to_json(), reader.to_json() if reader is not None else None)
@@ -67,10 +79,13 @@ def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type
     codec = _json_codec(schema)
     checker = (strict_codec(schema, strict, strict_allow_default)
                if strict or strict_allow_default else None)
+    plan = logical_plan(schema)    # fastavro's custom logical types, if the schema has any
     separator = ""
     for record in records:
         if disable_tuple_notation:
             record = without_tuples(record)
+        if plan is not None:
+            record = plan.prepare(record)
         try:
             if checker is not None:
                 checker.dump(record)    # fastavro's strict checks, with its messages
@@ -107,6 +122,7 @@ class json_reader:
     def __init__(self, fo: IO, schema: Any, reader_schema: Any = None, *,
                  decoder: Any = AvroJSONDecoder):
         self._codec = _json_codec(schema, reader_schema)
+        self._plan = logical_plan(schema, reader_schema)
         self._lines = [line for line in fo]
         self.writer_schema = parse_schema(self._codec.schema.to_dict())
         self.reader_schema = (self.writer_schema if reader_schema is None
@@ -115,7 +131,9 @@ class json_reader:
         self._records = self._decode()
 
     def _decode(self) -> Iterator[Any]:
-        codec = self._codec
+        from roastedavro.avrojson import JSONDecodeError
+
+        codec, plan = self._codec, self._plan
         for number, line in enumerate(self._lines, 1):
             if isinstance(line, bytes):
                 line = line.decode("utf-8")
@@ -128,7 +146,10 @@ class json_reader:
                                       "Python's recursion limit") from None
             except ValueError as error:
                 raise JSONDecodeError(f"line {number}: not valid JSON: {error}") from None
-            yield codec.from_json_value(value)
+            if plan is None:
+                yield codec.from_json_value(value)
+            else:
+                yield plan.post(codec.from_json_value(value))
 
     def __iter__(self) -> Iterator[Any]:
         return self._records
