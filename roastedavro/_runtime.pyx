@@ -11,7 +11,6 @@ base class of CompiledSchema's codecs (SchemaCodec), once per message.
 import collections.abc
 import datetime
 import decimal
-import importlib.metadata
 import io
 import numbers
 import sys
@@ -44,9 +43,34 @@ from libc.string cimport memcmp
 from libc.time cimport tm, mktime, time_t
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 
-from marshmallow import ValidationError
-from marshmallow.utils import get_value as marshmallow_get_value
-from marshmallow.validate import Validator
+# marshmallow is imported on first use: codecs of plain Avro schemas
+# (AvroCodec, roastedavro.fastavro) never use it, and it is ~3 MB
+cdef object _ValidationError = None
+cdef object _get_value = None
+cdef object _Validator = None
+# marshmallow 3 also fails a plain callable that returns False; 4 ignores
+# what validators return
+cdef bint FALSE_FAILS = False
+
+
+cdef int load_marshmallow() except -1:
+    global _ValidationError, _get_value, _Validator, FALSE_FAILS
+    import importlib.metadata
+    from marshmallow import ValidationError
+    from marshmallow.utils import get_value
+    from marshmallow.validate import Validator
+
+    FALSE_FAILS = int(importlib.metadata.version("marshmallow").split(".")[0]) < 4
+    _get_value, _Validator = get_value, Validator
+    _ValidationError = ValidationError
+    return 0
+
+
+cdef inline object validation_error_type():
+    """marshmallow's ValidationError (only error paths and marshmallow codecs ask)."""
+    if _ValidationError is None:
+        load_marshmallow()
+    return _ValidationError
 
 cdef extern from *:
     # GCC and clang's 128-bit integers: decimals of up to 38 digits in C
@@ -414,7 +438,9 @@ cdef object field_value(object obj, int source, str key, object default):
     if source == SOURCE_ATTRIBUTES:
         return getattr(obj, key, default)
     # mappings that are not dicts, objects with __getitem__, dotted keys
-    return marshmallow_get_value(obj, key, default)
+    if _get_value is None:
+        load_marshmallow()
+    return _get_value(obj, key, default)
 
 
 cdef object next_field_slow(object obj, int source, Py_ssize_t* cursor, str key, object default):
@@ -436,19 +462,18 @@ cdef object convert(object field, object value, object obj, type expected):
     return support.serialize_value(field, value, obj, expected)
 
 
-# marshmallow 3 also fails a plain callable that returns False; 4 ignores
-# what validators return
-cdef bint FALSE_FAILS = int(importlib.metadata.version("marshmallow").split(".")[0]) < 4
-
-
 cdef bint passes(object validator, object value) except -1:
     # as marshmallow's And: a ValidationError fails; any other exception
     # propagates as it does from marshmallow
     try:
         result = validator(value)
-    except ValidationError:
+    except validation_error_type():
         return False
-    return not (FALSE_FAILS and result is False and not isinstance(validator, Validator))
+    if result is not False:
+        return True
+    if _Validator is None:
+        load_marshmallow()
+    return not (FALSE_FAILS and not isinstance(validator, _Validator))
 
 
 cdef bint email_passes(object validator, object value) except -1:
@@ -468,7 +493,7 @@ cdef bint email_passes(object validator, object value) except -1:
 cdef bint validation_passes(object field, object value) except -1:
     try:
         field._validate(value)
-    except ValidationError:
+    except validation_error_type():
         return False
     return True
 
@@ -2548,7 +2573,7 @@ cdef class SchemaCodec:
         cdef Writer w
         if type(obj) is list:
             # a record is a mapping or an object; a list is many records
-            raise ValidationError({"_schema": [
+            raise validation_error_type()({"_schema": [
                 u"Expected a single record, got a list; pass many=True to write a list of records."]})
         writer_init(&w)
         try:

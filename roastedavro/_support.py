@@ -11,18 +11,25 @@ import datetime
 import decimal
 from collections.abc import Mapping
 
-from marshmallow import ValidationError
-
 from roastedavro.errors import DumpError
 
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _validation_error() -> type:
+    # marshmallow's ValidationError, imported when first needed (an except
+    # clause is evaluated only when an exception is raised): codecs of plain
+    # Avro schemas never import marshmallow
+    from marshmallow import ValidationError
+
+    return ValidationError
 
 
 def serialize_value(field, value, obj, expected: type):
     """Convert ``value`` with the field's own ``_serialize``, as marshmallow's dump does."""
     try:
         result = field._serialize(value, field.name, obj)
-    except ValidationError as error:
+    except _validation_error() as error:
         raise DumpError(error.messages) from None
     except (TypeError, ValueError, ArithmeticError, AttributeError):
         # ArithmeticError: OverflowError, and decimal's signals (a Decimal
@@ -69,7 +76,7 @@ def deserialize_value(field, value):
     """Run a user field subclass's own ``_deserialize`` on a decoded value."""
     try:
         return field._deserialize(value, field.name, None)
-    except ValidationError:
+    except _validation_error():
         return INVALID
 
 
@@ -78,7 +85,7 @@ def deserialize_value(field, value):
 MAX_NESTED_PATH = 50
 
 
-def validation_error(error: DumpError) -> ValidationError:
+def validation_error(error: DumpError) -> Exception:
     """The marshmallow ValidationError for an error raised in a codec.
 
     The path was collected innermost first; marshmallow nests messages by
@@ -94,7 +101,7 @@ def validation_error(error: DumpError) -> ValidationError:
         path = path[len(inner):]
     for part in path:
         messages = {part: messages}
-    return ValidationError(messages)
+    return _validation_error()(messages)
 
 
 def formatted(message, **values):
@@ -117,7 +124,7 @@ def coerce(field, value, obj, expected: type):
     """
     try:
         result = field._deserialize(field._serialize(value, field.name, obj), field.name, None)
-    except ValidationError as error:
+    except _validation_error() as error:
         raise DumpError(error.messages) from None
     except (TypeError, ValueError, AttributeError, ArithmeticError):
         result = None
@@ -345,7 +352,7 @@ def serialize_field(field, obj):
     accessor = getattr(parent, "get_attribute", None)
     try:
         return field.serialize(field.name, obj, accessor=accessor)
-    except ValidationError as error:
+    except _validation_error() as error:
         raise DumpError(error.messages) from None
     except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
         raise DumpError(f"Cannot be serialized: {error}") from None
@@ -354,7 +361,7 @@ def serialize_field(field, obj):
 def deserialize_field(field, value):
     try:
         return field.deserialize(value)
-    except ValidationError:
+    except _validation_error():
         return INVALID
 
 

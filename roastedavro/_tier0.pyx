@@ -230,7 +230,7 @@ class _Sizes:
     its fields instead of two)."""
 
     def __init__(self, schema):
-        from roastedavro import avrogen
+        from roastedavro import avroplan as avrogen
         from roastedavro.avro.types import Fixed, Primitive, Record, Union
 
         self.schema = schema
@@ -292,7 +292,7 @@ class _Program:
     """The nodes of a schema as Python lists, before they become C arrays."""
 
     def __init__(self, schema, naming=None):
-        from roastedavro import avrogen
+        from roastedavro import avroplan as avrogen
         from roastedavro.avro.types import Array, Enum, Fixed, Map, NamedRef, Primitive, Record, Union
 
         if tuple(avrogen._TYPE_TESTS) != _PY_TYPES:

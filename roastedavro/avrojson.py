@@ -97,7 +97,7 @@ from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
 )
-from roastedavro.avrogen import _TYPE_TESTS, _UnionPlan
+from roastedavro.avroplan import _TYPE_TESTS, _UnionPlan
 from roastedavro.errors import DatumError, DecodeError, DumpError, SchemaError
 
 __all__ = ["AvroJSON", "JSONDecodeError", "to_json", "from_json"]

@@ -22,8 +22,6 @@ from roastedavro import _tier0, compiler, tiers
 from roastedavro._datum import Duration  # the Python value of an Avro duration
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
-from roastedavro.avrogen import generate_avro_module
-from roastedavro.resolvegen import generate_resolving_module
 from roastedavro.errors import DecodeError, NotCompiledError
 from roastedavro.flags import CompileFlags
 
@@ -49,11 +47,17 @@ def _key(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tuple:
 
 def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
               build: str = "here"):
-    """The codec object of a schema, or of a (writer, reader) pair."""
+    """The codec object of a schema, or of a (writer, reader) pair.
+    ``build="lookup"``: as "never", without generating the source (its key)
+    where no codec can be stored for the schema (compiler.may_be_stored)."""
     key = _key(schema, flags, writer)
     codec = _codecs.get(key)
     if codec is not None:
         return codec
+    if build == "lookup":
+        build = "never"
+        if not compiler.may_be_stored(f"{schema.fingerprint():016x}"):
+            raise NotCompiledError("no precompiled or cached codec of this schema")
     with _locks_guard:
         lock = _locks.setdefault(key, threading.Lock())
     # "never" does not wait for a build under way in another thread
@@ -62,10 +66,7 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
     try:
         codec = _codecs.get(key)
         if codec is None:
-            if writer is None:
-                generated = generate_avro_module(schema)
-            else:
-                generated = generate_resolving_module(writer, schema)
+            generated = _generate(schema, writer)
             module = compiler.load(generated.source, flags, verify=generated.verify,
                                    fingerprint=f"{schema.fingerprint():016x}", build=build,
                                    label=_label(schema, writer))
@@ -75,6 +76,18 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
     finally:
         lock.release()
     return codec
+
+
+def _generate(schema: Schema, writer: Schema | None):
+    # the generators (jinja2, the marshmallow code generator) are imported
+    # only by a process that generates code
+    if writer is None:
+        from roastedavro.avrogen import generate_avro_module
+
+        return generate_avro_module(schema)
+    from roastedavro.resolvegen import generate_resolving_module
+
+    return generate_resolving_module(writer, schema)
 
 
 def _label(schema: Schema, writer: Schema | None) -> str:
@@ -273,9 +286,7 @@ class AvroCodec:
     def compile_to_string(self) -> str:
         """The Cython source the codec is built from (the resolving reader's
         where the codec reads another writer's data)."""
-        if self._resolving:
-            return generate_resolving_module(self.writer_schema, self.schema).source
-        return generate_avro_module(self.schema).source
+        return _generate(self.schema, self.writer_schema if self._resolving else None).source
 
     def __repr__(self) -> str:
         if self.writer_schema is not self.schema:

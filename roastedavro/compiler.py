@@ -167,15 +167,32 @@ def _runtime_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def build_key(source: str, flags: CompileFlags) -> str:
-    import Cython
+@functools.lru_cache(maxsize=None)
+def _cython_version() -> str:
+    """Cython's version, read from its Shadow.py when Cython is not imported:
+    a process that only looks codecs up in the cache does not import Cython
+    (a few MB) for it."""
+    module = sys.modules.get("Cython")
+    if module is None:
+        spec = importlib.util.find_spec("Cython")
+        if spec is not None and spec.submodule_search_locations:
+            shadow = Path(list(spec.submodule_search_locations)[0]) / "Shadow.py"
+            with contextlib.suppress(OSError, UnicodeDecodeError):
+                found = re.search(r"""^__version__ = ["']([^"']+)["']$""",
+                                  shadow.read_text(encoding="utf-8"), re.M)
+                if found:
+                    return found.group(1)
+        import Cython as module
+    return module.__version__
 
+
+def build_key(source: str, flags: CompileFlags) -> str:
     digest = hashlib.sha256()
     for part in (
         source,
         __version__,
         _runtime_fingerprint(),
-        Cython.__version__,
+        _cython_version(),
         sys.version,
         sysconfig.get_platform(),
         EXT_SUFFIX,
@@ -310,6 +327,26 @@ def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None 
         return module
     finally:
         lock.release()
+
+
+def may_be_stored(fingerprint: str) -> bool:
+    """Whether a codec module of the schema with this fingerprint (hex, as
+    :func:`load` takes it) may be precompiled or cached: False when no package
+    of precompiled codecs is installed and the cache holds no module named
+    for the fingerprint. Looking a codec up means generating its source (its
+    key), which a process need not do, nor import the generator for, when
+    nothing can be found."""
+    from roastedavro import precompiled
+
+    if precompiled.lookup_possible():
+        return True
+    prefix = f"roastedavro_codec_{fingerprint}_"
+    try:
+        with os.scandir(trusted_cache_dir()) as entries:
+            return any(entry.name.startswith(prefix) and entry.name.endswith(EXT_SUFFIX)
+                       for entry in entries)
+    except OSError:
+        return True  # the lookup itself says what is wrong
 
 
 def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType | None:

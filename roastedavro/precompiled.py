@@ -62,6 +62,12 @@ def lookup(key: str) -> Precompiled | None:
     return _index().get(key)
 
 
+def lookup_possible() -> bool:
+    """Whether any usable precompiled codec is installed (the unusable are
+    warned about, as by :func:`lookup`)."""
+    return bool(_index())
+
+
 def refresh() -> None:
     """Forget the index: packages installed since are found on the next lookup."""
     _index.cache_clear()

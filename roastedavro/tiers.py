@@ -96,7 +96,9 @@ class Engine:
     process: tier 0 at once, the compiled codec once it is built or found.
 
     ``interpret()`` makes the tier-0 codec, ``build(where)`` the compiled one
-    (``where``: "here", "child" or "never", as compiler.load takes it). Both
+    (``where``: "here", "child" or "never", as compiler.load takes it, or
+    "lookup": "never", raising NotCompiledError at once where no stored
+    codec can be found). Both
     have the entry points of a compiled codec module's ``Codec``. Objects
     that serve calls from ``current`` (AvroCodec instances) subscribe with
     :meth:`subscribe` and are told to rebind when it changes: the swap is one
@@ -173,7 +175,8 @@ class Engine:
 
     def _find(self, where: str) -> Any:
         try:
-            return self._build("never")
+            # "lookup": "never", and nothing generated where nothing can be found
+            return self._build("lookup")
         except NotCompiledError:
             return None
 

@@ -8,6 +8,7 @@ import decimal
 import hashlib
 import io
 import json
+import os
 import uuid
 
 import fastavro
@@ -171,3 +172,42 @@ def test_schemaless_reader_reads_a_stream_of_datums_as_fastavro(tmp_path):
 
     with pytest.raises(DecodeError):
         dropin.schemaless_reader(io.BytesIO(fastavro_bytes(ORDER, order(4))[:-1]), schema)
+
+
+def test_serving_data_imports_no_code_generator_compiler_or_marshmallow(tmp_path):
+    # the drop-in serves from tier 0 and looks up a stored codec in the
+    # background: neither needs jinja2, the generators, Cython or marshmallow
+    # (memory and import time a fastavro script would not pay)
+    import subprocess
+    import sys
+
+    heavy = ("jinja2", "Cython", "marshmallow", "roastedavro.codegen", "roastedavro.avrogen",
+             "roastedavro.resolvegen", "roastedavro.avrojson")
+    probe = f"""
+import io, sys
+import roastedavro.fastavro as fa
+heavy = {heavy!r}
+print(sorted(name for name in heavy if name in sys.modules))
+schema = fa.parse_schema({{"type": "record", "name": "R", "fields": [
+    {{"name": "a", "type": "long"}}, {{"name": "b", "type": ["null", "string", "double"]}}]}})
+for i in range(200):
+    out = io.BytesIO()
+    fa.schemaless_writer(out, schema, {{"a": i, "b": (None, "x", 1.5)[i % 3]}})
+    assert fa.schemaless_reader(io.BytesIO(out.getvalue()), schema)["a"] == i
+container = io.BytesIO()
+fa.writer(container, schema, [{{"a": 1, "b": "y"}}] * 10)
+container.seek(0)
+assert len(list(fa.reader(container))) == 10
+import roastedavro.codec
+for engine in list(roastedavro.codec._engines.values()):
+    assert engine.wait(60)
+print(sorted(name for name in heavy if name in sys.modules))
+"""
+    cache = tmp_path / "cache"
+    cache.mkdir(mode=0o700)
+    for policy in ("auto", "never"):
+        env = {**os.environ, "ROASTEDAVRO_COMPILE": policy, "ROASTEDAVRO_CACHE_DIR": str(cache)}
+        result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                timeout=120, cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines()[-2:] == ["[]", "[]"], (policy, result.stdout)
