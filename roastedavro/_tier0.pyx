@@ -50,7 +50,8 @@ import datetime
 import decimal
 import uuid
 
-from roastedavro.avro.types import Schema
+from roastedavro.avro.types import Record, Schema, Union
+from roastedavro.avroplan import _MinSizes
 from roastedavro.errors import DecodeError, DumpError
 from roastedavro._datum import Duration, UnionChooser, Validator, datum_error, encode_default
 
@@ -222,27 +223,22 @@ class _Cycle(Exception):
     pass
 
 
-class _Sizes:
-    """avrogen._MinSizes's figures (the fewest bytes a value of each type
-    takes), each record's computed once, after the records it holds, where
-    no record holds itself other than through an array or map; otherwise
-    avrogen's, which settle by iteration (a 500-field record: one pass over
-    its fields instead of two)."""
+class _Sizes(_MinSizes):
+    """_MinSizes's figures (the fewest bytes a value of each type takes),
+    each record's computed once, after the records it holds, where no record
+    holds itself other than through an array or map; otherwise _MinSizes's,
+    which settle by iteration (a 500-field record: one pass over its fields
+    instead of two). ``of`` is _MinSizes's, over the figures found here."""
 
     def __init__(self, schema):
-        from roastedavro import avroplan as avrogen
-        from roastedavro.avro.types import Fixed, Primitive, Record, Union
-
         self.schema = schema
-        self.types = (Fixed, Primitive, Record, Union)
-        self.primitive_sizes = avrogen._PRIMITIVE_SIZES
         self.records = {}
         try:
             for avro in schema.named.values():
                 if isinstance(avro, Record):
                     self.record(avro, set())
         except (_Cycle, RecursionError):
-            self.records = avrogen._MinSizes(schema).records
+            self.records = _MinSizes(schema).records
 
     def record(self, avro, active):
         known = self.records.get(avro.name)
@@ -257,30 +253,13 @@ class _Sizes:
         return size
 
     def size(self, avro, active):
-        Fixed, Primitive, Record, Union = self.types
+        # as ``of``, with the records held computed first
         avro = self.schema.deref(avro)
-        if isinstance(avro, Primitive):
-            return self.primitive_sizes.get(avro.name, 1)
-        if isinstance(avro, Fixed):
-            return avro.size
         if isinstance(avro, Record):
             return self.record(avro, active)
         if isinstance(avro, Union):
             return 1 + min((self.size(branch, active) for branch in avro.branches), default=0)
-        return 1  # enum index, array and map block count
-
-    def of(self, avro):
-        Fixed, Primitive, Record, Union = self.types
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Primitive):
-            return self.primitive_sizes.get(avro.name, 1)
-        if isinstance(avro, Fixed):
-            return avro.size
-        if isinstance(avro, Record):
-            return self.records.get(avro.name, 0)
-        if isinstance(avro, Union):
-            return 1 + min((self.of(branch) for branch in avro.branches), default=0)
-        return 1
+        return self.of(avro)
 
 
 _KINDS = {"null": K_NULL, "boolean": K_BOOLEAN, "int": K_INT, "long": K_LONG,
