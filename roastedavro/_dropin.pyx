@@ -20,7 +20,56 @@ from io import BytesIO
 
 from roastedavro.errors import DatumError
 
+# CPython's BytesIO object (Modules/_io/bytesio.c, the same from 3.5 to
+# 3.13): its buffer (a bytes object, NULL once closed), the position and the
+# stream's length. Reading it here spares a datum three method calls
+# (tell, read, seek); the layout is checked at import (bytesio_layout_holds)
+# and the methods are called where it does not hold.
+cdef extern from *:
+    """
+    typedef struct {
+        PyObject_HEAD
+        PyObject *buf;
+        Py_ssize_t pos;
+        Py_ssize_t string_size;
+    } roastedavro_bytesio;
+    """
+    ctypedef struct roastedavro_bytesio:
+        PyObject* buf
+        Py_ssize_t pos
+        Py_ssize_t string_size
+
 cdef type BYTES_IO = BytesIO
+# BytesIO.write itself: called without looking it up on the stream
+cdef object bytes_io_write = BytesIO.write
+
+
+cdef bint bytesio_layout_holds():
+    # a BytesIO made from bytes shares them until written to (since 3.5)
+    cdef bytes probe = b"0123456789"
+    stream = BytesIO(probe)
+    stream.seek(3)
+    cdef roastedavro_bytesio* state = <roastedavro_bytesio*><PyObject*>stream
+    if state.buf != <PyObject*>probe or state.pos != 3 or state.string_size != 10:
+        return False
+    stream.write(b"abc")
+    stream.seek(1)
+    return (state.buf != NULL and type(<object>state.buf) is bytes and state.pos == 1
+            and state.string_size == 10)
+
+
+cdef bint bytesio_layout_known = bytesio_layout_holds()
+cdef bint read_bytesio_in_place = bytesio_layout_known
+
+
+def bytesio_in_place(enabled=None):
+    """Whether a BytesIO is read in place (its layout is CPython's known
+    one); ``enabled=False`` reads it through its methods instead, ``True``
+    in place again where the layout allows."""
+    global read_bytesio_in_place
+    if enabled is not None:
+        read_bytesio_in_place = bool(enabled) and bytesio_layout_known
+    return read_bytesio_in_place
 
 # set by roastedavro.fastavro at import (bind): its cache and slow paths
 cdef dict by_object = None
@@ -63,18 +112,68 @@ def watch_logical(dict writers, dict readers, changed):
     writers_seen, readers_seen = len(writers), len(readers)
 
 
-cdef inline object cached(object key, object schema, object reader_schema):
+# the last schema object written and read with, and its codec: (schema,
+# codec), (writer schema, reader schema, codec); one object each, so that a
+# thread sees a pair or the one before it, never half of each
+cdef tuple last_written = (None, None)
+cdef tuple last_read = (None, None, None)
+
+
+def forget():
+    """Forget the codecs of the last calls (the cache they came from was cleared)."""
+    global last_written, last_read
+    last_written = (None, None)
+    last_read = (None, None, None)
+
+
+cdef inline int check_logical() except -1:
     global writers_seen, readers_seen
-    cdef PyObject* entry
     if logical_writers is not None and (len(logical_writers) != writers_seen
                                         or len(logical_readers) != readers_seen):
         writers_seen, readers_seen = len(logical_writers), len(logical_readers)
+        forget()
         logical_changed()
+    return 0
+
+
+cdef inline object cached(object key, object schema, object reader_schema):
+    cdef PyObject* entry
     # the entry holds the schema objects themselves, so their ids stay theirs
     entry = PyDict_GetItem(by_object, key)
     if entry != NULL and (<tuple>entry)[0] is schema and (<tuple>entry)[1] is reader_schema:
         return (<tuple>entry)[2]
     return None
+
+
+cdef object writing_codec(object schema):
+    global last_written
+    check_logical()
+    cdef tuple last = last_written
+    if last[0] is schema:
+        return last[1]
+    codec = cached(id(schema), schema, None)
+    if codec is None:
+        codec = codec_for(schema)
+    last_written = (schema, codec)
+    return codec
+
+
+cdef object reading_codec(object writer_schema, object reader_schema):
+    global last_read
+    check_logical()
+    cdef tuple last = last_read
+    if last[0] is writer_schema and last[1] is reader_schema:
+        return last[2]
+    if reader_schema is None or reader_schema is writer_schema:
+        codec = cached(id(writer_schema), writer_schema, None)
+        if codec is None:
+            codec = codec_for(writer_schema)
+    else:
+        codec = cached((id(writer_schema), id(reader_schema)), writer_schema, reader_schema)
+        if codec is None:
+            codec = pair_codec(writer_schema, reader_schema)
+    last_read = (writer_schema, reader_schema, codec)
+    return codec
 
 
 def schemaless_writer(fo, schema, record, *, strict=False, strict_allow_default=False,
@@ -87,9 +186,7 @@ def schemaless_writer(fo, schema, record, *, strict=False, strict_allow_default=
         fo.write(with_options(schema, record, strict, strict_allow_default,
                               disable_tuple_notation))
         return
-    codec = cached(id(schema), schema, None)
-    if codec is None:
-        codec = codec_for(schema)
+    codec = writing_codec(schema)
     engine = codec._codec
     try:
         if isinstance(engine, DatumCodec):
@@ -98,7 +195,10 @@ def schemaless_writer(fo, schema, record, *, strict=False, strict_allow_default=
             data = codec.dump(record)    # the first call: the codec picks its engine
     except DatumError as error:
         raise fastavro_error(error) from None
-    fo.write(data)
+    if type(fo) is BYTES_IO:
+        bytes_io_write(fo, data)
+    else:
+        fo.write(data)
 
 
 def schemaless_reader(fo, writer_schema, reader_schema=None, return_record_name=False,
@@ -123,28 +223,35 @@ def schemaless_reader(fo, writer_schema, reader_schema=None, return_record_name=
     ``EOFError`` (roastedavro.errors.TruncatedError), as in fastavro.
     """
     cdef Py_ssize_t start, end
+    cdef roastedavro_bytesio* state
+    cdef bytes buffer
     if return_record_name or return_record_name_override or return_named_type \
             or return_named_type_override or handle_unicode_errors != "strict":
         return named_read(fo, writer_schema, reader_schema, return_record_name,
                           return_record_name_override, handle_unicode_errors,
                           return_named_type, return_named_type_override)
-    if reader_schema is None or reader_schema is writer_schema:
-        codec = cached(id(writer_schema), writer_schema, None)
-        if codec is None:
-            codec = codec_for(writer_schema)
-    else:
-        codec = cached((id(writer_schema), id(reader_schema)), writer_schema, reader_schema)
-        if codec is None:
-            codec = pair_codec(writer_schema, reader_schema)
+    codec = reading_codec(writer_schema, reader_schema)
     reader = codec._reader
     if type(fo) is BYTES_IO and isinstance(reader, DatumCodec):
-        start = fo.tell()
-        if start == 0:
-            # read() of a whole BytesIO returns the bytes it was made from: no copy
-            data = fo.read()
-            if not data:
-                return read_stream(fo, codec, reader)    # the end, or a datum of no bytes
-            datum = (<DatumCodec>reader).decode(data, 0, False, &end)
-            fo.seek(end)
-            return datum
+        if read_bytesio_in_place:
+            state = <roastedavro_bytesio*><PyObject*>fo
+            if state.buf != NULL and 0 <= state.pos < state.string_size:
+                # held here, the buffer is shared: a write to the stream
+                # meanwhile (another thread's) copies it rather than resizing it
+                buffer = <bytes>state.buf
+                start = state.pos
+                datum = (<DatumCodec>reader).decode_in(buffer, start, state.string_size, &end)
+                if state.buf != NULL:
+                    state.pos = end
+                return datum
+        else:
+            start = fo.tell()
+            if start == 0:
+                # read() of a whole BytesIO returns the bytes it was made from: no copy
+                data = fo.read()
+                if not data:
+                    return read_stream(fo, codec, reader)    # the end, or a datum of no bytes
+                datum = (<DatumCodec>reader).decode(data, 0, False, &end)
+                fo.seek(end)
+                return datum
     return read_stream(fo, codec, reader)

@@ -1094,3 +1094,7 @@ cdef class DatumCodec:
     cdef bytes encode(self, bytes prefix, datum)
     @cython.final
     cdef object decode(self, data, Py_ssize_t start, bint whole, Py_ssize_t *end)
+    # one datum from data[start:stop], read in place: a BytesIO's buffer,
+    # whose bytes past `stop` are not the stream's
+    @cython.final
+    cdef object decode_in(self, bytes data, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t *end)

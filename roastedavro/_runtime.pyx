@@ -2814,3 +2814,17 @@ cdef class DatumCodec:
             end[0] = r.pos
         return result
 
+    cdef object decode_in(self, bytes data, Py_ssize_t start, Py_ssize_t stop, Py_ssize_t *end):
+        cdef Reader r
+        r.invalid = 0
+        r.data = <const unsigned char*>PyBytes_AS_STRING(data)
+        r.end = stop
+        r.pos = start
+        # as decode(data, start) counts it: the stream's length up to `stop`
+        r.budget = stop + self.item_allowance
+        r.allowance = self.item_allowance
+        result = self.read_datum(&r)
+        self.counted(r.pos - start)
+        end[0] = r.pos
+        return result
+

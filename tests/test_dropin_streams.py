@@ -27,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import roastedavro.fastavro as dropin
+from roastedavro import _dropin
 from roastedavro.errors import DecodeError
 
 from avro_strategies import as_read, assert_same, datums
@@ -112,12 +113,36 @@ def os_pipe(data: bytes, buffered: bool):
     return os.fdopen(read_end, "rb", buffering=-1 if buffered else 0)
 
 
-STREAMS = ["bytesio", "file", "file-unbuffered", "pipe", "pipe-unbuffered", "read-only",
-           "trickle", "gzip"]
+STREAMS = ["bytesio", "bytesio-written", "bytesio-methods", "file", "file-unbuffered", "pipe",
+           "pipe-unbuffered", "read-only", "trickle", "gzip"]
+
+
+@pytest.fixture(autouse=True)
+def bytesio_read_in_place():
+    # "bytesio-methods" turns the in-place reading of a BytesIO off for a test
+    yield
+    _dropin.bytesio_in_place(True)
+
+
+def test_a_bytesio_is_read_in_place_on_supported_pythons():
+    # CPython 3.11-3.13's BytesIO layout, checked at import (else its methods)
+    assert _dropin.bytesio_in_place() is True
 
 
 def open_stream(kind: str, data: bytes, tmp_path):
     if kind == "bytesio":
+        return io.BytesIO(data)
+    if kind == "bytesio-written":
+        # written to, so its buffer is its own and larger than the stream:
+        # bytes past the stream's end (here the data again) are not the stream's
+        fo = io.BytesIO()
+        fo.write(data + data)
+        fo.truncate(len(data))
+        fo.seek(0)
+        return fo
+    if kind == "bytesio-methods":
+        # BytesIO read through tell/read/seek, as where its layout is unknown
+        _dropin.bytesio_in_place(False)
         return io.BytesIO(data)
     if kind in ("file", "file-unbuffered"):
         path = tmp_path / "data.bin"
@@ -240,6 +265,25 @@ def test_end_of_stream_is_eoferror_and_a_cut_datum_a_decode_error(kind, tmp_path
             dropin.schemaless_reader(fo, WRITER_PARSED, return_record_name=True)
     finally:
         fo.close()
+
+
+@pytest.mark.parametrize("in_place", [True, False])
+def test_a_bytesio_ends_where_its_stream_ends_not_its_buffer(in_place):
+    # the buffer still holds the rest of a datum past the stream's end (a
+    # truncate within the allocation keeps it): that datum is cut short
+    whole = fastavro_bytes(large_mix(2))
+    _dropin.bytesio_in_place(in_place)
+    for cut in (1, len(whole) // 2, len(whole) - 1):
+        fo = io.BytesIO()
+        fo.write(whole + whole)
+        fo.truncate(len(whole) + cut)
+        fo.seek(0)
+        assert dropin.schemaless_reader(fo, WRITER_PARSED) == large_mix(2)
+        with pytest.raises(EOFError):
+            fastavro.schemaless_reader(io.BytesIO(whole[:cut]), WRITER_PARSED)
+        # (not fo.getvalue(): it would shrink the buffer to the stream)
+        with pytest.raises(DecodeError):
+            dropin.schemaless_reader(fo, WRITER_PARSED)
 
 
 @pytest.mark.parametrize("errors", ["replace", "ignore"])
