@@ -16,8 +16,6 @@ import numbers
 import sys
 import uuid
 
-import fastavro
-
 cimport cython
 from libc.stdint cimport uint64_t
 from cpython.buffer cimport PyObject_GetBuffer, PyBuffer_Release, PyBUF_SIMPLE
@@ -1722,7 +1720,10 @@ cdef class GenericType:
 
     def __init__(self, avro):
         cdef Py_ssize_t i
-        self.parsed = fastavro.parse_schema(avro)
+        # fastavro's parser alone, not the whole of fastavro
+        from roastedavro._fastavro_parts import parse_schema
+
+        self.parsed = parse_schema(avro)
         self.named = support.named_types(self.parsed)
         self.name = support.type_name(self.parsed)
         nodes, links = _generic_nodes(self.parsed, self.named)
@@ -2715,6 +2716,40 @@ cdef class DatumCodec:
             return writer_finish(&w), index
         except DumpError as error:
             raise datums.datum_error(error) from None
+        finally:
+            writer_release(&w)
+
+    def dump_next(self, iterator, Py_ssize_t limit, list rescued=None):
+        """The Avro binary of values taken from `iterator` one after another,
+        up to and including the value that brings it to `limit` bytes or
+        more (as dump_until), or to the iterator's end, and how many values
+        it holds: a container file's block from a stream of records. Where
+        a value cannot be written or the iterator fails, the bytes and count
+        of the values written before go to `rescued` (a list), then the
+        error is raised: records taken are not lost."""
+        cdef Writer w
+        cdef Py_ssize_t count = 0
+        cdef Py_ssize_t whole = 0     # bytes of the values written whole
+        if iter(iterator) is not iterator:
+            raise TypeError(u"dump_next takes an iterator (each call goes on from the last)")
+        writer_init(&w)
+        try:
+            for value in iterator:
+                self.write_datum(&w, value)
+                count += 1
+                whole = w.size
+                if whole >= limit:
+                    break
+            self.counted(w.size)
+            return writer_finish(&w), count
+        except DumpError as error:
+            if rescued is not None:
+                rescued.append((PyBytes_FromStringAndSize(w.data, whole), count))
+            raise datums.datum_error(error) from None
+        except BaseException:
+            if rescued is not None:
+                rescued.append((PyBytes_FromStringAndSize(w.data, whole), count))
+            raise
         finally:
             writer_release(&w)
 

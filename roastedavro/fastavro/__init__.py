@@ -20,11 +20,7 @@ import io
 import threading
 from typing import Any, BinaryIO, Iterable
 
-import fastavro as _fastavro
-
-from fastavro.read import SchemaResolutionError as _FastavroResolutionError
-
-from roastedavro import _dropin
+from roastedavro import _dropin, _fastavro_parts
 from roastedavro._runtime import StreamWalker
 from roastedavro.container import is_avro
 from roastedavro.errors import DatumError, DecodeError
@@ -33,11 +29,12 @@ from roastedavro.fastavro import _logical, _models, schema  # noqa: F401
 from roastedavro.fastavro._models import (
     BY_OBJECT, as_model, codec_for, generic_for)
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
-from roastedavro.fastavro.json import json_reader, json_writer
 from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
 from roastedavro.flags import CompileFlags
 
 _DEFAULT_FLAGS = CompileFlags()
+# fastavro.read's, from the module it takes it from (not the whole of fastavro)
+_FastavroResolutionError = _fastavro_parts.module("_read_common").SchemaResolutionError
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
            "writer", "reader", "block_reader", "is_avro", "json_writer", "json_reader",
@@ -285,7 +282,16 @@ def _logical_changed() -> None:
         BY_OBJECT.clear()
 
 
+def _watch_logical() -> None:
+    # fastavro's registries exist once fastavro is imported: none can hold a
+    # custom logical type before
+    _logical.bind()
+    _dropin.watch_logical(_logical.WRITERS, _logical.READERS, _logical_changed)
+    _logical_changed()
+
+
 _dropin.watch_logical(_logical.WRITERS, _logical.READERS, _logical_changed)
+_fastavro_parts.when_imported(_watch_logical)
 schemaless_writer = _dropin.schemaless_writer
 schemaless_reader = _dropin.schemaless_reader
 
@@ -303,9 +309,19 @@ def is_compiled(schema: Any) -> bool:
 
 
 def __getattr__(name: str) -> Any:
+    if name in ("json_reader", "json_writer"):
+        # Avro JSON (and fastavro's JSON encoder and decoder) on first use
+        import importlib
+
+        return getattr(importlib.import_module("roastedavro.fastavro.json"), name)
+    if name.startswith("__"):
+        # probes (__wrapped__, __path__ of a submodule, ...) import nothing
+        raise AttributeError(f"module 'roastedavro.fastavro' has no attribute {name!r}")
     # the rest of fastavro's API (validate, the schema helpers we do not
     # compile, ...) is fastavro's own
+    import fastavro
+
     try:
-        return getattr(_fastavro, name)
+        return getattr(fastavro, name)
     except AttributeError:
         raise AttributeError(f"module 'roastedavro.fastavro' has no attribute {name!r}") from None

@@ -30,25 +30,47 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import fastavro.read as _fastavro_read
-import fastavro.write as _fastavro_write
-
-try:
-    from fastavro._read import match_schemas as _match_schemas
-    from fastavro._read import match_types as _match_types
-    from fastavro._validation import _validate
-except ImportError:     # fastavro without its compiled modules
-    from fastavro._read_py import match_schemas as _match_schemas  # type: ignore
-    from fastavro._read_py import match_types as _match_types  # type: ignore
-    from fastavro._validation_py import _validate  # type: ignore
-
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
 from roastedavro.errors import SchemaError
 from roastedavro.fastavro._models import SchemaParseError, fastavro_parse
 
-#: fastavro's registries (the dicts its users add to)
-WRITERS: dict = _fastavro_write.LOGICAL_WRITERS
-READERS: dict = _fastavro_read.LOGICAL_READERS
+#: fastavro's registries (the dicts its users add to), once fastavro is
+#: imported (bind); until then no custom type can be registered
+WRITERS: dict = {}
+READERS: dict = {}
+
+
+def bind() -> None:
+    """Take fastavro's registries (fastavro is imported)."""
+    global WRITERS, READERS
+    import fastavro.read
+    import fastavro.write
+
+    WRITERS, READERS = fastavro.write.LOGICAL_WRITERS, fastavro.read.LOGICAL_READERS
+
+
+def _validate(*args, **kwargs):
+    try:
+        from fastavro._validation import _validate
+    except ImportError:     # fastavro without its compiled modules
+        from fastavro._validation_py import _validate  # type: ignore
+    return _validate(*args, **kwargs)
+
+
+def _match_types(*args, **kwargs):
+    try:
+        from fastavro._read import match_types
+    except ImportError:
+        from fastavro._read_py import match_types  # type: ignore
+    return match_types(*args, **kwargs)
+
+
+def _match_schemas(*args, **kwargs):
+    try:
+        from fastavro._read import match_schemas
+    except ImportError:
+        from fastavro._read_py import match_schemas  # type: ignore
+    return match_schemas(*args, **kwargs)
 
 #: the keys fastavro registers itself: roastedavro's own logical types
 STANDARD = frozenset({

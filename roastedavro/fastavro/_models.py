@@ -18,15 +18,17 @@ import json
 import threading
 from typing import Any
 
-import fastavro.schema as _fastavro_schema
+from roastedavro import _fastavro_parts
 
 from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
 from roastedavro.errors import SchemaError
 
 # fastavro's own parser, the module fastavro.schema uses (never a name that
-# may have been replaced by the drop-in's)
-_fastavro_parse = _fastavro_schema._schema.parse_schema
+# may have been replaced by the drop-in's), and its errors, without the rest
+# of fastavro (roastedavro._fastavro_parts)
+_fastavro_parse = _fastavro_parts.parse_schema
+_fastavro_schema = _fastavro_parts.module("_schema_common")
 
 _NAMED = ("record", "error", "enum", "fixed")
 #: codecs by id() of the schema object the caller passed, or of the writer's

@@ -14,14 +14,16 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from fastavro.validation import ValidationError as _FastavroValidationError
-from fastavro.validation import ValidationErrorData
+from roastedavro import _fastavro_parts
 
 from roastedavro.errors import DatumError
 from roastedavro.fastavro._models import as_model
 from roastedavro.flags import CompileFlags
 
 _FLAGS = CompileFlags()
+# fastavro.validation's, from the module it takes them from
+_FastavroValidationError = _fastavro_parts.module("_validate_common").ValidationError
+ValidationErrorData = _fastavro_parts.module("_validate_common").ValidationErrorData
 
 
 class ValidationError(DatumError, _FastavroValidationError):

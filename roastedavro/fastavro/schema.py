@@ -13,12 +13,13 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-import fastavro.schema as _schema
+from roastedavro import _fastavro_parts
 
 # fastavro's own, from the module fastavro.schema takes them from: never
 # names that may have been replaced by ours
-_fastavro_parse_schema = _schema._schema.parse_schema
-_fastavro_load_schema = _schema._schema.load_schema
+_fastavro_parse_schema = _fastavro_parts.parse_schema
+_fastavro_load_schema = _fastavro_parts.load_schema
+_schema = _fastavro_parts.module("_schema_common")
 
 from roastedavro.avro.canonical import crc64_avro
 from roastedavro.fastavro._models import (  # noqa: F401  (the errors are public here)
@@ -84,7 +85,13 @@ FINGERPRINT_ALGORITHMS = _schema.FINGERPRINT_ALGORITHMS
 
 
 def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        # probes such as the import system's for __path__ import nothing
+        raise AttributeError(f"module 'roastedavro.fastavro.schema' has no attribute {name!r}")
+    # the rest of fastavro.schema, which imports the whole of fastavro
+    import fastavro.schema
+
     try:
-        return getattr(_schema, name)
+        return getattr(fastavro.schema, name)
     except AttributeError:
         raise AttributeError(f"module 'roastedavro.fastavro.schema' has no attribute {name!r}") from None
