@@ -4,7 +4,7 @@ A file is a header (the magic ``Obj\\x01``, a metadata map of bytes holding
 ``avro.schema`` and ``avro.codec``, a 16-byte sync marker) and blocks: a
 count of records, the size of the block's (compressed) data, the data, and
 the sync marker again. Each block's records are written and read by the
-schema's compiled codec in one call (``dump_until``/``load_block``): no
+schema's compiled codec in one call (``dump_next``/``load_block``): no
 Python call per record. A block ends with the record that brings its data
 to ``sync_interval`` bytes or more, as fastavro and Java end blocks.
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import bz2
 import dataclasses
+import functools
 import io
 import lzma
 import os
@@ -864,6 +865,22 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator
 # -- writing ------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)      # blocks' counts and sizes repeat
+def _long_bytes(n: int) -> bytes:
+    """An Avro long that is not negative (a block's count or size)."""
+    n <<= 1
+    if n < 0x80:
+        return bytes((n,))
+    if n < 0x4000:
+        return bytes(((n & 0x7F) | 0x80, n >> 7))
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
 def _encode_bytes(value: bytes) -> bytes:
     from roastedavro._datum import encode_long   # (imports marshmallow: not for reading)
 
@@ -897,9 +914,11 @@ class FileWriter:
     block; ``close()`` (or the ``with`` block) flushes. The file object is
     not closed.
 
-    ``encode_until(records, start, limit)`` (default: the codec's
-    ``dump_until``) gives the bytes of ``records[start:]`` up to the one
-    that reaches ``limit`` bytes, and the index after it. A writer given only
+    ``encode_next(records, limit, rescued)`` (default: the codec's
+    ``dump_next``) gives the bytes of the records it takes from the iterator
+    ``records``, up to the one that reaches ``limit`` bytes or to their end,
+    and how many it took; on an error, the bytes and count of those before
+    it go to the list ``rescued``. A writer given only
     ``encode_block`` (a list of records to their bytes) ends a block after
     the batch that reaches ``sync_interval``. ``compress`` (bytes to the
     block's stored bytes) replaces the codec's compressor.
@@ -910,7 +929,7 @@ class FileWriter:
                  sync_marker: bytes | None = None, codec_compression_level: int | None = None,
                  flags: CompileFlags | None = None, _header: Header | None = None,
                  encode_block: Callable[[list], bytes] | None = None,
-                 encode_until: Callable[[list, int, int], tuple[bytes, int]] | None = None,
+                 encode_next: Callable[[Iterator, int, list], tuple[bytes, int]] | None = None,
                  compress: Callable[[bytes], bytes] | None = None):
         self.fo = fo
         self.sync_interval = sync_interval
@@ -930,18 +949,18 @@ class FileWriter:
         elif self._codec.name == "lz4":
             _lz4_block()
         self._compress = compress
-        if encode_block is None and encode_until is None:
+        if encode_block is None and encode_next is None:
             from roastedavro.codec import AvroCodec
 
             # through the codec at each call: it moves to the compiled
             # codec when that is ready
             avro_codec = AvroCodec(self.schema, flags)
 
-            def encode_until(records: list, start: int, limit: int) -> tuple[bytes, int]:
-                return avro_codec._writer().dump_until(records, start, limit)
+            def encode_next(records: Iterator, limit: int, rescued: list) -> tuple[bytes, int]:
+                return avro_codec._writer().dump_next(records, limit, rescued)
         #: list of records -> their Avro binary, one after another
         self.encode_block = encode_block
-        self.encode_until = encode_until
+        self.encode_next = encode_next
         self._pending: list = []
         self._batch = 64          # records encoded per call (grown to a block's worth)
         self._parts: list[bytes] = []
@@ -956,6 +975,12 @@ class FileWriter:
             self._encode_pending()
 
     def write_many(self, records: Iterable[Any]) -> None:
+        if self.encode_next is not None:
+            # the codec takes the records from the iterator itself
+            if self._pending:
+                self._encode_pending()
+            self._encode(iter(records))
+            return
         pending = self._pending
         for record in records:
             pending.append(record)
@@ -963,10 +988,39 @@ class FileWriter:
                 self._encode_pending()
                 pending = self._pending
 
+    def _encode(self, records: Iterator) -> int:
+        """Encodes the records to their end, writing each block as soon as
+        it is whole (a record that cannot be written leaves the blocks before
+        its own in the file, and the records before it in its block to the
+        next flush); the bytes encoded."""
+        encode_next, interval = self.encode_next, self.sync_interval
+        written = 0
+        rescued: list = []
+        while True:
+            try:
+                data, count = encode_next(records, interval - self._size, rescued)
+            except BaseException:
+                if rescued:     # short of the block's end: it goes on from them
+                    data, count = rescued[0]
+                    self._parts.append(data)
+                    self._count += count
+                    self._size += len(data)
+                raise
+            if not count:
+                return written
+            self._parts.append(data)
+            self._count += count
+            self._size += len(data)
+            written += len(data)
+            if self._size < interval:
+                return written      # the records ended before the block
+            self._write_block()
+
     def _encode_pending(self) -> None:
         records, self._pending = self._pending, []
-        until = self.encode_until
-        if until is None:
+        if self.encode_next is not None:
+            written = self._encode(iter(records))
+        else:
             data = self.encode_block(records)
             self._parts.append(data)
             self._count += len(records)
@@ -974,34 +1028,27 @@ class FileWriter:
             written = len(data)
             if self._size >= self.sync_interval:
                 self._write_block()
-        else:
-            # each block is written as soon as it is whole: a record that
-            # cannot be written leaves the blocks before its own in the file
-            start = written = 0
-            while start < len(records):
-                data, end = until(records, start, self.sync_interval - self._size)
-                self._parts.append(data)
-                self._count += end - start
-                self._size += len(data)
-                written += len(data)
-                start = end
-                if self._size >= self.sync_interval:
-                    self._write_block()
         # aim the next batch at what is left of the block
         per_record = max(1, written // max(1, len(records)))
         left = self.sync_interval - self._size
         self._batch = max(1, min(65536, left // per_record + 1))
 
     def _write_block(self) -> None:
-        from roastedavro._datum import encode_long
-
         if not self._count:
             return
-        data = b"".join(self._parts)
-        compressed = (self._compress(data) if self._compress is not None
-                      else self._codec.encode(data, self.level))
-        self.fo.write(b"".join((encode_long(self._count), encode_long(len(compressed)),
-                                compressed, self.sync_marker)))
+        parts = self._parts
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        if self._compress is not None:
+            compressed = self._compress(data)
+        elif self._codec.name == "null":
+            compressed = data
+        else:
+            compressed = self._codec.encode(data, self.level)
+        # three writes: the block's data is not copied into a joined whole
+        write = self.fo.write
+        write(_long_bytes(self._count) + _long_bytes(len(compressed)))
+        write(compressed)
+        write(self.sync_marker)
         self._parts, self._count, self._size = [], 0, 0
 
     def flush(self) -> None:

@@ -4,7 +4,9 @@
   (plain or parsed), codec, compression level, metadata, sync marker and
   sync interval (random schemas and records), appends as fastavro appends,
   and leaves what fastavro leaves when a record cannot be written.
-* roastedavro's own ``write_file`` ends its blocks where fastavro does.
+* roastedavro's own ``write_file`` and ``FileWriter`` (records one by one or
+  many) end their blocks where fastavro does; ``dump_next`` takes records
+  from an iterator up to the sync interval.
 * ``reader`` and ``block_reader`` have fastavro's attributes and blocks, and
   raise fastavro's kinds of errors (SchemaResolutionError, UnicodeDecodeError,
   EOFError), naming the block and offset.
@@ -28,8 +30,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import roastedavro.fastavro as dropin
-from roastedavro.container import ContainerError, block_reader, write_file
+from roastedavro._tier0 import Interpreter
+from roastedavro.avro.parse import parse_schema
+from roastedavro.codec import AvroCodec
+from roastedavro.container import ContainerError, FileWriter, block_reader, write_file
 from roastedavro.errors import DatumError
+from roastedavro.flags import CompileFlags
 
 from avro_strategies import avro_schemas, datums
 
@@ -136,6 +142,86 @@ def test_dump_until_ends_at_the_value_that_reaches_the_limit():
     assert writer.dump_until(values, 4, 1) == (b"", 4)
     with pytest.raises(DatumError):
         writer.dump_until([[1], ["x"]], 0, 100)
+
+
+@pytest.mark.parametrize("tier", ["interpreter", "compiled"])
+def test_dump_next_takes_values_from_an_iterator_up_to_the_limit(tier):
+    schema = {"type": "array", "items": "long"}
+    writer = (Interpreter(parse_schema(schema), CompileFlags()) if tier == "interpreter"
+              else AvroCodec(schema, compile="eager")._writer())
+    values = [[1], [], [1, 2, 3], [4]]            # 3, 1, 5 and 3 bytes
+    taken = iter(values)
+    assert writer.dump_next(taken, 4) == (b"\x02\x02\x00\x00", 2)
+    assert writer.dump_next(taken, 1) == (b"\x06\x02\x04\x06\x00", 1)
+    assert writer.dump_next(taken, 0) == (b"\x02\x08\x00", 1)     # at least one value
+    assert writer.dump_next(taken, 100) == (b"", 0)                 # the end
+    assert writer.dump_next(iter(values), 10**9) == (writer.dump_block(values), 4)
+    with pytest.raises(TypeError, match="an iterator"):
+        writer.dump_next(values, 100)
+    # on an error, the values written before it are given back, not lost
+    rescued = []
+    with pytest.raises(DatumError):
+        writer.dump_next(iter([[1], [2, 3], ["x"], [4]]), 100, rescued)
+    assert rescued == [(b"\x02\x02\x00\x04\x04\x06\x00", 2)]
+
+    def failing():
+        yield [1]
+        raise KeyError("the source failed")
+    rescued = []
+    with pytest.raises(KeyError, match="the source failed"):
+        writer.dump_next(failing(), 100, rescued)
+    assert rescued == [(b"\x02\x02\x00", 1)]
+    with pytest.raises(KeyError):
+        writer.dump_next(failing(), 100)
+
+
+def test_file_writer_ends_blocks_as_fastavro_given_records_one_by_one_or_many():
+    def blocks(data):
+        return [(block.num_records, block.bytes_.getvalue())
+                for block in fastavro.block_reader(io.BytesIO(data))]
+
+    for sync_interval in (0, 1, 64, 1000, 16000):
+        out = io.BytesIO()
+        with FileWriter(out, ITEM, sync_interval=sync_interval, sync_marker=SYNC) as writer:
+            for record in ITEMS[:150]:
+                writer.write(record)
+            writer.write_many(iter(ITEMS[150:500]))
+            writer.write_many(ITEMS[500:520])
+            for record in ITEMS[520:]:
+                writer.write(record)
+        assert blocks(out.getvalue()) == blocks(fastavros(ITEM, ITEMS, sync_interval=sync_interval))
+
+
+def test_file_writer_keeps_the_records_given_before_an_error():
+    def failing():
+        yield from ITEMS[:150]
+        raise KeyError("the source failed")
+
+    out = io.BytesIO()
+    writer = FileWriter(out, ITEM, sync_interval=1000, sync_marker=SYNC)
+    with pytest.raises(KeyError):
+        writer.write_many(failing())
+    with pytest.raises(DatumError):
+        writer.write_many(ITEMS[150:170] + [{**ITEMS[0], "id": "not a long"}])
+    writer.write_many(ITEMS[170:])
+    writer.close()
+    assert list(fastavro.reader(io.BytesIO(out.getvalue()))) == ITEMS
+    assert ([block.num_records for block in fastavro.block_reader(io.BytesIO(out.getvalue()))]
+            == [block.num_records for block in fastavro.block_reader(
+                io.BytesIO(fastavros(ITEM, ITEMS, sync_interval=1000)))])
+
+
+def test_records_that_end_in_an_error_leave_fastavros_blocks_before_it():
+    def records():
+        yield from ITEMS[:300]
+        raise KeyError("the source failed")
+
+    theirs, mine = io.BytesIO(), io.BytesIO()
+    with pytest.raises(KeyError):
+        fastavro.writer(theirs, ITEM, records(), sync_interval=500, sync_marker=SYNC)
+    with pytest.raises(KeyError):
+        dropin.writer(mine, ITEM, records(), sync_interval=500, sync_marker=SYNC)
+    assert mine.getvalue() == theirs.getvalue()
 
 
 def test_a_record_that_cannot_be_written_leaves_fastavros_blocks_before_it():

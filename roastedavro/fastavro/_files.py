@@ -160,8 +160,11 @@ def _deflate(level: int | None) -> Callable[[bytes], bytes]:
     return lambda data: zlib.compress(data, level)[2:-1]
 
 
-def _compressor(codec: str, level: int | None) -> Callable[[bytes], bytes]:
-    """fastavro's compressor of a codec (a missing library says so now)."""
+def _compressor(codec: str, level: int | None) -> Callable[[bytes], bytes] | None:
+    """fastavro's compressor of a codec (a missing library says so now);
+    None for null (the data as it is)."""
+    if codec == "null":
+        return None
     if codec == "deflate":
         return _deflate(level)
     if codec == "bzip2":
@@ -204,18 +207,18 @@ def _appendable(fo: Any) -> bool:
 
 
 def _encoder(schema: Any, strict: bool, strict_allow_default: bool):
-    """encode_until of the records' codec (fastavro's strict checks in the
+    """encode_next of the records' codec (fastavro's strict checks in the
     interpreter, tier 0, when asked for)."""
     if strict or strict_allow_default:
-        return strict_codec(schema, strict, strict_allow_default).dump_until
+        return strict_codec(schema, strict, strict_allow_default).dump_next
     # the codec itself: fastavro's custom logical types were applied to the records before
     codec = codec_for(schema)
     codec = getattr(codec, "plain", codec)
 
-    def encode_until(records: list, start: int, limit: int):
+    def encode_next(records, limit: int, rescued: list):
         # the codec's current engine: it moves to the compiled codec when ready
-        return codec._writer().dump_until(records, start, limit)
-    return encode_until
+        return codec._writer().dump_next(records, limit, rescued)
+    return encode_next
 
 
 def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
@@ -269,7 +272,7 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
     if "compress" not in options:
         options["compress"] = _compressor(header.codec, codec_compression_level)
     blocks = FileWriter(fo, None, header.codec, _header=header,
-                        encode_until=_encoder(schema, strict, strict_allow_default), **options)
+                        encode_next=_encoder(schema, strict, strict_allow_default), **options)
     if disable_tuple_notation:
         records = (without_tuples(record) for record in records)
     plan = logical_plan(schema)
