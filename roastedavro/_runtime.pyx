@@ -2695,35 +2695,12 @@ cdef class DatumCodec:
         finally:
             writer_release(&w)
 
-    def dump_until(self, list values, Py_ssize_t start, Py_ssize_t limit):
-        """The Avro binary of `values` from index `start` on, one after
-        another, up to and including the value that brings it to `limit`
-        bytes or more (at least one value, if any), and the index after the
-        last value written: a container block cut as fastavro and Java cut
-        it (at the first record that fills the sync interval)."""
-        cdef Writer w
-        cdef Py_ssize_t index = start
-        if start < 0:
-            raise ValueError(u"a negative start")
-        writer_init(&w)
-        try:
-            while index < len(values):
-                self.write_datum(&w, values[index])
-                index += 1
-                if w.size >= limit:
-                    break
-            self.counted(w.size)
-            return writer_finish(&w), index
-        except DumpError as error:
-            raise datums.datum_error(error) from None
-        finally:
-            writer_release(&w)
-
     def dump_next(self, iterator, Py_ssize_t limit, list rescued=None):
         """The Avro binary of values taken from `iterator` one after another,
         up to and including the value that brings it to `limit` bytes or
-        more (as dump_until), or to the iterator's end, and how many values
-        it holds: a container file's block from a stream of records. Where
+        more, or to the iterator's end, and how many values it holds: a
+        container file's block from a stream of records, cut as fastavro and
+        Java cut it (at the first record that fills the sync interval). Where
         a value cannot be written or the iterator fails, the bytes and count
         of the values written before go to `rescued` (a list), then the
         error is raised: records taken are not lost."""

@@ -132,18 +132,6 @@ def test_roastedavros_own_writer_ends_blocks_where_fastavro_does():
         assert counts == [block.num_records for block in fastavro.block_reader(io.BytesIO(theirs))]
 
 
-def test_dump_until_ends_at_the_value_that_reaches_the_limit():
-    writer = dropin.codec_for({"type": "array", "items": "long"})._writer()
-    values = [[1], [], [1, 2, 3], [4]]            # 3, 1, 5 and 3 bytes
-    assert writer.dump_until(values, 0, 4) == (b"\x02\x02\x00\x00", 2)
-    assert writer.dump_until(values, 2, 1) == (b"\x06\x02\x04\x06\x00", 3)
-    assert writer.dump_until(values, 1, 0) == (b"\x00", 2)      # at least one value
-    assert writer.dump_until(values, 0, 10**9) == (writer.dump_block(values), 4)
-    assert writer.dump_until(values, 4, 1) == (b"", 4)
-    with pytest.raises(DatumError):
-        writer.dump_until([[1], ["x"]], 0, 100)
-
-
 @pytest.mark.parametrize("tier", ["interpreter", "compiled"])
 def test_dump_next_takes_values_from_an_iterator_up_to_the_limit(tier):
     schema = {"type": "array", "items": "long"}
