@@ -35,15 +35,10 @@ import json
 import linecache
 import os
 import re
-import shlex
-import shutil
-import signal
 import stat
 import struct
-import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 import time
 import warnings
@@ -58,6 +53,10 @@ except ImportError:  # pragma: no cover - not on POSIX: threads are still serial
 from roastedavro import __version__
 from roastedavro.errors import CompileError, NotCompiledError
 from roastedavro.flags import CompileFlags
+
+# shlex, shutil, signal, subprocess and tempfile are imported where a build
+# needs them: a process served by the interpreter or by stored codecs never
+# does (they cost it about 2 MB)
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 CACHE_ENV = "ROASTEDAVRO_CACHE_DIR"
@@ -145,8 +144,11 @@ def trusted_cache_dir() -> Path:
                 f"temporary folder instead (again in every process); make the folder yours "
                 f"and not writable by others, or set {CACHE_ENV} to a private folder",
                 CacheFolderWarning, stacklevel=3)
-            private = Path(tempfile.mkdtemp(prefix="roastedavro-cache-"))
             import atexit
+            import shutil
+            import tempfile
+
+            private = Path(tempfile.mkdtemp(prefix="roastedavro-cache-"))
 
             atexit.register(shutil.rmtree, private, True)
             _private_folders[str(directory)] = private
@@ -471,16 +473,27 @@ def _ended(code: int) -> str:
     """How a process with exit code ``code`` (negative: a signal) ended."""
     if code >= 0:
         return f"exit status {code}"
+    import signal
+
     try:
         return f"killed by signal {signal.Signals(-code).name}"
     except ValueError:
         return f"killed by signal {-code}"
 
 
+def _timeout_expired() -> type:
+    import subprocess  # imported already by the worker that waits
+
+    return subprocess.TimeoutExpired
+
+
 class _BuildWorker:
     """One build process; used by one thread at a time (see :class:`_WorkerPool`)."""
 
     def __init__(self, key: tuple, env: dict, directory: Path):
+        import subprocess
+        import tempfile
+
         self.key = key
         # its stderr, read when it dies: a crash's traceback or signal says why
         self._log = tempfile.TemporaryFile()
@@ -515,7 +528,7 @@ class _BuildWorker:
         """How the process ended (after a failed request), with its last words."""
         try:
             code = self.process.wait(timeout=_STOP_WAIT)
-        except subprocess.TimeoutExpired:
+        except _timeout_expired():
             self.process.kill()
             code = self.process.wait()
         how = _ended(code)
@@ -536,9 +549,9 @@ class _BuildWorker:
                 stream.close()
         try:
             self.process.wait(timeout=_STOP_WAIT if wait else 0)
-        except subprocess.TimeoutExpired:
+        except _timeout_expired():
             self.process.kill()
-            with contextlib.suppress(subprocess.TimeoutExpired):
+            with contextlib.suppress(_timeout_expired()):
                 self.process.wait(timeout=_STOP_WAIT)
         with contextlib.suppress(OSError, ValueError):
             self._log.close()
@@ -818,6 +831,7 @@ def _child_main() -> None:
     """The build process: requests on stdin, replies on stdout, until stdin
     closes or the parent is gone."""
     import select
+    import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent to handle
     parent = os.getppid()
@@ -1013,6 +1027,8 @@ def _remove_stale_builds(directory: Path) -> None:
             continue
         if match["pid"] is not None and _alive(int(match["pid"])):
             continue
+        import shutil
+
         shutil.rmtree(entry.path, ignore_errors=True)
 
 
@@ -1119,6 +1135,8 @@ def cache_clear() -> int:
             if match is not None and entry.is_dir(follow_symlinks=False):
                 if match["pid"] is None or not _alive(int(match["pid"])) or \
                         int(match["pid"]) == os.getpid():
+                    import shutil
+
                     shutil.rmtree(entry.path, ignore_errors=True)
     return removed
 
@@ -1153,6 +1171,9 @@ def _import(name: str, path: Path, source: str) -> ModuleType:
 
 
 def _build(source: str, name: str, directory: Path, target: Path, flags: CompileFlags) -> None:
+    import shutil
+    import tempfile
+
     command = _compiler_command()  # a missing compiler fails before Cython runs
     _remove_stale_builds(directory)
     try:
@@ -1259,6 +1280,9 @@ def _cythonize(pyx: Path, name: str, flags: CompileFlags) -> Path:
 
 def _compiler_command() -> list[str]:
     """The C compiler's command: ``CC``, else the compiler Python was built with."""
+    import shlex
+    import shutil
+
     configured = os.environ.get("CC", "").strip()
     if configured:
         try:
@@ -1294,6 +1318,8 @@ def _compile_c(command: list[str], c_file: Path, output: Path, flags: CompileFla
     else:
         args += ["-shared"]
     args += [str(c_file), "-o", str(output)]
+    import subprocess
+
     try:
         completed = subprocess.run(command + args, capture_output=True, text=True)
     except OSError as error:

@@ -15,18 +15,16 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.metadata
 import importlib.util
 import json
-import logging
+import os
 import re
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 from roastedavro import __version__
-
-log = logging.getLogger("roastedavro.precompiled")
 
 GROUP = "roastedavro.codecs"
 MANIFEST = "roastedavro-codecs.json"
@@ -85,6 +83,10 @@ def packages() -> dict[str, dict]:
 @functools.lru_cache(maxsize=1)
 def _index() -> dict[str, Precompiled]:
     index: dict[str, Precompiled] = {}
+    if not _group_may_be_declared():
+        # importlib.metadata (with email, zipfile, csv, ...) costs a process
+        # a few MB: not imported where it could find nothing
+        return index
     for name, directory, manifest, problem in _packages():
         if problem is not None:
             warnings.warn(f"the precompiled codecs of the package {name!r} are not used: {problem}",
@@ -120,10 +122,52 @@ def _malformed(manifest) -> str | None:
     return None
 
 
+def _group_may_be_declared() -> bool:
+    """False when no installed distribution declares the entry point group
+    ``GROUP``, read from the files importlib.metadata reads for
+    ``entry_points()``: every ``entry_points.txt`` of the ``*.dist-info`` and
+    ``*.egg-info`` folders (and an ``.egg``'s ``EGG-INFO``) in the folders of
+    ``sys.path``. True wherever that cannot tell (a zip file on ``sys.path``, a
+    finder of distributions other than the path's, an unreadable file): the
+    caller then asks importlib.metadata."""
+    from importlib.machinery import PathFinder
+
+    for finder in sys.meta_path:
+        if finder is not PathFinder and getattr(finder, "find_distributions", None) is not None:
+            return True
+    needle = GROUP.encode()
+    for root in sys.path:
+        if not isinstance(root, str):
+            return True
+        folder = root or "."
+        try:
+            children = os.listdir(folder)
+        except OSError:
+            if os.path.exists(folder):
+                return True  # a zip file, or a folder that cannot be listed
+            continue
+        egg = os.path.basename(root).lower().endswith(".egg")
+        for child in children:
+            low = child.lower()
+            if not (low.endswith((".dist-info", ".egg-info")) or (egg and low == "egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder, child, "entry_points.txt"), "rb") as file:
+                    if needle in file.read():
+                        return True
+            except (FileNotFoundError, NotADirectoryError, IsADirectoryError, PermissionError):
+                continue  # importlib.metadata reads no entry points there either
+            except OSError:
+                return True
+    return False
+
+
 def _packages():
+    from importlib.metadata import entry_points
+
     from roastedavro.compiler import EXT_SUFFIX
 
-    for point in importlib.metadata.entry_points(group=GROUP):
+    for point in entry_points(group=GROUP):
         name = point.value
         try:
             spec = importlib.util.find_spec(name)
