@@ -996,7 +996,10 @@ def main(argv: list[str] | None = None) -> dict:
     (args.out / "container_files.json").write_text(
         json.dumps(report, indent=1, default=str) + "\n")
     (args.out / "container_files.md").write_text(markdown(report))
-    chart(report, args.out / "container_files.png")
+    try:
+        chart(report, args.out / "container_files.png")
+    except ImportError as error:    # the bench extra's matplotlib
+        log(f"no chart: {error} (pip install -e '.[bench]')")
     for codec in args.codecs:
         for direction in DIRECTIONS:
             row = table[codec][direction]
