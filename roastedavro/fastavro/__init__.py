@@ -278,6 +278,7 @@ def _logical_changed() -> None:
     # LOGICAL_READERS: the codecs made before are made again, with or without
     # the custom logical types their schemas now use
     _logical.forget()
+    _dropin.forget()
     with _models._lock:
         BY_OBJECT.clear()
 
