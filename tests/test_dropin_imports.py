@@ -5,14 +5,18 @@ process, since the tests' own process has fastavro imported)."""
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 
 
 def run(code: str) -> str:
-    # the interpreter serves (the tests' own policy would compile each codec)
+    # the interpreter serves (the tests' own policy would compile each codec);
+    # run from another folder, so the installed package is imported, not the
+    # source tree
     env = {**os.environ, "ROASTEDAVRO_COMPILE": "never"}
-    done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=120, env=env)
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                              text=True, timeout=120, env=env, cwd=folder)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
