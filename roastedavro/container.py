@@ -867,18 +867,10 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator
 
 @functools.lru_cache(maxsize=4096)      # blocks' counts and sizes repeat
 def _long_bytes(n: int) -> bytes:
-    """An Avro long that is not negative (a block's count or size)."""
-    n <<= 1
-    if n < 0x80:
-        return bytes((n,))
-    if n < 0x4000:
-        return bytes(((n & 0x7F) | 0x80, n >> 7))
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    """An Avro long (a block's count or size), encoded once per value."""
+    from roastedavro._datum import encode_long   # (as the header's: writing only)
+
+    return encode_long(n)
 
 
 def _encode_bytes(value: bytes) -> bytes:
