@@ -18,7 +18,7 @@ from collections import OrderedDict
 import threading
 from typing import Any, Iterable, Iterator
 
-from roastedavro import _tier0, compiler, tiers
+from roastedavro import _tier0, buildenv, tiers
 from roastedavro._datum import Duration  # the Python value of an Avro duration
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
@@ -49,14 +49,14 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
               build: str = "here"):
     """The codec object of a schema, or of a (writer, reader) pair.
     ``build="lookup"``: as "never", without generating the source (its key)
-    where no codec can be stored for the schema (compiler.may_be_stored)."""
+    where no codec can be stored for the schema (buildenv.may_be_stored)."""
     key = _key(schema, flags, writer)
     codec = _codecs.get(key)
     if codec is not None:
         return codec
     if build == "lookup":
         build = "never"
-        if not compiler.may_be_stored(f"{schema.fingerprint():016x}"):
+        if not buildenv.may_be_stored(f"{schema.fingerprint():016x}"):
             raise NotCompiledError("no precompiled or cached codec of this schema")
     with _locks_guard:
         lock = _locks.setdefault(key, threading.Lock())
@@ -66,6 +66,8 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
     try:
         codec = _codecs.get(key)
         if codec is None:
+            from roastedavro import compiler  # a process that only serves never imports it
+
             generated = _generate(schema, writer)
             module = compiler.load(generated.source, flags, verify=generated.verify,
                                    fingerprint=f"{schema.fingerprint():016x}", build=build,
@@ -167,8 +169,8 @@ class AvroCodec:
                  writer_schema: Any = None, build: str = "here", compile: str | None = None):
         self.flags = flags if flags is not None else CompileFlags()
         self.schema: Schema = _parsed(schema)
-        if build not in compiler.BUILD_MODES:
-            raise ValueError(f"build must be one of {', '.join(compiler.BUILD_MODES)}, not {build!r}")
+        if build not in buildenv.BUILD_MODES:
+            raise ValueError(f"build must be one of {', '.join(buildenv.BUILD_MODES)}, not {build!r}")
         #: the compile policy of this codec ("eager", "hot" or "never")
         self.policy: str = tiers.compile_policy(compile)
         self._build = build
