@@ -13,15 +13,11 @@ caller keeps its uncompiled path.
 from __future__ import annotations
 
 import contextlib
-import logging
-import queue
 import sys
 import threading
 import time
-from concurrent.futures import Future
+from _queue import SimpleQueue  # queue.SimpleQueue, without queue's other imports
 from typing import Any, Callable, Hashable
-
-log = logging.getLogger("roastedavro.background")
 
 #: ``make(build)`` builds a codec; ``build`` is where a module missing from
 #: the compile cache is compiled ("child", "here"; see compiler.load)
@@ -34,6 +30,80 @@ Make = Callable[[str], Any]
 #: GIL, so the shorter turns cost nothing then.
 JOB_SWITCH_INTERVAL = 0.0002
 TIMINGS_KEPT = 64
+
+
+def _log():
+    # logging is imported when there is something to say: a process served
+    # quietly does without it (and without concurrent.futures, which imports it)
+    import logging
+
+    return logging.getLogger("roastedavro.background")
+
+
+class Job:
+    """The future of one background job: its codec, or its error.
+
+    What the tiers need of ``concurrent.futures.Future`` (``result``,
+    ``exception``, ``done``, ``add_done_callback``), without that module and
+    the logging it imports. ``seconds`` is how long a finished job took.
+    """
+
+    __slots__ = ("_finished", "_guard", "_result", "_error", "_callbacks", "seconds")
+
+    def __init__(self):
+        self._finished = threading.Event()
+        self._guard = threading.Lock()
+        self._result: Any = None
+        self._error: BaseException | None = None
+        self._callbacks: list[Callable[[Job], Any]] = []
+        self.seconds: float | None = None
+
+    def done(self) -> bool:
+        return self._finished.is_set()
+
+    def _wait(self, timeout: float | None) -> None:
+        if not self._finished.wait(timeout):
+            raise TimeoutError(f"the background job did not finish within {timeout} s")
+
+    def result(self, timeout: float | None = None) -> Any:
+        """The job's result; its error raised; TimeoutError after ``timeout`` seconds."""
+        self._wait(timeout)
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def exception(self, timeout: float | None = None) -> BaseException | None:
+        """The job's error, None when it succeeded; TimeoutError after ``timeout`` seconds."""
+        self._wait(timeout)
+        return self._error
+
+    def add_done_callback(self, callback: Callable[[Job], Any]) -> None:
+        """Calls ``callback(job)`` when the job finishes (now, if it has)."""
+        with self._guard:
+            if not self._finished.is_set():
+                self._callbacks.append(callback)
+                return
+        self._call(callback)
+
+    def set_result(self, result: Any) -> None:
+        self._finish(result, None)
+
+    def set_exception(self, error: BaseException) -> None:
+        self._finish(None, error)
+
+    def _finish(self, result: Any, error: BaseException | None) -> None:
+        with self._guard:
+            self._result, self._error = result, error
+            self._finished.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            self._call(callback)
+
+    def _call(self, callback: Callable[[Job], Any]) -> None:
+        try:
+            callback(self)
+        except Exception:  # as concurrent.futures does: logged, the others still run
+            _log().exception("a callback of a background job raised")
 
 
 @contextlib.contextmanager
@@ -65,15 +135,15 @@ class BackgroundCompiler:
         if build not in ("child", "here"):
             raise ValueError(f"build must be 'child' or 'here', not {build!r}")
         self.build = build
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._jobs: dict[Hashable, Future] = {}
+        self._queue: SimpleQueue = SimpleQueue()
+        self._jobs: dict[Hashable, Job] = {}
         self._guard = threading.Lock()
         self._thread: threading.Thread | None = None
         #: seconds the last TIMINGS_KEPT finished jobs took, by key (for reports)
         self.timings: dict[Hashable, float] = {}
 
-    def submit(self, key: Hashable, make: Make, what: str = "codec") -> Future:
-        """A future of ``make(self.build)``, run on the background thread.
+    def submit(self, key: Hashable, make: Make, what: str = "codec") -> Job:
+        """A future (a :class:`Job`) of ``make(self.build)``, run on the background thread.
 
         ``what`` names the codec in the log. The future's result is the codec,
         or its exception is the build's error; a finished future's ``seconds``
@@ -83,7 +153,7 @@ class BackgroundCompiler:
             future = self._jobs.get(key)
             if future is not None and not (future.done() and future.exception() is not None):
                 return future
-            future = self._jobs[key] = Future()
+            future = self._jobs[key] = Job()
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="roastedavro-compile",
                                                 daemon=True)
@@ -99,21 +169,20 @@ class BackgroundCompiler:
     def _run(self) -> None:
         while True:
             key, make, what, future = self._queue.get()
-            if not future.set_running_or_notify_cancel():
-                continue
             started = time.perf_counter()
             try:
                 with _short_gil_turns():
                     codec = make(self.build)
             except BaseException as error:  # reported to the caller, never raised here
-                log.error("compiling %s failed; the interpreter (tier 0) serves it on: %s",
+                _log().error("compiling %s failed; the interpreter (tier 0) serves it on: %s",
                           what, error)
                 future.set_exception(error)
             else:
                 future.seconds = self.timings[key] = time.perf_counter() - started
                 while len(self.timings) > TIMINGS_KEPT:
                     del self.timings[next(iter(self.timings))]
-                log.info("compiled %s in %.2f s", what, future.seconds)
+                if codec is not None:  # a lookup that found nothing has nothing to say
+                    _log().info("%s ready in %.2f s", what, future.seconds)
                 future.set_result(codec)
             finally:
                 # a finished job is forgotten (its codec belongs to whoever

@@ -19,20 +19,21 @@ optimisation; a policy says when to build it:
 ``ROASTEDAVRO_COMPILE`` sets the policy of every entry point that is not
 given one; ``never`` there forbids compiling anywhere (a deployment without
 a compiler), whatever a codec asks for. Where no C compiler is installed,
-``eager`` and ``hot`` serve from tier 0 (:func:`roastedavro.compiler.compiler_missing`
+``eager`` and ``hot`` serve from tier 0 (:func:`roastedavro.buildenv.compiler_missing`
 says why).
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import weakref
-from concurrent.futures import Future, TimeoutError
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from roastedavro import compiler
+from roastedavro import buildenv
 from roastedavro.errors import CompileError, NotCompiledError
+
+if TYPE_CHECKING:
+    from roastedavro.background import Job
 
 #: the compile policies
 POLICIES = ("eager", "hot", "never")
@@ -50,7 +51,7 @@ def compile_policy(explicit: str | None = None, default: str = "hot") -> str:
     ``default``)."""
     if explicit is not None and explicit not in POLICIES:
         raise ValueError(f"compile must be one of {', '.join(POLICIES)}, not {explicit!r}")
-    mode = compiler.compile_mode()
+    mode = buildenv.compile_mode()
     if mode == "never":
         return "never"
     if explicit is not None:
@@ -60,7 +61,7 @@ def compile_policy(explicit: str | None = None, default: str = "hot") -> str:
 
 def can_compile() -> bool:
     """Whether codecs can be compiled here (a C compiler, Python's headers and Cython)."""
-    return compiler.compiler_missing() is None
+    return buildenv.compiler_missing() is None
 
 
 __all__ = ["POLICIES", "HOT_AFTER", "Engine", "compile_policy", "can_compile", "CompileError"]
@@ -68,15 +69,22 @@ __all__ = ["POLICIES", "HOT_AFTER", "Engine", "compile_policy", "can_compile", "
 
 # -- one schema's tiers -------------------------------------------------------------
 
-log = logging.getLogger("roastedavro.tiers")
 _told_no_compiler = False
+
+
+def _log():
+    # logging is imported when there is something to say (a few hundred KB a
+    # process served quietly does without)
+    import logging
+
+    return logging.getLogger("roastedavro.tiers")
 
 
 def _no_compiler_told() -> None:
     global _told_no_compiler
     if not _told_no_compiler:
         _told_no_compiler = True
-        log.warning("codecs are served by the interpreter (tier 0): %s", compiler.compiler_missing())
+        _log().warning("codecs are served by the interpreter (tier 0): %s", buildenv.compiler_missing())
 
 
 class _Named:
@@ -124,7 +132,7 @@ class Engine:
         self._lock = threading.RLock()
         self._looked_up = False
         self._watched = False
-        self.future: Future | None = None
+        self.future: Job | None = None
 
     @property
     def what(self) -> str:
@@ -140,9 +148,11 @@ class Engine:
             return self.compiled
         if policy == "eager" and (build == "never" or can_compile()):
             return self._install(self._build(build))
-        hot = policy == "hot" and can_compile()
-        if policy != "never" and not can_compile():
+        if policy == "eager":
             _no_compiler_told()
+        # "hot" asks whether this machine can compile when the schema is hot,
+        # off the caller's path (_compile_if_possible)
+        hot = policy == "hot"
         current = self._serve_interpreter()
         with self._lock:
             lookup = not self._looked_up
@@ -184,7 +194,13 @@ class Engine:
         # called from the interpreter's entry point that crossed HOT_AFTER:
         # only a job is queued here
         if self.compiled is None:
-            self._background(self._build, "compiling")
+            self._background(self._compile_if_possible, "compiling")
+
+    def _compile_if_possible(self, where: str) -> Any:
+        if not can_compile():
+            _no_compiler_told()
+            return None  # the interpreter serves on
+        return self._build(where)
 
     def _background(self, make: Callable[[str], Any], state: str) -> None:
         from roastedavro.background import default_compiler
@@ -195,7 +211,7 @@ class Engine:
             self.state = state
         future = default_compiler().submit((id(self), state), make, _Named(self._what))
 
-        def done(future: Future) -> None:
+        def done(future: Job) -> None:
             error = future.exception()
             if error is None and future.result() is not None:
                 if state == "compiling":

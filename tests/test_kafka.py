@@ -174,8 +174,11 @@ def test_fallback_then_compiled_give_the_same_values_and_the_swap_is_counted(reg
     schema_id = wire_schema_id(message)
     assert reader.path(schema_id) == FALLBACK
     assert reader.path(schema_id + 1) is None
+    prepared = reader.prepare(schema_id)
+    assert isinstance(prepared, Future) and not prepared.done()  # what prepare() promises
     compiler.run()
     assert reader.path(schema_id) == COMPILED
+    assert prepared.done() and prepared.exception() is None
     assert [error for _, error in finished] == [None]
     assert ours(A_TRADE, ctx()) == message
     after = reader(message, ctx())

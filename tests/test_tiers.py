@@ -353,6 +353,51 @@ def test_compile_without_a_c_compiler_is_a_compile_error(empty_cache, monkeypatc
     assert codec.tier == "interpreter" and codec.load(codec.dump(VALUES[0])) == VALUES[0]
 
 
+def test_a_hot_schema_without_a_c_compiler_says_so_when_hot_and_serves_on(
+        empty_cache, monkeypatch, tmp_path, caplog):
+    """Under "hot", whether this machine compiles is asked when the schema is
+    hot, off the caller's path: the first call neither waits for it nor logs."""
+    import logging
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setattr(tiers, "HOT_AFTER", 2000)
+    monkeypatch.setattr(tiers, "_told_no_compiler", False)
+    with caplog.at_level(logging.WARNING, logger="roastedavro.tiers"):
+        codec = AvroCodec(fresh_schema("NoCcHot"))
+        assert codec.load(codec.dump(VALUES[0])) == VALUES[0]
+        assert codec.wait_compiled(60) and caplog.records == []  # the lookup said nothing
+        for value in VALUES * 4:
+            assert codec.load(codec.dump(value)) == value
+        assert codec.wait_compiled(60)
+    assert codec.stats["state"] == "interpreter" and codec.tier == "interpreter"
+    told = [r.getMessage() for r in caplog.records if r.name == "roastedavro.tiers"]
+    assert len(told) == 1 and "no C compiler found" in told[0], told
+    assert modules_in(empty_cache) == []
+
+
+def test_a_background_job_gives_its_result_or_error_and_calls_back_once():
+    from roastedavro.background import BackgroundCompiler, Job
+
+    job = Job()
+    with pytest.raises(TimeoutError):
+        job.result(timeout=0.01)
+    seen = []
+    job.add_done_callback(lambda done: seen.append(("early", done.result())))
+    job.add_done_callback(lambda done: 1 / 0)  # logged; the others still run
+    job.add_done_callback(lambda done: seen.append(("late", done.exception())))
+    job.set_result(7)
+    assert job.done() and job.result() == 7 and job.exception() is None
+    job.add_done_callback(lambda done: seen.append(("after", done.result())))
+    assert seen == [("early", 7), ("late", None), ("after", 7)]
+
+    failing = BackgroundCompiler(build="here").submit("fails", lambda build: int("x"))
+    with pytest.raises(ValueError, match="invalid literal"):
+        failing.result(timeout=30)
+    assert isinstance(failing.exception(), ValueError)
+    assert BackgroundCompiler(build="here").submit("ok", lambda build: build).result(30) == "here"
+
+
 def test_a_background_job_takes_short_gil_turns_and_restores_the_programs_interval():
     # while a job generates and imports code, a thread serving calls must not
     # wait CPython's default 5 ms for the GIL; afterwards the program's own

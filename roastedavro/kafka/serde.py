@@ -276,16 +276,25 @@ class _Codec:
         if compiler is None or tiers.compile_policy(None, default="eager") == "never" \
                 or not tiers.can_compile():
             return  # tier 0 serves it for good
-        self.future = compiler.submit(key, make, what)
+        # prepare() hands this future to the caller: a concurrent.futures one,
+        # whatever the background compiler's own type
+        self.future = Future()
+        self.future.set_running_or_notify_cancel()
 
-        def swap(future: Future) -> None:
-            error = future.exception()
-            if error is None:
-                self.current = (COMPILED, future.result())
-            if on_compiled is not None:
-                on_compiled(what, error)
+        def swap(job) -> None:
+            error = job.exception()
+            try:
+                if error is None:
+                    self.current = (COMPILED, job.result())
+                if on_compiled is not None:
+                    on_compiled(what, error)
+            finally:  # the swap is done when the future says so
+                if error is None:
+                    self.future.set_result(job.result())
+                else:
+                    self.future.set_exception(error)
 
-        self.future.add_done_callback(swap)
+        compiler.submit(key, make, what).add_done_callback(swap)
 
 
 def _compiled_codec(schema: AvroModel, flags: CompileFlags, writer: AvroModel | None,
