@@ -21,11 +21,9 @@ end is truncated first).
 
 from __future__ import annotations
 
-import bz2
 import dataclasses
 import functools
 import io
-import lzma
 import os
 import zlib
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
@@ -82,9 +80,9 @@ class MissingCodecError(ImportError, ValueError):
     ValueError, as fastavro raises it."""
 
 
-#: what the codecs' libraries raise on bad data (cramjam's errors are made
-#: ValueErrors where it is called)
-_CODEC_ERRORS = (ValueError, OSError, EOFError, lzma.LZMAError, zlib.error, OverflowError)
+#: what the codecs' libraries raise on bad data (cramjam's and lzma's errors
+#: are made ValueErrors where they are called)
+_CODEC_ERRORS = (ValueError, OSError, EOFError, zlib.error, OverflowError)
 
 
 # -- codecs ------------------------------------------------------------------------
@@ -183,12 +181,34 @@ def _deflate_encode(data: bytes, level: int | None) -> bytes:
     return compressor.compress(data) + compressor.flush()
 
 
+# bz2 and lzma are imported by the files that use them (liblzma and libbz2
+# are a few hundred KB of a process that never meets those codecs)
+
+def _bzip2_encode(data: bytes, level: int | None) -> bytes:
+    import bz2
+
+    return bz2.compress(data, level or 9)
+
+
 def _bzip2_decode(data: bytes, limit: int) -> bytes:
+    import bz2
+
     return _streamed(bz2.BZ2Decompressor(), data, limit, "bzip2")
 
 
+def _xz_encode(data: bytes, level: int | None) -> bytes:
+    import lzma
+
+    return lzma.compress(data, lzma.FORMAT_XZ, preset=level if level is not None else 6)
+
+
 def _xz_decode(data: bytes, limit: int) -> bytes:
-    return _streamed(lzma.LZMADecompressor(lzma.FORMAT_XZ), data, limit, "xz")
+    import lzma
+
+    try:
+        return _streamed(lzma.LZMADecompressor(lzma.FORMAT_XZ), data, limit, "xz")
+    except lzma.LZMAError as error:
+        raise ValueError(str(error) or "LZMAError") from None
 
 
 #: the most a byte of raw snappy data can give: a copy with a 2-byte offset
@@ -316,9 +336,8 @@ def _zstd_encode(data: bytes, level, cramjam) -> bytes:
 CODECS: dict[str, _Codec] = {
     "null": _Codec("null", lambda data, level: data, lambda data, limit: _bounded(data, limit, "null")),
     "deflate": _Codec("deflate", _deflate_encode, _deflate_decode),
-    "bzip2": _Codec("bzip2", lambda data, level: bz2.compress(data, level or 9), _bzip2_decode),
-    "xz": _Codec("xz", lambda data, level: lzma.compress(
-        data, lzma.FORMAT_XZ, preset=level if level is not None else 6), _xz_decode),
+    "bzip2": _Codec("bzip2", _bzip2_encode, _bzip2_decode),
+    "xz": _Codec("xz", _xz_encode, _xz_decode),
     "snappy": _cramjam_codec("snappy", _snappy_encode, _snappy_decode),
     "zstandard": _cramjam_codec("zstandard", _zstd_encode, _zstd_decode),
     # fastavro's, read and written as fastavro does

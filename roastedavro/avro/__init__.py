@@ -7,10 +7,27 @@ from roastedavro.avro.types import (  # noqa: F401
 )
 from roastedavro.avro.canonical import crc64_avro, fingerprint, parsing_canonical_form  # noqa: F401,E402
 from roastedavro.avro.parse import load_schema, parse_schema, parse_schemas  # noqa: F401,E402
-from roastedavro.avro.compatibility import (  # noqa: F401,E402
-    CompatibilityResult, Incompatibility, check_compatibility, check_mode,
-)
 from roastedavro.avro.resolve import resolve  # noqa: F401,E402
+
+# compatibility is imported when first asked for: a process that writes and
+# reads never needs it. (resolve cannot wait: its module's name is also the
+# function's, which a later import of the module would hide.)
+_LATER = {
+    "CompatibilityResult": "compatibility", "Incompatibility": "compatibility",
+    "check_compatibility": "compatibility", "check_mode": "compatibility",
+}
+
+
+def __getattr__(name: str):
+    module = _LATER.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "NO_DEFAULT", "Array", "AvroType", "CompatibilityResult", "Enum", "Field", "Fixed",

@@ -19,10 +19,8 @@ that is not UTF-8, ``EOFError`` for a file cut short (each also a
 
 from __future__ import annotations
 
-import bz2
 import io
 import json
-import lzma
 import os
 import re
 import warnings
@@ -168,8 +166,12 @@ def _compressor(codec: str, level: int | None) -> Callable[[bytes], bytes] | Non
     if codec == "deflate":
         return _deflate(level)
     if codec == "bzip2":
+        import bz2
+
         return bz2.compress       # fastavro's level: the default, whatever is given
     if codec == "xz":
+        import lzma
+
         return lzma.compress
     if codec in ("snappy", "zstandard"):
         _cramjam(codec, None, 0)
