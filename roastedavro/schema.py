@@ -239,7 +239,7 @@ class CompiledSchema(Schema):
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags, checked=True)
-        codec.transcode = partial(_transcode, plan.schema, flags, {})
+        codec.transcode = partial(_transcode, plan.schema, flags, _Pairs())
         codec.load_through_marshmallow = bool(load_reasons)
         codec.validate = flags.validate
         hooks = LoadHooks(self)
@@ -458,7 +458,7 @@ class _Uncompiled:
         plan = schema._plan()
         # the compiled writer's own check, where it does not dump through marshmallow
         self.check_single = not (plan.dump_reasons or plan.root_pre_dump)
-        self.codecs: dict = {}
+        self.codecs = _Pairs()
 
     def dump(self, obj: Any, many: bool | None = None) -> bytes:
         if many is None:
@@ -1187,11 +1187,71 @@ def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
     return data[len(encode_long(len(objs))):-1]
 
 
-def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writer_schema: Any,
+class _Pairs:
+    """One reader schema's pair codecs, by the writer schema's JSON and many.
+
+    ``given`` finds a pair from the writer schema as the caller gives it,
+    without parsing it again: by the object (a class, an instance, JSON text,
+    a parsed Schema), or a dict by its id, checked against a copy taken when
+    it was first met, so a dict changed since, or a new dict at a reused
+    address, is parsed again. Both are bounded for callers that make up
+    schemas.
+    """
+
+    LIMIT = 256
+
+    def __init__(self):
+        self.by_json: dict = {}
+        self.given: dict = {}
+
+    def find(self, writer_schema: Any, many: bool):
+        key = _given_key(writer_schema, many)
+        if key is None:
+            return None
+        found = self.given.get(key)
+        if found is None:
+            return None
+        snapshot, pair = found
+        if snapshot is not None and snapshot != writer_schema:
+            return None
+        return pair
+
+    def keep(self, writer_schema: Any, many: bool, pair) -> None:
+        key = _given_key(writer_schema, many)
+        if key is None:
+            return
+        if len(self.given) >= self.LIMIT:
+            self.given.clear()
+        snapshot = copy.deepcopy(writer_schema) if isinstance(writer_schema, dict) else None
+        self.given[key] = (snapshot, pair)
+
+
+def _given_key(writer_schema: Any, many: bool):
+    if isinstance(writer_schema, dict):
+        return ("dict", id(writer_schema), many)
+    # a class, JSON text, a parsed Schema (immutable), a CompiledSchema
+    # instance (its plan is made once, as the instance's own codec's)
+    try:
+        hash(writer_schema)
+    except TypeError:
+        return None
+    return (writer_schema, many)
+
+
+def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, data, writer_schema: Any,
                many: bool, compile: str | None = None) -> bytes:
     """``data``, written with ``writer_schema``, as this schema's bytes: read
     by the pair's resolving AvroCodec, written by this schema's AvroCodec
     (``compile="never"``: served without compiling)."""
+    pair = codecs.find(writer_schema, many)
+    if pair is None:
+        pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
+        codecs.keep(writer_schema, many, pair)
+    return pair[1].dump(pair[0].load(data))
+
+
+def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
+                 many: bool, compile: str | None):
     from roastedavro.codec import AvroCodec
 
     if isinstance(writer_schema, CompiledSchema) or (
@@ -1203,18 +1263,18 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: dict, data, writ
     else:
         writer = parse_schema(writer_schema)
     key = (writer.to_json(), many)
-    pair = codecs.get(key)
+    pair = codecs.by_json.get(key)
     if pair is None:
-        if len(codecs) >= 256:  # a bound for callers that make up schemas
-            codecs.clear()
+        if len(codecs.by_json) >= _Pairs.LIMIT:
+            codecs.by_json.clear()
         reader = schema
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
         pair = (AvroCodec(reader, flags, writer_schema=writer, compile=compile),
                 AvroCodec(reader, flags, compile=compile))
-        codecs[key] = pair
-    return pair[1].dump(pair[0].load(data))
+        codecs.by_json[key] = pair
+    return pair
 
 
 def _too_deep(direction: str, uncompiled: bool = False) -> ValidationError:

@@ -104,3 +104,53 @@ def test_malformed_bytes_of_the_writer():
     data = v1.dump_compiled(ORDERS[1])
     with pytest.raises(DecodeError):
         v2.load_compiled(data[:-1], writer_schema=OrderV1)
+
+
+def test_every_form_of_the_writer_schema_reads_the_same_and_is_remembered():
+    import json
+
+    from roastedavro.avro import parse_schema
+
+    v1, v2 = OrderV1(), OrderV2()
+    data = v1.dump_compiled(ORDERS[1])
+    expected = v2.load(resolved_by_fastavro(data, v1.avro_schema(), v2.avro_schema()))
+    as_dict = v1.avro_schema()
+    forms = [OrderV1, v1, as_dict, json.dumps(as_dict), parse_schema(as_dict)]
+    for form in forms * 2:  # the second time from what the first one kept
+        assert v2.load_compiled(data, writer_schema=form) == expected
+    v2.load_compiled(data, writer_schema=as_dict)
+    pairs = v2.load_compiled.__self__.transcode.args[2]
+    assert pairs.find(as_dict, False) is not None and pairs.find(OrderV1, False) is not None
+    assert pairs.find(as_dict, True) is None  # many=True is an array's pair
+
+
+def test_a_writer_dict_changed_in_place_is_read_by_its_new_content():
+    # the same dict object, a field dropped between calls: the pair kept for
+    # its first content must not read data written with its second
+    v2 = OrderV2()
+    writer = OrderV1().avro_schema()
+    first = OrderV1().dump_compiled(ORDERS[1])
+    assert v2.load_compiled(first, writer_schema=writer)["id"] == 2**40
+    writer["fields"] = [f for f in writer["fields"] if f["name"] != "obsolete"]
+    data = io.BytesIO()
+    fastavro.schemaless_writer(data, fastavro.parse_schema(writer),
+                               {k: v for k, v in ORDERS[1].items() if k != "obsolete"})
+    expected = v2.load(resolved_by_fastavro(data.getvalue(), writer, v2.avro_schema()))
+    assert v2.load_compiled(data.getvalue(), writer_schema=writer) == expected
+
+
+def test_a_new_writer_dict_at_a_reused_address_is_not_taken_for_the_old_one():
+    v2 = OrderV2()
+    data = OrderV1().dump_compiled(ORDERS[1])
+    for _ in range(20):  # new dicts, some at the address of one freed before
+        writer = OrderV1().avro_schema()
+        assert v2.load_compiled(data, writer_schema=writer)["lines"][1]["quantity"] == -1.0
+        del writer
+    line_only = {"type": "record", "name": "Order", "fields": [
+        {"name": "id", "type": "long"}, {"name": "customer", "type": "string"},
+        {"name": "lines", "type": {"type": "array", "items": LineV1().avro_schema()}}]}
+    short = io.BytesIO()
+    fastavro.schemaless_writer(short, fastavro.parse_schema(line_only),
+                               {"id": 5, "customer": "c", "lines": []})
+    assert v2.load_compiled(short.getvalue(), writer_schema=line_only) == v2.load(
+        resolved_by_fastavro(short.getvalue(), line_only, v2.avro_schema()))
