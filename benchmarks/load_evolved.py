@@ -1,0 +1,159 @@
+"""A marshmallow schema reading data written with an older version of it:
+``load_compiled(data, writer_schema=...)`` in every form the writer schema
+can be given, against a plain ``load_compiled`` and the pair's ``AvroCodec``.
+
+    python -m benchmarks.load_evolved            # 15 interleaved repeats
+    python -m benchmarks.load_evolved --quick    # 5
+
+Writes benchmarks/results/load_evolved.json and load_evolved.md (``--out``
+for another folder).
+
+The case: a 4-field order (``OrderV1``: id, sku, quantity, price); the
+reader, ``OrderV2``, adds a field with a default (``note``). The messages are
+fastavro's ``schemaless_writer`` output with V1's Avro schema. Contenders,
+each reading every message:
+
+- ``load_compiled`` with ``writer_schema`` given as the V1 class, a V1
+  instance, V1's Avro dict, its JSON text and its parsed
+  :class:`roastedavro.avro.Schema` (each the same object on every call, as a
+  service holds it);
+- ``load_compiled`` of V2's own bytes (no resolution; the floor);
+- ``AvroCodec(v2, writer_schema=v1).load`` (the pair's Avro-level reader,
+  without marshmallow's semantics).
+
+Each must give fastavro's values for the same bytes (V2's default filled in)
+before it is timed. Timing is benchmarks/avro_codecs.py's: one process, GC
+off, a loop calibrated to ~30 ms, repeats interleaved in a rotating order,
+the median in ns per message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import platform
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if not __package__:  # run as a script: make `benchmarks` importable
+    sys.path.insert(0, str(HERE.parent))
+
+from marshmallow import fields  # noqa: E402
+
+import fastavro  # noqa: E402
+from benchmarks.avro_codecs import measure_case  # noqa: E402
+from roastedavro import AvroCodec, CompiledSchema  # noqa: E402
+from roastedavro.avro import parse_schema  # noqa: E402
+
+
+class OrderV1(CompiledSchema):
+    id = fields.Integer(required=True)
+    sku = fields.String(required=True)
+    quantity = fields.Integer(required=True)
+    price = fields.Float(required=True)
+
+
+class OrderV2(OrderV1):
+    note = fields.String(load_default="none", dump_default="none")
+
+
+class Contender:
+    """What measure_case times: ``load`` over ``load_input`` (no dump side)."""
+
+    dump_excluded = "not measured"
+    load_excluded = None
+
+    def __init__(self, load, inputs):
+        self.load = load
+        self.load_input = inputs
+
+
+def messages(count: int) -> tuple[list[bytes], list[dict]]:
+    written = OrderV1().avro_schema()
+    parsed = fastavro.parse_schema(written)
+    records = [{"id": n, "sku": f"SKU-{n % 97}", "quantity": n % 13, "price": n / 8}
+               for n in range(count)]
+    out = []
+    for record in records:
+        buffer = io.BytesIO()
+        fastavro.schemaless_writer(buffer, parsed, record)
+        out.append(buffer.getvalue())
+    return out, records
+
+
+def contenders(data: list[bytes]) -> dict[str, Contender]:
+    reader = OrderV2()
+    reader.compile()
+    writer_class, writer = OrderV1, OrderV1()
+    writer.compile()
+    as_dict = writer.avro_schema()
+    as_text = json.dumps(as_dict)
+    as_model = parse_schema(as_dict)
+    own = [reader.dump_compiled(reader.load_compiled(message, writer_schema=as_dict))
+           for message in data]
+    pair = AvroCodec(reader.avro_schema(), writer_schema=as_dict, compile="eager")
+    load = reader.load_compiled
+    return {
+        "writer as class": Contender(lambda m: load(m, writer_schema=writer_class), data),
+        "writer as instance": Contender(lambda m: load(m, writer_schema=writer), data),
+        "writer as dict": Contender(lambda m: load(m, writer_schema=as_dict), data),
+        "writer as JSON text": Contender(lambda m: load(m, writer_schema=as_text), data),
+        "writer as parsed Schema": Contender(lambda m: load(m, writer_schema=as_model), data),
+        "load_compiled, no writer schema": Contender(load, own),
+        "AvroCodec pair .load": Contender(pair.load, data),
+    }
+
+
+def check(found: dict[str, Contender], records: list[dict]) -> None:
+    expected = [dict(record, note="none") for record in records]
+    for name, contender in found.items():
+        got = [contender.load(message) for message in contender.load_input]
+        if got != expected:
+            raise AssertionError(f"{name}: not fastavro's values with the reader's default")
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="5 repeats instead of 15")
+    parser.add_argument("--out", type=Path, default=HERE / "results")
+    args = parser.parse_args(argv)
+    data, records = messages(64)
+    found = contenders(data)
+    check(found, records)
+    timings = measure_case(found, 5 if args.quick else 15, 30e6)
+    floor = timings["AvroCodec pair .load"]["load"]["ns"]
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, text=True,
+                            capture_output=True).stdout.strip() or "unknown"
+    report = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": platform.python_version(), "commit": commit,
+        "repeats": 5 if args.quick else 15,
+        "ns": {name: round(t["load"]["ns"], 1) for name, t in timings.items()},
+        "spread": {name: round(t["load"]["spread"], 3) for name, t in timings.items()},
+    }
+    lines = [
+        "# load_compiled with a writer schema, in every form it can be given",
+        "",
+        f"{report['date']}, Python {report['python']}, commit {commit}, {report['repeats']} "
+        "interleaved repeats, median ns per message over 64 messages of a 4-field order "
+        "(`python -m benchmarks.load_evolved`; its docstring: the method).",
+        "",
+        "| contender | ns per message | against the pair's AvroCodec load |",
+        "| --- | ---: | ---: |",
+    ]
+    for name, ns in report["ns"].items():
+        lines.append(f"| {name} | {ns:,.0f} | {ns / floor:.1f}× |")
+    lines.append("")
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "load_evolved.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "load_evolved.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+    return report
+
+
+if __name__ == "__main__":
+    main()
