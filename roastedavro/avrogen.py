@@ -28,8 +28,8 @@ from roastedavro._runtime import RecordKeys
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union, describe,
 )
-from roastedavro.codegen import (
-    GeneratedModule, ModuleEmitter, _environment, _indented, function_parts,
+from roastedavro.emitter import (
+    GeneratedModule, ModuleEmitter, environment, function_parts, indented,
 )
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
 from roastedavro.errors import CompileError
@@ -854,10 +854,10 @@ class _Generator:
                              if context.get("record") else [{"function": None, "fields": fields}])
             self.function_names.update(part["function"] for part in more["parts"]
                                        if part["function"] is not None)
-        text = _environment.get_template(template).render(
+        text = environment.get_template(template).render(
             function=fn.name, declarations=fn.declarations(), **context, **more)
         self.checks.append((fn, text))
-        return _indented(text)
+        return indented(text)
 
     def verify(self) -> None:
         for fn, text in self.checks:
@@ -890,7 +890,7 @@ class _Generator:
             functions += self.validator_functions()
             roots = {f"{kind}_root": Code(f"{kind}_root") for kind in ("write", "read", "skip")}
         fingerprint = schema.fingerprint()
-        source = _environment.get_template("avro_module.pyx.j2").render(
+        source = environment.get_template("avro_module.pyx.j2").render(
             root_name=comment(root.name if isinstance(root, Record) else describe(root)),
             fingerprint=Code(f"0x{fingerprint:016x}"),
             writer_name=None,

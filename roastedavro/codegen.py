@@ -8,134 +8,37 @@ templates stay free of whitespace tricks.
 
 from __future__ import annotations
 
-import builtins
 import contextlib
-import keyword
 import re
-from pathlib import Path
-from typing import Any, Callable, NamedTuple
+from typing import Any
 
-import jinja2
 from marshmallow import missing
 
 from roastedavro import __version__
 from roastedavro._runtime import RecordKeys
-from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
-from roastedavro.errors import CompileError
-from roastedavro.validators import failure_condition
-from roastedavro.visitor import NO_DEFAULT, RecordPlan, ValuePlan
-
-# Names a generated identifier must not take: Python and Cython keywords,
-# builtins, and the names the templates and runtime use themselves.
-RESERVED = (
-    set(keyword.kwlist)
-    | set(dir(builtins))
-    | {
-        "cdef", "cpdef", "cimport", "ctypedef", "struct", "union", "enum", "extern",
-        "inline", "public", "readonly", "api", "nogil", "gil", "include", "sizeof",
-        "typeof", "NULL", "new", "char", "short", "long", "int", "double", "float",
-        "unsigned", "signed", "const", "void", "bint", "object", "Py_ssize_t",
-        "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
-        "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
-        "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
-        "loaded", "loaded_value", "values",
-        "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
-        "DumpError", "ValidationError", "caught", "INVALID",
-    }
+from roastedavro.avrogen import fragment_function_names, generate_fragment
+from roastedavro.codetext import (
+    RESERVED, Code, check_function, checked_int, comment, identifier, literal,
 )
+from roastedavro.emitter import (  # noqa: F401  (FIELDS_PER_FUNCTION, GeneratedModule: public here too)
+    FIELDS_PER_FUNCTION, GeneratedModule, ModuleEmitter, function_parts, indented, render,
+)
+from roastedavro.plans import NO_DEFAULT, RecordPlan, ValuePlan
+from roastedavro.validators import failure_condition
+
 # the per-level names FunctionEmitter.collection() hands out
 COLLECTION_NAMES = re.compile(r"(part|index|key)[0-9]+\Z")
-_PACKAGE = Path(__file__).resolve().parent
-# every name the module skeleton and the runtime declare or import, so that
-# a field called `write_long` or `obj` cannot shadow one of them
-RESERVED |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (
-    (_PACKAGE / "templates" / "module.pyx.j2").read_text()
-    + (_PACKAGE / "_runtime.pxd").read_text()
-)))
 
 
-
-def _only_code(value):
-    # Every {{ }} in a template renders Code (built by codetext's channels or
-    # by an emitter) or an exact int: plain text cannot reach the module.
-    if isinstance(value, Code) or type(value) is int:
-        return value
-    raise CompileError(f"internal error: a template was given unchecked text {value!r}")
-
-
-_environment = jinja2.Environment(
-    loader=jinja2.PackageLoader("roastedavro", "templates"),
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    autoescape=False,
-    finalize=_only_code,
-)
-
-
-class ModuleEmitter:
-    """Collects what the record functions need from outside their source,
-    and the functions to check before the module is built.
-
-    Python objects used on slow paths (field instances for their
-    ``_serialize``, defaults, mapping types) become typed attributes of the
-    codec object, so each compiled schema instance holds its own.
-    """
+class RecordModuleEmitter(ModuleEmitter):
+    """The module of a marshmallow schema: also the functions of the Avro
+    types its fields declare, written by the Avro generator."""
 
     def __init__(self):
-        self.bindings: dict[str, Any] = {}
-        self._names_by_id: dict[int, str] = {}
-        #: (emitter, rendered functions[, the names they define])
-        self.checks: list[tuple] = []
+        super().__init__()
         #: functions generated for declared Avro types (see fragment)
         self.fragments: list[Code] = []
         self._fragment_prefixes: dict[str, Code] = {}
-        #: method names of the codec that bindings must not take
-        self._functions: set[str] = set()
-        #: slots of the codec's keys_seen array given out (see key_slot)
-        self.key_slots = 0
-
-    def verify(self) -> None:
-        """codetext.check_function over every generated function.
-
-        Run before the module is built (tokenizing costs about as much as
-        generating), not when a cached build of the same source is loaded.
-        """
-        for emitter, text, *functions in self.checks:
-            emitter.check(text, *functions)
-
-    def bind(self, obj: Any, name: str) -> Code:
-        known = self._names_by_id.get(id(obj))
-        if known is not None:
-            return Code(f"self.{known}")
-        name = base = identifier(name)
-        if PART_FUNCTION.match(name):
-            # part_...: the names of wide records' functions
-            name = base = f"bound_{name}"
-        n = 2
-        # never a name the skeleton gives the codec (max_depth, load_hooks, ...)
-        while name in self.bindings or name in RESERVED or name in self._functions:
-            name, n = f"{base}_{n}", n + 1
-        self.bindings[name] = obj
-        # the object stays referenced by `bindings`, so its id is not reused
-        self._names_by_id[id(obj)] = name
-        return Code(f"self.{name}")
-
-    def key_slot(self) -> Code:
-        """A field's own slot in the codec's ``keys_seen`` array, for
-        ``next_field``: the equal dict key it last matched, held so that
-        dicts built from the same key objects match it by identity."""
-        slot = checked_int(self.key_slots, "a key slot", 0, 2**31)
-        self.key_slots += 1
-        return Code(f"&self.keys_seen[{slot}]")
-
-    def declared(self) -> list[tuple[Code, Code, Code]]:
-        """The module template's bindings: attribute name, key, C type
-        (RecordKeys are typed, so their fields are read without a check)."""
-        return [(Code(name), literal(name),
-                 Code("RecordKeys" if type(obj) is RecordKeys else "object"))
-                for name, obj in self.bindings.items()]
 
     def fragment(self, schema, hint: str) -> Code:
         """The prefix of the functions that write and read values of a parsed
@@ -144,8 +47,6 @@ class ModuleEmitter:
         ``self.<prefix>_read(r, depth)`` (roastedavro.avrogen.generate_fragment).
         Generated once per distinct type (its full JSON) in a module.
         """
-        from roastedavro.avrogen import fragment_function_names, generate_fragment
-
         key = schema.to_json()
         prefix = self._fragment_prefixes.get(key)
         if prefix is not None:
@@ -383,16 +284,6 @@ class FunctionEmitter:
         check_function(text, self._names | set(self.c_locals) | own)
 
 
-#: fields per generated function: a wider record is written and read by one
-#: function per this many fields, called in turn. The C compiler's time grows
-#: faster than linearly with a function's size (500 fields in one function
-#: take several times as long as ten functions of 50), and a call per 50
-#: fields costs nothing measurable.
-FIELDS_PER_FUNCTION = 50
-#: the names of those functions start so; no binding does (see ModuleEmitter.bind)
-PART_FUNCTION = re.compile(r"part_")
-
-
 def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     """The writer and reader of one record, rendered from their templates and
     checked (codetext.check_function) before they go into the module."""
@@ -421,32 +312,14 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     write_parts, read_parts = _parts(record, write_fields, "write"), _parts(record, read_fields, "read")
     for part in read_parts:
         part["skips"] = any(field["skip"] for field in part["fields"])
-    written = _render("record_writer.pyx.j2", **context, parts=write_parts,
+    written = render("record_writer.pyx.j2", **context, parts=write_parts,
                       declarations=writer.declarations(),
                       path_levels=list(range(writer.path_levels))[::-1])
-    read = _render("record_reader.pyx.j2", **context, parts=read_parts,
+    read = render("record_reader.pyx.j2", **context, parts=read_parts,
                    declarations=reader.declarations())
     parts = {part["function"] for part in write_parts + read_parts}
     module.checks += [(writer, written, parts), (reader, read, parts)]
-    return {"writer": _indented(written), "reader": _indented(read)}
-
-
-def function_parts(fields: list, function: str, names: tuple = ()) -> list[dict]:
-    """A record function's fields in parts of at most FIELDS_PER_FUNCTION:
-    one part without a name (the function itself holds the fields), or
-    parts named ``part_<function>_<n>`` that the function calls in turn.
-    With the fields' ``names``, each part has the literal tuple of its own
-    (its error handler's), and its fields' numbers count from its first."""
-    size = FIELDS_PER_FUNCTION if len(fields) > FIELDS_PER_FUNCTION else max(len(fields), 1)
-    parts = []
-    for number, first in enumerate(range(0, max(len(fields), 1), size), 1):
-        part = {"function": Code(f"part_{function}_{number}") if size < len(fields) else None,
-                "fields": fields[first:first + size], "first": first,
-                "last": max(min(first + size, len(fields)) - 1, 0)}
-        if names:
-            part["field_names"] = literal(tuple(names[first:first + size]))
-        parts.append(part)
-    return parts
+    return {"writer": indented(written), "reader": indented(read)}
 
 
 def _parts(record: RecordPlan, fields: list[dict], kind: str) -> list[dict]:
@@ -458,12 +331,6 @@ def _parts(record: RecordPlan, fields: list[dict], kind: str) -> list[dict]:
         else:
             part["arguments"] = Code("int source, Py_ssize_t* cursor, int depth")
     return parts
-
-
-def _indented(text: str) -> Code:
-    """A checked function, indented as a method of the codec class."""
-    return Code("".join("    " + line if line.strip() else line
-                        for line in text.splitlines(True)))
 
 
 def _collect(fn: FunctionEmitter, emit) -> list[Code]:
@@ -531,25 +398,12 @@ def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
         fn.discarding = False
 
 
-def _render(template: str, **context) -> str:
-    return _environment.get_template(template).render(**context)
-
-
-class GeneratedModule(NamedTuple):
-    source: str
-    #: the objects the codec holds as constants, by attribute name
-    bindings: dict[str, Any]
-    #: raises CompileError if a generated function uses anything it was not
-    #: given; run before the source is built
-    verify: Callable[[], None]
-
-
 def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
                     flags_key: str, fingerprint: str = "") -> GeneratedModule:
     """The Cython source of a schema's codec, the objects it binds, its check."""
-    module = ModuleEmitter()
+    module = RecordModuleEmitter()
     functions = [record_functions(record, module) for record in records]
-    source = _render(
+    source = render(
         "module.pyx.j2",
         version=comment(__version__),
         label=comment(label),

@@ -16,7 +16,7 @@ end a comment or a line.
 
 Two checks make a slip impossible to ship rather than merely unlikely:
 :class:`Code` marks text built through these channels, and the Jinja
-environment refuses to render anything else (see codegen); and
+environment refuses to render anything else (see emitter); and
 :func:`check_function` tokenizes every generated function and refuses a name
 that neither the templates, the runtime nor the emitters provided, a dunder
 attribute, an f-string, or anything the tokenizer cannot read.
@@ -24,7 +24,9 @@ attribute, an f-string, or anything the tokenizer cannot read.
 
 from __future__ import annotations
 
+import builtins
 import io
+import keyword
 import math
 import re
 import tokenize
@@ -186,3 +188,29 @@ def check_function(text: str, names) -> None:
                 previous = token.string
     except (tokenize.TokenError, IndentationError, SyntaxError) as error:
         raise CompileError(f"generated code does not tokenize: {error}") from None
+
+
+# Names a generated identifier must not take: Python and Cython keywords,
+# builtins, and the names the templates and runtime use themselves.
+RESERVED = (
+    set(keyword.kwlist)
+    | set(dir(builtins))
+    | {
+        "cdef", "cpdef", "cimport", "ctypedef", "struct", "union", "enum", "extern",
+        "inline", "public", "readonly", "api", "nogil", "gil", "include", "sizeof",
+        "typeof", "NULL", "new", "char", "short", "long", "int", "double", "float",
+        "unsigned", "signed", "const", "void", "bint", "object", "Py_ssize_t",
+        "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
+        "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
+        "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
+        "loaded", "loaded_value", "values",
+        "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
+        "DumpError", "ValidationError", "caught", "INVALID",
+    }
+)
+# every name the module skeleton and the runtime declare or import, so that
+# a field called `write_long` or `obj` cannot shadow one of them
+RESERVED |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (
+    (_PACKAGE / "templates" / "module.pyx.j2").read_text()
+    + (_PACKAGE / "_runtime.pxd").read_text()
+)))

@@ -27,7 +27,7 @@ from roastedavro.avro.types import (
     Array, Enum, Field, Fixed, Map, Primitive, Record, Schema, Union, describe,
 )
 from roastedavro.avrogen import _ALLOWED, _MAX_SIZE, _Function, _Generator
-from roastedavro.codegen import GeneratedModule, ModuleEmitter, _environment, _indented
+from roastedavro.emitter import GeneratedModule, ModuleEmitter, environment, indented
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
 from roastedavro.errors import CompileError
 
@@ -196,12 +196,12 @@ class _ResolvingGenerator:
         self.function_names.add(name)
         fn = _Function(self, "read", name)
         body = fn.collect(lambda: self.reader.read_value(fn, field.type, "result"))
-        text = _environment.get_template("avro_default.pyx.j2").render(
+        text = environment.get_template("avro_default.pyx.j2").render(
             function=name, declarations=fn.declarations(), body=body,
             name=comment(f"{record.name}.{field.name}: {describe(field.type)}"),
             encoded=self.bind(encoded, "default"))
         self.checks.append((fn, text))
-        self.default_functions.append(_indented(text))
+        self.default_functions.append(indented(text))
         return f"self.{name}(depth)"
 
     def literal_or_bound(self, value) -> str:
@@ -276,7 +276,7 @@ class _ResolvingGenerator:
         # the plain readers and skippers the code above calls
         functions += self.reader.called_functions() + self.writer.called_functions()
         writer, reader = resolution.writer, resolution.reader
-        source = _environment.get_template("avro_module.pyx.j2").render(
+        source = environment.get_template("avro_module.pyx.j2").render(
             root_name=comment(_name(reader)),
             fingerprint=Code(f"0x{reader.fingerprint():016x}"),
             writer_name=comment(_name(writer)),

@@ -353,10 +353,10 @@ def test_check_function_refuses_names_nobody_provided():
 
 
 def test_templates_refuse_unchecked_text():
-    from roastedavro.codegen import _render
+    from roastedavro.emitter import render
 
     with pytest.raises(CompileError, match="unchecked text"):
-        _render("record_reader.pyx.j2", ident="plain str", name=Code("x"), field_count=0,
+        render("record_reader.pyx.j2", ident="plain str", name=Code("x"), field_count=0,
                 parts=[{"function": None, "fields": [], "first": 0, "last": 0, "skips": False}],
                 declarations=[])
 
