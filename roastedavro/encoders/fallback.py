@@ -24,6 +24,7 @@ from roastedavro.encoders.base import Encoder
 from roastedavro.errors import SchemaError
 from roastedavro.flags import CompileFlags
 from roastedavro.names import min_encoded_size
+from roastedavro.plans import without_logical_types
 
 
 class FallbackEncoder(Encoder):
@@ -72,8 +73,6 @@ class FallbackEncoder(Encoder):
         # a declared logical type takes its Python values (a datetime for a
         # timestamp), with fastavro's conventions, as the writer does: the
         # default is fastavro's Avro value of it, and must read back as itself
-        from roastedavro.visitor import without_logical_types
-
         try:
             out = io.BytesIO()
             fastavro.schemaless_writer(out, fastavro.parse_schema(self.avro), value)

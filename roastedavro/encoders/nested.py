@@ -10,6 +10,7 @@ from marshmallow.decorators import PRE_DUMP
 from roastedavro.encoders.base import Encoder
 from roastedavro.encoders.collections import each_in_path, emit_array_read, emit_array_write
 from roastedavro.hooks import LoadHooks, PreDump, hook_tags
+from roastedavro.plans import record_default_datum, record_dump_datum, record_load_input
 
 
 class RecordValueEncoder(Encoder):
@@ -34,18 +35,12 @@ class RecordValueEncoder(Encoder):
         return self.record.min_size()
 
     def load_input(self, raw):
-        from roastedavro.visitor import record_load_input
-
         return record_load_input(self.record, raw)
 
     def dump_datum(self, dumped):
-        from roastedavro.visitor import record_dump_datum
-
         return record_dump_datum(self.record, dumped)
 
     def default_datum(self, value):
-        from roastedavro.visitor import record_default_datum
-
         return record_default_datum(self.record, value, self.path)
 
     def emit_write(self, fn, value):
