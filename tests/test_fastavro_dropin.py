@@ -80,7 +80,7 @@ def test_writer_and_reader_match_fastavro(parsed):
 
 def test_a_call_is_a_lookup_after_the_first():
     schema = dropin.parse_schema(copy.deepcopy(ORDER))
-    from roastedavro.fastavro._models import codec_for
+    from roastedavro.fastavro._codecs import codec_for
 
     first = codec_for(schema)
     assert codec_for(schema) is first

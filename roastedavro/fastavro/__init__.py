@@ -26,25 +26,17 @@ from roastedavro.container import is_avro
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import _logical, _models, schema  # noqa: F401
-from roastedavro.fastavro._models import (
-    BY_OBJECT, as_model, codec_for, generic_for)
+from roastedavro.fastavro._codecs import _named_codec, codec_for
+from roastedavro.fastavro._models import BY_OBJECT, SchemaResolutionError, generic_for
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
 from roastedavro.flags import CompileFlags
 
 _DEFAULT_FLAGS = CompileFlags()
-# fastavro.read's, from the module it takes it from (not the whole of fastavro)
-_FastavroResolutionError = _fastavro_parts.module("_read_common").SchemaResolutionError
 
 __all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
            "writer", "reader", "block_reader", "is_avro", "json_writer", "json_reader",
            "is_compiled", "SchemaResolutionError"]
-
-
-class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
-    """A writer's and reader's schema whose data cannot be read across: both
-    roastedavro's SchemaResolutionError and fastavro's, so code that catches
-    fastavro's keeps working."""
 
 
 def _dump_with_options(schema: Any, record: Any, strict: bool, strict_allow_default: bool,
@@ -199,73 +191,6 @@ def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check
             # the oldest goes (dicts keep insertion order)
             del _WALKERS[next(iter(_WALKERS))]
     return entry
-
-
-class _NamedCodec:
-    """Tier 0's reader of a schema (or pair) under fastavro's naming options,
-    where the stream reading wants a codec: ``_reader``, ``flags`` and
-    ``writer_schema`` (the model the bytes are walked over)."""
-
-    __slots__ = ("_reader", "flags", "writer_schema")
-
-    def __init__(self, reader, flags, writer_schema):
-        self._reader = reader
-        self.flags = flags
-        self.writer_schema = writer_schema
-
-
-#: _NamedCodecs by id() of the writer's and reader's schema objects and the
-#: options: (writer, reader, codec); the objects are held so their ids stay theirs
-_NAMED: dict[Any, tuple[Any, Any, _NamedCodec]] = {}
-#: _NamedCodecs by the schemas' JSON texts and the options
-_NAMED_BY_TEXT: dict[Any, _NamedCodec] = {}
-_NAMED_KEPT = 1024
-_named_lock = threading.Lock()
-
-
-def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
-                 unicode_errors: str = "strict") -> _NamedCodec:
-    """Tier 0's reader of ``writer_schema``'s data (as ``reader_schema``'s
-    values, if given) returning fastavro's names for ``naming``, fastavro's
-    four naming options, and decoding text with ``unicode_errors`` (its
-    handle_unicode_errors): one per (schema, reader schema, options), a
-    lookup after the first call."""
-    naming = tuple(bool(option) for option in naming)
-    key = (id(writer_schema), id(reader_schema), naming, unicode_errors)
-    entry = _NAMED.get(key)
-    if entry is not None and entry[0] is writer_schema and entry[1] is reader_schema:
-        return entry[2]
-    from roastedavro._tier0 import Interpreter, ResolvingInterpreter
-
-    model = as_model(writer_schema)
-    reader_model = None
-    if reader_schema is not None and reader_schema is not writer_schema:
-        reader_model = as_model(reader_schema)
-        if reader_model.to_json() == model.to_json():
-            reader_model = None    # as fastavro, which reads with the writer's alone
-    text = (model.to_json(), reader_model.to_json() if reader_model is not None else None, naming,
-            unicode_errors)
-    with _named_lock:
-        codec = _NAMED_BY_TEXT.get(text)
-    if codec is None:
-        if reader_model is None:
-            reader = Interpreter(model, _DEFAULT_FLAGS, naming, unicode_errors)
-        else:
-            try:
-                reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming,
-                                              unicode_errors)
-            except _SchemaResolutionError as error:
-                raise SchemaResolutionError(error.reason, error.writer_path,
-                                            error.reader_path) from None
-        codec = _NamedCodec(reader, _DEFAULT_FLAGS, model)
-    with _named_lock:
-        codec = _NAMED_BY_TEXT.setdefault(text, codec)
-        _NAMED[key] = (writer_schema, reader_schema, codec)
-        for cache in (_NAMED, _NAMED_BY_TEXT):
-            if len(cache) > _NAMED_KEPT:
-                # the oldest goes (dicts keep insertion order)
-                del cache[next(iter(cache))]
-    return codec
 
 
 # the per-call entry points, in C (roastedavro._dropin), over the paths above

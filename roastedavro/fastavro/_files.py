@@ -27,7 +27,6 @@ import warnings
 import zlib
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
-import roastedavro.fastavro as _dropin
 from roastedavro._datum import encode_long
 from roastedavro.avro.types import Schema
 from roastedavro.container import (
@@ -39,7 +38,8 @@ from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
 from roastedavro.fastavro._logical import logical_plan
-from roastedavro.fastavro._models import as_model, codec_for
+from roastedavro.fastavro._codecs import _named_codec, codec_for
+from roastedavro.fastavro._models import SchemaResolutionError, as_model
 from roastedavro.fastavro._writing import (
     ValidationError, fastavro_error, strict_codec, without_tuples)
 from roastedavro.fastavro.schema import _fastavro_parse_schema
@@ -96,7 +96,7 @@ class InvalidTextError(_Typed, ContainerError, TextDecodeError):
     ``UnicodeDecodeError``, as fastavro raises it."""
 
 
-class UnreadableDataError(_Typed, ContainerError, _dropin.SchemaResolutionError):
+class UnreadableDataError(_Typed, ContainerError, SchemaResolutionError):
     """Data that the reader's schema cannot read (a union branch or an enum
     symbol the reader has not): fastavro's SchemaResolutionError (and the
     drop-in's), with the block and offset."""
@@ -114,7 +114,7 @@ def resolution_error(error: _RoastedResolutionError) -> Exception:
     if missing is not None:
         reason += (f" (No default value for field {missing['field']} in "
                    f"{missing['record']})")
-    converted = _dropin.SchemaResolutionError(reason, error.writer_path, error.reader_path)
+    converted = SchemaResolutionError(reason, error.writer_path, error.reader_path)
     converted.__cause__ = None
     return converted
 
@@ -240,7 +240,9 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
         # a common mistake, with an unhelpful error otherwise (fastavro's words)
         raise ValueError('"records" argument should be an iterable, not dict')
     if type(fo).__name__ == "AvroJSONEncoder" and hasattr(fo, "_write_union_type"):
-        return _dropin.json_writer(
+        from roastedavro.fastavro.json import json_writer
+
+        return json_writer(
             fo._fo, schema, records, write_union_type=fo._write_union_type,
             validator=bool(validator), strict=strict, strict_allow_default=strict_allow_default,
             disable_tuple_notation=disable_tuple_notation)
@@ -356,13 +358,13 @@ class _FileReader(FileReader):
         if self._avro_codec is None:
             if self._naming is not None:
                 writer, reader = self._models
-                self._avro_codec = _dropin._named_codec(
+                self._avro_codec = _named_codec(
                     writer, None if reader is writer else reader, *self._naming)
             else:
                 try:
                     return FileReader.avro_codec.fget(self)
                 except _RoastedResolutionError as error:
-                    if isinstance(error, _dropin.SchemaResolutionError):
+                    if isinstance(error, SchemaResolutionError):
                         raise
                     raise resolution_error(error) from None
         return self._avro_codec

@@ -23,6 +23,7 @@ from roastedavro import _fastavro_parts
 from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
 from roastedavro.errors import SchemaError
+from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 
 # fastavro's own parser, the module fastavro.schema uses (never a name that
 # may have been replaced by the drop-in's), and its errors, without the rest
@@ -35,7 +36,6 @@ _NAMED = ("record", "error", "enum", "fixed")
 #: and reader's schema objects: (schema, reader or None, codec). The objects
 #: are held, so their ids cannot be reused while the entry lives
 BY_OBJECT: dict[Any, tuple[Any, Any, Any]] = {}
-_BY_TEXT: dict[tuple, Any] = {}
 _OBJECTS_KEPT = 1024
 _lock = threading.Lock()
 
@@ -75,6 +75,19 @@ _UNREADABLE: dict[type, type] = {
     kind: type(f"Schema{kind.__name__}", (_Unreadable, kind), {"__module__": __name__})
     for kind in (TypeError, KeyError, AttributeError, IndexError)}
 globals().update({kind.__name__: kind for kind in _UNREADABLE.values()})   # picklable
+
+
+# fastavro.read's, from the module it takes it from (not the whole of fastavro)
+_FastavroResolutionError = _fastavro_parts.module("_read_common").SchemaResolutionError
+
+
+class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
+    """A writer's and reader's schema whose data cannot be read across: both
+    roastedavro's SchemaResolutionError and fastavro's, so code that catches
+    fastavro's keeps working."""
+
+
+SchemaResolutionError.__module__ = "roastedavro.fastavro"  # where users import it from
 
 
 def fastavro_parse(schema: Any, named_schemas: dict | None = None, **options: Any) -> Any:
@@ -195,40 +208,6 @@ def defined_once(schema: Any, full_names: bool = False, named: dict | None = Non
         return node
 
     return walk(schema, None, full_names)
-
-
-def codec_for(schema: Any, reader: Any = None):
-    """The compiled AvroCodec for a schema (reading with ``reader``'s schema,
-    if given): a lookup after the first call."""
-    key = id(schema) if reader is None else (id(schema), id(reader))
-    entry = BY_OBJECT.get(key)
-    if entry is not None and entry[0] is schema and entry[1] is reader:
-        return entry[2]
-    from roastedavro.codec import AvroCodec
-    from roastedavro.fastavro._logical import LogicalCodec, logical_plan
-
-    model = as_model(schema)
-    reader_model = as_model(reader) if reader is not None else None
-    text = (model.to_json(), reader_model.to_json() if reader is not None else None)
-    # fastavro's custom logical types the schema uses, if any: around the codec
-    plan = logical_plan(schema, reader)
-    with _lock:
-        codec = _BY_TEXT.get(text)
-        if codec is None:
-            if reader_model is None:
-                codec = AvroCodec(model)
-            else:
-                codec = AvroCodec(reader_model, writer_schema=model)
-            _BY_TEXT[text] = codec
-        if plan is not None:
-            codec = LogicalCodec(codec, plan)
-        if not isinstance(schema, (str, Schema)) or not isinstance(reader, (str, Schema, type(None))):
-            # dicts are not hashable: remember the objects themselves, LRU-bounded
-            BY_OBJECT[key] = (schema, reader, codec)
-            if len(BY_OBJECT) > _OBJECTS_KEPT:
-                # the oldest entry goes (dicts keep insertion order)
-                del BY_OBJECT[next(iter(BY_OBJECT))]
-    return codec
 
 
 def generic_for(schema: Any):
