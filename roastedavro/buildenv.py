@@ -12,7 +12,6 @@ that builds or loads a codec.
 from __future__ import annotations
 
 import contextlib
-import importlib.machinery
 import os
 import stat
 import threading
@@ -20,12 +19,10 @@ import warnings
 from pathlib import Path
 
 from roastedavro.errors import CompileError
+from roastedavro.flags import EXT_SUFFIX  # noqa: F401  (public here too)
 
 CACHE_ENV = "ROASTEDAVRO_CACHE_DIR"
 COMPILE_ENV = "ROASTEDAVRO_COMPILE"
-#: the file name ending of an extension module here (sysconfig's EXT_SUFFIX,
-#: without importing sysconfig and its platform data)
-EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 #: where a module missing from the cache is built: in this process, in a
 #: child process, or nowhere (``NotCompiledError``)
 BUILD_MODES = ("here", "child", "never")

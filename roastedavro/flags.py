@@ -1,8 +1,14 @@
-"""Options that change how a schema is compiled or how its codec behaves."""
+"""Options that change how a schema is compiled or how its codec behaves, and
+the file name ending of the extension modules codecs are built as."""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib.machinery
+
+#: the file name ending of an extension module here (sysconfig's EXT_SUFFIX,
+#: without importing sysconfig and its platform data)
+EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
 @dataclasses.dataclass(frozen=True)

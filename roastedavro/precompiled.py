@@ -165,7 +165,7 @@ def _group_may_be_declared() -> bool:
 def _packages():
     from importlib.metadata import entry_points
 
-    from roastedavro.buildenv import EXT_SUFFIX
+    from roastedavro.flags import EXT_SUFFIX
 
     for point in entry_points(group=GROUP):
         name = point.value

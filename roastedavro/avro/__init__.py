@@ -5,7 +5,8 @@ from roastedavro.avro.types import (  # noqa: F401
     NO_DEFAULT, Array, AvroType, Enum, Field, Fixed, Logical, Map, NamedRef, NamedType,
     Primitive, Record, Schema, Union,
 )
-from roastedavro.avro.canonical import crc64_avro, fingerprint, parsing_canonical_form  # noqa: F401,E402
+from roastedavro.avro.canonical import crc64_avro, fingerprint  # noqa: F401,E402
+from roastedavro.avro.types import parsing_canonical_form  # noqa: F401,E402
 from roastedavro.avro.parse import load_schema, parse_schema, parse_schemas  # noqa: F401,E402
 from roastedavro.avro.resolve import resolve  # noqa: F401,E402
 

@@ -10,6 +10,7 @@ rule it breaks.
 
 from __future__ import annotations
 
+import copyreg
 import json
 import math
 import os
@@ -111,6 +112,21 @@ def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None, *,
     parser = _Parser(named or {}, validate, dialect)
     root = parser.parse(source, None, "")
     return Schema(root, parser.named, dialect)
+
+
+def _schema_from_json(text: str, dialect: str = "avro") -> Schema:
+    return parse_schema(text, dialect=dialect)
+
+
+def _reduce_schema(schema: Schema):
+    if schema.dialect != "avro":
+        return (_schema_from_json, (schema.to_json(), schema.dialect))
+    return (_schema_from_json, (schema.to_json(),))
+
+
+# a Schema pickles (and copies) as its JSON and is parsed again; registered
+# here, where it is parsed, so that the model imports no parser
+copyreg.pickle(Schema, _reduce_schema)
 
 
 def parse_schemas(sources: Iterable[Any]) -> list[Schema]:

@@ -7,6 +7,12 @@ as in the schema's JSON. :class:`Schema` holds the tree with a table of the
 named definitions, so a reference is one dictionary lookup and the tree has no
 cycles: the types compare, hash and print like any value.
 
+The schema's text forms are written here too: its full JSON
+(:meth:`Schema.to_dict`) and the specification's "Parsing Canonical Form for
+Schemas", as Java's ``SchemaNormalization.toParsingForm`` writes it: only the
+attributes that matter for reading (type, name, fields, symbols, items,
+values, size), full names, no whitespace.
+
 Nothing here knows about marshmallow, Cython or the wire format.
 """
 
@@ -15,6 +21,8 @@ from __future__ import annotations
 import dataclasses
 import json
 from typing import Any, Iterator, Mapping, Union as _Union
+
+from roastedavro.avro.canonical import fingerprint
 
 PRIMITIVE_TYPES = ("null", "boolean", "int", "long", "float", "double", "bytes", "string")
 NAMED_KINDS = ("record", "error", "enum", "fixed")
@@ -310,13 +318,11 @@ class Schema:
             elif isinstance(avro, Union):
                 stack.extend(reversed(avro.branches))
 
-    # -- text forms (see canonical.py) -------------------------------------
+    # -- text forms (below; fingerprints: canonical.py) ---------------------
 
     def canonical_form(self) -> str:
         """The Parsing Canonical Form, as Java's SchemaNormalization.toParsingForm writes it."""
         if self._canonical is None:
-            from roastedavro.avro.canonical import parsing_canonical_form
-
             self._canonical = parsing_canonical_form(self)
         return self._canonical
 
@@ -325,8 +331,6 @@ class Schema:
         (as Java's ``fingerprint64``, unsigned), bytes for MD5 and SHA-256."""
         known = self._fingerprints.get(algorithm)
         if known is None:
-            from roastedavro.avro.canonical import fingerprint
-
             known = self._fingerprints[algorithm] = fingerprint(self.canonical_form(), algorithm)
         return known
 
@@ -338,8 +342,6 @@ class Schema:
 
     def to_dict(self) -> Any:
         """The schema as JSON values (dict, list or str), every property kept."""
-        from roastedavro.avro.canonical import to_json_value
-
         return to_json_value(self)
 
     def to_json(self) -> str:
@@ -359,13 +361,144 @@ class Schema:
         text = self.to_json()
         return f"Schema({text if len(text) < 200 else text[:197] + '...'})"
 
-    def __reduce__(self):
-        if self.dialect != "avro":
-            return (_schema_from_json, (self.to_json(), self.dialect))
-        return (_schema_from_json, (self.to_json(),))
+    # pickled as its JSON and parsed again (roastedavro.avro.parse registers it)
 
 
-def _schema_from_json(text: str, dialect: str = "avro") -> Schema:
-    from roastedavro.avro.parse import parse_schema
+# -- text forms ---------------------------------------------------------------
 
-    return parse_schema(text, dialect=dialect)
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def parsing_canonical_form(schema: Schema) -> str:
+    out: list[str] = []
+    seen: set[str] = set()
+
+    def write(avro: AvroType) -> None:
+        if isinstance(avro, NamedRef):
+            if avro.name in seen:
+                out.append(_quote(avro.name))
+                return
+            avro = schema.named[avro.name]
+        if isinstance(avro, Primitive):
+            out.append(_quote(avro.name))
+        elif isinstance(avro, NamedType):
+            if avro.name in seen:
+                out.append(_quote(avro.name))
+                return
+            seen.add(avro.name)
+            out.append('{"name":' + _quote(avro.name))
+            if isinstance(avro, Record):
+                # an error is a record to a reader
+                out.append(',"type":"record","fields":[')
+                for number, field in enumerate(avro.fields):
+                    if number:
+                        out.append(",")
+                    out.append('{"name":' + _quote(field.name) + ',"type":')
+                    write(field.type)
+                    out.append("}")
+                out.append("]}")
+            elif isinstance(avro, Enum):
+                out.append(',"type":"enum","symbols":['
+                           + ",".join(_quote(symbol) for symbol in avro.symbols) + "]}")
+            elif isinstance(avro, Fixed):
+                out.append(f',"type":"fixed","size":{avro.size}}}')
+        elif isinstance(avro, Array):
+            out.append('{"type":"array","items":')
+            write(avro.items)
+            out.append("}")
+        elif isinstance(avro, Map):
+            out.append('{"type":"map","values":')
+            write(avro.values)
+            out.append("}")
+        elif isinstance(avro, Union):
+            out.append("[")
+            for number, branch in enumerate(avro.branches):
+                if number:
+                    out.append(",")
+                write(branch)
+            out.append("]")
+        else:  # pragma: no cover - the model has no other types
+            raise TypeError(f"not an Avro type: {avro!r}")
+
+    write(schema.root)
+    return "".join(out)
+
+
+def to_json_value(schema: Schema) -> Any:
+    """The full schema as JSON values: every attribute and property kept, each
+    named type defined once (where it first appears) and named afterwards;
+    names relative to the enclosing namespace, as Java's ``Schema.toString``."""
+    seen: set[str] = set()
+
+    def logical(avro, node: dict) -> None:
+        if avro.logical is not None:
+            node["logicalType"] = avro.logical.name
+            if avro.logical.precision is not None:
+                node["precision"] = avro.logical.precision
+                node["scale"] = avro.logical.scale
+
+    def name_for(full: str, enclosing: str | None) -> str:
+        namespace, _, name = full.rpartition(".")
+        return name if (namespace or None) == enclosing else full
+
+    def convert(avro: AvroType, enclosing: str | None) -> Any:
+        if isinstance(avro, NamedRef):
+            if avro.name in seen:
+                return name_for(avro.name, enclosing)
+            avro = schema.named[avro.name]
+        if isinstance(avro, Primitive):
+            if avro.logical is None and not avro.props:
+                return avro.name
+            node: dict[str, Any] = {"type": avro.name}
+            logical(avro, node)
+            node.update(avro.props)
+            return node
+        if isinstance(avro, NamedType):
+            if avro.name in seen:
+                return name_for(avro.name, enclosing)
+            seen.add(avro.name)
+            namespace, _, name = avro.name.rpartition(".")
+            node = {"type": avro.type_name, "name": name}
+            if (namespace or None) != enclosing:
+                node["namespace"] = namespace
+            own = namespace or None
+            if avro.doc is not None:  # type: ignore[attr-defined]
+                node["doc"] = avro.doc  # type: ignore[attr-defined]
+            if isinstance(avro, Record):
+                fields = []
+                for field in avro.fields:
+                    item: dict[str, Any] = {"name": field.name, "type": convert(field.type, own)}
+                    if field.doc is not None:
+                        item["doc"] = field.doc
+                    if field.has_default:
+                        item["default"] = field.default
+                    if field.order != "ascending":
+                        item["order"] = field.order
+                    if field.aliases:
+                        item["aliases"] = list(field.aliases)
+                    item.update(field.props)
+                    fields.append(item)
+                node["fields"] = fields
+            elif isinstance(avro, Enum):
+                node["symbols"] = list(avro.symbols)
+                if avro.default is not None:
+                    node["default"] = avro.default
+            elif isinstance(avro, Fixed):
+                node["size"] = avro.size
+                logical(avro, node)
+            aliases = avro.aliases  # type: ignore[attr-defined]
+            if aliases:
+                node["aliases"] = [name_for(alias, own) for alias in aliases]
+            node.update(avro.props)  # type: ignore[attr-defined]
+            return node
+        if isinstance(avro, Array):
+            return {"type": "array", "items": convert(avro.items, enclosing), **dict(avro.props)}
+        if isinstance(avro, Map):
+            return {"type": "map", "values": convert(avro.values, enclosing), **dict(avro.props)}
+        if isinstance(avro, Union):
+            return [convert(branch, enclosing) for branch in avro.branches]
+        raise TypeError(f"not an Avro type: {avro!r}")  # pragma: no cover
+
+    return convert(schema.root, None)
