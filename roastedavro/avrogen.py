@@ -17,6 +17,7 @@ is checked with ``codetext.check_function`` before a build.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import re
 from pathlib import Path
@@ -26,7 +27,8 @@ from roastedavro import __version__
 from roastedavro._datum import UnionChooser, Validator, encode_default
 from roastedavro._runtime import RecordKeys
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union, describe,
+    Array, AvroType, Enum, Fixed, Map, NamedRef, NamedType, Primitive, Record, Schema, Union,
+    describe,
 )
 from roastedavro.emitter import (
     GeneratedModule, ModuleEmitter, environment, function_parts, indented,
@@ -46,6 +48,9 @@ _SPLIT_TEMPLATES = ("avro_writer.pyx.j2", "avro_reader.pyx.j2")
 MAX_NESTING = 64
 #: the largest size or precision that reaches generated code
 _MAX_SIZE = 2**31 - 1
+#: a union of at least this many branches is generated once per module
+#: (Generator.shared_union), as is one of two records or more
+_SHARED_UNION_BRANCHES = 12
 
 _JINJA_TAGS = re.compile(r"\{[{%#].*?[}%#]\}", re.S)
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -189,6 +194,17 @@ class _Generator:
         self._enums: dict[str, tuple[Code, Code]] = {}
         self._record_keys: dict[str, Code] = {}
         self._unions = 0
+        self._choosers: dict[tuple, Code] = {}
+        self._validators: dict[AvroType, Code] = {}
+        #: unions written, read and skipped by functions of their own (see
+        #: shared_union), by _union_key: the ident of each, the union, and
+        #: those whose functions exist
+        self.shared: dict[tuple, Code] = {}
+        self._shared_unions: dict[tuple, Union] = {}
+        self._shared_done: set[tuple] = set()
+        #: how many times each union occurs in the schema
+        self._union_uses = collections.Counter(
+            _union_key(avro) for avro in schema.walk() if isinstance(avro, Union))
         self.checks: list[tuple[_Function, str]] = []
 
     # -- constants -------------------------------------------------------------
@@ -214,8 +230,85 @@ class _Generator:
         return known
 
     def union_chooser(self, union: Union) -> Code:
-        self._unions += 1
-        return self.bind(UnionChooser(union, self.schema), f"union{self._unions}")
+        """The union's chooser (fastavro's rule), bound once per distinct union."""
+        key = _union_key(union)
+        known = self._choosers.get(key)
+        if known is None:
+            self._unions += 1
+            known = self._choosers[key] = self.bind(UnionChooser(union, self.schema),
+                                                    f"union{self._unions}")
+        return known
+
+    def shared_union(self, union: Union) -> Code | None:
+        """The ident of the functions that write, read and skip ``union``, for
+        a union that occurs more than once and whose code is long: one of
+        several records (fastavro's choice of a record for a dict is a
+        validation and a count of shared keys per record), or of many
+        branches. Such a union is generated once per module and called
+        wherever it occurs, not written out at every field that has it. None
+        for a union written in place: one that occurs once, a short one, or
+        one with an array or map branch (whose items' error paths the calling
+        function tracks)."""
+        key = _union_key(union)
+        known = self.shared.get(key)
+        if known is not None:
+            return known
+        if self._union_uses[key] < 2:
+            return None  # once in the schema: nothing to share, and a call to save
+        branches = [self.schema.deref(branch) for branch in union.branches]
+        if any(isinstance(branch, (Array, Map)) for branch in branches):
+            return None
+        records = sum(isinstance(branch, Record) for branch in branches)
+        if records < 2 and len(branches) < _SHARED_UNION_BRANCHES:
+            return None
+        taken = set(self.idents.values()) | set(self.shared.values())
+        number = len(self.shared) + 1
+        ident = Code(f"union{number}")
+        while ident in taken or any(f"{kind}_{ident}" in _SKELETON_NAMES
+                                    for kind in _FUNCTION_KINDS):
+            number += 1
+            ident = Code(f"union{number}")
+        self.shared[key] = ident
+        self._shared_unions[key] = union
+        self.function_names |= {self.function(kind, ident) for kind in self.kinds + ("accepts",)}
+        return ident
+
+    def shared_union_functions(self) -> list[Code]:
+        """The functions of the shared unions used so far (and of those they
+        use in turn), each once."""
+        functions: list[Code] = []
+        while len(self._shared_done) < len(self.shared):
+            for key, ident in list(self.shared.items()):
+                if key in self._shared_done:
+                    continue
+                self._shared_done.add(key)
+                union = self._shared_unions[key]
+                functions += self.value_functions(
+                    union, {kind: self.function(kind, ident) for kind in self.kinds},
+                    in_place=True)
+                if "write" in self.kinds:  # writers choose a branch by validating
+                    functions.append(self.union_validator_function(union, ident))
+        return functions
+
+    def pending_functions(self) -> list[Code]:
+        """The shared unions' and the validators' functions used so far, and
+        those they use in turn, until none is missing."""
+        functions: list[Code] = []
+        while True:
+            more = self.shared_union_functions() + self.validator_functions()
+            if not more:
+                return functions
+            functions += more
+
+    def union_validator_function(self, union: Union, ident: Code) -> Code:
+        """accepts_<ident>: whether fastavro's validation accepts a value as the union."""
+        fn = _Function(self, "check", self.function("accepts", ident))
+        fn.local("object", "value")
+        result: list[str] = []
+        body = fn.collect(lambda: result.append(self.check_union(fn, union, "value")))
+        return self.render("avro_union_validator.pyx.j2", fn,
+                           {"name": comment(describe(union))}, body=body,
+                           result=Code(result[0]))
 
     # -- writing ---------------------------------------------------------------
 
@@ -229,7 +322,11 @@ class _Generator:
         elif isinstance(avro, Map):
             self.write_map(fn, avro, value)
         elif isinstance(avro, Union):
-            self.write_union(fn, avro, value)
+            shared = self.shared_union(avro)
+            if shared is not None:
+                fn.line(f"self.{self.function('write', shared)}(w, {value}, depth)")
+            else:
+                self.write_union(fn, avro, value)
         elif isinstance(avro, Enum):
             indexes = self.enum_constants(avro)[1]
             fn.line(f"write_enum_datum(w, {value}, <dict>{indexes})")
@@ -388,9 +485,12 @@ class _Generator:
             if isinstance(definition, Record) and definition.kind == "record":
                 fn.line(f"if {accepted}:  {self.branch_comment(avro, index)}")
                 with fn.indent():
-                    names = " + ".join(f"({literal(field.name)} in <dict>{value})"
-                                       for field in definition.fields) or "0"
-                    fn.line(f"{fields} = {names}")
+                    # the record's field names the dict has
+                    name = fn.local("object", "field_name")
+                    fn.line(f"{fields} = 0")
+                    fn.line(f"for {name} in {self.record_keys(definition)}.keys:")
+                    fn.line(f"    if {name} in <dict>{value}:")
+                    fn.line(f"        {fields} += 1")
                     fn.line(f"if {fields} > {most}:")
                     fn.line(f"    {most} = {fields}")
                     fn.line(f"    {branch} = {index}")
@@ -430,6 +530,9 @@ class _Generator:
         if isinstance(avro, Map):
             return self.check_map(fn, avro, value)
         if isinstance(avro, Union):
+            shared = self.shared_union(avro)
+            if shared is not None:
+                return f"self.{self.function('accepts', shared)}({value}, depth)"
             return self.check_union(fn, avro, value)
         kind = avro.name
         if name in _TIMESTAMPS:
@@ -451,7 +554,11 @@ class _Generator:
         }[kind].format(value=value)
 
     def validator(self, avro: AvroType) -> Code:
-        return self.bind(Validator(avro, self.schema), "validator")
+        """fastavro's validation of ``avro`` in Python, bound once per distinct type."""
+        known = self._validators.get(avro)
+        if known is None:
+            known = self._validators[avro] = self.bind(Validator(avro, self.schema), "validator")
+        return known
 
     def check_array(self, fn: _Function, avro: Array, value: str) -> str:
         with fn.check_level() as level:
@@ -497,15 +604,13 @@ class _Generator:
             fn.line("else:")
             with fn.indent():
                 # the first branch that accepts it; later ones only if none has
-                for number, branch in enumerate(avro.branches):
-                    accepted = self.check(fn, branch, value)
-                    fn.line(f"{ok} = {accepted}")
-                    if number < len(avro.branches) - 1:
-                        fn.line(f"if not {ok}:")
-                        fn._indent += 1
-                fn._indent -= max(len(avro.branches) - 1, 0)
-                if not avro.branches:
-                    fn.line(f"{ok} = False")
+                # (one level of indentation however many branches there are)
+                fn.line(f"{ok} = False")
+                for branch in avro.branches:
+                    fn.line(f"if not {ok}:")
+                    with fn.indent():
+                        accepted = self.check(fn, branch, value)
+                        fn.line(f"{ok} = {accepted}")
         return ok
 
     def validator_function(self, record: Record) -> Code:
@@ -600,7 +705,7 @@ class _Generator:
                     fn.line(f"{key} = read_key(r)")
                     self.read_value(fn, avro.values, f"{entries}[{key}]")
                 fn.line(f"{target} = {entries}")
-        elif isinstance(avro, Union):
+        elif isinstance(avro, Union) and self.shared_union(avro) is None:
             self.dispatch(fn, avro, lambda branch: self.read_value(fn, branch, target))
         else:
             fn.line(f"{target} = {self.read_expression(avro)}")
@@ -611,6 +716,11 @@ class _Generator:
         if isinstance(avro, Record):
             self.called["read"].setdefault(avro.name, avro)
             return f"self.{self.function('read', self.idents[avro.name])}(r, depth + 1)"
+        if isinstance(avro, Union):
+            shared = self.shared_union(avro)
+            if shared is None:
+                return None
+            return f"self.{self.function('read', shared)}(r, depth)"
         if isinstance(avro, Enum):
             symbols = self.enum_constants(avro)[0]
             return f"read_enum(r, <tuple>{symbols})"
@@ -701,7 +811,11 @@ class _Generator:
                         fn.line("skip_length(r)")
                     self.skip_value(fn, inner)
         elif isinstance(avro, Union):
-            self.dispatch(fn, avro, lambda branch: self.skip_value(fn, branch))
+            shared = self.shared_union(avro)
+            if shared is not None and "skip" in self.kinds:
+                fn.line(f"self.{self.function('skip', shared)}(r, depth)")
+            else:
+                self.dispatch(fn, avro, lambda branch: self.skip_value(fn, branch))
         elif isinstance(avro, Enum):
             fn.line(f"read_index(r, {checked_int(len(avro.symbols), 'symbols', 0, _MAX_SIZE)})")
         elif isinstance(avro, Fixed):
@@ -789,6 +903,7 @@ class _Generator:
         functions: list[Code] = []
         done: set = set()
         while True:
+            functions += self.shared_union_functions()
             pending = [(kind, record) for kind, records in self.called.items()
                        for record in list(records.values()) if (kind, record.name) not in done]
             if not pending:
@@ -824,24 +939,51 @@ class _Generator:
             names = {kind: Code(f"{self.prefix}_{kind}") for kind in ("write", "read")}
         else:
             names = {kind: Code(f"{kind}_root") for kind in ("write", "read", "skip")}
-        writer = _Function(self, "write", names["write"])
-        reader = _Function(self, "read", names["read"])
-        writer.local("object", "value")
-        heading = Code(f"# {comment(describe(root))}")
-        written = [{"comment": heading, "body": writer.collect(
-            lambda: self.write_value(writer, root, "value"))}]
-        read = [{"comment": heading, "body": reader.collect(
-            lambda: self.read_value(reader, root, "result"))}]
-        context = {"name": comment(describe(root)), "record": False, "fragment": bool(self.prefix)}
-        functions = [
-            self.render("avro_writer.pyx.j2", writer, context, fields=written,
-                        path_levels=list(range(writer.path_levels))[::-1]),
-            self.render("avro_reader.pyx.j2", reader, context, fields=read),
-        ]
+        return self.value_functions(root, names)
+
+    def value_functions(self, avro: AvroType, names: dict[str, Code],
+                        in_place: bool = False) -> list[Code]:
+        """The functions (named by kind in ``names``) that write, read and skip
+        one value of ``avro``; ``in_place``: its own code, even where
+        write_value would call a shared function for it."""
+        heading = Code(f"# {comment(describe(avro))}")
+        context = {"name": comment(describe(avro)), "record": False, "fragment": bool(self.prefix)}
+        functions = []
+        if "write" in names:
+            writer = _Function(self, "write", names["write"])
+            writer.local("object", "value")
+
+            def write():
+                if in_place:
+                    self.write_union(writer, avro, "value")
+                else:
+                    self.write_value(writer, avro, "value")
+
+            written = [{"comment": heading, "body": writer.collect(write)}]
+            functions.append(self.render("avro_writer.pyx.j2", writer, context, fields=written,
+                                         path_levels=list(range(writer.path_levels))[::-1]))
+        if "read" in names:
+            reader = _Function(self, "read", names["read"])
+
+            def read():
+                if in_place:
+                    self.dispatch(reader, avro,
+                                  lambda branch: self.read_value(reader, branch, "result"))
+                else:
+                    self.read_value(reader, avro, "result")
+
+            read_lines = [{"comment": heading, "body": reader.collect(read)}]
+            functions.append(self.render("avro_reader.pyx.j2", reader, context, fields=read_lines))
         if "skip" in names:
             skipper = _Function(self, "skip", names["skip"])
-            skipped = [{"comment": heading,
-                        "body": skipper.collect(lambda: self.skip_value(skipper, root))}]
+
+            def skip():
+                if in_place:
+                    self.dispatch(skipper, avro, lambda branch: self.skip_value(skipper, branch))
+                else:
+                    self.skip_value(skipper, avro)
+
+            skipped = [{"comment": heading, "body": skipper.collect(skip)}]
             functions.append(self.render("avro_skipper.pyx.j2", skipper, context, fields=skipped))
         return functions
 
@@ -880,14 +1022,14 @@ class _Generator:
         functions: list[Code] = []
         for record in self.records:
             functions += self.record_functions(record)
-        functions += self.validator_functions()
+        functions += self.pending_functions()
         if isinstance(root, Record):
             ident = self.idents[root.name]
             roots = {f"{kind}_root": Code(f"{kind}_{ident}") for kind in ("write", "read", "skip")}
         else:
             functions += self.root_functions(root)
             # a union of several records at the root validates them too
-            functions += self.validator_functions()
+            functions += self.pending_functions()
             roots = {f"{kind}_root": Code(f"{kind}_root") for kind in ("write", "read", "skip")}
         fingerprint = schema.fingerprint()
         source = environment.get_template("avro_module.pyx.j2").render(
@@ -912,6 +1054,13 @@ _WRITERS = {"boolean": "boolean", "int": "int", "long": "long", "bytes": "bytes"
 _READERS = {"null": "None", "boolean": "read_boolean(r)", "int": "read_int(r)",
             "long": "read_long(r)", "float": "read_float(r)", "double": "read_double(r)",
             "bytes": "read_bytes(r)", "string": "read_str(r)"}
+
+
+def _union_key(union: Union) -> tuple:
+    """What makes two unions the same: their branches, a named type by its
+    full name (defined in place the first time, referred to after)."""
+    return tuple(("named", branch.name) if isinstance(branch, (NamedRef, NamedType)) else branch
+                 for branch in union.branches)
 
 
 def _lenient(avro: AvroType) -> bool:
@@ -994,6 +1143,6 @@ def generate_fragment(schema: Schema, prefix: str, module: ModuleEmitter) -> lis
     for record in generator.records:
         functions += generator.record_functions(record)
     functions += generator.root_functions(schema.root)
-    functions += generator.validator_functions()
+    functions += generator.pending_functions()
     module.checks += generator.checks
     return functions

@@ -51,8 +51,8 @@ class _ResolvingGenerator:
         self.reader = _Generator(resolution.reader, self.module, "reader", kinds=("read",))
         self.pairs = resolution.reachable_records()
         self.idents = _pair_idents(self.pairs, self.writer.idents, self.reader.idents)
-        self.function_names = (self.writer.function_names | self.reader.function_names
-                               | {f"read_{ident}" for ident in self.idents.values()} | {"read_root"})
+        #: the names of this module's own functions (the generators' are theirs)
+        self.own_names = {f"read_{ident}" for ident in self.idents.values()} | {"read_root"}
         self.checks: list[tuple[_Function, str]] = []
         self._defaults = 0
         self.default_functions: list[Code] = []
@@ -193,7 +193,7 @@ class _ResolvingGenerator:
                                  f"{record.name}.{field.name}")
         self._defaults += 1
         name = Code(f"default{self._defaults}_{identifier(field.name)}")
-        self.function_names.add(name)
+        self.own_names.add(name)
         fn = _Function(self, "read", name)
         body = fn.collect(lambda: self.reader.read_value(fn, field.type, "result"))
         text = environment.get_template("avro_default.pyx.j2").render(
@@ -256,6 +256,12 @@ class _ResolvingGenerator:
 
     # a function rendered and kept for verify(), as the plain generator does
     render = _Generator.render
+
+    @property
+    def function_names(self) -> set:
+        """Every function name generated code may call: this module's and the
+        two generators' (which add their shared unions' as they go)."""
+        return self.own_names | self.writer.function_names | self.reader.function_names
 
     def verify(self) -> None:
         for fn, text in self.checks:
