@@ -1247,7 +1247,23 @@ def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, data, wr
     if pair is None:
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
         codecs.keep(writer_schema, many, pair)
-    return pair[1].dump(pair[0].load(data))
+    if pair is _SAME_LAYOUT:
+        return data
+    resolved = pair[0].load(data)
+    try:
+        return pair[1].dump(resolved)
+    except DatumError as error:
+        # a value the writer's data holds that this schema's bytes cannot (a
+        # decimal past the reader's precision): the data is not this schema's,
+        # as when it is read without a writer schema
+        raise DecodeError(f"the writer's data holds a value this schema cannot: {error}",
+                          0) from None
+
+
+#: the pair of a writer schema whose Parsing Canonical Form is the reader's:
+#: its bytes are laid out as the reader's (the canonical form keeps exactly
+#: what decides the bytes), so they are read as they are
+_SAME_LAYOUT = ("same layout",)
 
 
 def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
@@ -1267,6 +1283,9 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
     if pair is None:
         if len(codecs.by_json) >= _Pairs.LIMIT:
             codecs.by_json.clear()
+        if writer.canonical_form() == schema.canonical_form():
+            codecs.by_json[key] = _SAME_LAYOUT
+            return _SAME_LAYOUT
         reader = schema
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})

@@ -9,6 +9,7 @@ fastavro and Java agree), so no side of the comparison is ours.
 from __future__ import annotations
 
 import io
+from decimal import Decimal
 
 import fastavro
 import pytest
@@ -154,3 +155,50 @@ def test_a_new_writer_dict_at_a_reused_address_is_not_taken_for_the_old_one():
                                {"id": 5, "customer": "c", "lines": []})
     assert v2.load_compiled(short.getvalue(), writer_schema=line_only) == v2.load(
         resolved_by_fastavro(short.getvalue(), line_only, v2.avro_schema()))
+
+
+def test_a_writer_schema_laid_out_as_the_readers_is_read_as_it_is():
+    # the same record under another class (docs, defaults and logical types
+    # aside, the canonical form decides the bytes): nothing to resolve
+    class OrderV2Again(CompiledSchema):
+        class Meta:
+            avro_name = "Order"
+
+        id = fields.Integer(required=True)
+        customer = fields.String(required=True, metadata={"doc": "who"})
+        priority = fields.Integer(load_default=5)       # another default: not in the bytes
+        lines = fields.List(fields.Nested(LineV2), required=True)
+
+    v2 = OrderV2()
+    order = {"id": 7, "customer": "c", "priority": 1,
+             "lines": [{"sku": "a", "quantity": 1.5, "note": "n"}]}
+    data = v2.dump_compiled(order)
+    assert v2.load_compiled(data, writer_schema=OrderV2Again) == v2.load_compiled(data)
+    pairs = v2.load_compiled.__self__.transcode.args[2]
+    from roastedavro.schema import _SAME_LAYOUT
+
+    assert pairs.find(OrderV2Again, False) is _SAME_LAYOUT
+    with pytest.raises(DecodeError):
+        v2.load_compiled(data[:-1], writer_schema=OrderV2Again)
+
+
+class Priced(CompiledSchema):
+    class Meta:
+        avro_name = "Priced"
+
+    cost = fields.Decimal(places=2, metadata={"precision": 9})
+
+
+def test_a_writers_value_past_this_schemas_precision_is_a_decode_error():
+    # the writer's decimal(12, 2) holds more digits than the reader's
+    # decimal(9, 2): not this schema's data, as when read without a writer schema
+    reader = Priced()
+    writer = reader.avro_schema()
+    writer["fields"][0]["type"]["precision"] = 12
+    data = io.BytesIO()
+    fastavro.schemaless_writer(data, fastavro.parse_schema(writer), {"cost": Decimal("1234567890.12")})
+    with pytest.raises(DecodeError, match=r"more (digits than|than the precision of) decimal\(9, 2\)"):
+        reader.load_compiled(data.getvalue(), writer_schema=writer)
+    small = io.BytesIO()
+    fastavro.schemaless_writer(small, fastavro.parse_schema(writer), {"cost": Decimal("12.50")})
+    assert reader.load_compiled(small.getvalue(), writer_schema=writer) == {"cost": Decimal("12.50")}
