@@ -994,12 +994,16 @@ class _Generator:
             fields = more["fields"]
             more["parts"] = (function_parts(fields, fn.name, more.pop("names", ()))
                              if context.get("record") else [{"function": None, "fields": fields}])
-            self.function_names.update(part["function"] for part in more["parts"]
-                                       if part["function"] is not None)
+            self.add_function_names(part["function"] for part in more["parts"]
+                                    if part["function"] is not None)
         text = environment.get_template(template).render(
             function=fn.name, declarations=fn.declarations(), **context, **more)
         self.checks.append((fn, text))
         return indented(text)
+
+    def add_function_names(self, names) -> None:
+        """Names of functions generated code may call, made as it is generated."""
+        self.function_names.update(names)
 
     def verify(self) -> None:
         for fn, text in self.checks:

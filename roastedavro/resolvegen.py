@@ -257,6 +257,9 @@ class _ResolvingGenerator:
     # a function rendered and kept for verify(), as the plain generator does
     render = _Generator.render
 
+    def add_function_names(self, names) -> None:
+        self.own_names.update(names)
+
     @property
     def function_names(self) -> set:
         """Every function name generated code may call: this module's and the
