@@ -198,6 +198,12 @@ def test_a_wide_resolution_pair_matches_fastavro():
     ] + [{"name": "added", "type": "string", "default": "dflt"}]}
     codec = AvroCodec(reader, writer_schema=AVRO_WIDE)
     assert len(re.findall(r"cdef int part_read_", codec.compile_to_string())) >= 3
+    # the generated module passes its check whether or not a build of it is cached
+    # (a cached build is loaded without it)
+    from roastedavro.avro import parse_schema
+    from roastedavro.resolvegen import generate_resolving_module
+
+    generate_resolving_module(parse_schema(AVRO_WIDE), parse_schema(reader)).verify()
     for seed in (0, 5):
         data = _fastavro_write(AVRO_WIDE, _avro_record(seed))
         expected = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(AVRO_WIDE),
