@@ -947,7 +947,8 @@ class _Generator:
         one value of ``avro``; ``in_place``: its own code, even where
         write_value would call a shared function for it."""
         heading = Code(f"# {comment(describe(avro))}")
-        context = {"name": comment(describe(avro)), "record": False, "fragment": bool(self.prefix)}
+        context = {"name": comment(describe(avro)), "record": False, "fragment": bool(self.prefix),
+                   "shared": in_place}
         functions = []
         if "write" in names:
             writer = _Function(self, "write", names["write"])
