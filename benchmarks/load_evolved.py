@@ -33,7 +33,6 @@ import argparse
 import io
 import json
 import platform
-import subprocess
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +45,7 @@ from marshmallow import fields  # noqa: E402
 
 import fastavro  # noqa: E402
 from benchmarks.avro_codecs import measure_case  # noqa: E402
+from benchmarks.run import cpu_and_commit, save_report  # noqa: E402
 from roastedavro import AvroCodec, CompiledSchema  # noqa: E402
 from roastedavro.avro import parse_schema  # noqa: E402
 
@@ -126,8 +126,7 @@ def main(argv: list[str] | None = None) -> dict:
     check(found, records)
     timings = measure_case(found, 5 if args.quick else 15, 30e6)
     floor = timings["AvroCodec pair .load"]["load"]["ns"]
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, text=True,
-                            capture_output=True).stdout.strip() or "unknown"
+    commit = cpu_and_commit()[1] or "unknown"
     report = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "python": platform.python_version(), "commit": commit,
@@ -148,10 +147,7 @@ def main(argv: list[str] | None = None) -> dict:
     for name, ns in report["ns"].items():
         lines.append(f"| {name} | {ns:,.0f} | {ns / floor:.1f}× |")
     lines.append("")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "load_evolved.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "load_evolved.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    save_report(args.out, "load_evolved", report, lines)
     return report
 
 

@@ -316,6 +316,14 @@ def cpu_and_commit() -> tuple[str, str | None]:
     return cpu, commit
 
 
+def save_report(out: Path, stem: str, report: dict, lines: list[str]) -> None:
+    """Writes ``<stem>.json`` and ``<stem>.md`` to ``out`` and prints the table."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{stem}.json").write_text(json.dumps(report, indent=2, default=str) + "\n")
+    (out / f"{stem}.md").write_text("\n".join(lines))
+    print("\n".join(lines))
+
+
 def environment(args) -> dict:
     import Cython
     import fastavro

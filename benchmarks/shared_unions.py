@@ -46,6 +46,7 @@ if not __package__:  # run as a script: make `benchmarks` importable
 import fastavro  # noqa: E402
 
 from benchmarks.avro_codecs import measure_case  # noqa: E402
+from benchmarks.run import cpu_and_commit, save_report  # noqa: E402
 from benchmarks.avro_schemas import CASES  # noqa: E402
 from benchmarks.contenders import Contender  # noqa: E402
 from roastedavro import avrogen, compiler  # noqa: E402
@@ -165,8 +166,7 @@ def main(argv: list[str] | None = None) -> dict:
     cases["drawing"] = (DRAWING, drawing_datums())
     results = {name: run_case(name, schema, datums, repeats)
                for name, (schema, datums) in cases.items()}
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, text=True,
-                            capture_output=True).stdout.strip() or "unknown"
+    commit = cpu_and_commit()[1] or "unknown"
     report = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
               "python": platform.python_version(), "commit": commit, "repeats": repeats,
               "cases": results}
@@ -197,10 +197,7 @@ def main(argv: list[str] | None = None) -> dict:
                   f"{build['total_s']} s (Cython {build.get('cython')} s, C compiler "
                   f"{build.get('cc')} s), peak RSS {build['peak_rss_mb']:,} MB."]
     lines.append("")
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "shared_unions.json").write_text(json.dumps(report, indent=2) + "\n")
-    (args.out / "shared_unions.md").write_text("\n".join(lines))
-    print("\n".join(lines))
+    save_report(args.out, "shared_unions", report, lines)
     return report
 
 
