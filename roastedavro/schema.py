@@ -67,6 +67,10 @@ class _Plan:
         self.raw = without_logical_types(self.avro)
         self.raw_model = parse_schema(self.raw)
         self.raw_many_model = parse_schema({"type": "array", "items": self.raw})
+        # a union of records is read as (record name, value), fastavro's
+        # return_record_name (where it has more than one record): the name
+        # is the branch marshmallow's load input names
+        self.naming = (True, True, False, False) if visitor.record_unions else None
         self._interpreters: dict = {}
         #: per record (by id): its fields that are decimals or nested records
         #: holding some, which the uncompiled writer checks (see _unroundable)
@@ -95,7 +99,8 @@ class _Plan:
                 many = parse_schema({"type": "array", "items": self.avro})
                 pair = (Interpreter(self.schema, flags), Interpreter(many, flags))
             else:
-                pair = (Interpreter(self.raw_model, flags), Interpreter(self.raw_many_model, flags))
+                pair = (Interpreter(self.raw_model, flags, self.naming),
+                        Interpreter(self.raw_many_model, flags, self.naming))
             self._interpreters[key] = pair
         return pair
 

@@ -55,6 +55,8 @@ class SchemaVisitor:
         #: the root schema's own pre_dump hooks run before the compiled writer
         self.root_pre_dump = False
         self.records_checked = 0
+        #: a union of several records is declared (encoders/unions.py)
+        self.record_unions = False
 
     # -- records ------------------------------------------------------------
 
@@ -193,7 +195,8 @@ class SchemaVisitor:
             if plan.value.encoder.avro == "null":
                 plan.avro_default = plan.default_value = plan.default_datum = None
                 return
-            if not plan.value.nullable:
+            # a union of records has null as its own first branch (holds_null)
+            if not (plan.value.nullable or getattr(plan.value.encoder, "holds_null", False)):
                 raise CompileError(f"field {path!r}: default None needs allow_none=True")
             plan.avro_default = plan.default_value = plan.default_datum = None
             return
@@ -225,7 +228,7 @@ class SchemaVisitor:
         if type(field).serialize is not fields.Field.serialize or (
                 type(field).get_value is not fields.Field.get_value):
             self.dump_needs_marshmallow.append(f"{path}: {type(field).__name__}.serialize")
-        encoder_class = self.registry.lookup(type(field)) or self.fallback
+        encoder_class = (self.registry.lookup(type(field)) or self.fallback).specialized(field)
         encoder = encoder_class(field, self, path)
         nullable = bool(field.allow_none) and not getattr(encoder, "never_null", False)
         validated = has_validation(field) and not getattr(encoder, "validates_itself", False)

@@ -27,6 +27,7 @@ from roastedavro.encoders.scalars import (
     NumberEncoder,
     StringEncoder,
 )
+from roastedavro.encoders.unions import OneOfSchemaEncoder, UnionEncoder
 from roastedavro.encoders.structural import (
     ConstantEncoder,
     EnumEncoder,
@@ -58,6 +59,7 @@ BUILTIN_ENCODERS = (
     PluckEncoder,
     ConstantEncoder,
     RawEncoder,
+    UnionEncoder,
 )
 
 #: The registry schemas are compiled with. Registering affects schemas
@@ -85,12 +87,14 @@ __all__ = [
     "IPInterfaceEncoder",
     "NaiveDateTimeEncoder",
     "NumberEncoder",
+    "OneOfSchemaEncoder",
     "PluckEncoder",
     "RawEncoder",
     "TimeDeltaEncoder",
     "TimeEncoder",
     "TupleEncoder",
     "UUIDEncoder",
+    "UnionEncoder",
     "BooleanEncoder",
     "Encoder",
     "EncoderRegistry",

@@ -64,6 +64,12 @@ class Encoder:
     #: converted the same way and must read back as themselves
     python_type: ClassVar[type | None] = None
 
+    @classmethod
+    def specialized(cls, field: fields.Field) -> type[Encoder]:
+        """The encoder class for this field: ``cls``, unless the field's
+        options call for another (a Nested field of a OneOfSchema)."""
+        return cls
+
     def __init__(self, field: fields.Field, visitor: SchemaVisitor, path: str):
         self.field = field
         self.visitor = visitor

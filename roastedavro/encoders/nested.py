@@ -53,6 +53,12 @@ class RecordValueEncoder(Encoder):
 class NestedEncoder(Encoder):
     field_class = fields.Nested
 
+    @classmethod
+    def specialized(cls, field):
+        from roastedavro.encoders.unions import OneOfSchemaEncoder, is_one_of_schema
+
+        return OneOfSchemaEncoder if is_one_of_schema(field.schema) else cls
+
     def __init__(self, field, visitor, path):
         self.field = field
         self.path = path
