@@ -1034,6 +1034,12 @@ cdef inline bint valid_fixed(object value, Py_ssize_t size) noexcept:
 # array, setting up the reader and writer. A generated module's Codec
 # subclasses it and adds its record functions and write_root/read_root, so
 # no module compiles this plumbing again.
+# What turns another writer's bytes into a schema's own, called from C by
+# SchemaCodec.load (tier 0's Rearranger).
+cdef class Transcoder:
+    cdef bytes transcode_bytes(self, object data)
+
+
 cdef class SchemaCodec:
     cdef int max_depth
     cdef Py_ssize_t max_items
@@ -1045,14 +1051,16 @@ cdef class SchemaCodec:
     # runs through marshmallow (hooks it cannot run itself); whether loads
     # run validators; the root schema's load hooks, fn(result, many,
     # validate) returning the result or INVALID (see hooks.py); and
-    # fn(data, writer_schema, many) turning another writer's bytes into this
-    # schema's.
+    # fn(writer_schema, many) giving what turns another writer's bytes into
+    # this schema's (its transcode(data)), with the last one given kept as
+    # (writer_schema, many, pair).
     cdef public bint many
     cdef public bint validate
     cdef public object load_hooks
     cdef public object dump_with_marshmallow
     cdef public object load_with_marshmallow
-    cdef public object transcode
+    cdef public object pairs
+    cdef tuple last_pair
     cdef public bint dump_through_marshmallow
     cdef public bint load_through_marshmallow
 

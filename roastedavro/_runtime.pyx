@@ -2518,6 +2518,17 @@ enable_dict_walk(DICT_LAYOUT_VERIFIED, None)
 @cython.auto_pickle(False)
 @cython.binding(False)
 @cython.always_allow_keywords(False)
+cdef class Transcoder:
+    """Turns data written with another schema into a schema's own bytes."""
+
+    cdef bytes transcode_bytes(self, object data):
+        raise NotImplementedError("a Transcoder turns data into bytes")
+
+    def transcode(self, data):
+        """The reader's bytes of ``data``, one datum of the writer's schema."""
+        return self.transcode_bytes(data)
+
+
 cdef class SchemaCodec:
     """Dump and load for a CompiledSchema; subclassed by each generated module.
 
@@ -2558,8 +2569,20 @@ cdef class SchemaCodec:
         if many is None:
             many = self.many
         if writer_schema is not None:
-            # another writer's bytes, first resolved to this schema's
-            data = self.transcode(data, writer_schema, many)
+            # another writer's bytes, first resolved to this schema's; a
+            # service gives the same writer schema object call after call
+            # (not a dict, which may change: the pairs compare those)
+            last = self.last_pair
+            if last is not None and last[0] is writer_schema and last[1] == many:
+                pair = last[2]
+            else:
+                pair = self.pairs(writer_schema, many)
+                if type(writer_schema) is not dict:
+                    self.last_pair = (writer_schema, many, pair)
+            if isinstance(pair, Transcoder):
+                data = (<Transcoder>pair).transcode_bytes(data)
+            else:
+                data = pair.transcode(data)
         result = self.load_many(data, &invalid) if many else self.load_one(data, &invalid)
         if invalid or self.load_through_marshmallow:
             return self.load_with_marshmallow(data, many)

@@ -18,16 +18,17 @@ load_block_within.
 """
 
 cimport cython
+from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdlib cimport calloc, free
 
 from roastedavro._runtime cimport (
-    Reader, Writer, DatumCodec, open_reader, close_reader, check_finished, check_count,
+    Reader, Writer, DatumCodec, Transcoder, open_reader, close_reader, check_finished, check_count,
     check_write_stack, check_read_stack,
     writer_init, writer_finish, writer_release,
-    write_long, write_byte, write_str, write_encoded,
+    write_long, write_byte, write_raw, write_str, write_encoded,
     write_long_datum, write_int_datum, write_double_datum, write_float_datum,
     write_boolean_datum, write_string_datum, write_bytes_datum, write_fixed_datum,
     write_enum_datum, record_datum, array_datum, map_datum, check_map_key, int_size,
@@ -1608,3 +1609,384 @@ cdef class ResolvingInterpreter(DatumCodec):
 value_writer = <ValueWriter>write_value_of
 no_value = <Raiser>no_value_error
 resized = <Raiser>resized_error
+
+
+# -- rearranging: another writer's bytes as the reader's, without values ---------
+
+# moves
+cdef enum:
+    M_COPY = 0          # the writer's bytes are the reader's: copied as they are
+    M_RECORD = 1        # a pair of records: fields moved to the reader's order
+    M_ARRAY = 2         # items moved one by one
+    M_MAP = 3
+    M_UNION = 4         # the writer's branch to the reader's
+    M_INTO_UNION = 5    # a writer's value as a branch of the reader's union
+
+cdef struct Move:
+    int kind
+    Py_ssize_t node     # COPY: the writer's node, skipped to find the value's end
+    Py_ssize_t first    # RECORD: first place; ARRAY, MAP, INTO_UNION: the element's move;
+                        # UNION: first link
+    Py_ssize_t size     # RECORD: places; UNION: the writer's branches; INTO_UNION: the branch
+    Py_ssize_t slots    # RECORD: the reader's fields
+    Py_ssize_t min_size # ARRAY, MAP: the fewest bytes a writer's item takes
+
+cdef struct Place:
+    Py_ssize_t move     # the writer field's move; -1: skipped (node); -2: a default (value)
+    Py_ssize_t node
+    Py_ssize_t slot     # the reader's field
+    PyObject* value     # a default's encoding (bytes)
+
+cdef struct Link:
+    Py_ssize_t branch   # the reader's branch
+    Py_ssize_t move
+
+cdef struct Piece:
+    const char* data
+    Py_ssize_t size
+    PyObject* owner     # a bytes object holding data, else NULL (the input)
+    bint ready
+
+
+class _Unsupported(Exception):
+    """A pair whose bytes need converting (a promotion, a remapped enum or
+    union, an unreadable part): it is read and written again instead."""
+
+
+class _MovePlan:
+    """A resolution's moves as Python lists, before they become C arrays."""
+
+    def __init__(self, resolution):
+        import importlib
+        self.p = importlib.import_module("roastedavro.avro.resolve")
+        self.resolution = resolution
+        self.writer = _Program(resolution.writer)
+        self.moves = []
+        self.places = []
+        self.links = []
+        self.records = {}       # pair key -> move index
+        self.copyable_pairs = {}  # pair key -> bool (True while in progress)
+        self.keep = []
+        self.root = self.move(resolution.root)
+
+    def add(self, **values):
+        self.moves.append(values)
+        return len(self.moves) - 1
+
+    def move(self, plan):
+        p = self.p
+        if self.copyable(plan):
+            return self.add(kind=M_COPY, node=self.writer.node(plan.writer))
+        if isinstance(plan, p.RecordRef):
+            return self.record(plan)
+        if isinstance(plan, p.Container):
+            element = self.move(plan.element)
+            sizes = self.writer.sizes
+            if plan.writer.type_name == "array":
+                return self.add(kind=M_ARRAY, first=element, min_size=sizes.of(plan.writer.items))
+            return self.add(kind=M_MAP, first=element, min_size=1 + sizes.of(plan.writer.values))
+        if isinstance(plan, p.WriterUnion) and isinstance(plan.reader, Union):
+            links = []
+            for branch in plan.branches:
+                if not isinstance(branch, p.ReaderUnion):
+                    raise _Unsupported()
+                links.append((branch.index, self.move(branch.plan)))
+            first = len(self.links)
+            self.links.extend(links)
+            return self.add(kind=M_UNION, first=first, size=len(links))
+        if isinstance(plan, p.ReaderUnion):
+            return self.add(kind=M_INTO_UNION, first=self.move(plan.plan), size=plan.index)
+        raise _Unsupported()
+
+    def record(self, ref):
+        known = self.records.get(ref.key)
+        if known is not None:
+            return known
+        record = self.resolution.record(ref)
+        if record.error is not None:
+            raise _Unsupported()
+        index = self.records[ref.key] = self.add(kind=M_RECORD)
+        slots = {field.name: number for number, field in enumerate(record.reader.fields)}
+        places = []
+        for step in record.steps:
+            if step.reader is None:
+                places.append((-1, self.writer.node(step.writer.type), 0, None))
+            else:
+                places.append((self.move(step.plan), 0, slots[step.reader.name], None))
+        for field in record.defaults:
+            default = encode_default(field.type, field.default, self.resolution.reader,
+                                     f"{record.reader.name}.{field.name}")
+            self.keep.append(default)
+            places.append((-2, 0, slots[field.name], default))
+        first = len(self.places)
+        self.places.extend(places)
+        self.moves[index].update(first=first, size=len(places), slots=len(record.reader.fields))
+        return index
+
+    def copyable(self, plan):
+        """Whether the writer's bytes of ``plan`` are the reader's as they are."""
+        p = self.p
+        if isinstance(plan, p.Read):
+            # bytes read as a string are checked as UTF-8 where they are read,
+            # so that an error has the writer's offset
+            return not (getattr(plan.writer, "name", None) == "bytes"
+                        and getattr(plan.reader, "name", None) == "string")
+        if isinstance(plan, p.Container):
+            return self.copyable(plan.element)
+        if isinstance(plan, p.EnumMap):
+            return tuple(plan.symbols) == tuple(plan.reader.symbols)
+        if isinstance(plan, p.WriterUnion):
+            return isinstance(plan.reader, Union) and len(plan.reader.branches) == len(
+                plan.branches) and all(
+                isinstance(branch, p.ReaderUnion) and branch.index == number
+                and self.copyable(branch.plan) for number, branch in enumerate(plan.branches))
+        if isinstance(plan, p.RecordRef):
+            known = self.copyable_pairs.get(plan.key)
+            if known is not None:
+                return known
+            self.copyable_pairs[plan.key] = True    # a recursive pair: as its other fields
+            record = self.resolution.record(plan)
+            same = record.error is None and not record.defaults and len(record.steps) == len(
+                record.reader.fields) and all(
+                step.reader is record.reader.fields[number] and self.copyable(step.plan)
+                for number, step in enumerate(record.steps))
+            self.copyable_pairs[plan.key] = same
+            return same
+        return False
+
+
+cdef class Rearranger(Transcoder):
+    """Data written with one schema as the bytes of another (the reader's),
+    where resolution only moves bytes: fields reordered, dropped or added
+    from their defaults, records nested in arrays, maps and unions, unions
+    whose branches are renumbered, promotions that keep the encoding (int
+    to long, string to bytes). No value is built: the writer's values are
+    skipped (checked as reading them would) and copied.
+
+    ``Rearranger.build(writer, reader, flags)`` is None for a pair whose
+    bytes need converting (int to double, an enum's symbols remapped, an
+    unreadable part): those are read and written again.
+    """
+
+    cdef Move* moves
+    cdef Place* places
+    cdef Link* links
+    cdef Py_ssize_t root
+    cdef Interpreter writer     # skips the writer's values, with its checks and bounds
+    cdef list keep
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+    cdef long long item_allowance
+
+    def __cinit__(self):
+        self.moves = NULL
+        self.places = NULL
+        self.links = NULL
+
+    def __dealloc__(self):
+        free(self.moves)
+        free(self.places)
+        free(self.links)
+
+    @staticmethod
+    def build(writer_schema, reader_schema, flags=None):
+        cdef Rearranger self
+        from roastedavro.avro.resolve import resolve
+        if flags is None:
+            from roastedavro.flags import CompileFlags
+            flags = CompileFlags()
+        try:
+            resolution = resolve(writer_schema, reader_schema)
+            resolution.check()
+            plan = _MovePlan(resolution)
+        except (_Unsupported, RecursionError):
+            return None
+        except Exception:
+            # SchemaResolutionError and the like: the reader that reads the
+            # values says it, as before
+            return None
+        self = Rearranger.__new__(Rearranger)
+        self.load(plan, flags)
+        return self
+
+    cdef int load(self, plan, flags) except -1:
+        cdef Move* move
+        cdef Place* place
+        self.keep = plan.keep
+        self.root = plan.root
+        self.max_depth = flags.max_depth
+        self.max_items = flags.max_items
+        self.item_allowance = flags.item_allowance
+        self.writer = Interpreter.__new__(Interpreter)
+        self.writer.load_program(plan.writer, flags)
+        self.moves = <Move*>calloc(max(len(plan.moves), 1), sizeof(Move))
+        self.places = <Place*>calloc(max(len(plan.places), 1), sizeof(Place))
+        self.links = <Link*>calloc(max(len(plan.links), 1), sizeof(Link))
+        if self.moves == NULL or self.places == NULL or self.links == NULL:
+            raise MemoryError()
+        for index, values in enumerate(plan.moves):
+            move = &self.moves[index]
+            move.kind = values["kind"]
+            move.node = values.get("node", 0)
+            move.first = values.get("first", 0)
+            move.size = values.get("size", 0)
+            move.slots = values.get("slots", 0)
+            move.min_size = values.get("min_size", 0)
+        for index, (moved, node, slot, value) in enumerate(plan.places):
+            place = &self.places[index]
+            place.move = moved
+            place.node = node
+            place.slot = slot
+            place.value = <PyObject*>value if value is not None else NULL
+        for index, (branch, moved) in enumerate(plan.links):
+            self.links[index].branch = branch
+            self.links[index].move = moved
+        return 0
+
+    cdef bytes transcode_bytes(self, object data):
+        """The reader's bytes of ``data`` (one datum of the writer's schema,
+        nothing after it); DecodeError with the offset in ``data`` for bytes
+        the writer's schema cannot have written."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef Writer w
+        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        writer_init(&w)
+        try:
+            self.move_value(&r, &w, self.root, 0)
+            check_finished(&r)
+            return writer_finish(&w)
+        finally:
+            writer_release(&w)
+            close_reader(&view, acquired)
+
+    cdef int move_value(self, Reader* r, Writer* w, Py_ssize_t index, int depth) except -1:
+        cdef Move* move = &self.moves[index]
+        cdef int kind = move.kind
+        cdef Py_ssize_t start
+        cdef long long count
+        cdef long long position
+        cdef Link* link
+        if kind == M_COPY:
+            start = r.pos
+            self.writer.skip_value(r, move.node, depth)
+            return write_raw(w, <const char*>(r.data + start), r.pos - start)
+        if kind == M_RECORD:
+            return self.move_record(r, w, move, depth + 1)
+        if kind == M_ARRAY or kind == M_MAP:
+            count = read_block_count(r, move.min_size, self.max_items)
+            while count:
+                write_long(w, count)
+                for position in range(count):
+                    if kind == M_MAP:
+                        start = r.pos
+                        skip_length(r)
+                        write_raw(w, <const char*>(r.data + start), r.pos - start)
+                    self.move_value(r, w, move.first, depth)
+                count = read_block_count(r, move.min_size, self.max_items)
+            return write_byte(w, 0)
+        if kind == M_UNION:
+            link = &self.links[move.first + read_index(r, move.size)]
+            write_long(w, link.branch)
+            return self.move_value(r, w, link.move, depth)
+        # M_INTO_UNION
+        write_long(w, move.size)
+        return self.move_value(r, w, move.first, depth)
+
+    cdef int move_record(self, Reader* r, Writer* w, Move* move, int depth) except -1:
+        cdef Piece few[16]
+        cdef Piece* pieces = few
+        cdef Py_ssize_t slots = move.slots
+        cdef Py_ssize_t number
+        cdef Py_ssize_t following = 0     # the reader's next field to write
+        cdef Py_ssize_t run = -1          # where the input copied as it is starts, if it does
+        cdef Py_ssize_t start
+        cdef Place* place
+        cdef Piece* piece
+        cdef Writer held
+        cdef bytes moved
+        if depth > self.max_depth:
+            raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                               % self.max_depth, r.pos)
+        if (depth & 31) == 31:
+            check_read_stack(r, depth)
+        if slots > 16:
+            pieces = <Piece*>calloc(slots, sizeof(Piece))
+            if pieces == NULL:
+                raise MemoryError()
+        else:
+            for number in range(slots):
+                few[number].ready = 0
+                few[number].owner = NULL
+        try:
+            # the defaults are ready from the start
+            for number in range(move.first, move.first + move.size):
+                place = &self.places[number]
+                if place.move == -2:
+                    piece = &pieces[place.slot]
+                    piece.data = PyBytes_AS_STRING(<object>place.value)
+                    piece.size = PyBytes_GET_SIZE(<object>place.value)
+                    piece.ready = 1
+            following = self.write_ready(w, pieces, following, slots)
+            for number in range(move.first, move.first + move.size):
+                place = &self.places[number]
+                if place.move == -2:
+                    continue
+                if place.slot == following and place.move >= 0 \
+                        and self.moves[place.move].kind == M_COPY:
+                    # in the reader's order and as written: one copy for the run
+                    if run < 0:
+                        run = r.pos
+                    self.writer.skip_value(r, self.moves[place.move].node, depth)
+                    following += 1
+                    if following < slots and pieces[following].ready:
+                        write_raw(w, <const char*>(r.data + run), r.pos - run)
+                        run = -1
+                        following = self.write_ready(w, pieces, following, slots)
+                    continue
+                if run >= 0:
+                    write_raw(w, <const char*>(r.data + run), r.pos - run)
+                    run = -1
+                if place.move == -1:
+                    self.writer.skip_value(r, place.node, depth)
+                elif place.slot == following:
+                    # in the reader's order: straight to the output
+                    self.move_value(r, w, place.move, depth)
+                    following = self.write_ready(w, pieces, following + 1, slots)
+                else:
+                    piece = &pieces[place.slot]
+                    if self.moves[place.move].kind == M_COPY:
+                        start = r.pos
+                        self.writer.skip_value(r, self.moves[place.move].node, depth)
+                        piece.data = <const char*>(r.data + start)
+                        piece.size = r.pos - start
+                    else:
+                        writer_init(&held)
+                        try:
+                            self.move_value(r, &held, place.move, depth)
+                            moved = writer_finish(&held)
+                        finally:
+                            writer_release(&held)
+                        Py_INCREF(moved)
+                        piece.owner = <PyObject*>moved
+                        piece.data = PyBytes_AS_STRING(moved)
+                        piece.size = PyBytes_GET_SIZE(moved)
+                    piece.ready = 1
+            if run >= 0:
+                write_raw(w, <const char*>(r.data + run), r.pos - run)
+            if following != slots:
+                raise AssertionError("a field of the reader's record was not written")
+            return 0
+        finally:
+            for number in range(slots):
+                Py_XDECREF(pieces[number].owner)
+            if pieces != few:
+                free(pieces)
+
+    cdef Py_ssize_t write_ready(self, Writer* w, Piece* pieces, Py_ssize_t following,
+                                Py_ssize_t slots) except -1:
+        """Writes the pieces ready from ``following`` on; the next one to write."""
+        while following < slots and pieces[following].ready:
+            write_raw(w, pieces[following].data, pieces[following].size)
+            following += 1
+        return following

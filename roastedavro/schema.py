@@ -14,7 +14,7 @@ from marshmallow import Schema, ValidationError
 from marshmallow.decorators import PRE_DUMP
 
 from roastedavro import compiler, tiers
-from roastedavro._tier0 import Interpreter
+from roastedavro._tier0 import Interpreter, Rearranger
 from roastedavro._datum import encode_long
 from roastedavro._support import decimal_bytes, fits_precision, formatted
 from marshmallow.utils import missing as missing_value
@@ -244,7 +244,7 @@ class CompiledSchema(Schema):
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags, checked=True)
-        codec.transcode = partial(_transcode, plan.schema, flags, _Pairs())
+        codec.pairs = partial(_pair_for, plan.schema, flags, _Pairs())
         codec.load_through_marshmallow = bool(load_reasons)
         codec.validate = flags.validate
         hooks = LoadHooks(self)
@@ -274,9 +274,10 @@ class CompiledSchema(Schema):
 
         ``writer_schema`` (an Avro schema as dict, JSON text or
         :class:`roastedavro.avro.Schema`, or another CompiledSchema) reads data
-        written with another version of the schema: the bytes are resolved
-        to this schema's by a reader compiled for the pair (see AvroCodec),
-        then loaded. Malformed bytes raise :class:`roastedavro.DecodeError`
+        written with another version of the schema: the bytes are
+        rearranged into this schema's (fields moved, dropped, defaults
+        added; see README "Schema evolution"), or where they need
+        converting resolved by the pair's AvroCodec, then loaded. Malformed bytes raise :class:`roastedavro.DecodeError`
         with the offset; a writer schema whose data this schema cannot read
         raises :class:`roastedavro.SchemaResolutionError`. Compiles the schema
         on first use; where it cannot be compiled (see :attr:`tier`), tier 0
@@ -477,8 +478,8 @@ class _Uncompiled:
         if many is None:
             many = self.many
         if writer_schema is not None:
-            data = _transcode(self.schema._plan().schema, self.flags, self.codecs, data,
-                              writer_schema, bool(many), compile="never")
+            data = _pair_for(self.schema._plan().schema, self.flags, self.codecs,
+                             writer_schema, bool(many), compile="never").transcode(data)
         return self.schema._load_with_marshmallow(data, bool(many), self.flags)
 
 
@@ -1243,32 +1244,49 @@ def _given_key(writer_schema: Any, many: bool):
     return (writer_schema, many)
 
 
-def _transcode(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, data, writer_schema: Any,
-               many: bool, compile: str | None = None) -> bytes:
-    """``data``, written with ``writer_schema``, as this schema's bytes: read
-    by the pair's resolving AvroCodec, written by this schema's AvroCodec
+def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
+              many: bool, compile: str | None = None):
+    """What turns data written with ``writer_schema`` into this schema's
+    bytes (its ``transcode(data)``), made once per writer schema
     (``compile="never"``: served without compiling)."""
     pair = codecs.find(writer_schema, many)
     if pair is None:
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
         codecs.keep(writer_schema, many, pair)
-    if pair is _SAME_LAYOUT:
+    return pair
+
+
+class _SameLayout:
+    """A writer schema whose Parsing Canonical Form is the reader's: its bytes
+    are laid out as the reader's (the canonical form keeps exactly what
+    decides the bytes), so they are read as they are."""
+
+    @staticmethod
+    def transcode(data):
         return data
-    resolved = pair[0].load(data)
-    try:
-        return pair[1].dump(resolved)
-    except DatumError as error:
-        # a value the writer's data holds that this schema's bytes cannot (a
-        # decimal past the reader's precision): the data is not this schema's,
-        # as when it is read without a writer schema
-        raise DecodeError(f"the writer's data holds a value this schema cannot: {error}",
-                          0) from None
 
 
-#: the pair of a writer schema whose Parsing Canonical Form is the reader's:
-#: its bytes are laid out as the reader's (the canonical form keeps exactly
-#: what decides the bytes), so they are read as they are
-_SAME_LAYOUT = ("same layout",)
+_SAME_LAYOUT = _SameLayout()
+
+
+class _ReadAndWrite:
+    """A pair whose bytes need converting (a promotion to double, a remapped
+    enum): read by the pair's resolving AvroCodec, written by the reader's."""
+
+    def __init__(self, resolving, plain):
+        self.resolving = resolving
+        self.plain = plain
+
+    def transcode(self, data):
+        resolved = self.resolving.load(data)
+        try:
+            return self.plain.dump(resolved)
+        except DatumError as error:
+            # a value the writer's data holds that this schema's bytes cannot
+            # (a decimal past the reader's precision): the data is not this
+            # schema's, as when it is read without a writer schema
+            raise DecodeError(f"the writer's data holds a value this schema cannot: {error}",
+                              0) from None
 
 
 def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
@@ -1295,8 +1313,12 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
-        pair = (AvroCodec(reader, flags, writer_schema=writer, compile=compile),
-                AvroCodec(reader, flags, compile=compile))
+        # where resolution only moves bytes (fields added, dropped, reordered),
+        # they are moved; otherwise read by the pair's codec and written again
+        pair = Rearranger.build(writer, reader, flags)
+        if pair is None:
+            pair = _ReadAndWrite(AvroCodec(reader, flags, writer_schema=writer, compile=compile),
+                                 AvroCodec(reader, flags, compile=compile))
         codecs.by_json[key] = pair
     return pair
 

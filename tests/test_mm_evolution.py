@@ -120,7 +120,7 @@ def test_every_form_of_the_writer_schema_reads_the_same_and_is_remembered():
     for form in forms * 2:  # the second time from what the first one kept
         assert v2.load_compiled(data, writer_schema=form) == expected
     v2.load_compiled(data, writer_schema=as_dict)
-    pairs = v2.load_compiled.__self__.transcode.args[2]
+    pairs = v2.load_compiled.__self__.pairs.args[2]
     assert pairs.find(as_dict, False) is not None and pairs.find(OrderV1, False) is not None
     assert pairs.find(as_dict, True) is None  # many=True is an array's pair
 
@@ -174,7 +174,7 @@ def test_a_writer_schema_laid_out_as_the_readers_is_read_as_it_is():
              "lines": [{"sku": "a", "quantity": 1.5, "note": "n"}]}
     data = v2.dump_compiled(order)
     assert v2.load_compiled(data, writer_schema=OrderV2Again) == v2.load_compiled(data)
-    pairs = v2.load_compiled.__self__.transcode.args[2]
+    pairs = v2.load_compiled.__self__.pairs.args[2]
     from roastedavro.schema import _SAME_LAYOUT
 
     assert pairs.find(OrderV2Again, False) is _SAME_LAYOUT
