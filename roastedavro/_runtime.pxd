@@ -1052,8 +1052,9 @@ cdef class SchemaCodec:
     # run validators; the root schema's load hooks, fn(result, many,
     # validate) returning the result or INVALID (see hooks.py); and
     # fn(writer_schema, many) giving what turns another writer's bytes into
-    # this schema's (its transcode(data)), with the last one given kept as
-    # (writer_schema, many, pair).
+    # this schema's (its transcode(data)) and whether the writer schema
+    # object cannot change, the last such one kept as (writer_schema, many,
+    # pair).
     cdef public bint many
     cdef public bint validate
     cdef public object load_hooks

@@ -2516,8 +2516,6 @@ enable_dict_walk(DICT_LAYOUT_VERIFIED, None)
 
 
 @cython.auto_pickle(False)
-@cython.binding(False)
-@cython.always_allow_keywords(False)
 cdef class Transcoder:
     """Turns data written with another schema into a schema's own bytes."""
 
@@ -2529,6 +2527,9 @@ cdef class Transcoder:
         return self.transcode_bytes(data)
 
 
+@cython.auto_pickle(False)
+@cython.binding(False)
+@cython.always_allow_keywords(False)
 cdef class SchemaCodec:
     """Dump and load for a CompiledSchema; subclassed by each generated module.
 
@@ -2571,13 +2572,13 @@ cdef class SchemaCodec:
         if writer_schema is not None:
             # another writer's bytes, first resolved to this schema's; a
             # service gives the same writer schema object call after call
-            # (not a dict, which may change: the pairs compare those)
+            # (one that cannot change: the pairs say which)
             last = self.last_pair
             if last is not None and last[0] is writer_schema and last[1] == many:
                 pair = last[2]
             else:
-                pair = self.pairs(writer_schema, many)
-                if type(writer_schema) is not dict:
+                pair, lasting = self.pairs(writer_schema, many)
+                if lasting:
                     self.last_pair = (writer_schema, many, pair)
             if isinstance(pair, Transcoder):
                 data = (<Transcoder>pair).transcode_bytes(data)

@@ -1667,6 +1667,8 @@ class _MovePlan:
         self.records = {}       # pair key -> move index
         self.copyable_pairs = {}  # pair key -> bool (True while in progress)
         self.keep = []
+        resolver = self.p._Resolver(resolution.writer, resolution.reader)
+        self.resolution_equivalent = lambda writer, reader: resolver.equivalent(writer, reader, {})
         self.root = self.move(resolution.root)
 
     def add(self, **values):
@@ -1687,16 +1689,25 @@ class _MovePlan:
             return self.add(kind=M_MAP, first=element, min_size=1 + sizes.of(plan.writer.values))
         if isinstance(plan, p.WriterUnion) and isinstance(plan.reader, Union):
             links = []
-            for branch in plan.branches:
-                if not isinstance(branch, p.ReaderUnion):
+            for number, branch in enumerate(plan.branches):
+                if isinstance(branch, p.ReaderUnion):
+                    links.append((branch.index, self.move(branch.plan)))
+                elif self.equivalent(plan):
+                    # unions alike: each branch read as the reader's same branch
+                    links.append((number, self.move(branch)))
+                else:
                     raise _Unsupported()
-                links.append((branch.index, self.move(branch.plan)))
             first = len(self.links)
             self.links.extend(links)
             return self.add(kind=M_UNION, first=first, size=len(links))
         if isinstance(plan, p.ReaderUnion):
             return self.add(kind=M_INTO_UNION, first=self.move(plan.plan), size=plan.index)
         raise _Unsupported()
+
+    def equivalent(self, plan):
+        """Whether the resolver took a writer's union as the reader's, branch
+        by branch (its branches' plans then name no reader branch)."""
+        return self.resolution_equivalent(plan.writer, plan.reader)
 
     def record(self, ref):
         known = self.records.get(ref.key)
@@ -1736,15 +1747,23 @@ class _MovePlan:
         if isinstance(plan, p.EnumMap):
             return tuple(plan.symbols) == tuple(plan.reader.symbols)
         if isinstance(plan, p.WriterUnion):
-            return isinstance(plan.reader, Union) and len(plan.reader.branches) == len(
-                plan.branches) and all(
-                isinstance(branch, p.ReaderUnion) and branch.index == number
-                and self.copyable(branch.plan) for number, branch in enumerate(plan.branches))
+            if not isinstance(plan.reader, Union) or len(plan.reader.branches) != len(plan.branches):
+                return False
+            for number, branch in enumerate(plan.branches):
+                if isinstance(branch, p.ReaderUnion):
+                    if branch.index != number or not self.copyable(branch.plan):
+                        return False
+                elif not (self.equivalent(plan) and self.copyable(branch)):
+                    return False
+            return True
         if isinstance(plan, p.RecordRef):
             known = self.copyable_pairs.get(plan.key)
             if known is not None:
                 return known
-            self.copyable_pairs[plan.key] = True    # a recursive pair: as its other fields
+            # a pair met again while it is checked (recursion) counts as not
+            # copyable: a pair checked meanwhile then says "not copyable" at
+            # worst, which moves its fields one by one (always right)
+            self.copyable_pairs[plan.key] = False
             record = self.resolution.record(plan)
             same = record.error is None and not record.defaults and len(record.steps) == len(
                 record.reader.fields) and all(
@@ -1843,6 +1862,9 @@ cdef class Rearranger(Transcoder):
             self.links[index].move = moved
         return 0
 
+    def __init__(self):
+        raise TypeError("a Rearranger is made by Rearranger.build(writer, reader, flags)")
+
     cdef bytes transcode_bytes(self, object data):
         """The reader's bytes of ``data`` (one datum of the writer's schema,
         nothing after it); DecodeError with the offset in ``data`` for bytes
@@ -1850,7 +1872,10 @@ cdef class Rearranger(Transcoder):
         cdef Reader r
         cdef Py_buffer view
         cdef Writer w
-        cdef int acquired = open_reader(&r, data, &view, self.item_allowance)
+        cdef int acquired
+        if self.moves == NULL:
+            raise TypeError("a Rearranger is made by Rearranger.build(writer, reader, flags)")
+        acquired = open_reader(&r, data, &view, self.item_allowance)
         writer_init(&w)
         try:
             self.move_value(&r, &w, self.root, 0)

@@ -353,7 +353,7 @@ def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[Code]:
                 # the Python value the Avro default was converted from
                 default = fn.bind(plan.default_value, "avro_default")
                 fn.line(f"{value} = {default}")
-            elif plan.value.nullable:
+            elif plan.value.takes_null:
                 fn.line(f"{value} = None")
             elif plan.field.required:
                 fn.line(f"raise_dump_error({fn.message(plan.field.error_messages['required'])})")

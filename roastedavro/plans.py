@@ -49,6 +49,12 @@ class ValuePlan:
     def min_size(self) -> int:
         return 1 if self.nullable else self.encoder.min_size
 
+    @property
+    def takes_null(self) -> bool:
+        """Whether null may be written here: a ["null", T] union, or an
+        encoder whose own type has null (a union of records: holds_null)."""
+        return self.nullable or getattr(self.encoder, "holds_null", False)
+
     def load_input(self, raw: Any) -> Any:
         return None if raw is None else self.encoder.load_input(raw)
 
@@ -188,7 +194,7 @@ def record_default_datum(record: RecordPlan, obj: Any, path: str) -> dict:
                 value = plan.dump_default
             elif plan.dump_default is missing and plan.default_value is not NO_DEFAULT:
                 value = plan.default_value
-            elif plan.dump_default is missing and plan.value.nullable:
+            elif plan.dump_default is missing and plan.value.takes_null:
                 value = None
             else:
                 raise CompileError(
@@ -215,7 +221,7 @@ def record_dump_datum(record: RecordPlan, dumped: dict) -> dict:
                 datum[key] = plan.value.dump_datum(plan.field._serialize(default, plan.name, None))
             elif plan.default_datum is not NO_DEFAULT:
                 datum[key] = plan.default_datum
-            elif plan.value.nullable:
+            elif plan.value.takes_null:
                 datum[key] = None
             else:
                 raise ValidationError(plan.field.error_messages["required"])

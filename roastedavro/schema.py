@@ -14,7 +14,7 @@ from marshmallow import Schema, ValidationError
 from marshmallow.decorators import PRE_DUMP
 
 from roastedavro import compiler, tiers
-from roastedavro._tier0 import Interpreter, Rearranger
+from roastedavro._tier0 import Interpreter, Rearranger, ResolvingInterpreter
 from roastedavro._datum import encode_long
 from roastedavro._support import decimal_bytes, fits_precision, formatted
 from marshmallow.utils import missing as missing_value
@@ -479,7 +479,7 @@ class _Uncompiled:
             many = self.many
         if writer_schema is not None:
             data = _pair_for(self.schema._plan().schema, self.flags, self.codecs,
-                             writer_schema, bool(many), compile="never").transcode(data)
+                             writer_schema, bool(many), compile="never")[0].transcode(data)
         return self.schema._load_with_marshmallow(data, bool(many), self.flags)
 
 
@@ -1248,12 +1248,24 @@ def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_sc
               many: bool, compile: str | None = None):
     """What turns data written with ``writer_schema`` into this schema's
     bytes (its ``transcode(data)``), made once per writer schema
-    (``compile="never"``: served without compiling)."""
+    (``compile="never"``: served without compiling), and whether the writer
+    schema object cannot change (a class, an instance, text, a parsed
+    Schema: the caller may keep the pair by the object)."""
     pair = codecs.find(writer_schema, many)
     if pair is None:
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
         codecs.keep(writer_schema, many, pair)
-    return pair
+    lasting = isinstance(writer_schema, (str, type, AvroSchema, CompiledSchema))
+    return pair, lasting
+
+
+def _named_branches(schema: AvroSchema) -> bool:
+    """Whether a union of ``schema`` has two named types or more."""
+    from roastedavro.avro.types import Enum, Fixed, NamedRef, Record, Union
+
+    named = (Enum, Fixed, NamedRef, Record)
+    return any(isinstance(avro, Union) and sum(isinstance(b, named) for b in avro.branches) > 1
+               for avro in schema.walk())
 
 
 class _SameLayout:
@@ -1316,7 +1328,14 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
         # where resolution only moves bytes (fields added, dropped, reordered),
         # they are moved; otherwise read by the pair's codec and written again
         pair = Rearranger.build(writer, reader, flags)
-        if pair is None:
+        if pair is None and _named_branches(reader):
+            # the values keep the branch they were read as, (name, value),
+            # where a union has several named types the writer would choose
+            # between by their content (two records with the same fields)
+            pair = _ReadAndWrite(
+                ResolvingInterpreter(writer, reader, flags, naming=(False, False, True, False)),
+                Interpreter(reader, flags))
+        elif pair is None:
             pair = _ReadAndWrite(AvroCodec(reader, flags, writer_schema=writer, compile=compile),
                                  AvroCodec(reader, flags, compile=compile))
         codecs.by_json[key] = pair

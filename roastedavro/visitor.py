@@ -161,7 +161,7 @@ class SchemaVisitor:
             # marshmallow nests the loaded value under each part of the path
             self.load_needs_marshmallow.append((path, "dotted attribute"))
         self._set_avro_default(plan, path)
-        if field.load_only and not (plan.value.nullable or plan.avro_default is not NO_DEFAULT
+        if field.load_only and not (plan.value.takes_null or plan.avro_default is not NO_DEFAULT
                                     or plan.dump_default is not missing):
             # marshmallow's dump leaves it out, but every Avro record carries it
             raise CompileError(
@@ -196,7 +196,7 @@ class SchemaVisitor:
                 plan.avro_default = plan.default_value = plan.default_datum = None
                 return
             # a union of records has null as its own first branch (holds_null)
-            if not (plan.value.nullable or getattr(plan.value.encoder, "holds_null", False)):
+            if not plan.value.takes_null:
                 raise CompileError(f"field {path!r}: default None needs allow_none=True")
             plan.avro_default = plan.default_value = plan.default_datum = None
             return

@@ -459,29 +459,34 @@ class _JavaThrows(Exception):
     pass
 
 
-def _java_accepts(model: Model, node: Any, value: Any, stand_ins: set) -> bool:
+def _java_accepts(model: Model, node: Any, value: Any, stand_ins: set, depth: int = 0) -> bool:
     """Java 1.12's check of a default (Schema.isValidDefault, in its order),
     raising _JavaThrows where it throws: an object checked against a stand-in
-    record ("Schema fields not set yet")."""
+    record ("Schema fields not set yet"), or a record default whose missing
+    field takes a default that leaves it out again (Java recurses until its
+    stack overflows)."""
+    if depth > 100:
+        raise _JavaThrows
+    depth += 1
     if isinstance(node, Use) and id(node) in stand_ins:
         if isinstance(value, dict):
             raise _JavaThrows
         return False
     node = model.deref(node)
     if isinstance(node, Choice):
-        return any(_java_accepts(model, branch, value, stand_ins) for branch in node.branches)
+        return any(_java_accepts(model, branch, value, stand_ins, depth) for branch in node.branches)
     if isinstance(node, Arr):
-        return isinstance(value, list) and all(_java_accepts(model, node.items, item, stand_ins)
+        return isinstance(value, list) and all(_java_accepts(model, node.items, item, stand_ins, depth)
                                                for item in value)
     if isinstance(node, MapOf):
-        return isinstance(value, dict) and all(_java_accepts(model, node.values, item, stand_ins)
+        return isinstance(value, dict) and all(_java_accepts(model, node.values, item, stand_ins, depth)
                                                for item in value.values())
     if isinstance(node, NamedDef) and node.is_record:
         if not isinstance(value, dict):
             return False
         for field in node.fields:
             item = value[field.name] if field.name in value else field.default
-            if item is MISSING or not _java_accepts(model, field.type, item, stand_ins):
+            if item is MISSING or not _java_accepts(model, field.type, item, stand_ins, depth):
                 return False
         return True
     return valid_default(model, node, value)  # stricter than Java for the rest: fine

@@ -202,3 +202,24 @@ def test_a_writers_value_past_this_schemas_precision_is_a_decode_error():
     small = io.BytesIO()
     fastavro.schemaless_writer(small, fastavro.parse_schema(writer), {"cost": Decimal("12.50")})
     assert reader.load_compiled(small.getvalue(), writer_schema=writer) == {"cost": Decimal("12.50")}
+
+
+@pytest.mark.parametrize("kind", [dict, __import__("collections").OrderedDict])
+def test_a_writer_schema_changed_in_place_is_read_as_it_is_now(kind):
+    class Pair(CompiledSchema):
+        class Meta:
+            avro_name = "Pair"
+        a = fields.Integer(required=True)
+        b = fields.Integer(required=True)
+
+    def data(schema):
+        out = io.BytesIO()
+        fastavro.schemaless_writer(out, fastavro.parse_schema(dict(schema)), {"a": 1, "b": 2})
+        return out.getvalue()
+
+    reader = Pair()
+    writer = kind(type="record", name="Pair",
+                  fields=[{"name": "b", "type": "long"}, {"name": "a", "type": "long"}])
+    assert reader.load_compiled(data(writer), writer_schema=writer) == {"a": 1, "b": 2}
+    writer["fields"].reverse()  # the same object now says a, b
+    assert reader.load_compiled(data(writer), writer_schema=writer) == {"a": 1, "b": 2}

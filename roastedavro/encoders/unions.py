@@ -203,9 +203,11 @@ class RecordUnionValue(Encoder):
 
 
 class _OneOfValue(RecordUnionValue):
-    def __init__(self, field, visitor, path, branches, chooser, with_null, one_of):
+    def __init__(self, field, visitor, path, branches, chooser, with_null, one_of, labels):
         self.type_field = one_of.type_field
         super().__init__(field, visitor, path, branches, chooser, with_null)
+        # every type name, two of one schema included
+        self.by_label = dict(labels)
 
     def branch_of_dumped(self, dumped):
         if not isinstance(dumped, Mapping):
@@ -359,7 +361,7 @@ class OneOfSchemaEncoder(_RecordUnionField):
         first = 1 if with_null else 0
         indexes = {label: first + branches.index(branch) for label, branch in labels}
         item = _OneOfValue(field, visitor, path, branches, TypeNameChooser(one_of, indexes),
-                           with_null, one_of)
+                           with_null, one_of, labels)
         super().__init__(field, visitor, path, item, many)
 
 
