@@ -1255,7 +1255,9 @@ def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_sc
     if pair is None:
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
         codecs.keep(writer_schema, many, pair)
-    lasting = isinstance(writer_schema, (str, type, AvroSchema, CompiledSchema))
+    # dicts first: isinstance against a Schema class goes through ABCMeta (slow)
+    lasting = not isinstance(writer_schema, (dict, list)) and isinstance(
+        writer_schema, (str, type, AvroSchema, CompiledSchema))
     return pair, lasting
 
 
