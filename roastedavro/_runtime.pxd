@@ -1072,6 +1072,7 @@ cdef class SchemaCodec:
     cdef bytes dump_many(self, objs)
     cdef object load_one(self, data, bint* invalid)
     cdef list load_many(self, data, bint* invalid)
+    cdef object load_own(self, data, bint many)
 
 
 # The entry points of a codec of plain Avro values (fastavro's datums): dump,

@@ -2566,24 +2566,34 @@ cdef class SchemaCodec:
     def load(self, data, many=None, writer_schema=None):
         """The loaded record of Avro binary `data` (a list of them when many),
         written with this schema or with `writer_schema`."""
-        cdef bint invalid = False
         if many is None:
             many = self.many
         if writer_schema is not None:
-            # another writer's bytes, first resolved to this schema's; a
-            # service gives the same writer schema object call after call
-            # (one that cannot change: the pairs say which)
+            # another writer's bytes, read as this schema's; a service gives
+            # the same writer schema object call after call (one that cannot
+            # change, or a dict equal to the copy taken when it was met)
             last = self.last_pair
-            if last is not None and last[0] is writer_schema and last[1] == many:
+            if (last is not None and last[0] is writer_schema and last[1] == many
+                    and (last[3] is None or last[3] == writer_schema)):
                 pair = last[2]
             else:
                 pair, lasting = self.pairs(writer_schema, many)
-                if lasting:
-                    self.last_pair = (writer_schema, many, pair)
+                if lasting is True:
+                    self.last_pair = (writer_schema, many, pair, None)
+                elif lasting is not False:
+                    self.last_pair = (writer_schema, many, pair, lasting)
+            if isinstance(pair, SchemaCodec):
+                # compiled for this writer: its bytes read in one pass
+                return (<SchemaCodec>pair).load_own(data, many)
             if isinstance(pair, Transcoder):
                 data = (<Transcoder>pair).transcode_bytes(data)
             else:
                 data = pair.transcode(data)
+        return self.load_own(data, many)
+
+    cdef object load_own(self, data, bint many):
+        # bytes laid out as this codec's root reader reads them
+        cdef bint invalid = False
         result = self.load_many(data, &invalid) if many else self.load_one(data, &invalid)
         if invalid or self.load_through_marshmallow:
             return self.load_with_marshmallow(data, many)
@@ -2593,6 +2603,11 @@ cdef class SchemaCodec:
                 # marshmallow's load raises the exact error
                 return self.load_with_marshmallow(data, many)
         return result
+
+    def forget_pair(self):
+        """Drops the pair kept for the last writer schema object (the pairs
+        changed: a compiled one replaced what served it)."""
+        self.last_pair = None
 
     cdef bytes dump_one(self, obj):
         cdef Writer w

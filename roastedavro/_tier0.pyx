@@ -1079,6 +1079,9 @@ cdef class Interpreter(DatumCodec):
             return self.read_record(r, node, 0)
         return self.read_value(r, self.root, 0)
 
+    cdef int skip_datum(self, Reader* r) except -1:
+        return self.skip_value(r, self.root, 0)
+
     # -- skipping (schema resolution: a writer's fields the reader lacks) ----
 
     cdef int skip_record(self, Reader* r, Node* node, int depth) except -1:
@@ -1796,6 +1799,11 @@ cdef class Rearranger(Transcoder):
     cdef int max_depth
     cdef Py_ssize_t max_items
     cdef long long item_allowance
+    #: the bytes transcoded (a compiled pair is built once they reach hot_at)
+    cdef readonly unsigned long long work
+    cdef readonly unsigned long long calls
+    cdef unsigned long long hot_at
+    cdef object on_hot
 
     def __cinit__(self):
         self.moves = NULL
@@ -1880,10 +1888,32 @@ cdef class Rearranger(Transcoder):
         try:
             self.move_value(&r, &w, self.root, 0)
             check_finished(&r)
+            self.calls += 1
+            self.work += <unsigned long long>r.end
+            if self.hot_at and self.work >= self.hot_at:
+                self.fire()
             return writer_finish(&w)
         finally:
             writer_release(&w)
             close_reader(&view, acquired)
+
+    def watch(self, unsigned long long hot_at, on_hot):
+        """Calls ``on_hot()`` once, from the call that brings the bytes
+        transcoded to ``hot_at``; 0 stops watching (Interpreter.watch)."""
+        self.on_hot = on_hot
+        self.hot_at = hot_at
+
+    cdef int fire(self) except -1:
+        callback = self.on_hot
+        self.hot_at = 0
+        self.on_hot = None
+        if callback is not None:
+            try:
+                callback()
+            except Exception:
+                # the caller's value is served all the same
+                pass
+        return 0
 
     cdef int move_value(self, Reader* r, Writer* w, Py_ssize_t index, int depth) except -1:
         cdef Move* move = &self.moves[index]

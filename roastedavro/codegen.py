@@ -398,11 +398,78 @@ def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
         fn.discarding = False
 
 
+def written_reader(record: RecordPlan, module: ModuleEmitter, layout, name: Code) -> Code:
+    """A reader of ``record`` from bytes another writer's schema laid out
+    (roastedavro.evolved.WrittenLayout): its steps, in the writer's order,
+    read a field as ``record``'s own reader does (the writer's type has
+    the same bytes), skip a field the reader does not have, or read a
+    field the writer lacks from its default's bytes. One pass, no
+    rearranging."""
+    fn = FunctionEmitter(module, record, tracks_paths=False)
+    loaded = [plan for plan in record.fields if not plan.field.dump_only]
+    indexes = {id(plan): index for index, plan in enumerate(loaded)}
+    keys = module.bind(RecordKeys(plan.load_key for plan in loaded), f"{record.ident}_written_keys")
+    fields = []
+    for step in layout.steps:
+        if step.skip is not None:
+            skipper = module.bind(step.skip, "skipped_type")
+            fields.append({"comment": fn.comment(f"{step.writer_name}: not read (this schema "
+                                                 "has no such field)"),
+                           "body": [Code(f"(<DatumCodec>{skipper}).skip_datum(r)")],
+                           "skip": False})
+            continue
+        plan = step.field
+        with fn.naming(plan.name):
+            heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}")
+            body = _read_field_body(fn, plan, indexes.get(id(plan)))
+        if step.default is not None:
+            # read from the default's bytes, as if the writer had written them
+            encoded = module.bind(step.default, f"{plan.name}_default_bytes")
+            written = fn.c_local("Reader*", "written", "r")
+            default_reader = fn.c_local("Reader", "default_reader")
+            view = fn.c_local("Py_buffer", "default_view")
+            heading = fn.comment(f"{plan.avro_name}: not written, read from its default")
+            body = [Code(f"open_reader(&{default_reader}, {encoded}, &{view}, {written}.allowance)"),
+                    Code(f"r = &{default_reader}"),
+                    *body,
+                    Code(f"{written}.invalid = {written}.invalid or {default_reader}.invalid"),
+                    Code(f"r = {written}")]
+        fields.append({"comment": heading, "body": body, "skip": plan.field.dump_only})
+    part = {"fields": fields, "skips": any(field["skip"] for field in fields),
+            "function": name, "first": 0, "last": len(fields)}
+    text = render("record_reader.pyx.j2", ident=Code(name[len("read_"):]),
+                  name=comment(record.full_name), keys=keys, parts=[part],
+                  declarations=fn.declarations())
+    module.checks.append((fn, text, {name}))
+    return indented(text)
+
+
+def _written_name(root: RecordPlan, records: list[RecordPlan]) -> Code:
+    taken = {f"read_{record.ident}" for record in records}
+    name, number = f"read_{root.ident}_written", 2
+    while name in taken:
+        name, number = f"read_{root.ident}_written{number}", number + 1
+    return Code(name)
+
+
 def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
-                    flags_key: str, fingerprint: str = "") -> GeneratedModule:
-    """The Cython source of a schema's codec, the objects it binds, its check."""
+                    flags_key: str, fingerprint: str = "", written=None) -> GeneratedModule:
+    """The Cython source of a schema's codec, the objects it binds, its check.
+
+    ``written`` (a roastedavro.evolved.WrittenLayout): the codec reads the
+    root record from bytes another writer's schema wrote (written_reader);
+    it writes as the schema's own codec does.
+    """
     module = RecordModuleEmitter()
     functions = [record_functions(record, module) for record in records]
+    root_reader = Code(f"read_{root.ident}")
+    min_size = root.min_size()
+    if written is not None:
+        root_reader = _written_name(root, records)
+        functions.append({"writer": Code(""),
+                          "reader": written_reader(root, module, written, root_reader)})
+        min_size = written.min_size
+        label = f"{label}, reading data written with {written.writer_fingerprint}"
     source = render(
         "module.pyx.j2",
         version=comment(__version__),
@@ -412,8 +479,9 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
                          + ", ".join(plan.avro_name for plan in record.fields))
                  for record in records],
         root_ident=Code(root.ident),
+        root_reader=root_reader,
         root_name=comment(root.full_name),
-        min_size=checked_int(root.min_size(), "the smallest record size", 0, 2**62),
+        min_size=checked_int(min_size, "the smallest record size", 0, 2**62),
         functions=functions,
         fragments=module.fragments,
         bindings=module.declared(),

@@ -131,7 +131,7 @@ _BUILTINS = frozenset({
 })
 _C_TYPES = frozenset({
     "int", "long", "double", "float", "char", "unsigned", "signed", "bint", "object",
-    "Py_ssize_t", "PyObject", "size_t", "Reader", "Writer",
+    "Py_ssize_t", "PyObject", "Py_buffer", "size_t", "Reader", "Writer",
 })
 
 

@@ -244,7 +244,7 @@ class CompiledSchema(Schema):
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
         codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags, checked=True)
-        codec.pairs = partial(_pair_for, plan.schema, flags, _Pairs())
+        codec.pairs = partial(_pair_for, plan.schema, flags, _Pairs(self, codec))
         codec.load_through_marshmallow = bool(load_reasons)
         codec.validate = flags.validate
         hooks = LoadHooks(self)
@@ -1206,9 +1206,39 @@ class _Pairs:
 
     LIMIT = 256
 
-    def __init__(self):
+    def __init__(self, schema: CompiledSchema | None = None, codec: Any = None):
         self.by_json: dict = {}
         self.given: dict = {}
+        #: the compiled schema and its codec, whose pairs of records that
+        #: only move fields get one-pass codecs (roastedavro.evolved)
+        self.schema = schema
+        self.codec = codec
+        self.evolved: list = []
+
+    def replace(self, old: Any, new: Any) -> None:
+        """A compiled pair now serves what ``old`` served."""
+        for key, pair in list(self.by_json.items()):
+            if pair is old:
+                self.by_json[key] = new
+        for key, (snapshot, pair) in list(self.given.items()):
+            if pair is old:
+                self.given[key] = (snapshot, new)
+        if self.codec is not None:
+            self.codec.forget_pair()
+
+    def bind(self, pair_codec: Any, rearranger: Any) -> None:
+        """A one-pass codec's entry points: the schema codec's, with
+        marshmallow's path given the bytes in this schema's layout."""
+        main = self.codec
+        pair_codec.many = main.many
+        pair_codec.validate = main.validate
+        pair_codec.load_hooks = main.load_hooks
+        pair_codec.load_through_marshmallow = main.load_through_marshmallow
+        pair_codec.dump_through_marshmallow = main.dump_through_marshmallow
+        pair_codec.dump_with_marshmallow = main.dump_with_marshmallow
+        load = main.load_with_marshmallow
+        pair_codec.load_with_marshmallow = (
+            lambda data, many: load(rearranger.transcode(data), many))
 
     def find(self, writer_schema: Any, many: bool):
         key = _given_key(writer_schema, many)
@@ -1246,17 +1276,22 @@ def _given_key(writer_schema: Any, many: bool):
 
 def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
               many: bool, compile: str | None = None):
-    """What turns data written with ``writer_schema`` into this schema's
-    bytes (its ``transcode(data)``), made once per writer schema
-    (``compile="never"``: served without compiling), and whether the writer
-    schema object cannot change (a class, an instance, text, a parsed
-    Schema: the caller may keep the pair by the object)."""
+    """What reads data written with ``writer_schema`` as this schema's: a
+    one-pass codec, or what turns the data into this schema's bytes (its
+    ``transcode(data)``), made once per writer schema (``compile="never"``:
+    served without compiling); and how the caller may keep it by the
+    object: True for one that cannot change (a class, an instance, text, a
+    parsed Schema), a copy to compare a dict with before each use (it may
+    have changed in place), False for neither."""
     pair = codecs.find(writer_schema, many)
     if pair is None:
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
         codecs.keep(writer_schema, many, pair)
     # dicts first: isinstance against a Schema class goes through ABCMeta (slow)
-    lasting = not isinstance(writer_schema, (dict, list)) and isinstance(
+    if isinstance(writer_schema, dict):
+        kept = codecs.given.get(_given_key(writer_schema, many))
+        return pair, kept[0] if kept is not None else False
+    lasting = not isinstance(writer_schema, list) and isinstance(
         writer_schema, (str, type, AvroSchema, CompiledSchema))
     return pair, lasting
 
@@ -1323,13 +1358,15 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
         if writer.canonical_form() == schema.canonical_form():
             codecs.by_json[key] = _SAME_LAYOUT
             return _SAME_LAYOUT
-        reader = schema
+        reader, original = schema, writer
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
         # where resolution only moves bytes (fields added, dropped, reordered),
         # they are moved; otherwise read by the pair's codec and written again
         pair = Rearranger.build(writer, reader, flags)
+        if pair is not None and compile != "never":
+            pair = _one_pass(codecs, schema, flags, original, pair)
         if pair is None and _named_branches(reader):
             # the values keep the branch they were read as, (name, value),
             # where a union has several named types the writer would choose
@@ -1342,6 +1379,29 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
                                  AvroCodec(reader, flags, compile=compile))
         codecs.by_json[key] = pair
     return pair
+
+
+def _one_pass(codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: AvroSchema,
+              rearranger: Any) -> Any:
+    """What serves a pair the Rearranger can serve: a one-pass compiled
+    codec, when the records only move fields and the schema's load is its
+    compiled reader's (roastedavro.evolved); until it is built, and for
+    other pairs, the Rearranger."""
+    from roastedavro.evolved import EvolvedPair, written_layout
+
+    owner, codec = codecs.schema, codecs.codec
+    if owner is None or codec is None or codec.load_through_marshmallow:
+        return rearranger
+    layout = written_layout(owner._plan().root, schema, writer, flags)
+    if layout is None:
+        return rearranger
+    evolved = EvolvedPair(owner, flags, layout, rearranger,
+                          bind=lambda made: codecs.bind(made, rearranger),
+                          on_change=codecs.replace)
+    if len(codecs.evolved) >= _Pairs.LIMIT:
+        del codecs.evolved[0]
+    codecs.evolved.append(evolved)
+    return evolved.start()
 
 
 def _too_deep(direction: str, uncompiled: bool = False) -> ValidationError:

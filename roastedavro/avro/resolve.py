@@ -515,3 +515,10 @@ def _root_path(schema: Schema) -> str:
     root = schema.deref(schema.root)
     return root.name if isinstance(root, Record) else ""
 
+
+
+def equivalent(writer: Schema, reader: Schema, writer_type: AvroType, reader_type: AvroType) -> bool:
+    """Whether a type of ``writer`` and one of ``reader`` are the same types
+    branch for branch, fields in the same order (Java's unionEquiv): the
+    reader's type reads the writer's bytes as they are."""
+    return _Resolver(writer, reader).equivalent(writer_type, reader_type, {})
