@@ -1037,6 +1037,9 @@ cdef inline bint valid_fixed(object value, Py_ssize_t size) noexcept:
 # What turns another writer's bytes into a schema's own, called from C by
 # SchemaCodec.load (tier 0's Rearranger).
 cdef class Transcoder:
+    # a compiled codec that now serves its pair (set once, never unset):
+    # whoever still holds the Transcoder is sent on to it
+    cdef public object replaced_by
     cdef bytes transcode_bytes(self, object data)
 
 

@@ -2586,6 +2586,11 @@ cdef class SchemaCodec:
                 # compiled for this writer: its bytes read in one pass
                 return (<SchemaCodec>pair).load_own(data, many)
             if isinstance(pair, Transcoder):
+                if (<Transcoder>pair).replaced_by is not None:
+                    # its compiled codec was installed while this call or
+                    # the kept pair still had it
+                    self.last_pair = None
+                    return (<SchemaCodec>(<Transcoder>pair).replaced_by).load_own(data, many)
                 data = (<Transcoder>pair).transcode_bytes(data)
             else:
                 data = pair.transcode(data)

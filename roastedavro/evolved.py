@@ -24,7 +24,7 @@ from roastedavro import compiler, tiers
 from roastedavro._datum import encode_default
 from roastedavro._tier0 import Interpreter
 from roastedavro.avro.resolve import Read, RecordRef, equivalent, resolve
-from roastedavro.avro.types import Record
+from roastedavro.avro.types import Primitive, Record
 from roastedavro.avro.types import Schema as AvroSchema
 from roastedavro.avroplan import _MinSizes
 from roastedavro.codegen import generate_module
@@ -61,9 +61,10 @@ def written_layout(root: RecordPlan, reader: AvroSchema, writer: AvroSchema,
     """The layout of a one-pass reader of ``writer``'s records as ``root``'s
     (whose Avro schema is ``reader``), or None where one pass cannot read
     them with the schema's own field code: a root that is not a record, a
-    shared field whose bytes differ (a promotion to a float, a remapped
-    enum, a value that became a union, a nested record that changed), a
-    record wider than one generated function. Resolution errors are the
+    shared field whose bytes differ or need a check of their own (a
+    promotion, int to long included, a remapped enum, a value that became
+    a union, a nested record that changed), a field name the writer
+    repeats, a record wider than one generated function. Resolution errors are the
     caller's (it checked the pair first)."""
     writer_root, reader_root = writer.deref(writer.root), reader.deref(reader.root)
     if not isinstance(writer_root, Record) or not isinstance(reader_root, Record):
@@ -78,17 +79,23 @@ def written_layout(root: RecordPlan, reader: AvroSchema, writer: AvroSchema,
         return None
     plans = {plan.avro_name: plan for plan in root.fields}
     steps = []
+    read = set()
     for step in record.steps:
         if step.reader is None:
             # skipped with the Rearranger's checks (strings are not decoded)
             alone = AvroSchema(step.writer.type, writer.named)
             steps.append(WrittenStep(step.writer.name, skip=Interpreter(alone, flags)))
             continue
-        same = isinstance(step.plan, Read) or equivalent(writer, reader, step.writer.type,
-                                                         step.reader.type)
         plan = plans.get(step.reader.name)
-        if not same or plan is None:
+        # the same types, or a string read as bytes (the same bytes, nothing
+        # to check); an int read as a long is left to the Rearranger, which
+        # checks the writer's 32-bit range. A field name a (fastavro
+        # dialect) writer repeats is too: its first value is the one read.
+        if plan is None or step.reader.name in read or not (
+                equivalent(writer, reader, step.writer.type, step.reader.type)
+                or _string_as_bytes(writer, reader, step.plan)):
             return None
+        read.add(step.reader.name)
         steps.append(WrittenStep(step.writer.name, field=plan))
     for field in record.defaults:
         plan = plans.get(field.name)
@@ -100,6 +107,14 @@ def written_layout(root: RecordPlan, reader: AvroSchema, writer: AvroSchema,
                                  f"{reader_root.name}.{field.name}")
         steps.append(WrittenStep(field.name, field=plan, default=encoded))
     return WrittenLayout(tuple(steps), _MinSizes(writer).of(writer_root), writer.fingerprint_hex)
+
+
+def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:
+    if not isinstance(plan, Read):
+        return False
+    written, wanted = writer.deref(plan.writer), reader.deref(plan.reader)
+    return (isinstance(written, Primitive) and written.name == "string"
+            and isinstance(wanted, Primitive) and wanted.name == "bytes")
 
 
 class EvolvedPair:

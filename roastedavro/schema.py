@@ -1216,7 +1216,9 @@ class _Pairs:
         self.evolved: list = []
 
     def replace(self, old: Any, new: Any) -> None:
-        """A compiled pair now serves what ``old`` served."""
+        """A compiled pair now serves what ``old`` served (also where ``old``
+        is still held: a call under way, or not stored here yet)."""
+        old.replaced_by = new
         for key, pair in list(self.by_json.items()):
             if pair is old:
                 self.by_json[key] = new

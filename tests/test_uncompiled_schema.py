@@ -580,15 +580,26 @@ def test_damaged_data_of_another_writer_schema(compiled, interpreted_newer, data
     writer, reference = compiled["plain"], compiled["newer"]
     good = writer.dump_compiled(RECORDS, many=True) if many else writer.dump_compiled(RECORD)
     damaged = bytearray(good)
-    for index, byte in data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1),
-                                                    st.integers(0, 255)), max_size=3)):
+    changes = data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1), st.integers(0, 255)),
+                                 max_size=3))
+    for index, byte in changes:
         damaged[index] = byte
-    damaged = bytes(damaged[:data.draw(st.none() | st.integers(0, len(good)))])
+    end = data.draw(st.none() | st.integers(0, len(good)))
+    damaged = bytes(damaged[:end])
 
     def load(schema):
         return lambda data, many: schema.load_compiled(data, many, writer_schema=Plain)
 
-    assert outcome(load(interpreted_newer), damaged, many) == outcome(load(reference), damaged, many)
+    interpreted, compiled = outcome(load(interpreted_newer), damaged, many), outcome(
+        load(reference), damaged, many)
+    if len(changes) > 1 or (changes and end is not None):
+        # Several faults: the compiled pair reads the writer's bytes in one
+        # pass and reports the first fault in them; the uncompiled path
+        # rearranges them first (checking their structure) and reports a
+        # fault of a string or logical value when it reads the result.
+        assert interpreted[0] == compiled[0]
+    else:
+        assert interpreted == compiled
 
 
 class Chain(CompiledSchema):
