@@ -258,6 +258,31 @@ def worker_markdown(best: dict, rounds: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def speed_markdown(results: dict, this: str, other: str, rounds: int) -> str:
+    """Both trees' compiled speed per case, and this tree's change."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    lines = [
+        f"# Compiled speed, {this} against {other}",
+        "",
+        f"Python {platform.python_version()}, {this} = commit {commit} (and its working tree), "
+        f"{rounds} rounds interleaved tree by tree, each a fresh process per case (median over "
+        "rounds of the best of nine timed loops; `python -m benchmarks.compile_time --speed-only "
+        "--against PATH`). ns per call of dump_compiled and load_compiled of each case's "
+        "CompiledSchema; a change within about ±5% is this machine's noise.",
+        "",
+        f"| case | dump {other} | dump {this} | change | load {other} | load {this} | change |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for case, entry in results[this].items():
+        mine, theirs = entry["speed"], results[other][case]["speed"]
+        lines.append(
+            f"| {case} | {theirs['dump_ns']:,.0f} | {mine['dump_ns']:,.0f} | "
+            f"{(mine['dump_ns'] / theirs['dump_ns'] - 1) * 100:+.1f}% | {theirs['load_ns']:,.0f} | "
+            f"{mine['load_ns']:,.0f} | {(mine['load_ns'] / theirs['load_ns'] - 1) * 100:+.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", default=",".join(DEFAULT_CASES))
@@ -289,6 +314,12 @@ def main(argv: list[str] | None = None) -> None:
                 speed = entry["speed"]
                 print(f"{label:10s} {case:12s} dump {speed['dump_ns']:9.0f} ns ({speed['dump_x']:.1f}x)"
                       f"  load {speed['load_ns']:9.0f} ns ({speed['load_x']:.1f}x)")
+        if args.against is not None:
+            # the compiled code of two versions, case by case: speed_against.md
+            RESULTS.mkdir(exist_ok=True)
+            table = speed_markdown(results, args.label, args.against_label, args.rounds)
+            (RESULTS / "speed_against.md").write_text(table)
+            print(table)
         return
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "compile_time.json").write_text(json.dumps(

@@ -179,7 +179,9 @@ class _Generator:
         self.sizes = _MinSizes(schema)
         self.records = _records_in_order(schema)
         self.idents = _function_idents(self.records)
-        self.kinds = kinds or (("write", "read") if prefix else ("write", "read", "skip"))
+        # no skippers of its own: an AvroCodec's skip() is the runtime's
+        # generic walk (generic_skip); resolution pairs ask for "skip"
+        self.kinds = kinds or ("write", "read")
         self.function_names = {self.function(kind, ident) for ident in self.idents.values()
                                for kind in self.kinds + ("accepts",)}
         #: records whose reader or skipper generated code calls, by kind
@@ -935,10 +937,9 @@ class _Generator:
     def root_functions(self, root: AvroType) -> list[Code]:
         """write_root, read_root and skip_root; a fragment's <prefix>_write and
         <prefix>_read (for a record too: its value is one level deeper)."""
-        if self.prefix:
-            names = {kind: Code(f"{self.prefix}_{kind}") for kind in ("write", "read")}
-        else:
-            names = {kind: Code(f"{kind}_root") for kind in ("write", "read", "skip")}
+        prefix = self.prefix or None
+        names = {kind: Code(f"{prefix}_{kind}" if prefix else f"{kind}_root")
+                 for kind in ("write", "read")}
         return self.value_functions(root, names)
 
     def value_functions(self, avro: AvroType, names: dict[str, Code],
@@ -1030,12 +1031,14 @@ class _Generator:
         functions += self.pending_functions()
         if isinstance(root, Record):
             ident = self.idents[root.name]
-            roots = {f"{kind}_root": Code(f"{kind}_{ident}") for kind in ("write", "read", "skip")}
+            roots = {f"{kind}_root": Code(f"{kind}_{ident}") for kind in ("write", "read")}
         else:
             functions += self.root_functions(root)
             # a union of several records at the root validates them too
             functions += self.pending_functions()
-            roots = {f"{kind}_root": Code(f"{kind}_root") for kind in ("write", "read", "skip")}
+            roots = {f"{kind}_root": Code(f"{kind}_root") for kind in ("write", "read")}
+        roots["skip_root"] = None
+        roots["skip_type"] = self.module.bind(generic_skip(schema), "skip_type")
         fingerprint = schema.fingerprint()
         source = environment.get_template("avro_module.pyx.j2").render(
             root_name=comment(root.name if isinstance(root, Record) else describe(root)),
@@ -1110,6 +1113,21 @@ def _function_idents(records: list[Record]) -> dict[str, Code]:
         taken.add(ident)
         idents[record.name] = ident
     return idents
+
+
+def generic_skip(schema: Schema):
+    """What an AvroCodec's skip() walks: the runtime's table of the schema's
+    nodes (GenericType), which checks a value's bytes as reading it would
+    (lengths, indexes, UTF-8, decimal digits, nesting, the item budget)
+    without code generated for it; None where fastavro's parser, which
+    builds the table, refuses the schema (skip() then says so)."""
+    from roastedavro._runtime import GenericType
+    from roastedavro.avro.types import to_json_value
+
+    try:
+        return GenericType(to_json_value(schema))
+    except Exception:
+        return None
 
 
 def generate_avro_module(schema: Schema) -> GeneratedModule:

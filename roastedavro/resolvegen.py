@@ -296,7 +296,7 @@ class _ResolvingGenerator:
             records=[comment(f"{pair.reader.name} from the writer's {pair.writer.name}")
                      for pair in self.pairs],
             functions=functions,
-            write_root=None, read_root=read_root, skip_root=None,
+            write_root=None, read_root=read_root, skip_root=None, skip_type=None,
             bindings=self.module.declared(),
             key_slots=checked_int(max(self.module.key_slots, 1), "the key slots", 1, 2**31),
         )

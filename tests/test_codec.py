@@ -1089,7 +1089,8 @@ def test_depth_is_bounded_by_max_depth():
     assert caught.value.path == ("next",) * 21
     with pytest.raises(DecodeError, match="records nested more than 20 levels deep"):
         codec.load(chain_bytes(22))
-    with pytest.raises(DecodeError, match="records nested more than 20 levels deep"):
+    # skip() walks the schema's node table (the runtime's generic walk)
+    with pytest.raises(DecodeError, match="nested more than 20 levels deep"):
         codec._codec.skip(chain_bytes(22))
 
 
@@ -1134,7 +1135,7 @@ def test_a_small_thread_stack_ends_in_a_clean_error():
     assert all("C stack" in str(error) for error in errors)
 
 
-# -- skipping (schema resolution's skippers) --------------------------------------------
+# -- skipping (the runtime's generic walk of the schema's nodes) -------------------------
 
 @pytest.mark.parametrize("codec_name, schema, datum", [
     ("primitives_codec", PRIMITIVES, primitives(s="text", by=b"\x00\x01")),
@@ -1177,8 +1178,11 @@ def test_the_source_names_the_schema(node_codec):
     source = node_codec.compile_to_string()
     assert source.startswith(
         f"# Avro codec for tree.Node (CRC-64-AVRO fingerprint 0x{node_codec.fingerprint:016x}),")
-    for function in ("write_tree_Node", "read_tree_Node", "skip_tree_Node"):
+    for function in ("write_tree_Node", "read_tree_Node"):
         assert f"cdef {'int' if function[0] != 'r' else 'dict'} {function}(self" in source
+    # no skipper of its own: skip() is the runtime's walk of the schema's nodes
+    assert "skip_tree_Node" not in source
+    assert "return skip_checked(r, self.skip_type, self.max_depth, self.max_items)" in source
     assert AvroCodec(ROOT_UNION).compile_to_string().startswith(
         "# Avro codec for null | string | Leaf (CRC-64-AVRO")
 
