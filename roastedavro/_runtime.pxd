@@ -1075,7 +1075,6 @@ cdef class SchemaCodec:
     cdef bytes dump_many(self, objs)
     cdef object load_one(self, data, bint* invalid)
     cdef list load_many(self, data, bint* invalid)
-    cdef object load_own(self, data, bint many)
 
 
 # The entry points of a codec of plain Avro values (fastavro's datums): dump,
@@ -1099,6 +1098,8 @@ cdef class DatumCodec:
     cdef int write_datum(self, Writer* w, object datum) except -1
     cdef object read_datum(self, Reader* r)
     cdef int skip_datum(self, Reader* r) except -1
+    # one value at `depth` levels of records below the message's root
+    cdef int skip_within(self, Reader* r, int depth) except -1
     cdef int count_work(self, Py_ssize_t size) except -1
     # counts one call that wrote or read `size` bytes
     @cython.final

@@ -2527,6 +2527,21 @@ cdef class Transcoder:
         return self.transcode_bytes(data)
 
 
+cdef inline object load_laid_out(SchemaCodec codec, data, bint many):
+    # bytes laid out as the codec's root reader reads them (inline: every
+    # load_compiled call takes this path)
+    cdef bint invalid = False
+    result = codec.load_many(data, &invalid) if many else codec.load_one(data, &invalid)
+    if invalid or codec.load_through_marshmallow:
+        return codec.load_with_marshmallow(data, many)
+    if codec.load_hooks is not None:
+        result = codec.load_hooks(result, many, codec.validate)
+        if result is support.INVALID:
+            # marshmallow's load raises the exact error
+            return codec.load_with_marshmallow(data, many)
+    return result
+
+
 @cython.auto_pickle(False)
 @cython.binding(False)
 @cython.always_allow_keywords(False)
@@ -2584,30 +2599,18 @@ cdef class SchemaCodec:
                     self.last_pair = (writer_schema, many, pair, lasting)
             if isinstance(pair, SchemaCodec):
                 # compiled for this writer: its bytes read in one pass
-                return (<SchemaCodec>pair).load_own(data, many)
+                return load_laid_out(<SchemaCodec>pair, data, many)
             if isinstance(pair, Transcoder):
                 if (<Transcoder>pair).replaced_by is not None:
                     # its compiled codec was installed while this call or
                     # the kept pair still had it
                     self.last_pair = None
-                    return (<SchemaCodec>(<Transcoder>pair).replaced_by).load_own(data, many)
+                    return load_laid_out(<SchemaCodec>(<Transcoder>pair).replaced_by, data, many)
                 data = (<Transcoder>pair).transcode_bytes(data)
             else:
                 data = pair.transcode(data)
-        return self.load_own(data, many)
+        return load_laid_out(self, data, many)
 
-    cdef object load_own(self, data, bint many):
-        # bytes laid out as this codec's root reader reads them
-        cdef bint invalid = False
-        result = self.load_many(data, &invalid) if many else self.load_one(data, &invalid)
-        if invalid or self.load_through_marshmallow:
-            return self.load_with_marshmallow(data, many)
-        if self.load_hooks is not None:
-            result = self.load_hooks(result, many, self.validate)
-            if result is support.INVALID:
-                # marshmallow's load raises the exact error
-                return self.load_with_marshmallow(data, many)
-        return result
 
     def forget_pair(self):
         """Drops the pair kept for the last writer schema object (the pairs
@@ -2703,6 +2706,9 @@ cdef class DatumCodec:
 
     cdef int skip_datum(self, Reader* r) except -1:
         raise TypeError(u"this codec does not skip values")
+
+    cdef int skip_within(self, Reader* r, int depth) except -1:
+        return self.skip_datum(r)
 
     cdef int count_work(self, Py_ssize_t size) except -1:
         return 0

@@ -1082,6 +1082,10 @@ cdef class Interpreter(DatumCodec):
     cdef int skip_datum(self, Reader* r) except -1:
         return self.skip_value(r, self.root, 0)
 
+    cdef int skip_within(self, Reader* r, int depth) except -1:
+        # a field of a record at depth - 1 (a one-pass reader's dropped field)
+        return self.skip_value(r, self.root, depth)
+
     # -- skipping (schema resolution: a writer's fields the reader lacks) ----
 
     cdef int skip_record(self, Reader* r, Node* node, int depth) except -1:

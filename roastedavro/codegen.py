@@ -415,7 +415,7 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, layout, name: Code
             skipper = module.bind(step.skip, "skipped_type")
             fields.append({"comment": fn.comment(f"{step.writer_name}: not read (this schema "
                                                  "has no such field)"),
-                           "body": [Code(f"(<DatumCodec>{skipper}).skip_datum(r)")],
+                           "body": [Code(f"(<DatumCodec>{skipper}).skip_within(r, depth + 1)")],
                            "skip": False})
             continue
         plan = step.field
