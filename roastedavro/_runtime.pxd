@@ -1100,6 +1100,10 @@ cdef class DatumCodec:
     cdef int skip_datum(self, Reader* r) except -1
     # one value at `depth` levels of records below the message's root
     cdef int skip_within(self, Reader* r, int depth) except -1
+    # fastavro's validation of `value` as the record at `node` of tier 0's
+    # node table (Interpreter.record_node), at `depth` below the root: what
+    # the generated writers of very large schemas choose a union's record by
+    cdef bint accepts_record_at(self, Py_ssize_t node, object value, int depth) except -1
     cdef int count_work(self, Py_ssize_t size) except -1
     # counts one call that wrote or read `size` bytes
     @cython.final

@@ -2710,6 +2710,9 @@ cdef class DatumCodec:
     cdef int skip_within(self, Reader* r, int depth) except -1:
         return self.skip_datum(r)
 
+    cdef bint accepts_record_at(self, Py_ssize_t node, object value, int depth) except -1:
+        raise TypeError(u"only tier 0's interpreter validates by its node table")
+
     cdef int count_work(self, Py_ssize_t size) except -1:
         return 0
 

@@ -541,6 +541,8 @@ cdef class Interpreter(DatumCodec):
     # fastavro's writer options: 1 strict (every field given, no others),
     # 2 strict_allow_default (fields with defaults may be left out); 0 neither
     cdef int strict
+    cdef dict named             # a named type's full name -> its node
+    cdef Py_ssize_t node_count
 
     def __cinit__(self):
         self.nodes = NULL
@@ -615,6 +617,7 @@ cdef class Interpreter(DatumCodec):
         self.max_items = flags.max_items
         self.item_allowance = flags.item_allowance
         self.root = program.root
+        self.named = program.named
         self.min_size = program.sizes.of(schema.root)
         self.nodes = <Node*>calloc(max(len(program.nodes), 1), sizeof(Node))
         self.links = <Py_ssize_t*>calloc(max(len(program.links), 1), sizeof(Py_ssize_t))
@@ -623,6 +626,7 @@ cdef class Interpreter(DatumCodec):
         if self.nodes == NULL or self.links == NULL or self.fields == NULL or self.seen == NULL:
             raise MemoryError()
         self.field_count = len(program.fields)
+        self.node_count = len(program.nodes)
         for index, values in enumerate(program.nodes):
             node = &self.nodes[index]
             node.kind = values["kind"]
@@ -1085,6 +1089,20 @@ cdef class Interpreter(DatumCodec):
     cdef int skip_within(self, Reader* r, int depth) except -1:
         # a field of a record at depth - 1 (a one-pass reader's dropped field)
         return self.skip_value(r, self.root, depth)
+
+    def record_node(self, str name):
+        """The node of the record named ``name`` (its full name), for
+        accepts_record_at."""
+        index = self.named.get(name)
+        if index is None or self.nodes[<Py_ssize_t>index].kind != K_RECORD:
+            raise KeyError(f"the schema has no record named {name!r}")
+        return index
+
+    cdef bint accepts_record_at(self, Py_ssize_t node, object value, int depth) except -1:
+        # as the generated accepts_<record>(value, depth + 1)
+        if node < 0 or node >= self.node_count or self.nodes[node].kind != K_RECORD:
+            raise IndexError(u"not a record's node")
+        return self.accepts(node, value, depth)
 
     # -- skipping (schema resolution: a writer's fields the reader lacks) ----
 

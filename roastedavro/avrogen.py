@@ -51,6 +51,12 @@ _MAX_SIZE = 2**31 - 1
 #: a union of at least this many branches is generated once per module
 #: (Generator.shared_union), as is one of two records or more
 _SHARED_UNION_BRANCHES = 12
+#: fastavro's branch rule validates a dict against each record of a union,
+#: field by field, nested records too. In a schema of more record fields than
+#: this, tier 0's interpreter validates records (one call into its node
+#: table) instead of an accepts_ function per record: in Apache Avro's
+#: large_schema.avsc those were a third of the module's code and of its build
+_COMPILED_VALIDATION_FIELDS = 1000
 
 _JINJA_TAGS = re.compile(r"\{[{%#].*?[}%#]\}", re.S)
 _WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -208,6 +214,11 @@ class _Generator:
         self._union_uses = collections.Counter(
             _union_key(avro) for avro in schema.walk() if isinstance(avro, Union))
         self.checks: list[tuple[_Function, str]] = []
+        #: records validated by tier 0 (see _COMPILED_VALIDATION_FIELDS): its
+        #: interpreter and the binding that holds it, made at the first use
+        self.tier0_validates = (sum(len(record.fields) for record in self.records)
+                                > _COMPILED_VALIDATION_FIELDS)
+        self._validation: tuple[Any, Code] | None = None
 
     # -- constants -------------------------------------------------------------
 
@@ -519,6 +530,11 @@ class _Generator:
         logical = getattr(avro, "logical", None)
         name = logical.name if logical is not None else None
         if isinstance(avro, Record):
+            validation = self.validation()
+            if validation is not None:
+                interpreter, bound = validation
+                node = checked_int(interpreter.record_node(avro.name), "a record's node", 0, 2**62)
+                return f"(<DatumCodec>{bound}).accepts_record_at({node}, {value}, depth)"
             self.validated.setdefault(avro.name, avro)
             return f"self.{self.function('accepts', self.idents[avro.name])}({value}, depth + 1)"
         if isinstance(avro, Enum):
@@ -554,6 +570,21 @@ class _Generator:
             "float": "valid_real({value})", "double": "valid_real({value})",
             "bytes": "valid_bytes({value})", "string": "isinstance({value}, str)",
         }[kind].format(value=value)
+
+    def validation(self) -> tuple[Any, Code] | None:
+        """Tier 0's interpreter of the schema and its binding, where it
+        validates records (tier0_validates); None where accepts_ functions do."""
+        if self.tier0_validates and self._validation is None:
+            from roastedavro._tier0 import Interpreter
+
+            try:
+                interpreter = Interpreter(self.schema)
+            except Exception:  # a schema tier 0 refuses: validated here, as always
+                self.tier0_validates = False
+                return None
+            self._validation = (interpreter, self.module.bind_interpreter(
+                interpreter, f"{self.prefix or 'const'}_validation"))
+        return self._validation
 
     def validator(self, avro: AvroType) -> Code:
         """fastavro's validation of ``avro`` in Python, bound once per distinct type."""
@@ -1051,6 +1082,7 @@ class _Generator:
             functions=functions,
             **roots,
             bindings=self.module.declared(),
+            interpreters=self.module.interpreters,
             key_slots=checked_int(max(self.module.key_slots, 1), "the key slots", 1, 2**31),
         )
         return GeneratedModule(source, self.module.bindings, self.verify)

@@ -485,6 +485,7 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         functions=functions,
         fragments=module.fragments,
         bindings=module.declared(),
+        interpreters=module.interpreters,
         key_slots=checked_int(max(module.key_slots, 1), "the key slots", 1, 2**31),
     )
     return GeneratedModule(source, module.bindings, module.verify)

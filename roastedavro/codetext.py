@@ -212,5 +212,6 @@ RESERVED = (
 # a field called `write_long` or `obj` cannot shadow one of them
 RESERVED |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (
     (_PACKAGE / "templates" / "module.pyx.j2").read_text()
+    + (_PACKAGE / "templates" / "bound.pyx.j2").read_text()
     + (_PACKAGE / "_runtime.pxd").read_text()
 )))

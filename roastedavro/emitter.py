@@ -45,7 +45,8 @@ class ModuleEmitter:
 
     Python objects used on slow paths (field instances for their
     ``_serialize``, defaults, mapping types) become typed attributes of the
-    codec object, so each compiled schema instance holds its own.
+    codec object's ``bound`` (the module's Bound class, templates/bound.pyx.j2),
+    so each compiled schema instance holds its own.
     """
 
     def __init__(self):
@@ -57,6 +58,8 @@ class ModuleEmitter:
         self._functions: set[str] = set()
         #: slots of the codec's keys_seen array given out (see key_slot)
         self.key_slots = 0
+        #: bindings that are tier-0 interpreters (bind_interpreter)
+        self.interpreters: list[Code] = []
 
     def verify(self) -> None:
         """codetext.check_function over every generated function.
@@ -70,7 +73,7 @@ class ModuleEmitter:
     def bind(self, obj: Any, name: str) -> Code:
         known = self._names_by_id.get(id(obj))
         if known is not None:
-            return Code(f"self.{known}")
+            return Code(f"self.bound.{known}")
         name = base = identifier(name)
         if PART_FUNCTION.match(name):
             # part_...: the names of wide records' functions
@@ -82,7 +85,14 @@ class ModuleEmitter:
         self.bindings[name] = obj
         # the object stays referenced by `bindings`, so its id is not reused
         self._names_by_id[id(obj)] = name
-        return Code(f"self.{name}")
+        return Code(f"self.bound.{name}")
+
+    def bind_interpreter(self, interpreter: Any, name: str) -> Code:
+        """A tier-0 interpreter bound as :meth:`bind` does, which each codec
+        object gives its own nesting bound (``max_depth``)."""
+        bound = self.bind(interpreter, name)
+        self.interpreters.append(Code(bound.rsplit(".", 1)[1]))
+        return bound
 
     def key_slot(self) -> Code:
         """A field's own slot in the codec's ``keys_seen`` array, for

@@ -298,6 +298,7 @@ class _ResolvingGenerator:
             functions=functions,
             write_root=None, read_root=read_root, skip_root=None, skip_type=None,
             bindings=self.module.declared(),
+            interpreters=self.module.interpreters,
             key_slots=checked_int(max(self.module.key_slots, 1), "the key slots", 1, 2**31),
         )
         return GeneratedModule(source, self.module.bindings, self.verify)

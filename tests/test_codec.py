@@ -1182,7 +1182,7 @@ def test_the_source_names_the_schema(node_codec):
         assert f"cdef {'int' if function[0] != 'r' else 'dict'} {function}(self" in source
     # no skipper of its own: skip() is the runtime's walk of the schema's nodes
     assert "skip_tree_Node" not in source
-    assert "return skip_checked(r, self.skip_type, self.max_depth, self.max_items)" in source
+    assert "return skip_checked(r, self.bound.skip_type, self.max_depth, self.max_items)" in source
     assert AvroCodec(ROOT_UNION).compile_to_string().startswith(
         "# Avro codec for null | string | Leaf (CRC-64-AVRO")
 

@@ -217,6 +217,6 @@ def test_no_binding_takes_a_part_function_name():
     module = ModuleEmitter()
     # bindings are named after records and fields; a record called "part"
     # would give part_... names, which the wide records' functions use
-    assert module.bind(object(), "part_write_Wide_1") == "self.bound_part_write_Wide_1"
-    assert module.bind(object(), "part_read_Wide_2_field") == "self.bound_part_read_Wide_2_field"
-    assert module.bind(object(), "partial_field") == "self.partial_field"
+    assert module.bind(object(), "part_write_Wide_1") == "self.bound.bound_part_write_Wide_1"
+    assert module.bind(object(), "part_read_Wide_2_field") == "self.bound.bound_part_read_Wide_2_field"
+    assert module.bind(object(), "partial_field") == "self.bound.partial_field"
