@@ -19,7 +19,10 @@ class CompileFlags:
         The C compiler's optimisation level, ``"-O1"`` by default: the hot
         primitives live in the runtime (built with -O2 at install), so the
         generated glue runs as fast at -O1 and compiles in about half the
-        time of -O2.
+        time of -O2. With ``"-O1"``, a module whose C exceeds 4 MB (a schema
+        of thousands of fields) is compiled at ``-Og``, in half the time.
+        ``"-Og"`` compiles every module so: about half the C compiler's time,
+        the same speed within a few per cent on most schemas.
     ``max_depth``
         How deeply records may nest (in recursive schemas) before dump
         raises ``ValidationError`` and load raises ``DecodeError`` (500 by
@@ -60,8 +63,9 @@ class CompileFlags:
     validate: bool = True
 
     def __post_init__(self):
-        if self.optimize not in ("-O0", "-O1", "-O2", "-O3", "-Os"):
-            raise ValueError(f"optimize must be one of -O0 -O1 -O2 -O3 -Os, not {self.optimize!r}")
+        if self.optimize not in ("-O0", "-Og", "-O1", "-O2", "-O3", "-Os"):
+            raise ValueError(f"optimize must be one of -O0 -Og -O1 -O2 -O3 -Os, "
+                             f"not {self.optimize!r}")
         if not 1 <= self.max_depth <= 10_000:
             raise ValueError("max_depth must be between 1 and 10000")
         if not 1 <= self.max_items <= 2**62:

@@ -255,3 +255,94 @@ def test_builds_from_threads_at_once_all_arrive():
         thread.join(300)
     assert errors == [] and len({module.__name__ for module in modules}) == 3
     assert 1 <= len(compiler.build_workers()) <= compiler.BUILD_WORKERS
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forked copies need os.fork")
+def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path, monkeypatch):
+    # a build process gives a large source to Cython in a copy of itself,
+    # which ends (and frees Cython's memory) before the C compiler starts
+    monkeypatch.setattr(compiler, "_serving", True)
+    monkeypatch.setattr(compiler, "_LARGE_SOURCE", 0)
+    ran_in = tmp_path / "pid"
+    cythonize = compiler._cythonize
+
+    def recorded(pyx, name, flags):
+        ran_in.write_text(str(os.getpid()))
+        return cythonize(pyx, name, flags)
+
+    monkeypatch.setattr(compiler, "_cythonize", recorded)
+    source = generate_avro_module(parse_schema(
+        {"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})).source
+    pyx = tmp_path / "apart.pyx"
+    pyx.write_text(source)
+    c_file = compiler._cythonize_apart(pyx, "apart", CompileFlags())
+    assert c_file == tmp_path / "apart.c" and "PyInit_apart" in c_file.read_text()
+    assert int(ran_in.read_text()) != os.getpid()
+    # Cython's error comes back from the copy
+    broken = tmp_path / "broken.pyx"
+    broken.write_text("cdef int f(:\n")
+    with pytest.raises(CompileError, match="Cython could not compile the generated module"):
+        compiler._cythonize_apart(broken, "broken", CompileFlags())
+
+
+def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, monkeypatch):
+    # what a module of thousands of fields is built with, on a small schema:
+    # the codec it gives writes and reads fastavro's bytes and values
+    from roastedavro.buildenv import _compiler_command
+
+    command = _compiler_command()
+    gcc = compiler._is_gcc(tuple(command))
+    monkeypatch.setattr(compiler, "_LARGE_C_FILE", 0)
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
+    seen = []
+    run = subprocess.run
+
+    def recorded(args, *rest, **kwargs):
+        seen.append(list(args))
+        return run(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", recorded)
+    schema = {"type": "record", "name": "Big", "fields": [
+        {"name": "x", "type": "long"}, {"name": "flags", "type": {"type": "array", "items": "boolean"}},
+        {"name": "shape", "type": ["null", {"type": "record", "name": "Dot", "fields": [
+            {"name": "r", "type": "double"}]}, {"type": "record", "name": "Box", "fields": [
+                {"name": "side", "type": "double"}, {"name": "label", "type": "string"}]}]}]}
+    model = parse_schema(schema)
+    generated = generate_avro_module(model)
+    flags = CompileFlags()
+    module = compiler.load(generated.source, flags, verify=generated.verify,
+                           fingerprint=f"{model.fingerprint():016x}", build="here")
+    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
+                         flags.item_allowance)
+    builds = [args for args in seen if "-shared" in args or "-bundle" in args]
+    assert builds and "-Og" in builds[-1] and "-O1" not in builds[-1]
+    assert ("ggc-min-expand=20" in builds[-1]) == gcc
+    parsed = fastavro.parse_schema(schema)
+    for datum in ({"x": -5, "flags": [True, False, True], "shape": None},
+                  {"x": 2**40, "flags": [], "shape": {"r": 1.5}},
+                  {"x": 0, "flags": [False], "shape": {"side": 2.0, "label": "b"}}):
+        out = BytesIO()
+        fastavro.schemaless_writer(out, parsed, datum)
+        assert codec.dump(datum) == out.getvalue()
+        assert codec.load(out.getvalue()) == fastavro.schemaless_reader(BytesIO(out.getvalue()), parsed)
+
+
+def test_a_large_source_built_here_goes_to_cython_in_a_new_process(tmp_path, monkeypatch):
+    # build="here" in a process that may run threads: a new Python, not a fork
+    monkeypatch.setattr(compiler, "_serving", False)
+    monkeypatch.setattr(compiler, "_LARGE_SOURCE", 0)
+
+    def not_here(*args):
+        raise AssertionError("Cython ran in the calling process")
+
+    monkeypatch.setattr(compiler, "_cythonize", not_here)
+    source = generate_avro_module(parse_schema(
+        {"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})).source
+    pyx = tmp_path / "apart.pyx"
+    pyx.write_text(source)
+    c_file = compiler._cythonize_apart(pyx, "apart", CompileFlags())
+    assert c_file == tmp_path / "apart.c" and "PyInit_apart" in c_file.read_text()
+    broken = tmp_path / "broken.pyx"
+    broken.write_text("cdef int f(:\n")
+    with pytest.raises(CompileError, match="Cython could not compile the generated module"):
+        compiler._cythonize_apart(broken, "broken", CompileFlags())
