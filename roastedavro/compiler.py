@@ -1172,14 +1172,19 @@ def _collector_paused():
         gc.collect()
 
 
-#: C files larger than this are compiled at -Og where the default -O1 was
-#: asked for (a 3,462-field schema's module in 33 s instead of 67-80 s; the
-#: benchmark's cases run as fast at -Og, within a few per cent, but for a
-#: loop over booleans: 20 % slower dumps, so small modules keep -O1), and by
-#: gcc with its own garbage collector run more often (gcc sizes its heap by
-#: the machine's memory): that module peaks at 0.7 GB instead of 1.0 GB
+#: C files larger than this are compiled at -Og (_OG_ARGS) where the
+#: default -O1 was asked for (a 3,462-field schema's module in 32 s instead
+#: of 67-80 s; modules below it keep -O1 until the whole benchmark has been
+#: measured at -Og), and by gcc with its own garbage collector run more
+#: often (gcc sizes its heap by the machine's memory): that module peaks at
+#: 0.7 GB instead of 1.0 GB
 _LARGE_C_FILE = 4 << 20
 _LARGE_C_OPTIMIZE = "-Og"
+#: what -Og stands for here: -Og with the passes a loop over values needs
+#: (without them a dump of an array of booleans is 20-25 % slower than at
+#: -O1; with them it runs alike), which cost no time that shows
+_OG_ARGS = ("-Og", "-fif-conversion", "-fif-conversion2", "-ftree-sra", "-fssa-phiopt",
+            "-ftree-pta", "-ftree-dse", "-fmove-loop-invariants", "-ftree-bit-ccp")
 _LARGE_C_FLAGS = ("--param", "ggc-min-expand=20", "--param", "ggc-min-heapsize=32768")
 
 
@@ -1266,7 +1271,7 @@ def _compile_c(command: list[str], c_file: Path, output: Path, flags: CompileFla
     large = c_file.stat().st_size > _LARGE_C_FILE
     optimize = _LARGE_C_OPTIMIZE if large and flags.optimize == "-O1" else flags.optimize
     args = [
-        optimize, "-g0", "-pipe", "-fPIC", "-fno-semantic-interposition", "-fwrapv",
+        *(_OG_ARGS if optimize == "-Og" else (optimize,)), "-g0", "-pipe", "-fPIC", "-fno-semantic-interposition", "-fwrapv",
         "-fno-strict-aliasing", "-DNDEBUG", "-w", *(f"-I{path}" for path in sorted(includes) if path),
     ]
     if large and _is_gcc(tuple(command)):
