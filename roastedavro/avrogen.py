@@ -1183,7 +1183,7 @@ def generate_fragment(schema: Schema, prefix: str, module: ModuleEmitter) -> lis
     and the writers, readers and validators of the records in the type, all
     named ``<prefix>_...``. ``depth`` is the caller's record depth: records
     inside count from it, against the host's ``self.max_depth``. Constants are
-    bound on ``module`` (codec attributes named ``<prefix>_...``) and each
+    bound on ``module`` (attributes of the codec's Bound, named ``<prefix>_...``) and each
     function is added to ``module.checks`` (codetext.check_function).
 
     The host module provides what avro_module.pyx.j2 declares: the runtime's

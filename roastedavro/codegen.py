@@ -184,7 +184,7 @@ class FunctionEmitter:
     # -- the three channels for declaration text (see codetext) -------------
 
     def bind(self, obj: Any, what: str) -> Code:
-        """``self.<name>``: any Python object, held by the codec as a constant."""
+        """``self.bound.<name>``: any Python object, held by the codec as a constant."""
         return self.module.bind(obj, f"{self.record.ident}_{identifier(self.hint)}_{what}")
 
     def literal(self, value: Any) -> Code:

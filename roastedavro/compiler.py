@@ -673,6 +673,9 @@ _warm = False
 #: whether this process is a build process (serve_build), which may fork
 #: (it runs no other thread)
 _serving = False
+#: the file descriptors of a build process's pipes to its parent, which its
+#: forked copies close
+_private_fds: tuple[int, ...] = ()
 
 
 def serve_build(request: bytes, directory: Path, private: tuple[int, ...] = ()) -> dict:
@@ -684,8 +687,9 @@ def serve_build(request: bytes, directory: Path, private: tuple[int, ...] = ()) 
     The process's first build runs in it, with a fresh Context: it loads
     what Cython loads once per process (its lazily imported parts, lexicon,
     utility code). Every later build is forked off (see :func:`_fork_build`)."""
-    global _warm, _serving
+    global _warm, _serving, _private_fds
     _serving = True
+    _private_fds = private
     if _warm and hasattr(os, "fork"):
         return _fork_build(request, directory, private)
     outcome = _build_request(request, directory)
@@ -1117,7 +1121,7 @@ def _cython_options(c_file: Path, flags: CompileFlags):
 _preloaded_context = None
 
 
-def _cythonize(pyx: Path, name: str, flags: CompileFlags) -> Path:
+def _cythonize(pyx: Path, name: str, flags: CompileFlags, collect: bool = True) -> Path:
     try:
         from Cython.Compiler import Errors
         from Cython.Compiler.Main import compile_single
@@ -1128,7 +1132,7 @@ def _cythonize(pyx: Path, name: str, flags: CompileFlags) -> Path:
     c_file = pyx.with_suffix(".c")
     options = _cython_options(c_file, flags)
     report = io.StringIO()
-    with (_cython_lock, _source_named(source_filename(name)), _collector_paused(),
+    with (_cython_lock, _source_named(source_filename(name)), _collector_paused(collect),
           contextlib.redirect_stderr(report), contextlib.redirect_stdout(report)):
         try:
             result = compile_single(str(pyx), options, full_module_name=name,
@@ -1157,11 +1161,12 @@ def _is_gcc(command: tuple) -> bool:
 
 
 @contextlib.contextmanager
-def _collector_paused():
+def _collector_paused(collect: bool = True):
     # Cython's tree of a module (millions of objects) lives until the C is
     # written, and Python's cycle collector would walk it again and again:
     # 40 % of Cython's time on a 3,462-field schema. Its cycles are
-    # collected once, after.
+    # collected once, after (not by a process that ends with the build, nor
+    # where the collector was off).
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -1169,7 +1174,8 @@ def _collector_paused():
     finally:
         if enabled:
             gc.enable()
-        gc.collect()
+            if collect:
+                gc.collect()
 
 
 #: C files larger than this are compiled at -Og (_OG_ARGS) where the
@@ -1193,30 +1199,49 @@ _LARGE_C_FLAGS = ("--param", "ggc-min-expand=20", "--param", "ggc-min-heapsize=3
 _LARGE_SOURCE = 1 << 20
 
 def _cythonize_in_new_process(pyx: Path, name: str, flags: CompileFlags) -> Path:
-    """_cythonize run by a new Python process with this one's module path."""
-    import pickle
+    """_cythonize run by a new Python process (isolated: -P, in the build
+    folder) with this process's module path, checked to find this very
+    roastedavro (whose runtime the module's key names)."""
+    import dataclasses
     import subprocess
 
-    script = ("import pickle, sys\n"
-              "paths, pyx, name, flags = pickle.loads(sys.stdin.buffer.read())\n"
-              "sys.path[:0] = paths\n"
+    script = ("import json, os, sys\n"
+              "request = json.loads(sys.stdin.read())\n"
+              "sys.path[:] = request['path']\n"
+              "from pathlib import Path\n"
               "from roastedavro import compiler\n"
               "from roastedavro.errors import CompileError\n"
+              "from roastedavro.flags import CompileFlags\n"
+              "if str(compiler.PACKAGE_DIR) != request['package']:\n"
+              "    sys.stderr.write(f'another roastedavro was found: {compiler.PACKAGE_DIR}')\n"
+              "    sys.stderr.flush()\n"
+              "    os._exit(4)\n"
               "try:\n"
-              "    compiler._cythonize(pyx, name, flags)\n"
+              "    compiler._cythonize(Path(request['pyx']), request['name'],\n"
+              "                        CompileFlags(**request['flags']), collect=False)\n"
               "except CompileError as error:\n"
-              "    sys.stdout.write(str(error))\n")
-    request = pickle.dumps(([str(PACKAGE_DIR.parent)] + sys.path, pyx, name, flags))
+              "    sys.stderr.write(str(error))\n"
+              "    sys.stderr.flush()\n"
+              "    os._exit(3)\n"
+              "sys.stdout.flush()\n"
+              "os._exit(0)\n")
+    cwd = os.getcwd()
+    request = json.dumps({
+        # this process's current folder stands for its '' entry
+        "path": [entry or cwd for entry in sys.path], "package": str(PACKAGE_DIR),
+        "pyx": str(pyx), "name": name, "flags": dataclasses.asdict(flags)})
     try:
-        done = subprocess.run([sys.executable, "-c", script], input=request, capture_output=True)
+        done = subprocess.run([sys.executable, "-P", "-c", script], input=request.encode(),
+                              capture_output=True, cwd=str(pyx.parent))
     except OSError:  # no process can be started: here
         return _cythonize(pyx, name, flags)
-    if done.stdout:
-        raise CompileError(done.stdout.decode(errors="replace"))
+    errors = done.stderr.decode(errors="replace").strip()
+    if done.returncode == 3:
+        raise CompileError(errors)
     c_file = pyx.with_suffix(".c")
     if done.returncode != 0 or not c_file.exists():
         raise CompileError(f"Cython failed in its process ({_ended(done.returncode)}):\n"
-                           f"{done.stderr.decode(errors='replace').strip()[-2000:]}")
+                           f"{errors[-2000:]}")
     return c_file
 
 
@@ -1241,8 +1266,11 @@ def _cythonize_apart(pyx: Path, name: str, flags: CompileFlags) -> Path:
     if pid == 0:  # pragma: no cover - the forked copy; its outcome is checked below
         try:
             os.close(readable)
+            for fd in _private_fds:  # the pipes to the parent: not held past its build process
+                with contextlib.suppress(OSError):
+                    os.close(fd)
             try:
-                _cythonize(pyx, name, flags)
+                _cythonize(pyx, name, flags, collect=False)
                 message = b""
             except CompileError as error:
                 message = str(error).encode()
@@ -1253,9 +1281,11 @@ def _cythonize_apart(pyx: Path, name: str, flags: CompileFlags) -> Path:
         finally:
             os._exit(0)
     os.close(writable)
-    with os.fdopen(readable, "rb") as replies:
-        message = replies.read()
-    _, status = os.waitpid(pid, 0)
+    try:
+        with os.fdopen(readable, "rb") as replies:
+            message = replies.read()
+    finally:
+        _, status = os.waitpid(pid, 0)
     if message:
         raise CompileError(message.decode(errors="replace"))
     c_file = pyx.with_suffix(".c")

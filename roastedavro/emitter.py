@@ -76,10 +76,11 @@ class ModuleEmitter:
             return Code(f"self.bound.{known}")
         name = base = identifier(name)
         if PART_FUNCTION.match(name):
-            # part_...: the names of wide records' functions
+            # part_...: the names of wide records' functions (a binding no
+            # longer shares their class, but generated text stays unambiguous)
             name = base = f"bound_{name}"
         n = 2
-        # never a name the skeleton gives the codec (max_depth, load_hooks, ...)
+        # never a name of the module's skeleton or runtime (max_depth, ...)
         while name in self.bindings or name in RESERVED or name in self._functions:
             name, n = f"{base}_{n}", n + 1
         self.bindings[name] = obj
@@ -104,9 +105,12 @@ class ModuleEmitter:
 
     def declared(self) -> list[tuple[Code, Code, Code]]:
         """The module template's bindings: attribute name, key, C type
-        (RecordKeys are typed, so their fields are read without a check)."""
+        (RecordKeys are typed, so their fields are read without a check;
+        interpreters are DatumCodecs, so that binding anything else fails)."""
+        interpreters = set(self.interpreters)
         return [(Code(name), literal(name),
-                 Code("RecordKeys" if type(obj) is RecordKeys else "object"))
+                 Code("RecordKeys" if type(obj) is RecordKeys
+                      else "DatumCodec" if name in interpreters else "object"))
                 for name, obj in self.bindings.items()]
 
 

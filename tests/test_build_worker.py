@@ -10,6 +10,7 @@ import textwrap
 import threading
 import time
 from io import BytesIO
+from pathlib import Path
 
 import fastavro
 import pytest
@@ -258,31 +259,43 @@ def test_builds_from_threads_at_once_all_arrive():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="forked copies need os.fork")
-def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path, monkeypatch):
+def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path):
     # a build process gives a large source to Cython in a copy of itself,
-    # which ends (and frees Cython's memory) before the C compiler starts
-    monkeypatch.setattr(compiler, "_serving", True)
-    monkeypatch.setattr(compiler, "_LARGE_SOURCE", 0)
-    ran_in = tmp_path / "pid"
-    cythonize = compiler._cythonize
-
-    def recorded(pyx, name, flags):
-        ran_in.write_text(str(os.getpid()))
-        return cythonize(pyx, name, flags)
-
-    monkeypatch.setattr(compiler, "_cythonize", recorded)
+    # which ends (and frees Cython's memory) before the C compiler starts;
+    # run in a process of its own, as a build process is (no other thread)
     source = generate_avro_module(parse_schema(
         {"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})).source
-    pyx = tmp_path / "apart.pyx"
-    pyx.write_text(source)
-    c_file = compiler._cythonize_apart(pyx, "apart", CompileFlags())
-    assert c_file == tmp_path / "apart.c" and "PyInit_apart" in c_file.read_text()
-    assert int(ran_in.read_text()) != os.getpid()
-    # Cython's error comes back from the copy
-    broken = tmp_path / "broken.pyx"
-    broken.write_text("cdef int f(:\n")
-    with pytest.raises(CompileError, match="Cython could not compile the generated module"):
-        compiler._cythonize_apart(broken, "broken", CompileFlags())
+    (tmp_path / "apart.pyx").write_text(source)
+    (tmp_path / "broken.pyx").write_text("cdef int f(:\n")
+    script = textwrap.dedent("""
+        import os, sys
+        from pathlib import Path
+        from roastedavro import compiler
+        from roastedavro.errors import CompileError
+        from roastedavro.flags import CompileFlags
+        compiler._serving = True
+        compiler._LARGE_SOURCE = 0
+        folder = Path(sys.argv[1])
+        cythonize = compiler._cythonize
+        def recorded(pyx, name, flags, collect=True):
+            (folder / "pid").write_text(str(os.getpid()))
+            return cythonize(pyx, name, flags, collect)
+        compiler._cythonize = recorded
+        c_file = compiler._cythonize_apart(folder / "apart.pyx", "apart", CompileFlags())
+        print(c_file, os.getpid())
+        try:
+            compiler._cythonize_apart(folder / "broken.pyx", "broken", CompileFlags())
+        except CompileError as error:
+            print("refused:", str(error).splitlines()[0])
+    """)
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    first, refused = done.stdout.splitlines()[:2]
+    c_file, pid = first.split()
+    assert c_file == str(tmp_path / "apart.c") and "PyInit_apart" in Path(c_file).read_text()
+    assert int((tmp_path / "pid").read_text()) != int(pid)  # not the build process itself
+    assert refused == "refused: Cython could not compile the generated module:"
 
 
 def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, monkeypatch):
