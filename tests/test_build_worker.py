@@ -288,8 +288,9 @@ def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path):
         except CompileError as error:
             print("refused:", str(error).splitlines()[0])
     """)
+    # from another folder: the installed roastedavro, not the source tree
     done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, cwd=str(tmp_path))
     assert done.returncode == 0, done.stderr
     first, refused = done.stdout.splitlines()[:2]
     c_file, pid = first.split()
