@@ -1098,8 +1098,10 @@ cdef class DatumCodec:
     cdef int write_datum(self, Writer* w, object datum) except -1
     cdef object read_datum(self, Reader* r)
     cdef int skip_datum(self, Reader* r) except -1
-    # one value at `depth` levels of records below the message's root
-    cdef int skip_within(self, Reader* r, int depth) except -1
+    # one value of the type at `node` of tier 0's node table (Interpreter.field_node),
+    # at `depth` levels of records below the message's root: a one-pass
+    # reader's dropped field
+    cdef int skip_at(self, Reader* r, Py_ssize_t node, int depth) except -1
     # fastavro's validation of `value` as the record at `node` of tier 0's
     # node table (Interpreter.record_node), at `depth` below the root: what
     # the generated writers of very large schemas choose a union's record by

@@ -2707,8 +2707,8 @@ cdef class DatumCodec:
     cdef int skip_datum(self, Reader* r) except -1:
         raise TypeError(u"this codec does not skip values")
 
-    cdef int skip_within(self, Reader* r, int depth) except -1:
-        return self.skip_datum(r)
+    cdef int skip_at(self, Reader* r, Py_ssize_t node, int depth) except -1:
+        raise TypeError(u"only tier 0's interpreter skips by its node table")
 
     cdef bint accepts_record_at(self, Py_ssize_t node, object value, int depth) except -1:
         raise TypeError(u"only tier 0's interpreter validates by its node table")

@@ -518,6 +518,43 @@ cdef Raiser no_value = NULL
 cdef Raiser resized = NULL
 
 
+# -- counting the work done (the tiers' statistics and hot policy) -------------
+
+@cython.final
+cdef class Heat:
+    """The work a tier-0 codec has done (bytes written, read or transcoded),
+    and the callback that fires once when it reaches a threshold: what the
+    hot policy compiles on (roastedavro.tiers)."""
+
+    cdef readonly unsigned long long work
+    cdef unsigned long long hot_at     # work at which on_hot is called (0: never)
+    cdef object on_hot
+
+    def watch(self, unsigned long long hot_at, on_hot):
+        """Calls ``on_hot()`` once, from the call that brings the work done
+        to ``hot_at``; 0 stops watching."""
+        self.on_hot = on_hot
+        self.hot_at = hot_at
+
+    cdef inline int add(self, Py_ssize_t size) except -1:
+        self.work += <unsigned long long>size
+        if self.hot_at and self.work >= self.hot_at:
+            self.fire()
+        return 0
+
+    cdef int fire(self) except -1:
+        callback = self.on_hot
+        self.hot_at = 0
+        self.on_hot = None
+        if callback is not None:
+            try:
+                callback()
+            except Exception:
+                # the caller's value is served all the same; the callback reports its own errors
+                pass
+        return 0
+
+
 @cython.final
 cdef class Interpreter(DatumCodec):
     """Writes and reads values of one plain Avro schema, as its AvroCodec does."""
@@ -531,9 +568,7 @@ cdef class Interpreter(DatumCodec):
     cdef list keep              # the Python objects the nodes point to
     cdef readonly object schema
     #: the bytes the entry points wrote or read (DatumCodec counts the calls)
-    cdef readonly unsigned long long work
-    cdef unsigned long long hot_at     # work at which on_hot is called (0: never)
-    cdef object on_hot
+    cdef Heat heat
     # fastavro's handle_unicode_errors: the error handler strings and map keys
     # are decoded with (NULL: strict, the codecs' UTF-8 check)
     cdef const char* errors
@@ -549,6 +584,7 @@ cdef class Interpreter(DatumCodec):
         self.links = NULL
         self.fields = NULL
         self.seen = NULL
+        self.heat = Heat.__new__(Heat)
 
     def __init__(self, schema, flags=None, naming=None, unicode_errors=None, strict=0):
         """``strict``: fastavro's writer options, 1 for strict (a record
@@ -1086,9 +1122,11 @@ cdef class Interpreter(DatumCodec):
     cdef int skip_datum(self, Reader* r) except -1:
         return self.skip_value(r, self.root, 0)
 
-    cdef int skip_within(self, Reader* r, int depth) except -1:
+    cdef int skip_at(self, Reader* r, Py_ssize_t node, int depth) except -1:
         # a field of a record at depth - 1 (a one-pass reader's dropped field)
-        return self.skip_value(r, self.root, depth)
+        if node < 0 or node >= self.node_count:
+            raise IndexError(u"not a node of this schema")
+        return self.skip_value(r, node, depth)
 
     def record_node(self, str name):
         """The node of the record named ``name`` (its full name), for
@@ -1097,6 +1135,16 @@ cdef class Interpreter(DatumCodec):
         if index is None or self.nodes[<Py_ssize_t>index].kind != K_RECORD:
             raise KeyError(f"the schema has no record named {name!r}")
         return index
+
+    def field_node(self, str record, str field):
+        """The node of the type of ``field`` in the record named ``record``
+        (its full name), for skip_at."""
+        cdef Node* node = &self.nodes[<Py_ssize_t>self.record_node(record)]
+        cdef Py_ssize_t number
+        for number in range(node.first, node.first + node.size):
+            if <str>self.fields[number].name == field:
+                return self.fields[number].node
+        raise KeyError(f"the record {record!r} has no field {field!r}")
 
     cdef bint accepts_record_at(self, Py_ssize_t node, object value, int depth) except -1:
         # as the generated accepts_<record>(value, depth + 1)
@@ -1161,29 +1209,18 @@ cdef class Interpreter(DatumCodec):
 
     # -- counting the work done (the tiers' statistics and hot policy) ---------
 
+    @property
+    def work(self):
+        """The bytes the entry points wrote or read."""
+        return self.heat.work
+
     def watch(self, unsigned long long hot_at, on_hot):
         """Calls ``on_hot()`` once, from the call that brings the work done
         (bytes written and read) to ``hot_at``; 0 stops watching."""
-        self.on_hot = on_hot
-        self.hot_at = hot_at
+        self.heat.watch(hot_at, on_hot)
 
     cdef int count_work(self, Py_ssize_t size) except -1:
-        self.work += <unsigned long long>size
-        if self.hot_at and self.work >= self.hot_at:
-            self.fire()
-        return 0
-
-    cdef int fire(self) except -1:
-        callback = self.on_hot
-        self.hot_at = 0
-        self.on_hot = None
-        if callback is not None:
-            try:
-                callback()
-            except Exception:
-                # the caller's value is served all the same; the callback reports its own errors
-                pass
-        return 0
+        return self.heat.add(size)
 
 
 # -- schema resolution: a writer's bytes read as a reader's values ---------------
@@ -1821,16 +1858,16 @@ cdef class Rearranger(Transcoder):
     cdef int max_depth
     cdef Py_ssize_t max_items
     cdef long long item_allowance
-    #: the bytes transcoded (a compiled pair is built once they reach hot_at)
-    cdef readonly unsigned long long work
+    #: the bytes transcoded (a compiled pair is built once they reach the
+    #: threshold given to watch)
+    cdef Heat heat
     cdef readonly unsigned long long calls
-    cdef unsigned long long hot_at
-    cdef object on_hot
 
     def __cinit__(self):
         self.moves = NULL
         self.places = NULL
         self.links = NULL
+        self.heat = Heat.__new__(Heat)
 
     def __dealloc__(self):
         free(self.moves)
@@ -1911,31 +1948,21 @@ cdef class Rearranger(Transcoder):
             self.move_value(&r, &w, self.root, 0)
             check_finished(&r)
             self.calls += 1
-            self.work += <unsigned long long>r.end
-            if self.hot_at and self.work >= self.hot_at:
-                self.fire()
+            self.heat.add(r.end)
             return writer_finish(&w)
         finally:
             writer_release(&w)
             close_reader(&view, acquired)
 
+    @property
+    def work(self):
+        """The bytes transcoded."""
+        return self.heat.work
+
     def watch(self, unsigned long long hot_at, on_hot):
         """Calls ``on_hot()`` once, from the call that brings the bytes
-        transcoded to ``hot_at``; 0 stops watching (Interpreter.watch)."""
-        self.on_hot = on_hot
-        self.hot_at = hot_at
-
-    cdef int fire(self) except -1:
-        callback = self.on_hot
-        self.hot_at = 0
-        self.on_hot = None
-        if callback is not None:
-            try:
-                callback()
-            except Exception:
-                # the caller's value is served all the same
-                pass
-        return 0
+        transcoded to ``hot_at``; 0 stops watching (Heat.watch)."""
+        self.heat.watch(hot_at, on_hot)
 
     cdef int move_value(self, Reader* r, Writer* w, Py_ssize_t index, int depth) except -1:
         cdef Move* move = &self.moves[index]

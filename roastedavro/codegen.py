@@ -412,10 +412,11 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, layout, name: Code
     fields = []
     for step in layout.steps:
         if step.skip is not None:
-            skipper = module.bind(step.skip, "skipped_type")
+            skipper = module.bind_interpreter(step.skip, "writer_types")
+            node = checked_int(step.skip_node, "a node of the writer's schema", 0, 2**62)
             fields.append({"comment": fn.comment(f"{step.writer_name}: not read (this schema "
                                                  "has no such field)"),
-                           "body": [Code(f"(<DatumCodec>{skipper}).skip_within(r, depth + 1)")],
+                           "body": [Code(f"{skipper}.skip_at(r, {node}, depth + 1)")],
                            "skip": False})
             continue
         plan = step.field

@@ -71,9 +71,21 @@ class ModuleEmitter:
             emitter.check(text, *functions)
 
     def bind(self, obj: Any, name: str) -> Code:
+        return Code(f"self.bound.{self._binding(obj, name)}")
+
+    def bind_interpreter(self, interpreter: Any, name: str) -> Code:
+        """A tier-0 interpreter bound as :meth:`bind` does, which each codec
+        object gives its own nesting bound (``max_depth``)."""
+        attribute = self._binding(interpreter, name)
+        if attribute not in self.interpreters:
+            self.interpreters.append(attribute)
+        return Code(f"self.bound.{attribute}")
+
+    def _binding(self, obj: Any, name: str) -> Code:
+        """The attribute of the module's Bound that holds ``obj`` (one per object)."""
         known = self._names_by_id.get(id(obj))
         if known is not None:
-            return Code(f"self.bound.{known}")
+            return Code(known)
         name = base = identifier(name)
         if PART_FUNCTION.match(name):
             # part_...: the names of wide records' functions (a binding no
@@ -86,14 +98,7 @@ class ModuleEmitter:
         self.bindings[name] = obj
         # the object stays referenced by `bindings`, so its id is not reused
         self._names_by_id[id(obj)] = name
-        return Code(f"self.bound.{name}")
-
-    def bind_interpreter(self, interpreter: Any, name: str) -> Code:
-        """A tier-0 interpreter bound as :meth:`bind` does, which each codec
-        object gives its own nesting bound (``max_depth``)."""
-        bound = self.bind(interpreter, name)
-        self.interpreters.append(Code(bound.rsplit(".", 1)[1]))
-        return bound
+        return Code(name)
 
     def key_slot(self) -> Code:
         """A field's own slot in the codec's ``keys_seen`` array, for

@@ -38,11 +38,13 @@ from roastedavro.plans import RecordPlan
 class WrittenStep:
     """One step of the root reader, in the writer's order: read ``field``
     (the schema's field plan) from the data or, where ``default`` is set,
-    from its default's bytes; or skip a value of type ``skip``."""
+    from its default's bytes; or skip a value (the type at node ``skip_node``
+    of ``skip``, the writer's schema's Interpreter)."""
 
     writer_name: str
     field: Any = None
-    skip: Any = None    # an Interpreter of the writer's field type
+    skip: Any = None    # an Interpreter of the writer's schema
+    skip_node: int = 0  # the node of the field's type in it
     default: bytes | None = None
 
 
@@ -80,11 +82,14 @@ def written_layout(root: RecordPlan, reader: AvroSchema, writer: AvroSchema,
     plans = {plan.avro_name: plan for plan in root.fields}
     steps = []
     read = set()
+    skipper = None    # the writer's schema, whose nodes skip the fields dropped
     for step in record.steps:
         if step.reader is None:
             # skipped with the Rearranger's checks (strings are not decoded)
-            alone = AvroSchema(step.writer.type, writer.named)
-            steps.append(WrittenStep(step.writer.name, skip=Interpreter(alone, flags)))
+            if skipper is None:
+                skipper = Interpreter(writer, flags)
+            node = skipper.field_node(writer_root.name, step.writer.name)
+            steps.append(WrittenStep(step.writer.name, skip=skipper, skip_node=node))
             continue
         plan = plans.get(step.reader.name)
         # the same types, or a string read as bytes (the same bytes, nothing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import sys
@@ -238,17 +239,19 @@ class CompiledSchema(Schema):
             (where, what) for where, what in plan.load_reasons
             if flags.validate or what not in VALIDATION
         ]
-        codec.many = bool(self.many)
-        codec.dump_with_marshmallow = self._dump_with_marshmallow
-        codec.dump_through_marshmallow = bool(plan.dump_reasons) or plan.root_pre_dump
+        hooks = LoadHooks(self)
+        switches = EntryPoints(
+            many=bool(self.many),
+            validate=flags.validate,
+            load_hooks=hooks if hooks else None,
+            load_through_marshmallow=bool(load_reasons),
+            dump_through_marshmallow=bool(plan.dump_reasons) or plan.root_pre_dump,
+            dump_with_marshmallow=self._dump_with_marshmallow,
+        )
         # the compiled reader always checks the bytes; marshmallow makes the
         # result when the schema needs it, or reports a value it refuses
-        codec.load_with_marshmallow = partial(self._load_with_marshmallow, flags=flags, checked=True)
-        codec.pairs = partial(_pair_for, plan.schema, flags, _Pairs(self, codec))
-        codec.load_through_marshmallow = bool(load_reasons)
-        codec.validate = flags.validate
-        hooks = LoadHooks(self)
-        codec.load_hooks = hooks if hooks else None
+        switches.bind(codec, partial(self._load_with_marshmallow, flags=flags, checked=True))
+        codec.pairs = partial(_pair_for, plan.schema, flags, _Pairs(self, codec, switches))
         # From now on the codec's own methods are this instance's
         # dump_compiled/load_compiled: no Python frame between the caller and
         # the generated code.
@@ -1193,6 +1196,27 @@ def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
     return data[len(encode_long(len(objs))):-1]
 
 
+@dataclasses.dataclass(frozen=True)
+class EntryPoints:
+    """What a compiled codec of a schema (its own, or a one-pass pair's)
+    takes from the schema: the marshmallow paths and the switches between
+    them and the generated code (SchemaCodec's attributes)."""
+
+    many: bool
+    validate: bool
+    load_hooks: Any
+    load_through_marshmallow: bool
+    dump_through_marshmallow: bool
+    dump_with_marshmallow: Any
+
+    def bind(self, codec: Any, load_with_marshmallow: Any) -> None:
+        """Sets them on ``codec``, with marshmallow's load of the bytes the
+        codec reads (``load_with_marshmallow(data, many)``)."""
+        for field in dataclasses.fields(self):
+            setattr(codec, field.name, getattr(self, field.name))
+        codec.load_with_marshmallow = load_with_marshmallow
+
+
 class _Pairs:
     """One reader schema's pair codecs, by the writer schema's JSON and many.
 
@@ -1206,12 +1230,14 @@ class _Pairs:
 
     LIMIT = 256
 
-    def __init__(self, schema: CompiledSchema | None = None, codec: Any = None):
+    def __init__(self, schema: CompiledSchema | None = None, codec: Any = None,
+                 switches: EntryPoints | None = None):
         self.by_json: dict = {}
         self.given: dict = {}
-        #: the compiled schema and its codec, whose pairs of records that
-        #: only move fields get one-pass codecs (roastedavro.evolved)
+        #: the compiled schema and its codec's entry points, whose pairs of
+        #: records that only move fields get one-pass codecs (roastedavro.evolved)
         self.schema = schema
+        self.switches = switches
         self.codec = codec
         self.evolved: list = []
 
@@ -1231,16 +1257,8 @@ class _Pairs:
     def bind(self, pair_codec: Any, rearranger: Any) -> None:
         """A one-pass codec's entry points: the schema codec's, with
         marshmallow's path given the bytes in this schema's layout."""
-        main = self.codec
-        pair_codec.many = main.many
-        pair_codec.validate = main.validate
-        pair_codec.load_hooks = main.load_hooks
-        pair_codec.load_through_marshmallow = main.load_through_marshmallow
-        pair_codec.dump_through_marshmallow = main.dump_through_marshmallow
-        pair_codec.dump_with_marshmallow = main.dump_with_marshmallow
-        load = main.load_with_marshmallow
-        pair_codec.load_with_marshmallow = (
-            lambda data, many: load(rearranger.transcode(data), many))
+        load = self.codec.load_with_marshmallow
+        self.switches.bind(pair_codec, lambda data, many: load(rearranger.transcode(data), many))
 
     def find(self, writer_schema: Any, many: bool):
         key = _given_key(writer_schema, many)

@@ -196,3 +196,23 @@ def test_a_rearranger_is_only_made_by_build():
         Rearranger()
     with pytest.raises(TypeError, match="Rearranger.build"):
         Rearranger.__new__(Rearranger).transcode(b"\x00")
+
+
+def test_counts_calls_and_bytes_and_calls_the_watcher_once():
+    writer, reader = parse_schema(ORDER_V1), parse_schema(ORDER_V2)
+    rearranger = Rearranger.build(writer, reader)
+    data = written(ORDER_V1, ORDER)
+    fired = []
+    rearranger.watch(2 * len(data), lambda: fired.append(rearranger.work))
+    rearranger.transcode(data)
+    assert (rearranger.calls, rearranger.work, fired) == (1, len(data), [])
+    rearranger.transcode(data)
+    assert fired == [2 * len(data)]
+    rearranger.transcode(data)
+    assert (rearranger.calls, rearranger.work, fired) == (3, 3 * len(data), [2 * len(data)])
+    with pytest.raises(DecodeError):
+        rearranger.transcode(data[:-1])
+    assert (rearranger.calls, rearranger.work) == (3, 3 * len(data))  # failed calls do not count
+    # a watcher that raises does not fail the call that reached the threshold
+    rearranger.watch(rearranger.work + 1, lambda: 1 / 0)
+    assert rearranger.transcode(data) == oracle(writer, reader, data)
