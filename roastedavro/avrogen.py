@@ -23,7 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from roastedavro import __version__
+from roastedavro import __version__, blocks
 from roastedavro._datum import UnionChooser, Validator, encode_default
 from roastedavro._runtime import RecordKeys
 from roastedavro.avro.types import (
@@ -394,22 +394,9 @@ class _Generator:
             count = fn.local("Py_ssize_t", f"count{level}")
             item = fn.local("object", f"item{level}")
             fn.line(f"{items} = array_datum({value})")
-            fn.line(f"{count} = len({items})")
-            fn.line(f"if {count}:")
-            with fn.indent():
-                fn.line(f"write_long(w, {count})")
-                fn.line(f"part{level} = PATH_INDEX")
-                fn.line(f"index{level} = 0")
-                fn.line(f"for {item} in {items}:")
-                with fn.indent():
-                    self.write_value(fn, avro.items, item)
-                    fn.line(f"index{level} += 1")
-                # the count is already written: a list resized under us must
-                # not leave bytes that promise more or fewer items than follow
-                fn.line(f"if index{level} != {count}:")
-                fn.line('    raise_dump_error(u"the list changed size while it was being written")')
-                fn.line(f"part{level} = PATH_NONE")
-            fn.line("write_byte(w, 0)")
+            with blocks.write_items(fn, items, count, item, f"part{level}", f"index{level}",
+                                    "the list changed size while it was being written"):
+                self.write_value(fn, avro.items, item)
 
     def write_map(self, fn: _Function, avro: Map, value: str) -> None:
         with fn.collection() as level:
@@ -711,12 +698,8 @@ class _Generator:
         if isinstance(avro, Array):
             with fn.collection() as level:
                 items = fn.local("list", f"items{level}")
-
-                def presize(count):
-                    # room for the first block's items
-                    fn.line(f"{items} = new_items({count})")
-
-                with self.blocks(fn, level, self.sizes.of(avro.items), presize):
+                with blocks.read_items(fn, items, *self.block_locals(fn, level),
+                                       self.sizes.of(avro.items)):
                     expression = self.read_expression(avro.items)
                     if expression is not None:
                         fn.line(f"put_item({items}, {expression})")
@@ -729,13 +712,8 @@ class _Generator:
             with fn.collection() as level:
                 entries = fn.local("dict", f"entries{level}")
                 key = fn.local("str", f"key{level}")
-
-                def presize(count):
-                    # sized for the first block: no resizing while it fills
-                    fn.line(f"{entries} = new_record_dict({count})")
-
-                with self.blocks(fn, level, 1 + self.sizes.of(avro.values), presize):
-                    fn.line(f"{key} = read_key(r)")
+                with blocks.read_entries(fn, entries, *self.block_locals(fn, level), key,
+                                         self.sizes.of(avro.values)):
                     self.read_value(fn, avro.values, f"{entries}[{key}]")
                 fn.line(f"{target} = {entries}")
         elif isinstance(avro, Union) and self.shared_union(avro) is None:
@@ -787,26 +765,11 @@ class _Generator:
         # timestamp-nanos and local-timestamp-nanos: ints, as fastavro reads them
         return _READERS[avro.name]
 
-    @contextlib.contextmanager
-    def blocks(self, fn: _Function, level: int, min_size: int, before_first=None):
-        """The loop over an array's or map's blocks; the body reads one item.
-
-        Each block's count is checked against the remaining bytes (at least
-        ``min_size`` per item), max_items and the message's item budget
-        before its first item is read.
-        """
-        count = fn.local("long long", f"count{level}")
-        position = fn.local("long long", f"position{level}")
-        size = checked_int(min_size, "the smallest item size", 0, 2**62)
-        fn.line(f"{count} = read_block_count(r, {size}, self.max_items)")
-        if before_first is not None:
-            before_first(count)
-        fn.line(f"while {count}:")
-        with fn.indent():
-            fn.line(f"for {position} in range({count}):")
-            with fn.indent():
-                yield
-            fn.line(f"{count} = read_block_count(r, {size}, self.max_items)")
+    @staticmethod
+    def block_locals(fn: _Function, level: int) -> tuple[str, str]:
+        """The C locals of the block loop at nesting ``level``: the block's
+        count and the position in it (roastedavro.blocks)."""
+        return fn.local("long long", f"count{level}"), fn.local("long long", f"position{level}")
 
     def dispatch(self, fn: _Function, avro: Union, emit) -> None:
         """Read a union's branch index, then ``emit(branch type)`` in its arm."""
@@ -839,7 +802,7 @@ class _Generator:
             inner = avro.items if isinstance(avro, Array) else avro.values
             with fn.collection() as level:
                 min_size = self.sizes.of(inner) + (1 if isinstance(avro, Map) else 0)
-                with self.blocks(fn, level, min_size):
+                with blocks.read_blocks(fn, *self.block_locals(fn, level), min_size):
                     if isinstance(avro, Map):
                         fn.line("skip_length(r)")
                     self.skip_value(fn, inner)

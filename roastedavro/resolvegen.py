@@ -17,7 +17,7 @@ constants, sizes as checked ints.
 
 from __future__ import annotations
 
-from roastedavro import __version__
+from roastedavro import __version__, blocks
 from roastedavro._datum import encode_default
 from roastedavro.avro.resolve import (
     Container, EnumMap, Plan, Promote, Read, ReaderUnion, RecordPlan, RecordRef, Resolution,
@@ -124,27 +124,17 @@ class _ResolvingGenerator:
     def read_container(self, fn: _Function, plan: Container, target: str) -> None:
         is_map = isinstance(plan.writer, Map)
         element = plan.writer.values if is_map else plan.writer.items
-        min_size = self.writer.sizes.of(element) + (1 if is_map else 0)
         with fn.collection() as level:
+            counters = self.reader.block_locals(fn, level)
             if is_map:
                 entries = fn.local("dict", f"entries{level}")
                 key = fn.local("str", f"key{level}")
-
-                def presize(count):
-                    fn.line(f"{entries} = new_record_dict({count})")
-
-                with self.reader.blocks(fn, level, min_size, presize):
-                    fn.line(f"{key} = read_key(r)")
+                with blocks.read_entries(fn, entries, *counters, key, self.writer.sizes.of(element)):
                     self.read_plan(fn, plan.element, f"{entries}[{key}]")
                 fn.line(f"{target} = {entries}")
                 return
             items = fn.local("list", f"items{level}")
-
-            def presize_items(count):
-                # room for the first block's items
-                fn.line(f"{items} = new_items({count})")
-
-            with self.reader.blocks(fn, level, min_size, presize_items):
+            with blocks.read_items(fn, items, *counters, self.writer.sizes.of(element)):
                 expression = self.expression(plan.element)
                 if expression is not None:
                     fn.line(f"put_item({items}, {expression})")

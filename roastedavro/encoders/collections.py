@@ -7,11 +7,11 @@ alone). Reading accepts any block layout, including negative counts.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable, Mapping
 
 from marshmallow import ValidationError, fields
 
+from roastedavro import blocks
 from roastedavro._support import serialize_value
 from roastedavro.encoders.base import Encoder, _message_text
 from roastedavro.errors import DumpError
@@ -38,56 +38,24 @@ def emit_array_write(fn, value, items):
         item = level.local("item")
         fn.line(f"if type({value}) is not list:")
         fn.line(f"    {value} = as_list({value})")
-        fn.line(f"{count} = len(<list>{value})")
-        fn.line(f"if {count}:")
-        with fn.indent():
-            fn.line(f"write_long(w, {count})")
-            fn.line(f"{level.part} = PATH_INDEX")
-            fn.line(f"{level.index} = 0")
-            fn.line(f"for {item} in <list>{value}:")
-            with fn.indent(), fn.naming(f"{fn.hint}_item"):
-                fn.write_value(items, item)
-                fn.line(f"{level.index} += 1")
-            # the count is already written; a list resized under us must not
-            # leave bytes that promise more or fewer items than follow
-            fn.line(f"if {level.index} != {count}:")
-            fn.line('    raise_dump_error(u"The list changed size while it was being written.")')
-            fn.line(f"{level.part} = PATH_NONE")
-        fn.line("write_byte(w, 0)")
+        with blocks.write_items(fn, f"<list>{value}", count, item, level.part, level.index,
+                                "The list changed size while it was being written."), \
+                fn.naming(f"{fn.hint}_item"):
+            fn.write_value(items, item)
 
 
-@contextlib.contextmanager
-def emit_blocks(fn, level, min_size, before_first=None):
-    """The loop over an array's or map's blocks; the body reads one item.
-
-    Each block's count is checked against the remaining bytes (at least
-    ``min_size`` per item) before its first item is read. ``before_first``
-    emits lines once the first count is known.
-    """
-    count = level.c_local("long long", "count")
-    index = level.c_local("long long", "position")
-    min_size = fn.int(min_size, "the smallest item size", 0, 2**62)
-    fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
-    if before_first is not None:
-        before_first(count)
-    fn.line(f"while {count}:")
-    with fn.indent():
-        fn.line(f"for {index} in range({count}):")
-        with fn.indent():
-            yield
-        fn.line(f"{count} = read_block_count(r, {min_size}, self.max_items)")
+def block_locals(level) -> tuple[str, str]:
+    """The C locals of a block loop at ``level``: the block's count and the
+    position in it (roastedavro.blocks)."""
+    return level.c_local("long long", "count"), level.c_local("long long", "position")
 
 
 def emit_array_read(fn, target, items):
     with fn.collection() as level:
         result = level.c_local("list", "items")
         item = level.local("item")
-
-        def presize(count):
-            # room for the first block's items
-            fn.line(f"{result} = new_items({count})")
-
-        with emit_blocks(fn, level, items.min_size, presize), fn.naming(f"{fn.hint}_item"):
+        with blocks.read_items(fn, result, *block_locals(level), items.min_size), \
+                fn.naming(f"{fn.hint}_item"):
             fn.read_value(items, item)
             fn.line(f"put_item({result}, {item})")
         fn.line(f"{target} = {result}")
@@ -230,18 +198,11 @@ class MappingEncoder(Encoder):
             fn.line("write_byte(w, 0)")
 
     def emit_read(self, fn, target):
-        # a key takes at least its one-byte length
-        min_size = 1 + self.values.min_size
         with fn.collection() as level:
             result = level.c_local("dict", "map")
             item = level.local("item")
-
-            def presize(count):
-                # sized for the first block: no resizing while it fills
-                fn.line(f"{result} = new_record_dict({count})")
-
-            with emit_blocks(fn, level, min_size, presize), fn.naming(f"{fn.hint}_value"):
-                fn.line(f"{level.key} = read_key(r)")
+            with blocks.read_entries(fn, result, *block_locals(level), level.key,
+                                     self.values.min_size), fn.naming(f"{fn.hint}_value"):
                 if self.deserialize_keys:
                     keys = fn.bind(self.keys, "keys")
                     fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")
