@@ -709,8 +709,8 @@ cdef class Interpreter(DatumCodec):
         cdef Field* field = NULL
         cdef object value
         if depth > self.max_depth:
-            raise_dump_error(u"records are nested more than %d levels deep (CompileFlags.max_depth)"
-                             % self.max_depth)
+            raise_dump_error(u"records are nested more than %d levels deep, or the value contains "
+                             u"itself (CompileFlags.max_depth)" % self.max_depth)
         if (depth & 31) == 31:
             check_write_stack(depth)
         if self.strict:
@@ -923,8 +923,8 @@ cdef class Interpreter(DatumCodec):
             return (<object>node.validator)(datum)    # other mappings: in Python
         record = <dict>datum
         if depth > self.max_depth:
-            raise_dump_error(u"records are nested more than %d levels deep (CompileFlags.max_depth)"
-                             % self.max_depth)
+            raise_dump_error(u"records are nested more than %d levels deep, or the value contains "
+                             u"itself (CompileFlags.max_depth)" % self.max_depth)
         if (depth & 31) == 31:
             check_write_stack(depth)
         value = record.get(u"-type", MISSING)

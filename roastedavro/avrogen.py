@@ -651,7 +651,7 @@ class _Generator:
             fields.append({"comment": heading, "key": literal(field.name), "default": default,
                            "body": fn.collect(body)})
         return self.render("avro_validator.pyx.j2", fn,
-                           {"name": comment(record.name), "fragment": bool(self.prefix)},
+                           {"name": comment(record.name)},
                            fields=fields, full_name=literal(record.name),
                            fallback=self.validator(record))
 
@@ -844,7 +844,7 @@ class _Generator:
         return functions
 
     def _context(self, record: Record) -> dict:
-        return {"name": comment(record.name), "record": True, "fragment": bool(self.prefix)}
+        return {"name": comment(record.name), "record": True}
 
     @staticmethod
     def _heading(field) -> Code:
@@ -942,7 +942,7 @@ class _Generator:
         one value of ``avro``; ``in_place``: its own code, even where
         write_value would call a shared function for it."""
         heading = Code(f"# {comment(describe(avro))}")
-        context = {"name": comment(describe(avro)), "record": False, "fragment": bool(self.prefix),
+        context = {"name": comment(describe(avro)), "record": False,
                    "shared": in_place}
         functions = []
         if "write" in names:
