@@ -20,6 +20,7 @@ from roastedavro.avrogen import fragment_function_names, generate_fragment
 from roastedavro.codetext import (
     RESERVED, Code, check_function, checked_int, comment, identifier, literal,
 )
+from roastedavro.errors import CompileError
 from roastedavro.emitter import (  # noqa: F401  (FIELDS_PER_FUNCTION, GeneratedModule: public here too)
     FIELDS_PER_FUNCTION, GeneratedModule, ModuleEmitter, function_parts, indented, render,
 )
@@ -111,6 +112,11 @@ class FunctionEmitter:
         #: reading a value that load throws away (dump_only): marshmallow
         #: neither validates it nor runs hooks on it
         self.discarding = False
+        #: in a reader of another writer's layout (written_reader): the
+        #: methods reading the nested records whose layout that writer
+        #: changed (record ident -> method), and the ones the code called
+        self.record_readers: dict[str, Code] = {}
+        self.readers_used: set[str] = set()
 
     # -- lines --------------------------------------------------------------
 
@@ -271,6 +277,25 @@ class FunctionEmitter:
         self.line(f"if self.validate and not r.invalid and ({condition}):")
         self.line("    r.invalid = 1")
 
+    # -- records --------------------------------------------------------------
+
+    def record_reader(self, record: RecordPlan) -> Code:
+        """The method that reads one ``record`` value here: ``read_<ident>``,
+        or in a one-pass reader of another writer's data, the reader of that
+        writer's layout of the record where it differs (written_reader)."""
+        name = self.record_readers.get(record.ident)
+        if name is None:
+            return Code(f"read_{record.ident}")
+        self.readers_used.add(record.ident)
+        return name
+
+    def block_min_size(self, value) -> int:
+        """The fewest bytes an item of an array or map of ``value`` takes,
+        for checking a block's count against the bytes left: the schema's
+        own (``value.min_size``), or 0 in a reader of another writer's
+        layout of nested records (the writer's records may be smaller)."""
+        return 0 if self.record_readers else value.min_size
+
     def declarations(self) -> list[Code]:
         return [
             Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
@@ -398,19 +423,21 @@ def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
         fn.discarding = False
 
 
-def written_reader(record: RecordPlan, module: ModuleEmitter, layout, name: Code) -> Code:
+def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name: Code,
+                   readers: dict[str, Code]) -> Code:
     """A reader of ``record`` from bytes another writer's schema laid out
     (roastedavro.evolved.WrittenLayout): its steps, in the writer's order,
     read a field as ``record``'s own reader does (the writer's type has
-    the same bytes), skip a field the reader does not have, or read a
-    field the writer lacks from its default's bytes. One pass, no
-    rearranging."""
+    the same bytes, or holds records the writer laid out otherwise, read
+    by ``readers``: record ident -> their method), skip a field the reader
+    does not have, or read a field the writer lacks from its default's
+    bytes. One pass, no rearranging."""
     fn = FunctionEmitter(module, record, tracks_paths=False)
     loaded = [plan for plan in record.fields if not plan.field.dump_only]
     indexes = {id(plan): index for index, plan in enumerate(loaded)}
     keys = module.bind(RecordKeys(plan.load_key for plan in loaded), f"{record.ident}_written_keys")
     fields = []
-    for step in layout.steps:
+    for step in steps:
         if step.skip is not None:
             skipper = module.bind_interpreter(step.skip, "writer_types")
             node = checked_int(step.skip_node, "a node of the writer's schema", 0, 2**62)
@@ -420,9 +447,19 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, layout, name: Code
                            "skip": False})
             continue
         plan = step.field
+        # a default's bytes are in this schema's layout, its nested records too
+        fn.record_readers = {} if step.default is not None else readers
+        fn.readers_used = set()
         with fn.naming(plan.name):
             heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}")
             body = _read_field_body(fn, plan, indexes.get(id(plan)))
+        if step.default is None and not step.nested <= fn.readers_used:
+            # an encoder that reads records by its own calls would read the
+            # writer's layout as this schema's: no one-pass reader then
+            raise CompileError(
+                f"{record.full_name}.{plan.avro_name}: its encoder does not read nested records "
+                "through fn.record_reader, so data of another writer's layout of "
+                f"{', '.join(sorted(step.nested - fn.readers_used))} cannot be read in one pass")
         if step.default is not None:
             # read from the default's bytes, as if the writer had written them
             encoded = module.bind(step.default, f"{plan.name}_default_bytes")
@@ -445,12 +482,18 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, layout, name: Code
     return indented(text)
 
 
-def _written_name(root: RecordPlan, records: list[RecordPlan]) -> Code:
+def _written_names(layouts: list, records: list[RecordPlan]) -> dict[str, Code]:
+    """Each written reader's method name (record ident -> name), taken by
+    no record's own reader nor another written one."""
     taken = {f"read_{record.ident}" for record in records}
-    name, number = f"read_{root.ident}_written", 2
-    while name in taken:
-        name, number = f"read_{root.ident}_written{number}", number + 1
-    return Code(name)
+    names = {}
+    for record in layouts:
+        name, number = f"read_{record.ident}_written", 2
+        while name in taken:
+            name, number = f"read_{record.ident}_written{number}", number + 1
+        taken.add(name)
+        names[record.ident] = Code(name)
+    return names
 
 
 def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
@@ -466,9 +509,16 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
     root_reader = Code(f"read_{root.ident}")
     min_size = root.min_size()
     if written is not None:
-        root_reader = _written_name(root, records)
-        functions.append({"writer": Code(""),
-                          "reader": written_reader(root, module, written, root_reader)})
+        layouts = [(root, written.steps)] + [(nested.record, nested.steps)
+                                             for nested in written.nested]
+        names = _written_names([record for record, _ in layouts], records)
+        root_reader = names[root.ident]
+        # the records the writer laid out otherwise, where they are nested
+        needed = {ident for _, steps in layouts for step in steps for ident in step.nested}
+        readers = {ident: names[ident] for ident in needed}
+        for record, steps in layouts:
+            functions.append({"writer": Code(""), "reader": written_reader(
+                record, module, steps, names[record.ident], readers)})
         min_size = written.min_size
         label = f"{label}, reading data written with {written.writer_fingerprint}"
     source = render(

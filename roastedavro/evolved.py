@@ -23,8 +23,10 @@ from typing import Any, Callable
 from roastedavro import compiler, tiers
 from roastedavro._datum import encode_default
 from roastedavro._tier0 import Interpreter
-from roastedavro.avro.resolve import Read, RecordRef, equivalent, resolve
-from roastedavro.avro.types import Primitive, Record
+from roastedavro.avro.resolve import (
+    Container, Read, ReaderUnion, RecordRef, WriterUnion, equivalent, resolve,
+)
+from roastedavro.avro.types import Primitive, Record, Union
 from roastedavro.avro.types import Schema as AvroSchema
 from roastedavro.avroplan import _MinSizes
 from roastedavro.codegen import generate_module
@@ -36,16 +38,27 @@ from roastedavro.plans import RecordPlan
 
 @dataclasses.dataclass(frozen=True)
 class WrittenStep:
-    """One step of the root reader, in the writer's order: read ``field``
+    """One step of a record's reader, in the writer's order: read ``field``
     (the schema's field plan) from the data or, where ``default`` is set,
     from its default's bytes; or skip a value (the type at node ``skip_node``
-    of ``skip``, the writer's schema's Interpreter)."""
+    of ``skip``, the writer's schema's Interpreter). ``nested``: the records
+    (idents) in the field's value that the writer laid out otherwise, read
+    by their WrittenRecord's reader."""
 
     writer_name: str
     field: Any = None
     skip: Any = None    # an Interpreter of the writer's schema
     skip_node: int = 0  # the node of the field's type in it
     default: bytes | None = None
+    nested: frozenset = frozenset()
+
+
+@dataclasses.dataclass(frozen=True)
+class WrittenRecord:
+    """How a nested record of the writer is read as the schema's ``record``."""
+
+    record: RecordPlan
+    steps: tuple
 
 
 @dataclasses.dataclass(frozen=True)
@@ -56,62 +69,135 @@ class WrittenLayout:
     #: the fewest bytes a writer's record takes (bounds many=True counts)
     min_size: int
     writer_fingerprint: str
+    #: the nested records the writer laid out otherwise, each read by a
+    #: reader of its own
+    nested: tuple = ()
 
 
-def written_layout(root: RecordPlan, reader: AvroSchema, writer: AvroSchema,
-                   flags: CompileFlags) -> WrittenLayout | None:
+def written_layout(root: RecordPlan, records: list[RecordPlan], reader: AvroSchema,
+                   writer: AvroSchema, flags: CompileFlags) -> WrittenLayout | None:
     """The layout of a one-pass reader of ``writer``'s records as ``root``'s
-    (whose Avro schema is ``reader``), or None where one pass cannot read
-    them with the schema's own field code: a root that is not a record, a
-    shared field whose bytes differ or need a check of their own (a
-    promotion, int to long included, a remapped enum, a value that became
-    a union, a nested record that changed), a field name the writer
-    repeats, a record wider than one generated function. Resolution errors are the
-    caller's (it checked the pair first)."""
+    (whose Avro schema is ``reader``; ``records``: the schema's record
+    plans), or None where one pass cannot read them with the schema's own
+    field code: a root that is not a record, a shared field whose bytes
+    differ or need a check of their own (a promotion, int to long included,
+    a remapped enum, a value that became a union or changed its branches), a
+    field name the writer repeats, a record wider than one generated
+    function. Nested records may differ as the root does (fields moved,
+    dropped, added). Resolution errors are the caller's (it checked the
+    pair first)."""
     writer_root, reader_root = writer.deref(writer.root), reader.deref(reader.root)
     if not isinstance(writer_root, Record) or not isinstance(reader_root, Record):
-        return None
-    if max(len(writer_root.fields), len(reader_root.fields)) > FIELDS_PER_FUNCTION:
         return None
     resolution = resolve(writer, reader)
     if not isinstance(resolution.root, RecordRef):
         return None
-    record = resolution.record(resolution.root)
-    if record.error is not None:
+    planner = _Planner(resolution, records, flags)
+    # the root's own reader also reads it where it is nested in itself
+    planner.writers[root.ident] = writer_root.name
+    steps = planner.record_steps(resolution.root, root)
+    if steps is None:
         return None
-    plans = {plan.avro_name: plan for plan in root.fields}
-    steps = []
-    read = set()
-    skipper = None    # the writer's schema, whose nodes skip the fields dropped
-    for step in record.steps:
-        if step.reader is None:
-            # skipped with the Rearranger's checks (strings are not decoded)
-            if skipper is None:
-                skipper = Interpreter(writer, flags)
-            node = skipper.field_node(writer_root.name, step.writer.name)
-            steps.append(WrittenStep(step.writer.name, skip=skipper, skip_node=node))
-            continue
-        plan = plans.get(step.reader.name)
-        # the same types, or a string read as bytes (the same bytes, nothing
-        # to check); an int read as a long is left to the Rearranger, which
-        # checks the writer's 32-bit range. A field name a (fastavro
-        # dialect) writer repeats is too: its first value is the one read.
-        if plan is None or step.reader.name in read or not (
-                equivalent(writer, reader, step.writer.type, step.reader.type)
-                or _string_as_bytes(writer, reader, step.plan)):
+    nested = tuple(layout for layout in planner.nested.values() if layout.record is not root)
+    return WrittenLayout(steps, _MinSizes(writer).of(writer_root), writer.fingerprint_hex, nested)
+
+
+class _Planner:
+    """The steps of each record pair a one-pass reader follows."""
+
+    def __init__(self, resolution, records: list[RecordPlan], flags: CompileFlags):
+        self.resolution = resolution
+        self.writer, self.reader = resolution.writer, resolution.reader
+        self.by_name = {record.full_name: record for record in records}
+        self.flags = flags
+        self.skipper = None    # the writer's schema, whose nodes skip the fields dropped
+        #: the schema record's ident -> its WrittenRecord (the steps are
+        #: None while they are being planned: a record that contains itself)
+        self.nested: dict[str, WrittenRecord] = {}
+        #: the schema record's ident -> the writer's record read as it
+        self.writers: dict[str, str] = {}
+
+    def record_steps(self, ref: RecordRef, plan: RecordPlan) -> tuple | None:
+        record = self.resolution.record(ref)
+        writer_record = self.writer.deref(ref.writer)
+        if record.error is not None or max(len(writer_record.fields),
+                                           len(plan.fields)) > FIELDS_PER_FUNCTION:
             return None
-        read.add(step.reader.name)
-        steps.append(WrittenStep(step.writer.name, field=plan))
-    for field in record.defaults:
-        plan = plans.get(field.name)
+        plans = {field.avro_name: field for field in plan.fields}
+        steps = []
+        read = set()
+        for step in record.steps:
+            if step.reader is None:
+                # skipped with the Rearranger's checks (strings are not decoded)
+                if self.skipper is None:
+                    self.skipper = Interpreter(self.writer, self.flags)
+                node = self.skipper.field_node(writer_record.name, step.writer.name)
+                steps.append(WrittenStep(step.writer.name, skip=self.skipper, skip_node=node))
+                continue
+            field = plans.get(step.reader.name)
+            # the same bytes, or nested records that only moved fields; an
+            # int read as a long is left to the Rearranger, which checks the
+            # writer's 32-bit range. A field name a (fastavro dialect)
+            # writer repeats is too: its first value is the one read.
+            nested = None if field is None or step.reader.name in read else self.movable(step.plan)
+            if nested is None:
+                return None
+            read.add(step.reader.name)
+            steps.append(WrittenStep(step.writer.name, field=field, nested=frozenset(nested)))
+        for field in record.defaults:
+            field_plan = plans.get(field.name)
+            if field_plan is None:
+                return None
+            if field_plan.field.dump_only:
+                continue    # nothing to load, nothing on the wire
+            encoded = encode_default(field.type, field.default, self.reader,
+                                     f"{plan.full_name}.{field.name}")
+            steps.append(WrittenStep(field.name, field=field_plan, default=encoded))
+        return tuple(steps)
+
+    def movable(self, plan) -> set | None:
+        """The schema records (idents) within a field's value whose writer's
+        layout its reader must follow, or None where the value's bytes need
+        more than records read in another order (see written_layout)."""
+        if equivalent(self.writer, self.reader, plan.writer, plan.reader):
+            return set()
+        if isinstance(plan, Read):
+            return set() if _string_as_bytes(self.writer, self.reader, plan) else None
+        if isinstance(plan, Container):
+            return self.movable(plan.element)
+        if isinstance(plan, WriterUnion):
+            # the same branches in the same order: the index read is the branch
+            reader = self.reader.deref(plan.reader)
+            if not isinstance(reader, Union) or len(reader.branches) != len(plan.branches):
+                return None
+            found = set()
+            for index, branch in enumerate(plan.branches):
+                inner = self.movable(branch.plan) if (
+                    isinstance(branch, ReaderUnion) and branch.index == index) else None
+                if inner is None:
+                    return None
+                found |= inner
+            return found
+        if isinstance(plan, RecordRef):
+            return self.moved_record(plan)
+        return None
+
+    def moved_record(self, ref: RecordRef) -> set | None:
+        reader_record = self.reader.deref(ref.reader)
+        writer_record = self.writer.deref(ref.writer)
+        plan = self.by_name.get(reader_record.name)
         if plan is None:
             return None
-        if plan.field.dump_only:
-            continue    # nothing to load, nothing on the wire
-        encoded = encode_default(field.type, field.default, reader,
-                                 f"{reader_root.name}.{field.name}")
-        steps.append(WrittenStep(field.name, field=plan, default=encoded))
-    return WrittenLayout(tuple(steps), _MinSizes(writer).of(writer_root), writer.fingerprint_hex)
+        if plan.ident in self.writers:
+            # one writer record per schema record (its reader is one function)
+            return {plan.ident} if self.writers[plan.ident] == writer_record.name else None
+        self.writers[plan.ident] = writer_record.name
+        self.nested[plan.ident] = WrittenRecord(plan, None)
+        steps = self.record_steps(ref, plan)
+        if steps is None:
+            return None
+        self.nested[plan.ident] = WrittenRecord(plan, steps)
+        return {plan.ident}
 
 
 def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:

@@ -1412,7 +1412,8 @@ def _one_pass(codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: A
     owner, codec = codecs.schema, codecs.codec
     if owner is None or codec is None or codec.load_through_marshmallow:
         return rearranger
-    layout = written_layout(owner._plan().root, schema, writer, flags)
+    plan = owner._plan()
+    layout = written_layout(plan.root, plan.records, schema, writer, flags)
     if layout is None:
         return rearranger
     evolved = EvolvedPair(owner, flags, layout, rearranger,

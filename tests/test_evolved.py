@@ -78,6 +78,11 @@ WRITERS = {
     "moved": writer_with(reorder=lambda fs: fs[-4:] + fs[:-4][::-1], extra=EXTRA),
     # an older version: no tags, home, active, secret or level (defaults)
     "older": writer_with(drop=("tags", "home", "active", "secret", "level")),
+    # the nested Address laid out otherwise too: fields moved, one it lacks
+    "nested": writer_with(reorder=lambda fs: fs[::-1], retype={"home": ["null", {
+        "type": "record", "name": "Address", "fields": [
+            {"name": "number", "type": "long"}, {"name": "unit", "type": "string"},
+            {"name": "street", "type": "string"}]}]}),
 }
 
 
@@ -134,7 +139,8 @@ def served_by(schema, writer):
 
 def sample(writer: dict) -> dict:
     values = {"id": 7, "name": "ada", "score": 2.5, "tags": ["a", "b"],
-              "home": {"street": "Main", "number": 3}, "active": False, "secret": "s",
+              "home": {"street": "Main", "number": 3, "unit": "4b"}, "active": False,
+              "secret": "s",
               "level": 4, "history": [{"at": 1, "what": "open"}],
               "labels": {"x": None, "y": "z", "e": {"at": 2, "what": "w"}},
               "colour": "BLUE", "digest": b"abcd"}
@@ -171,7 +177,7 @@ strings = st.text(max_size=8)
 records = st.fixed_dictionaries({
     "id": st.integers(-2**31, 2**31 - 1), "name": st.text(max_size=45),
     "score": st.floats(allow_nan=True), "tags": st.lists(strings, max_size=3),
-    "home": st.none() | st.fixed_dictionaries({"street": strings,
+    "home": st.none() | st.fixed_dictionaries({"street": strings, "unit": strings,
                                                "number": st.integers(-2**63, 2**63 - 1)}),
     "active": st.booleans(), "secret": strings, "level": st.integers(-2**63, 2**63 - 1),
     "history": st.lists(st.fixed_dictionaries({"at": st.integers(-2**63, 2**63 - 1),
@@ -295,7 +301,13 @@ def test_post_load_runs_on_the_one_pass_result():
     ({"retype": {"score": "long"}}, "read and written"),   # promoted: converted, not moved
     ({"retype": {"home": ["null", {"type": "record", "name": "Address", "fields": [
         {"name": "number", "type": "long"}, {"name": "street", "type": "string"}]}]}},
-     "rearranged"),                                         # a nested record's fields moved
+     "one pass"),                                           # a nested record's fields moved
+    ({"retype": {"home": ["null", {"type": "record", "name": "Address", "fields": [
+        {"name": "number", "type": "int"}, {"name": "street", "type": "string"}]}]}},
+     "rearranged"),                                         # a nested int read as a long
+    ({"retype": {"home": [{"type": "record", "name": "Address", "fields": [
+        {"name": "number", "type": "long"}, {"name": "street", "type": "string"}]}, "null"]}},
+     "rearranged"),                                         # the union's branches swapped
     ({"retype": {"level": "long", "name": "string"}, "drop": ("active",),
       "reorder": lambda fs: fs[::-1]}, "one pass"),
 ])
@@ -306,7 +318,7 @@ def test_which_pairs_are_read_in_one_pass(change, served):
     schema = Account()
     schema.compile()
     plan = schema._plan()
-    layout = written_layout(plan.root, plan.schema, parse_schema(writer), CompileFlags())
+    layout = written_layout(plan.root, plan.records, plan.schema, parse_schema(writer), CompileFlags())
     assert (layout is not None) == (served == "one pass")
     pair = served_by(schema, writer)
     assert isinstance(pair, SchemaCodec) == (served == "one pass")
@@ -321,7 +333,7 @@ def test_the_generated_reader_skips_reads_and_fills_defaults():
 
     plan = Account()._plan()
     writer = WRITERS["moved"]
-    layout = written_layout(plan.root, plan.schema,
+    layout = written_layout(plan.root, plan.records, plan.schema,
                             parse_schema(writer_with(drop=("level",), extra=EXTRA)),
                             CompileFlags())
     source = generate_module(plan.root, plan.records, "Account", "", plan.fingerprint,
@@ -381,7 +393,96 @@ def test_a_field_name_a_writer_repeats_is_read_once():
     writer["fields"].append({"name": "id", "type": "long"})   # the fastavro dialect allows it
     parsed = parse_schema(writer, dialect="fastavro")
     plan = Account()._plan()
-    assert written_layout(plan.root, plan.schema, parsed, CompileFlags()) is None
+    assert written_layout(plan.root, plan.records, plan.schema, parsed, CompileFlags()) is None
     value = {**sample(writer_with(drop=("tags", "home", "active", "secret", "level"))), "id": 7}
     data = written(value, writer_with(drop=("tags", "home", "active", "secret", "level"))) + b"\x10"
     assert Account().load_compiled(data, writer_schema=parsed)["id"] == 7
+
+
+# -- nested records laid out otherwise, in records, arrays and maps ------------------
+
+
+class Member(CompiledSchema):
+    name = fields.String(required=True)
+    role = fields.String(load_default="dev")     # the writer has none: its default
+
+
+class Team(CompiledSchema):
+    title = fields.String(required=True)
+    lead = fields.Nested(Member, required=True)
+    members = fields.List(fields.Nested(Member), required=True)
+    by_name = fields.Dict(keys=fields.String(), values=fields.Nested(Member), required=True)
+
+
+#: the writer's Member is smaller than the schema's (no role; age the schema
+#: lacks is skipped), and Team's fields come in another order
+MEMBER_V1 = {"type": "record", "name": "Member", "fields": [
+    {"name": "age", "type": "int"}, {"name": "name", "type": "string"}]}
+TEAM_V1 = {"type": "record", "name": "Team", "fields": [
+    {"name": "members", "type": {"type": "array", "items": MEMBER_V1}},
+    {"name": "lead", "type": "Member"},
+    {"name": "by_name", "type": {"type": "map", "values": "Member"}},
+    {"name": "title", "type": "string"}]}
+
+
+def team_reference(data: bytes) -> dict:
+    values = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(TEAM_V1),
+                                        fastavro.parse_schema(Team().avro_schema()))
+    return Team().load(values)
+
+
+@pytest.fixture(scope="module")
+def team():
+    schema = Team()
+    schema.compile()
+    value = {"title": "t", "lead": {"age": 1, "name": "a"}, "members": [], "by_name": {}}
+    schema.load_compiled(written(value, TEAM_V1), writer_schema=TEAM_V1)
+    return schema
+
+
+members = st.lists(st.fixed_dictionaries({"age": st.integers(-2**31, 2**31 - 1),
+                                          "name": strings}), max_size=60)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lead=members.filter(bool), crew=members, by_name=st.dictionaries(strings, members.filter(
+    bool).map(lambda found: found[0]), max_size=3), title=strings)
+def test_nested_records_of_another_layout_are_read_in_one_pass(team, lead, crew, by_name, title):
+    value = {"title": title, "lead": lead[0], "members": crew, "by_name": by_name}
+    data = written(value, TEAM_V1)
+    assert isinstance(served_by(team, TEAM_V1), SchemaCodec)
+    assert team.load_compiled(data, writer_schema=TEAM_V1) == team_reference(data)
+
+
+def test_many_small_records_of_the_writer_are_not_refused():
+    # 200 members of one byte each (a writer's Member with only a name):
+    # fewer bytes than 200 of the schema's Member take, which bound the item
+    # count where the schema reads its own data
+    small = json.loads(json.dumps(TEAM_V1).replace('{"name": "age", "type": "int"}, ', ""))
+    schema = Team()
+    schema.compile()
+    value = {"title": "", "lead": {"name": ""}, "by_name": {}, "members": [{"name": ""}] * 200}
+    data = written(value, small)
+    schema.load_compiled(data, writer_schema=small)
+    assert isinstance(served_by(schema, small), SchemaCodec)
+    loaded = schema.load_compiled(data, writer_schema=small)
+    assert loaded["members"] == [{"name": "", "role": "dev"}] * 200
+    assert loaded == Team().load(fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(small), fastavro.parse_schema(Team().avro_schema())))
+    with pytest.raises(DecodeError):
+        schema.load_compiled(data[:-3], writer_schema=small)
+
+
+def test_the_nested_reader_is_its_own_function():
+    from roastedavro.avro import parse_schema
+
+    plan = Team()._plan()
+    layout = written_layout(plan.root, plan.records, plan.schema, parse_schema(TEAM_V1),
+                            CompileFlags())
+    assert [nested.record.ident for nested in layout.nested] == ["Member"]
+    source = generate_module(plan.root, plan.records, "Team", "", plan.fingerprint,
+                             written=layout).source
+    reader = source[source.index("cdef dict read_Member_written"):]
+    assert "age: not read" in reader and "role: not written, read from its default" in reader
+    # lead, the members' items and the map's values: each by the writer's layout
+    assert source.count("self.read_Member_written(r, depth + 1)") == 3

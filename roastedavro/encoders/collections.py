@@ -54,7 +54,7 @@ def emit_array_read(fn, target, items):
     with fn.collection() as level:
         result = level.c_local("list", "items")
         item = level.local("item")
-        with blocks.read_items(fn, result, *block_locals(level), items.min_size), \
+        with blocks.read_items(fn, result, *block_locals(level), fn.block_min_size(items)), \
                 fn.naming(f"{fn.hint}_item"):
             fn.read_value(items, item)
             fn.line(f"put_item({result}, {item})")
@@ -202,7 +202,7 @@ class MappingEncoder(Encoder):
             result = level.c_local("dict", "map")
             item = level.local("item")
             with blocks.read_entries(fn, result, *block_locals(level), level.key,
-                                     self.values.min_size), fn.naming(f"{fn.hint}_value"):
+                                     fn.block_min_size(self.values)), fn.naming(f"{fn.hint}_value"):
                 if self.deserialize_keys:
                     keys = fn.bind(self.keys, "keys")
                     fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")

@@ -47,7 +47,7 @@ class RecordValueEncoder(Encoder):
         fn.line(f"self.write_{self.record.ident}(w, {value}, depth + 1)")
 
     def emit_read(self, fn, target):
-        fn.line(f"{target} = self.read_{self.record.ident}(r, depth + 1)")
+        fn.line(f"{target} = self.{fn.record_reader(self.record)}(r, depth + 1)")
 
 
 class NestedEncoder(Encoder):

@@ -190,7 +190,7 @@ class RecordUnionValue(Encoder):
             fn.line(f"{keyword} {branch} == {self.first + number}:  "
                     f"{fn.comment('union branch ' + item.record.full_name)}")
             with fn.indent():
-                fn.line(f"{loaded} = self.read_{item.record.ident}(r, depth + 1)")
+                fn.line(f"{loaded} = self.{fn.record_reader(item.record)}(r, depth + 1)")
                 if item.load_hooks and not fn.discarding:
                     # the branch schema's own load: its validators and post_load
                     hooks = fn.bind(item.load_hooks, f"load_hooks{number}")
