@@ -562,6 +562,11 @@ class UnionChooser:
         self.branches = union.branches
         self.schema = schema
         self.text = "[" + ", ".join(branch_name(b) for b in union.branches) + "]"
+        #: fastavro's tuple notation: a branch's name -> its index (the first
+        #: of a name, as a scan in order finds it)
+        self.by_name: dict[str, int] = {}
+        for index, branch in enumerate(union.branches):
+            self.by_name.setdefault(branch_name(branch), index)
 
     def choose(self, datum: Any) -> tuple:
         """(branch index, the value to write)."""
@@ -586,13 +591,16 @@ class UnionChooser:
                 raise DumpError(f"a tuple in a union names its branch: (name, value), not "
                                 f"{shown(datum)}")
             name, datum = datum
-            for index, branch in enumerate(branches):
-                if name == branch_name(branch):
-                    if branch_name(branch) == "null" and datum is not None:
-                        # fastavro writes nothing for it: the value would be lost
-                        raise refused("None for an Avro null", datum)
-                    return index, datum
-            raise DumpError(f"the union {self.text} has no branch named {shown(name)}")
+            try:
+                index = self.by_name.get(name)
+            except TypeError:    # a name that cannot be hashed names no branch
+                index = None
+            if index is None:
+                raise DumpError(f"the union {self.text} has no branch named {shown(name)}")
+            if name == "null" and datum is not None:
+                # fastavro writes nothing for it: the value would be lost
+                raise refused("None for an Avro null", datum)
+            return index, datum
         chosen = self._same_kind(datum)
         if chosen >= 0:
             return chosen, datum

@@ -710,6 +710,7 @@ def test_validating_a_datum_that_contains_itself():
     ({"records": {"shared": "2"}}, "matches no branch"),
     ({"records": ("u.Z", {})}, "the union [u.A, u.B] has no branch named 'u.Z'"),
     ({"records": ("u.A", {}, 3)}, "a tuple in a union names its branch"),
+    ({"records": (["u.A"], {})}, "the union [u.A, u.B] has no branch named ['u.A']"),
     ({"record": {"x": "5"}}, "expected an int"),
     ({"fixed_bytes": "ab"}, "matches no branch"),
 ])
