@@ -1136,15 +1136,14 @@ cdef class Interpreter(DatumCodec):
             raise KeyError(f"the schema has no record named {name!r}")
         return index
 
-    def field_node(self, str record, str field):
-        """The node of the type of ``field`` in the record named ``record``
-        (its full name), for skip_at."""
+    def field_node(self, str record, Py_ssize_t position):
+        """The node of the type of the field at ``position`` (0 the first) in
+        the record named ``record`` (its full name), for skip_at. By
+        position: a (fastavro dialect) record may repeat a field's name."""
         cdef Node* node = &self.nodes[<Py_ssize_t>self.record_node(record)]
-        cdef Py_ssize_t number
-        for number in range(node.first, node.first + node.size):
-            if <str>self.fields[number].name == field:
-                return self.fields[number].node
-        raise KeyError(f"the record {record!r} has no field {field!r}")
+        if position < 0 or position >= node.size:
+            raise IndexError(f"the record {record!r} has no field at {position}")
+        return self.fields[node.first + position].node
 
     cdef bint accepts_record_at(self, Py_ssize_t node, object value, int depth) except -1:
         # as the generated accepts_<record>(value, depth + 1)

@@ -117,6 +117,7 @@ class FunctionEmitter:
         #: changed (record ident -> method), and the ones the code called
         self.record_readers: dict[str, Code] = {}
         self.readers_used: set[str] = set()
+        self.loose_counts = False
 
     # -- lines --------------------------------------------------------------
 
@@ -293,8 +294,9 @@ class FunctionEmitter:
         """The fewest bytes an item of an array or map of ``value`` takes,
         for checking a block's count against the bytes left: the schema's
         own (``value.min_size``), or 0 in a reader of another writer's
-        layout of nested records (the writer's records may be smaller)."""
-        return 0 if self.record_readers else value.min_size
+        layout of nested records where a writer's record may be smaller
+        than the schema's (WrittenLayout.loose_counts)."""
+        return 0 if self.record_readers and self.loose_counts else value.min_size
 
     def declarations(self) -> list[Code]:
         return [
@@ -424,7 +426,7 @@ def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
 
 
 def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name: Code,
-                   readers: dict[str, Code]) -> Code:
+                   readers: dict[str, Code], loose_counts: bool = False) -> Code:
     """A reader of ``record`` from bytes another writer's schema laid out
     (roastedavro.evolved.WrittenLayout): its steps, in the writer's order,
     read a field as ``record``'s own reader does (the writer's type has
@@ -433,6 +435,7 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
     does not have, or read a field the writer lacks from its default's
     bytes. One pass, no rearranging."""
     fn = FunctionEmitter(module, record, tracks_paths=False)
+    fn.loose_counts = loose_counts
     loaded = [plan for plan in record.fields if not plan.field.dump_only]
     indexes = {id(plan): index for index, plan in enumerate(loaded)}
     keys = module.bind(RecordKeys(plan.load_key for plan in loaded), f"{record.ident}_written_keys")
@@ -518,7 +521,7 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         readers = {ident: names[ident] for ident in needed}
         for record, steps in layouts:
             functions.append({"writer": Code(""), "reader": written_reader(
-                record, module, steps, names[record.ident], readers)})
+                record, module, steps, names[record.ident], readers, written.loose_counts)})
         min_size = written.min_size
         label = f"{label}, reading data written with {written.writer_fingerprint}"
     source = render(

@@ -72,6 +72,10 @@ class WrittenLayout:
     #: the nested records the writer laid out otherwise, each read by a
     #: reader of its own
     nested: tuple = ()
+    #: a writer's record among them may be smaller than the schema's: block
+    #: counts in the readers are bounded by 0 bytes per item (the item
+    #: budget and max_items still hold)
+    loose_counts: bool = False
 
 
 def written_layout(root: RecordPlan, records: list[RecordPlan], reader: AvroSchema,
@@ -95,11 +99,13 @@ def written_layout(root: RecordPlan, records: list[RecordPlan], reader: AvroSche
     planner = _Planner(resolution, records, flags)
     # the root's own reader also reads it where it is nested in itself
     planner.writers[root.ident] = writer_root.name
+    planner.reader_names[root.ident] = reader_root.name
     steps = planner.record_steps(resolution.root, root)
-    if steps is None:
+    if steps is None or not planner.one_writer_each():
         return None
     nested = tuple(layout for layout in planner.nested.values() if layout.record is not root)
-    return WrittenLayout(steps, _MinSizes(writer).of(writer_root), writer.fingerprint_hex, nested)
+    return WrittenLayout(steps, _MinSizes(writer).of(writer_root), writer.fingerprint_hex, nested,
+                         loose_counts=bool(nested) and planner.smaller_records())
 
 
 class _Planner:
@@ -114,8 +120,27 @@ class _Planner:
         #: the schema record's ident -> its WrittenRecord (the steps are
         #: None while they are being planned: a record that contains itself)
         self.nested: dict[str, WrittenRecord] = {}
-        #: the schema record's ident -> the writer's record read as it
+        #: the schema record's ident -> the writer's record read as it, and
+        #: the schema record's full name
         self.writers: dict[str, str] = {}
+        self.reader_names: dict[str, str] = {}
+
+    def one_writer_each(self) -> bool:
+        """Whether no record the planned readers follow is also read from
+        another writer record (a writer's two records read as one of the
+        schema's: the reader of one layout would read the other's bytes)."""
+        planned = {self.reader_names[ident]: writer for ident, writer in self.writers.items()}
+        return all(planned.get(reader, writer) == writer
+                   for writer, reader in self.resolution.records)
+
+    def smaller_records(self) -> bool:
+        """Whether a writer's record the planned readers follow can take
+        fewer bytes than the schema's record it is read as (then the
+        schema's smallest sizes no longer bound a block's item count)."""
+        sizes = _MinSizes(self.writer)
+        by_ident = {record.ident: record for record in self.by_name.values()}
+        return any(sizes.of(self.writer.named[writer]) < by_ident[ident].min_size()
+                   for ident, writer in self.writers.items())
 
     def record_steps(self, ref: RecordRef, plan: RecordPlan) -> tuple | None:
         record = self.resolution.record(ref)
@@ -126,12 +151,13 @@ class _Planner:
         plans = {field.avro_name: field for field in plan.fields}
         steps = []
         read = set()
-        for step in record.steps:
+        # the steps are the writer's fields, in its order
+        for position, step in enumerate(record.steps):
             if step.reader is None:
                 # skipped with the Rearranger's checks (strings are not decoded)
                 if self.skipper is None:
                     self.skipper = Interpreter(self.writer, self.flags)
-                node = self.skipper.field_node(writer_record.name, step.writer.name)
+                node = self.skipper.field_node(writer_record.name, position)
                 steps.append(WrittenStep(step.writer.name, skip=self.skipper, skip_node=node))
                 continue
             field = plans.get(step.reader.name)
@@ -192,6 +218,7 @@ class _Planner:
             # one writer record per schema record (its reader is one function)
             return {plan.ident} if self.writers[plan.ident] == writer_record.name else None
         self.writers[plan.ident] = writer_record.name
+        self.reader_names[plan.ident] = reader_record.name
         self.nested[plan.ident] = WrittenRecord(plan, None)
         steps = self.record_steps(ref, plan)
         if steps is None:

@@ -463,6 +463,10 @@ def test_many_small_records_of_the_writer_are_not_refused():
     schema.compile()
     value = {"title": "", "lead": {"name": ""}, "by_name": {}, "members": [{"name": ""}] * 200}
     data = written(value, small)
+    plan = schema._plan()
+    from roastedavro.avro import parse_schema
+    assert written_layout(plan.root, plan.records, plan.schema, parse_schema(small),
+                          CompileFlags()).loose_counts
     schema.load_compiled(data, writer_schema=small)
     assert isinstance(served_by(schema, small), SchemaCodec)
     loaded = schema.load_compiled(data, writer_schema=small)
@@ -480,9 +484,56 @@ def test_the_nested_reader_is_its_own_function():
     layout = written_layout(plan.root, plan.records, plan.schema, parse_schema(TEAM_V1),
                             CompileFlags())
     assert [nested.record.ident for nested in layout.nested] == ["Member"]
+    # the writer's Member is no smaller than the schema's: block counts keep their bound
+    assert layout.loose_counts is False
     source = generate_module(plan.root, plan.records, "Team", "", plan.fingerprint,
                              written=layout).source
     reader = source[source.index("cdef dict read_Member_written"):]
     assert "age: not read" in reader and "role: not written, read from its default" in reader
     # lead, the members' items and the map's values: each by the writer's layout
     assert source.count("self.read_Member_written(r, depth + 1)") == 3
+
+
+def test_two_writer_records_read_as_one_are_left_to_the_rearranger():
+    # the writer's P and Q are both read as the schema's P (Java's rule: any
+    # record reads as any record); one reader of P cannot follow both layouts
+    class P(CompiledSchema):
+        x = fields.Integer(required=True)
+        y = fields.Integer(required=True)
+
+    class Root(CompiledSchema):
+        a = fields.Nested(P, required=True)
+        b = fields.Nested(P, required=True)
+
+    p = {"type": "record", "name": "P", "fields": [{"name": "x", "type": "long"},
+                                                   {"name": "y", "type": "long"}]}
+    q = {"type": "record", "name": "Q", "fields": [{"name": "y", "type": "long"},
+                                                   {"name": "x", "type": "long"}]}
+    writer = {"type": "record", "name": "Root", "fields": [{"name": "a", "type": p},
+                                                           {"name": "b", "type": q}]}
+    schema = Root()
+    schema.compile()
+    data = written({"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}}, writer)
+    for _ in range(2):
+        assert schema.load_compiled(data, writer_schema=writer) == {
+            "a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}}
+    assert isinstance(served_by(schema, writer), Rearranger)
+
+
+def test_a_dropped_field_name_the_writer_repeats_is_skipped_by_its_own_type():
+    from roastedavro.avro import parse_schema
+
+    class R(CompiledSchema):
+        a = fields.Integer(required=True)
+        b = fields.String(required=True)
+
+    writer = parse_schema({"type": "record", "name": "R", "fields": [
+        {"name": "zz", "type": "int"}, {"name": "a", "type": "long"},
+        {"name": "zz", "type": "string"}, {"name": "b", "type": "string"}]}, dialect="fastavro")
+    # zz=5, a=7, zz="hello", b="bee"
+    data = bytes([10, 14, 10]) + b"hello" + bytes([6]) + b"bee"
+    schema = R()
+    schema.compile()
+    for _ in range(2):
+        assert schema.load_compiled(data, writer_schema=writer) == {"a": 7, "b": "bee"}
+    assert isinstance(schema.load_compiled.__self__.pairs(writer, False)[0], SchemaCodec)
