@@ -271,7 +271,10 @@ _UNITS = {"millis": UNIT_MILLIS, "micros": UNIT_MICROS, "nanos": UNIT_NANOS}
 class _Program:
     """The nodes of a schema as Python lists, before they become C arrays."""
 
-    def __init__(self, schema, naming=None):
+    def __init__(self, schema, naming=None, defaults=True):
+        """``defaults=False``: the fields' defaults are not encoded (a
+        writer's schema in a resolution reads and skips, never writes, and
+        its defaults are not looked at, as Java does not look at them)."""
         from roastedavro import avroplan as avrogen
         from roastedavro.avro.types import Array, Enum, Fixed, Map, NamedRef, Primitive, Record, Union
 
@@ -289,6 +292,7 @@ class _Program:
         self.unions = {}    # union -> its dispatch (union_dispatch)
         self.plain = {}     # (primitive's name, lenient) -> its node, for plain primitives
         self.naming = naming if naming is not None and any(naming) else None
+        self.defaults = defaults
         self.root = self.node(schema.root)
 
     def add(self, avro, **values):
@@ -340,7 +344,7 @@ class _Program:
                             break
                 child = self.node(dereffed, lenient)
                 default = check_default = None
-                if field.has_default:
+                if field.has_default and self.defaults:
                     default = encode_default(field.type, field.default, schema,
                                              f"{avro.name}.{field.name}")
                     check_default = field.default
@@ -1239,7 +1243,7 @@ cdef enum:
     P_RECORD = 8        # a pair of records: size steps from first; obj: the reader's RecordKeys
     P_FAIL = 9          # obj: the message of an unreadable part (Unreadable)
     P_WRITTEN = 10      # the writer's node `node` reads the bytes, logical type and all
-                        # (fastavro's rule, taken under its naming options)
+                        # (fastavro's rule, taken by the drop-in)
 
 # a pair's steps, the writer's fields in order, then the reader's defaults
 cdef enum:
@@ -1280,7 +1284,7 @@ class _ResolutionProgram:
     become C arrays; the reader's and the writer's plain programs read and
     skip the values the plan leaves to them."""
 
-    def __init__(self, resolution, naming=None):
+    def __init__(self, resolution, naming=None, fastavro_values=False):
         import importlib
         plans = importlib.import_module("roastedavro.avro.resolve")    # the plan's node classes
         from roastedavro.resolvegen import _NOT_CONSTANT, _constant_default
@@ -1290,13 +1294,18 @@ class _ResolutionProgram:
         self.not_constant = _NOT_CONSTANT
         self.resolution = resolution
         self.reader = _Program(resolution.reader)
-        self.writer = _Program(resolution.writer)
+        self.writer = _Program(resolution.writer, defaults=False)
         self.plans = []     # dicts of PlanNode's fields
         self.links = []     # a writer union's branch plans
         self.steps = []     # dicts of Step's fields
         self.pairs = {}     # (writer name, reader name) -> plan node index
         self.keep = []
         self.naming = naming if naming is not None and any(naming) else None
+        # fastavro's values: the writer's logical types convert, the reader's
+        # are not looked at, and an int promoted to float is not rounded
+        self.fastavro_values = fastavro_values or self.naming is not None
+        # whether those values differ from the resolution's (Java's) for some datum
+        self.fastavro_differs = False
         root = resolution.root
         # a record at the root is read at depth 0, anything else's records at 1
         self.root_record = isinstance(root, plans.RecordRef) and resolution.record(root).error is None
@@ -1316,14 +1325,19 @@ class _ResolutionProgram:
         if isinstance(plan, p.ReaderUnion):
             return self.plan(plan.plan)
         if isinstance(plan, p.Read):
-            if self.naming is not None and (isinstance(plan.writer, p.Fixed)
-                                            or plan.writer.name == plan.reader.name):
-                # fastavro converts a value by the writer's logical type and
-                # its parameters (a decimal's scale), whatever the reader's
-                # says (a string read as bytes, or bytes as a string, is the reader's)
-                return self.add(kind=P_WRITTEN, node=self.writer.node(plan.writer))
+            if self.fastavro_values:
+                return self.fastavro_read(plan)
             return self.add(kind=P_READ, node=self.reader.node(plan.reader))
         if isinstance(plan, p.Promote):
+            if self.fastavro_values:
+                if plan.writer.logical is not None:
+                    # fastavro converts by the writer's logical type and promotes no further
+                    self.fastavro_differs = True
+                    return self.add(kind=P_WRITTEN, node=self.writer.node(plan.writer))
+                if plan.writer.name in ("int", "long"):
+                    # fastavro's float(value) is a double, whatever the reader says
+                    self.fastavro_differs = self.fastavro_differs or plan.reader.name == "float"
+                    return self.add(kind=P_TO_DOUBLE)
             if plan.writer.name == "float":
                 return self.add(kind=P_FLOAT_TO_DOUBLE)
             return self.add(kind=P_TO_FLOAT if plan.reader.name == "float" else P_TO_DOUBLE)
@@ -1376,6 +1390,20 @@ class _ResolutionProgram:
         if isinstance(plan, p.Unreadable):
             return self.fail(plan)
         raise AssertionError(f"no node for {plan!r}")    # pragma: no cover
+
+    def fastavro_read(self, plan):
+        """A Read by fastavro's rule: the writer's logical type and its
+        parameters (a decimal's scale) convert the value, whatever the
+        reader's says; without one the value is the reader's plain type (a
+        string read as bytes is bytes, even where the reader's say decimal)."""
+        writer_logical = getattr(plan.writer, "logical", None)
+        if writer_logical != getattr(plan.reader, "logical", None):
+            self.fastavro_differs = True
+        if writer_logical is not None or isinstance(plan.writer, self.p.Fixed):
+            return self.add(kind=P_WRITTEN, node=self.writer.node(plan.writer))
+        import dataclasses
+        plain = dataclasses.replace(plan.reader, logical=None)
+        return self.add(kind=P_READ, node=self.reader.node(plain))
 
     def pair(self, ref):
         known = self.pairs.get(ref.key)
@@ -1452,16 +1480,22 @@ cdef class ResolvingInterpreter(DatumCodec):
     cdef Interpreter writer     # skips the writer's values the reader has no field for
     cdef readonly object schema
     cdef readonly object writer_schema
+    cdef readonly bint fastavro_differs    # see __init__
 
     def __cinit__(self):
         self.plans = NULL
         self.links = NULL
         self.steps = NULL
 
-    def __init__(self, writer_schema, reader_schema, flags=None, naming=None, unicode_errors=None):
+    def __init__(self, writer_schema, reader_schema, flags=None, naming=None, unicode_errors=None,
+                 fastavro_values=False):
         """``naming``: fastavro's naming options, as Interpreter's; the names
         are the reader's where the reader has a union. ``unicode_errors``:
-        as Interpreter's."""
+        as Interpreter's. ``fastavro_values`` (and any naming option) reads
+        fastavro's values where they are not the resolution's: the writer's
+        logical types convert, the reader's are not looked at, and an int
+        read as a float is not rounded to 32 bits. ``fastavro_differs`` then
+        says whether the pair has such a place."""
         cdef Py_ssize_t index
         cdef PlanNode* plan
         cdef Step* step
@@ -1483,7 +1517,8 @@ cdef class ResolvingInterpreter(DatumCodec):
                                "limit; no reader is built for the pair") from None
         # a pair no datum can be read across: SchemaResolutionError, as the compiled codec
         resolution.check()
-        program = _ResolutionProgram(resolution, _naming(naming))
+        program = _ResolutionProgram(resolution, _naming(naming), fastavro_values)
+        self.fastavro_differs = program.fastavro_differs
         self.schema = reader_schema
         self.writer_schema = writer_schema
         self.keep = program.keep
@@ -1721,7 +1756,7 @@ class _MovePlan:
         import importlib
         self.p = importlib.import_module("roastedavro.avro.resolve")
         self.resolution = resolution
-        self.writer = _Program(resolution.writer)
+        self.writer = _Program(resolution.writer, defaults=False)
         self.moves = []
         self.places = []
         self.links = []

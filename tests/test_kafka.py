@@ -270,6 +270,30 @@ def test_evolution_reads_as_confluent_resolves(registry, path, monkeypatch):
     assert got["desk"] == "main" and "tags" not in got
 
 
+def test_a_reader_with_other_logical_types_reads_as_confluent_reads(registry):
+    # confluent-kafka reads with fastavro, which converts by the writer's
+    # logical types only: a long read as a timestamp-millis stays the long,
+    # a date read as a double stays the date
+    writer = {"type": "record", "name": "Stamp", "namespace": "kafka.test", "fields": [
+        {"name": "at", "type": "long"},
+        {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+        {"name": "count", "type": "long"}]}
+    reader_schema = {"type": "record", "name": "Stamp", "namespace": "kafka.test", "fields": [
+        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "day", "type": "double"},
+        {"name": "count", "type": "float"}]}
+    datum = {"at": 1_700_000_000_000, "day": datetime.date(2022, 1, 1), "count": 2**24 + 1}
+    topic = SerializationContext("stamps", MessageField.VALUE)
+    message = ConfluentSerializer(registry, json.dumps(writer))(datum, topic)
+    expected = ConfluentDeserializer(registry, json.dumps(reader_schema))(message, topic)
+    assert expected == {"at": 1_700_000_000_000, "day": datetime.date(2022, 1, 1),
+                        "count": float(2**24 + 1)}
+    reader = AvroDeserializer(registry, reader_schema, compiler=None)
+    assert_same(reader(message, topic), expected)
+    # tier 0 reads such a pair for good: the compiled pair reads as Java does
+    assert reader.path(wire_schema_id(message)) == FALLBACK
+
+
 def test_an_impossible_pair_fails_on_the_first_message(registry):
     message = ConfluentSerializer(registry, json.dumps(TRADE))(A_TRADE, ctx())
     reader_schema = dict(TRADE_V2, fields=TRADE_V2["fields"] + [{"name": "new", "type": "int"}])

@@ -193,12 +193,18 @@ def test_reads_what_java_reads(name, writer, reader, datums, java_results):
         # the drop-in reads the same, one datum at a time from a stream
         import roastedavro.fastavro as dropin
         try:
-            fastavro.schemaless_reader(io.BytesIO(data), writer, reader)
+            theirs = fastavro.schemaless_reader(io.BytesIO(data), writer, reader)
         except fastavro.read.SchemaResolutionError:
             # fastavro compares records' names, Java does not: the drop-in is fastavro's
             with pytest.raises(fastavro.read.SchemaResolutionError):
                 dropin.schemaless_reader(io.BytesIO(data), writer, reader)
             continue
+        # Java's value (defaults converted by their logical types, a union's
+        # branch as Java picks it), but fastavro's for an int read as a float:
+        # not rounded to 32 bits (16777217 stays 16777217.0)
+        if name in ("int-to-float", "long-to-float"):
+            assert theirs == float(datum)
+            value = theirs
         stream = io.BytesIO(data + data)
         assert dropin.schemaless_reader(stream, writer, reader) == value
         assert dropin.schemaless_reader(stream, writer, reader) == value

@@ -26,7 +26,7 @@ from roastedavro.container import is_avro
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import _logical, _models, schema  # noqa: F401
-from roastedavro.fastavro._codecs import _named_codec, codec_for
+from roastedavro.fastavro._codecs import _named_codec, codec_for, reading_codec
 from roastedavro.fastavro._models import BY_OBJECT, SchemaResolutionError, generic_for
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
@@ -78,7 +78,7 @@ def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, return_rec
 
 def _pair_codec(writer_schema: Any, reader_schema: Any):
     try:
-        return codec_for(writer_schema, reader_schema)
+        return reading_codec(writer_schema, reader_schema)
     except _SchemaResolutionError as error:
         raise SchemaResolutionError(error.reason, error.writer_path,
                                     error.reader_path) from None

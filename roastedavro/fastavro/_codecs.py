@@ -1,7 +1,8 @@
 """The codec that serves a schema object of the drop-in: roastedavro's
 AvroCodec of its model (or of a writer/reader pair), with fastavro's custom
 logical types around it where the schema uses any; and tier 0's reader under
-fastavro's naming options."""
+fastavro's naming options, or of a pair whose values by fastavro's rule are
+not the resolution's."""
 
 from __future__ import annotations
 
@@ -107,7 +108,7 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
         else:
             try:
                 reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming,
-                                              unicode_errors)
+                                              unicode_errors, fastavro_values=True)
             except _SchemaResolutionError as error:
                 raise SchemaResolutionError(error.reason, error.writer_path,
                                             error.reader_path) from None
@@ -120,3 +121,28 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
                 # the oldest goes (dicts keep insertion order)
                 del cache[next(iter(cache))]
     return codec
+
+
+_NO_NAMING = (False, False, False, False)
+
+
+def reading_codec(writer_schema: Any, reader_schema: Any):
+    """The codec that reads ``writer_schema``'s data as ``reader_schema``'s
+    values, as fastavro reads them. fastavro converts by the writer's
+    logical types only (a long read as a timestamp-millis stays an int, a
+    date read as an int stays a date) and promotes an int to a float
+    without rounding it to 32 bits; the compiled pair codec reads as Java
+    does. Where the two differ for the pair, tier 0 reads by fastavro's
+    rule; elsewhere the compiled pair codec serves."""
+    named = fastavro_pair(writer_schema, reader_schema)
+    if named is None:
+        return codec_for(writer_schema, reader_schema)
+    plan = logical_plan(writer_schema, reader_schema)
+    return named if plan is None else LogicalCodec(named, plan)
+
+
+def fastavro_pair(writer_schema: Any, reader_schema: Any) -> _NamedCodec | None:
+    """Tier 0's reader of the pair by fastavro's rule, if its values differ
+    from the resolution's for some datum; else None."""
+    named = _named_codec(writer_schema, reader_schema, _NO_NAMING)
+    return named if getattr(named._reader, "fastavro_differs", False) else None

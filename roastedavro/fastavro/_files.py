@@ -38,7 +38,7 @@ from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
 from roastedavro.fastavro._logical import logical_plan
-from roastedavro.fastavro._codecs import _named_codec, codec_for
+from roastedavro.fastavro._codecs import _named_codec, codec_for, fastavro_pair
 from roastedavro.fastavro._models import SchemaResolutionError, as_model
 from roastedavro.fastavro._writing import (
     ValidationError, fastavro_error, strict_codec, without_tuples)
@@ -362,6 +362,12 @@ class _FileReader(FileReader):
                     writer, None if reader is writer else reader, *self._naming)
             else:
                 try:
+                    writer, reader = self._models
+                    # fastavro's values where they are not the resolution's
+                    named = None if reader is writer else fastavro_pair(writer, reader)
+                    if named is not None:
+                        self._avro_codec = named
+                        return named
                     return FileReader.avro_codec.fget(self)
                 except _RoastedResolutionError as error:
                     if isinstance(error, SchemaResolutionError):

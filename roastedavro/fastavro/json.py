@@ -26,6 +26,7 @@ from fastavro.io.json_encoder import AvroJSONEncoder
 
 from roastedavro.errors import DatumError
 from roastedavro.fastavro._writing import ValidationError, fastavro_error, strict_codec, without_tuples
+from roastedavro.fastavro._codecs import fastavro_pair
 from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._models import as_model
 from roastedavro.fastavro.schema import parse_schema
@@ -123,6 +124,16 @@ class json_reader:
                  decoder: Any = AvroJSONDecoder):
         self._codec = _json_codec(schema, reader_schema)
         self._plan = logical_plan(schema, reader_schema)
+        # a pair whose values by fastavro's rule are not the resolution's:
+        # the writer's datum, through its binary, read by tier 0 by that rule
+        self._fastavro_pair = None
+        if reader_schema is not None:
+            pair = fastavro_pair(schema, reader_schema)
+            if pair is not None:
+                from roastedavro.codec import AvroCodec
+
+                written = _json_codec(schema)
+                self._fastavro_pair = (written, AvroCodec(written.schema), pair._reader)
         self._lines = [line for line in fo]
         self.writer_schema = parse_schema(self._codec.schema.to_dict())
         self.reader_schema = (self.writer_schema if reader_schema is None
@@ -146,10 +157,12 @@ class json_reader:
                                       "Python's recursion limit") from None
             except ValueError as error:
                 raise JSONDecodeError(f"line {number}: not valid JSON: {error}") from None
-            if plan is None:
-                yield codec.from_json_value(value)
+            if self._fastavro_pair is not None:
+                written, binary, reader = self._fastavro_pair
+                datum = reader.load(binary.dump(written.from_json_value(value)))
             else:
-                yield plan.post(codec.from_json_value(value))
+                datum = codec.from_json_value(value)
+            yield datum if plan is None else plan.post(datum)
 
     def __iter__(self) -> Iterator[Any]:
         return self._records

@@ -768,11 +768,21 @@ class AvroDeserializer(Deserializer):
                 read, write = pair._reader.load_from, own.dump
                 return lambda data, start: load(write(read(data, start)))
         else:
+            # confluent-kafka reads with fastavro: where the pair's values by
+            # fastavro's rule are not the resolution's (Java's), tier 0 reads
+            # them by fastavro's rule for good
+            by_fastavro = None
+            if not same:
+                by_fastavro = ResolvingInterpreter(writer, target, flags, fastavro_values=True)
+                if not by_fastavro.fastavro_differs:
+                    by_fastavro = None
             if self._return_record_name and _names_records_in_unions(writer):
                 fallback = _named_reader(writer, target, flags, same)
             elif same:
                 # tier 0 until the compiled codec is ready: the same values and errors
                 fallback = Interpreter(target, flags).load_from
+            elif by_fastavro is not None:
+                fallback = by_fastavro.load_from
             else:
                 fallback = _resolving_reader(writer, target, flags)
 
@@ -781,8 +791,10 @@ class AvroDeserializer(Deserializer):
                     return _compiled_codec(target, flags, None, build)._reader.load_from
                 return _compiled_codec(target, flags, writer, build)._reader.load_from
 
-            if self._return_record_name and _names_records_in_unions(writer):
-                # compiled codecs return a union's record without its name
+            if (self._return_record_name and _names_records_in_unions(writer)) \
+                    or by_fastavro is not None:
+                # compiled codecs return a union's record without its name,
+                # and read by the reader's logical types
                 make = None
 
         what = f"schema id {schema_id}" + (" read as the reader schema" if not same else "")

@@ -1,0 +1,239 @@
+"""The drop-in reads a writer's data as a reader schema's values as fastavro
+1.13 does where the two schemas' logical types differ: fastavro converts by
+the writer's logical type and looks at none of the reader's (a long read as
+a timestamp-millis stays an int, a date read as an int stays a date, a
+string read as a decimal is bytes), and promotes an int to a float without
+rounding it to 32 bits. roastedavro's own AvroCodec reads as Java does.
+
+fastavro itself is the oracle: every value and every error type below is
+compared with what it returns or raises for the same bytes."""
+
+from __future__ import annotations
+
+import datetime
+import decimal
+import io
+import itertools
+import uuid
+
+import fastavro
+import pytest
+from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import strategies as st
+
+import roastedavro.fastavro as dropin
+from roastedavro.codec import AvroCodec
+
+UTC = datetime.timezone.utc
+
+# a leaf type of each encoding and logical type, with a value of it
+LEAVES = {
+    "int": ({"type": "int"}, 19000),
+    "date": ({"type": "int", "logicalType": "date"}, datetime.date(2022, 1, 1)),
+    "time-millis": ({"type": "int", "logicalType": "time-millis"}, datetime.time(1, 2, 3)),
+    "long": ({"type": "long"}, 1_700_000_000_000),
+    "timestamp-millis": ({"type": "long", "logicalType": "timestamp-millis"},
+                         datetime.datetime(2023, 1, 1, tzinfo=UTC)),
+    "timestamp-micros": ({"type": "long", "logicalType": "timestamp-micros"},
+                         datetime.datetime(2023, 1, 1, 0, 0, 0, 7, tzinfo=UTC)),
+    "local-timestamp-millis": ({"type": "long", "logicalType": "local-timestamp-millis"},
+                               datetime.datetime(2023, 1, 1)),
+    "time-micros": ({"type": "long", "logicalType": "time-micros"}, datetime.time(1, 2, 3, 4)),
+    "float": ({"type": "float"}, 1.5),
+    "double": ({"type": "double"}, 2.5),
+    "string": ({"type": "string"}, "0"),
+    "uuid": ({"type": "string", "logicalType": "uuid"}, uuid.UUID(int=5)),
+    "bytes": ({"type": "bytes"}, b"0"),
+    "decimal(5,1)": ({"type": "bytes", "logicalType": "decimal", "precision": 5, "scale": 1},
+                     decimal.Decimal("4.8")),
+    "decimal(6,2)": ({"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
+                     decimal.Decimal("4.81")),
+    "fixed decimal": ({"type": "fixed", "name": "F", "size": 4, "logicalType": "decimal",
+                       "precision": 5, "scale": 1}, decimal.Decimal("4.8")),
+    "fixed": ({"type": "fixed", "name": "F", "size": 4}, b"abcd"),
+}
+
+
+def record(leaf, wrap=lambda t: t):
+    return {"type": "record", "name": "R", "fields": [{"name": "f", "type": wrap(leaf)}]}
+
+
+def outcome(read):
+    """A read's value with the types of its leaves, or its error's type."""
+    try:
+        value = read()
+    except Exception as error:    # noqa: BLE001 - the error type is what is compared
+        return ("error", type(error).__name__)
+    return ("value", value, _types(value))
+
+
+def _types(value):
+    if isinstance(value, dict):
+        return {key: _types(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_types(item) for item in value]
+    return type(value).__name__
+
+
+def schemaless(module, data, writer, reader, **options):
+    return outcome(lambda: module.schemaless_reader(
+        io.BytesIO(data), module.parse_schema(writer), module.parse_schema(reader), **options))
+
+
+PAIRS = [(w, r) for w, r in itertools.product(LEAVES, LEAVES) if w != r]
+
+
+@pytest.mark.parametrize("writer_name, reader_name", PAIRS)
+def test_each_pair_of_leaves_reads_as_fastavro_reads(writer_name, reader_name):
+    (writer_leaf, value), (reader_leaf, _) = LEAVES[writer_name], LEAVES[reader_name]
+    writer, reader = record(writer_leaf), record(reader_leaf)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(writer), {"f": value})
+    data = out.getvalue()
+    expected = schemaless(fastavro, data, writer, reader)
+    assert schemaless(dropin, data, writer, reader) == expected
+    # the naming options take the same rule
+    assert schemaless(dropin, data, writer, reader, return_record_name=True) == \
+        schemaless(fastavro, data, writer, reader, return_record_name=True)
+    # a reader union picks the branch, and the writer's logical type still converts
+    in_union = record(reader_leaf, lambda t: ["null", t])
+    assert schemaless(dropin, data, writer, in_union) == schemaless(fastavro, data, writer,
+                                                                    in_union)
+
+
+@pytest.mark.parametrize("writer_name, reader_name", [
+    ("long", "timestamp-millis"), ("timestamp-millis", "long"), ("int", "date"),
+    ("string", "uuid"), ("string", "decimal(5,1)"), ("decimal(5,1)", "decimal(6,2)"),
+    ("fixed", "fixed decimal"), ("date", "double"), ("long", "float")])
+def test_files_and_json_read_as_fastavro_reads(writer_name, reader_name):
+    (writer_leaf, value), (reader_leaf, _) = LEAVES[writer_name], LEAVES[reader_name]
+    writer, reader = record(writer_leaf), record(reader_leaf)
+    records = [{"f": value}] * 3
+    out = io.BytesIO()
+    fastavro.writer(out, fastavro.parse_schema(writer), records)
+    data = out.getvalue()
+    assert outcome(lambda: list(dropin.reader(io.BytesIO(data), dropin.parse_schema(reader)))) \
+        == outcome(lambda: list(fastavro.reader(io.BytesIO(data), fastavro.parse_schema(reader))))
+    blocks = [record for block in dropin.block_reader(io.BytesIO(data), reader) for record in block]
+    assert outcome(lambda: blocks) == outcome(lambda: [
+        record for block in fastavro.block_reader(io.BytesIO(data), reader) for record in block])
+    text = io.StringIO()
+    fastavro.json_writer(text, fastavro.parse_schema(writer), records)
+
+    def json_records(module):
+        return list(module.json_reader(io.StringIO(text.getvalue()), writer, reader))
+
+    assert outcome(lambda: json_records(dropin)) == outcome(lambda: json_records(fastavro))
+
+
+def test_roastedavros_own_codec_reads_by_the_readers_logical_types():
+    # as Java: the reader's timestamp-millis converts the long the writer wrote
+    writer, reader = record({"type": "long"}), record(LEAVES["timestamp-millis"][0])
+    data = AvroCodec(writer).dump({"f": 1_700_000_000_000})
+    assert AvroCodec(reader, writer_schema=writer).load(data) == {
+        "f": datetime.datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)}
+    assert dropin.schemaless_reader(io.BytesIO(data), writer, reader) == {"f": 1_700_000_000_000}
+
+
+def test_an_int_read_as_a_float_is_not_rounded_to_32_bits():
+    writer, reader = record({"type": "long"}), record({"type": "float"})
+    data = AvroCodec(writer).dump({"f": 2**24 + 1})
+    value = dropin.schemaless_reader(io.BytesIO(data), writer, reader)["f"]
+    assert value == float(2**24 + 1) == fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(writer), fastavro.parse_schema(reader))["f"]
+    # Java rounds it to the reader's float
+    assert AvroCodec(reader, writer_schema=writer).load(data)["f"] == float(2**24)
+
+
+def test_pairs_whose_logical_types_agree_keep_the_compiled_pair_codec():
+    from roastedavro.fastavro._codecs import fastavro_pair
+
+    same = record(LEAVES["timestamp-millis"][0])
+    widened = {"type": "record", "name": "R", "fields": [
+        {"name": "f", "type": LEAVES["timestamp-millis"][0]},
+        {"name": "g", "type": "string", "default": "x"}]}
+    assert fastavro_pair(same, widened) is None
+    assert fastavro_pair(record({"type": "long"}), widened) is not None
+
+
+# -- random records of leaves, arrays, maps and unions of them --------------------------
+
+# the leaves a writer's leaf can be read as (same encoding, or a promotion)
+_READABLE = {
+    "int": ("int", "long", "float", "double"), "long": ("long", "float", "double"),
+    "float": ("float", "double"), "double": ("double",), "string": ("string", "bytes"),
+    "bytes": ("bytes", "string"), "fixed": ("fixed",),
+}
+
+_VALUES = {
+    "int": st.integers(-(2**31), 2**31 - 1),
+    "date": st.dates(datetime.date(1970, 1, 1), datetime.date(2200, 1, 1)),
+    "time-millis": st.times().map(lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000)),
+    "long": st.integers(-(2**63), 2**63 - 1),
+    "timestamp-millis": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1))
+    .map(lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000, tzinfo=UTC)),
+    "timestamp-micros": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1))
+    .map(lambda t: t.replace(tzinfo=UTC)),
+    "local-timestamp-millis": st.datetimes(datetime.datetime(1970, 1, 1),
+                                           datetime.datetime(2200, 1, 1))
+    .map(lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000)),
+    "time-micros": st.times(),
+    "float": st.floats(width=32, allow_nan=False),
+    "double": st.floats(allow_nan=False),
+    "string": st.text(max_size=5),
+    "uuid": st.uuids(),
+    "bytes": st.binary(max_size=5),
+    "decimal(5,1)": st.decimals(-9999, 9999, places=1),
+    "decimal(6,2)": st.decimals(-9999, 9999, places=2),
+    "fixed decimal": st.decimals(-9999, 9999, places=1),
+    "fixed": st.binary(min_size=4, max_size=4),
+}
+
+
+def _encoding(name):
+    leaf = LEAVES[name][0]
+    return "fixed" if leaf["type"] == "fixed" else leaf["type"]
+
+
+_WRAPS = {
+    "plain": (lambda t: t, lambda v: v),
+    "array": (lambda t: {"type": "array", "items": t}, lambda v: [v, v]),
+    "map": (lambda t: {"type": "map", "values": t}, lambda v: {"k": v}),
+    "nullable": (lambda t: ["null", t], lambda v: v),
+}
+
+
+@st.composite
+def evolved_records(draw):
+    """A writer record of leaves (in arrays, maps and unions), a reader that
+    reads each leaf as another leaf of its encoding or a promotion, and a
+    datum of the writer."""
+    writer_fields, reader_fields, datum = [], [], {}
+    for number in range(draw(st.integers(1, 5))):
+        written = draw(st.sampled_from(sorted(LEAVES)))
+        readable = [name for name in sorted(LEAVES)
+                    if _encoding(name) in _READABLE[_encoding(written)]]
+        read = draw(st.sampled_from(readable))
+        wrap, value_of = _WRAPS[draw(st.sampled_from(sorted(_WRAPS)))]
+        leaves = [dict(LEAVES[written][0]), dict(LEAVES[read][0])]
+        for leaf in leaves:
+            if leaf["type"] == "fixed":
+                leaf["name"] = f"F{number}"    # one fixed per field, named once
+        name = f"f{number}"
+        writer_fields.append({"name": name, "type": wrap(leaves[0])})
+        reader_fields.append({"name": name, "type": wrap(leaves[1])})
+        datum[name] = value_of(draw(_VALUES[written]))
+    return ({"type": "record", "name": "R", "fields": writer_fields},
+            {"type": "record", "name": "R", "fields": reader_fields}, datum)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True, database=None,
+          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@given(evolved_records())
+def test_random_evolved_records_read_as_fastavro_reads(case):
+    writer, reader, datum = case
+    note(f"writer {writer}\nreader {reader}\ndatum {datum}")
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(writer), datum)
+    data = out.getvalue()
+    assert schemaless(dropin, data, writer, reader) == schemaless(fastavro, data, writer, reader)
