@@ -19,6 +19,7 @@ load_block_within.
 
 cimport cython
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_GET_SIZE
+from cpython.dict cimport PyDict_Next
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.unicode cimport PyUnicode_DecodeUTF8
@@ -843,18 +844,28 @@ cdef class Interpreter(DatumCodec):
         cdef dict entries = map_datum(value)
         cdef Py_ssize_t count = len(entries)
         cdef Py_ssize_t child = node.first
-        cdef object key = None
+        cdef Py_ssize_t position = 0, written = 0
+        cdef PyObject* key_ref
+        cdef PyObject* item_ref
+        cdef object key = None, item
         if count:
             write_long(w, count)
             try:
-                for key, item in entries.items():
+                while PyDict_Next(entries, &position, &key_ref, &item_ref):
+                    # new references: writing a value may run Python code
+                    key = <object>key_ref
+                    item = <object>item_ref
                     if type(key) is not str:
                         check_map_key(key)
                     write_str(w, <str>key)
                     self.write_value(w, child, item, depth)
+                    written += 1
             except DumpError as error:
                 error.path.append(key)
                 raise
+            if written != count:
+                # the count is out: the bytes must not promise other entries than follow
+                raise_dump_error(u"the dict changed size while it was being written")
         write_byte(w, 0)
         return 0
 

@@ -402,22 +402,14 @@ class _Generator:
         with fn.collection() as level:
             entries = fn.local("dict", f"entries{level}")
             count = fn.local("Py_ssize_t", f"count{level}")
-            key, item = f"key{level}", fn.local("object", f"item{level}")
+            position = fn.local("Py_ssize_t", f"position{level}")
+            refs = (fn.local("PyObject*", f"key_ref{level}"), fn.local("PyObject*", f"item_ref{level}"))
+            item = fn.local("object", f"item{level}")
             fn.line(f"{entries} = map_datum({value})")
-            fn.line(f"{count} = len({entries})")
-            fn.line(f"if {count}:")
-            with fn.indent():
-                fn.line(f"write_long(w, {count})")
-                fn.line(f"part{level} = PATH_KEY")
-                # iterating a dict that changes size is a RuntimeError
-                fn.line(f"for {key}, {item} in {entries}.items():")
-                with fn.indent():
-                    fn.line(f"if type({key}) is not str:")
-                    fn.line(f"    check_map_key({key})")
-                    fn.line(f"write_str(w, <str>{key})")
-                    self.write_value(fn, avro.values, item)
-                fn.line(f"part{level} = PATH_NONE")
-            fn.line("write_byte(w, 0)")
+            with blocks.write_entries(fn, entries, count, position, refs, f"key{level}", item,
+                                      f"part{level}", f"index{level}", True,
+                                      "the dict changed size while it was being written"):
+                self.write_value(fn, avro.values, item)
 
     def write_union(self, fn: _Function, avro: Union, value: str) -> None:
         plan = _UnionPlan(avro, self.schema)

@@ -43,6 +43,46 @@ def write_items(fn, items: str, count: str, item: str, part: str, index: str, re
 
 
 @contextlib.contextmanager
+def write_entries(fn, entries: str, count: str, position: str, refs: tuple[str, str],
+                  key: str, item: str, part: str, index: str, check_keys: bool, resized: str):
+    """The loop writing the dict ``entries`` as one block; the body writes
+    ``item``, the value under ``key`` (its key is written already).
+
+    ``position`` and ``refs`` (two ``PyObject*`` locals) walk the dict with
+    ``PyDict_Next``; ``part``/``index`` say where an error is (the key, or
+    its value). ``check_keys`` checks that each key is a str (a marshmallow
+    Dict converts its keys before). A dict that changes size while it is
+    written (a value's conversion can run Python code) raises ``resized``:
+    the count is already out, and the bytes must not promise more or fewer
+    entries than follow.
+    """
+    key_ref, item_ref = refs
+    fn.line(f"{count} = len({entries})")
+    fn.line(f"if {count}:")
+    with fn.indent():
+        fn.line(f"write_long(w, {count})")
+        fn.line(f"{index} = 0")
+        fn.line(f"{position} = 0")
+        fn.line(f"while PyDict_Next({entries}, &{position}, &{key_ref}, &{item_ref}):")
+        with fn.indent():
+            # new references: writing a value may run Python code
+            fn.line(f"{key} = <object>{key_ref}")
+            fn.line(f"{item} = <object>{item_ref}")
+            fn.line(f"{part} = PATH_KEY")
+            if check_keys:
+                fn.line(f"if type({key}) is not str:")
+                fn.line(f"    check_map_key({key})")
+            fn.line(f"write_str(w, <str>{key})")
+            fn.line(f"{part} = PATH_VALUE")
+            yield
+            fn.line(f"{index} += 1")
+        fn.line(f"{part} = PATH_NONE")
+        fn.line(f"if {index} != {count}:")
+        fn.line(f"    raise_dump_error({literal(resized)})")
+    fn.line("write_byte(w, 0)")
+
+
+@contextlib.contextmanager
 def read_blocks(fn, count: str, position: str, min_size: int, before_first=None):
     """The loop over an array's or map's blocks; the body reads one item.
 

@@ -444,6 +444,29 @@ def test_a_list_that_changes_while_written(collections_codec):
         collections_codec.dump(collections_datum(ints=items))
 
 
+class Growing:
+    """A long that adds a key to the map it is in while it is written."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def __index__(self):
+        self.entries["added"] = 2
+        return 1
+
+
+def growing_map_datum():
+    entries = {"n": 0}
+    entries["m"] = Growing(entries)
+    return collections_datum(index={"k": [entries]})
+
+
+def test_a_map_that_changes_while_written(collections_codec):
+    # the count is out already: the bytes must not promise other entries than follow
+    with pytest.raises(DatumError, match=r"index\.k\[0\]: the dict changed size"):
+        collections_codec.dump(growing_map_datum())
+
+
 def _blocks(*blocks) -> bytes:
     """Array blocks as Java writes them when it knows their byte sizes: a
     negative count, the block's size, the items; then 0."""

@@ -18,7 +18,7 @@ import uuid
 
 import fastavro
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import HealthCheck, Phase, example, given, note, settings
 from hypothesis import strategies as st
 
 import roastedavro.fastavro as dropin
@@ -63,8 +63,17 @@ def outcome(read):
     try:
         value = read()
     except Exception as error:    # noqa: BLE001 - the error type is what is compared
-        return ("error", type(error).__name__)
+        return ("error", type(error))
     return ("value", value, _types(value))
+
+
+def same(ours, theirs) -> bool:
+    """The same value and leaf types, or an error that is fastavro's type
+    (the drop-in's may be a subclass: a TextDecodeError is also the
+    UnicodeDecodeError fastavro raises)."""
+    if ours[0] == theirs[0] == "error":
+        return issubclass(ours[1], theirs[1])
+    return ours == theirs
 
 
 def _types(value):
@@ -91,14 +100,14 @@ def test_each_pair_of_leaves_reads_as_fastavro_reads(writer_name, reader_name):
     fastavro.schemaless_writer(out, fastavro.parse_schema(writer), {"f": value})
     data = out.getvalue()
     expected = schemaless(fastavro, data, writer, reader)
-    assert schemaless(dropin, data, writer, reader) == expected
+    assert same(schemaless(dropin, data, writer, reader), expected)
     # the naming options take the same rule
-    assert schemaless(dropin, data, writer, reader, return_record_name=True) == \
-        schemaless(fastavro, data, writer, reader, return_record_name=True)
+    assert same(schemaless(dropin, data, writer, reader, return_record_name=True),
+                schemaless(fastavro, data, writer, reader, return_record_name=True))
     # a reader union picks the branch, and the writer's logical type still converts
     in_union = record(reader_leaf, lambda t: ["null", t])
-    assert schemaless(dropin, data, writer, in_union) == schemaless(fastavro, data, writer,
-                                                                    in_union)
+    assert same(schemaless(dropin, data, writer, in_union),
+                schemaless(fastavro, data, writer, in_union))
 
 
 @pytest.mark.parametrize("writer_name, reader_name", [
@@ -112,18 +121,19 @@ def test_files_and_json_read_as_fastavro_reads(writer_name, reader_name):
     out = io.BytesIO()
     fastavro.writer(out, fastavro.parse_schema(writer), records)
     data = out.getvalue()
-    assert outcome(lambda: list(dropin.reader(io.BytesIO(data), dropin.parse_schema(reader)))) \
-        == outcome(lambda: list(fastavro.reader(io.BytesIO(data), fastavro.parse_schema(reader))))
+    assert same(outcome(lambda: list(dropin.reader(io.BytesIO(data), dropin.parse_schema(reader)))),
+                outcome(lambda: list(fastavro.reader(io.BytesIO(data),
+                                                     fastavro.parse_schema(reader)))))
     blocks = [record for block in dropin.block_reader(io.BytesIO(data), reader) for record in block]
-    assert outcome(lambda: blocks) == outcome(lambda: [
-        record for block in fastavro.block_reader(io.BytesIO(data), reader) for record in block])
+    assert same(outcome(lambda: blocks), outcome(lambda: [
+        record for block in fastavro.block_reader(io.BytesIO(data), reader) for record in block]))
     text = io.StringIO()
     fastavro.json_writer(text, fastavro.parse_schema(writer), records)
 
     def json_records(module):
         return list(module.json_reader(io.StringIO(text.getvalue()), writer, reader))
 
-    assert outcome(lambda: json_records(dropin)) == outcome(lambda: json_records(fastavro))
+    assert same(outcome(lambda: json_records(dropin)), outcome(lambda: json_records(fastavro)))
 
 
 def test_roastedavros_own_codec_reads_by_the_readers_logical_types():
@@ -230,10 +240,18 @@ def evolved_records(draw):
 @settings(max_examples=200, deadline=None, derandomize=True, database=None,
           phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
 @given(evolved_records())
-def test_random_evolved_records_read_as_fastavro_reads(case):
+@example((  # bytes that are not UTF-8 read as a uuid string: fastavro's UnicodeDecodeError
+    {"type": "record", "name": "R", "fields": [{"name": "f0", "type": ["null", "bytes"]}]},
+    {"type": "record", "name": "R", "fields": [
+        {"name": "f0", "type": ["null", {"type": "string", "logicalType": "uuid"}]}]},
+    {"f0": b"i\xae\xe3"}))
+def test_random_evolved_records_read_as_fastavro_reads(monkeypatch, case):
+    # the pairs whose values agree are read by tier 0 here, not compiled one
+    # by one (tests/test_tier0_oracles.py holds tier 0 to the compiled codecs)
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", "never")
     writer, reader, datum = case
     note(f"writer {writer}\nreader {reader}\ndatum {datum}")
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(writer), datum)
     data = out.getvalue()
-    assert schemaless(dropin, data, writer, reader) == schemaless(fastavro, data, writer, reader)
+    assert same(schemaless(dropin, data, writer, reader), schemaless(fastavro, data, writer, reader))

@@ -105,6 +105,29 @@ def test_mapping_that_is_not_a_dict(order):
     check(order, record)
 
 
+class GrowingInt:
+    """An int that adds a key to the dict it is in while it is converted."""
+
+    def __init__(self, entries):
+        self.entries = entries
+
+    def __int__(self):
+        self.entries["added"] = 2
+        return 1
+
+    __index__ = __int__
+
+
+def test_a_dict_that_changes_while_written_is_an_error(order):
+    # marshmallow's own dump fails too (RuntimeError from the dict's
+    # iterator); the count is out already, so the bytes would lie
+    attrs = {"a": 1}
+    attrs["b"] = GrowingInt(attrs)
+    with pytest.raises(ValidationError, match="The mapping changed size") as caught:
+        order.dump_compiled(dict(RECORD, attrs=attrs))
+    assert "attrs" in caught.value.messages
+
+
 def test_input_is_never_mutated(order):
     record = copy.deepcopy(RECORD)
     data = order.dump_compiled(record)

@@ -64,6 +64,12 @@ def test_a_list_that_changes_while_written(collections_twin):
     assert "the list changed size" in str(error)
 
 
+def test_a_map_that_changes_while_written(collections_twin):
+    kind, error = dump_fresh(collections_twin, test_codec.growing_map_datum)
+    assert kind == "error" and isinstance(error, DatumError)
+    assert "index.k[0]: the dict changed size" in str(error)
+
+
 def test_the_codecs_of_these_tests_are_twins(primitives_codec, unions_codec):
     from test_tier0_oracles import TwinAvroCodec
 

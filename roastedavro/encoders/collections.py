@@ -175,27 +175,11 @@ class MappingEncoder(Encoder):
             # marshmallow does: two keys may become one
             always = "True" if self.convert_keys else "False"
             fn.line(f"{value} = with_str_keys(<dict>{value}, {keys}, obj, {always})")
-            fn.line(f"{count} = len(<dict>{value})")
-            fn.line(f"if {count}:")
-            with fn.indent():
-                fn.line(f"write_long(w, {count})")
-                fn.line(f"{level.index} = 0")
-                fn.line(f"{position} = 0")
-                fn.line(f"while PyDict_Next({value}, &{position}, &{key_ref}, &{item_ref}):")
-                with fn.indent():
-                    # new references: converting a value may run Python code
-                    fn.line(f"{level.key} = <object>{key_ref}")
-                    fn.line(f"{item} = <object>{item_ref}")
-                    fn.line(f"{level.part} = PATH_KEY")
-                    fn.line(f"write_str(w, <str>{level.key})")
-                    fn.line(f"{level.part} = PATH_VALUE")
-                    with fn.naming(f"{fn.hint}_value"):
-                        fn.write_value(self.values, item)
-                    fn.line(f"{level.index} += 1")
-                fn.line(f"{level.part} = PATH_NONE")
-                fn.line(f"if {level.index} != {count}:")
-                fn.line('    raise_dump_error(u"The mapping changed size while it was being written.")')
-            fn.line("write_byte(w, 0)")
+            with blocks.write_entries(fn, f"<dict>{value}", count, position, (key_ref, item_ref),
+                                      level.key, item, level.part, level.index, False,
+                                      "The mapping changed size while it was being written."), \
+                    fn.naming(f"{fn.hint}_value"):
+                fn.write_value(self.values, item)
 
     def emit_read(self, fn, target):
         with fn.collection() as level:
