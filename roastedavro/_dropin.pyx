@@ -18,7 +18,7 @@ from roastedavro._runtime cimport DatumCodec
 
 from io import BytesIO
 
-from roastedavro.errors import DatumError
+from roastedavro.errors import DatumError, UnreadableDatumError
 
 # CPython's BytesIO object (Modules/_io/bytesio.c, the same from 3.5 to
 # 3.13): its buffer (a bytes object, NULL once closed), the position and the
@@ -78,13 +78,15 @@ cdef object pair_codec = None
 cdef object with_options = None
 cdef object named_read = None
 cdef object read_stream = None
+cdef object unreadable_error = None    # an UnreadableDatumError as fastavro's error
 cdef object fastavro_error = None
 
 
-def bind(dict cache, codec_of, pair_of, dump_with_options, read_named, read_other, error):
+def bind(dict cache, codec_of, pair_of, dump_with_options, read_named, read_other, error,
+         unreadable):
     """The drop-in's cache of codecs by schema object and its Python paths."""
     global by_object, codec_for, pair_codec, with_options, named_read, read_stream
-    global fastavro_error
+    global fastavro_error, unreadable_error
     by_object = cache
     codec_for = codec_of
     pair_codec = pair_of
@@ -92,6 +94,7 @@ def bind(dict cache, codec_of, pair_of, dump_with_options, read_named, read_othe
     named_read = read_named
     read_stream = read_other
     fastavro_error = error
+    unreadable_error = unreadable
 
 
 # fastavro's registries of logical types (LOGICAL_WRITERS, LOGICAL_READERS)
@@ -222,6 +225,21 @@ def schemaless_reader(fo, writer_schema, reader_schema=None, return_record_name=
     stream's position for a BytesIO); a datum cut short is also an
     ``EOFError`` (roastedavro.errors.TruncatedError), as in fastavro.
     """
+    if reader_schema is not None:
+        # data the reader's schema cannot read (a symbol, a branch): fastavro's error
+        try:
+            return read_datum(fo, writer_schema, reader_schema, return_record_name,
+                              return_record_name_override, handle_unicode_errors,
+                              return_named_type, return_named_type_override)
+        except UnreadableDatumError as error:
+            raise unreadable_error(error) from None
+    return read_datum(fo, writer_schema, None, return_record_name, return_record_name_override,
+                      handle_unicode_errors, return_named_type, return_named_type_override)
+
+
+cdef object read_datum(fo, writer_schema, reader_schema, return_record_name,
+                       return_record_name_override, handle_unicode_errors, return_named_type,
+                       return_named_type_override):
     cdef Py_ssize_t start, end
     cdef roastedavro_bytesio* state
     cdef bytes buffer

@@ -420,6 +420,19 @@ class _Program:
         self.keep.append(chooser)
         return table, by_size, chooser
 
+    def plain_node(self, avro):
+        """The node reading ``avro``'s values without its logical type (a
+        fixed: its bytes, shared by every plain fixed of its size)."""
+        import dataclasses
+        if type(avro) is self.types[4]:    # Primitive
+            return self.node(dataclasses.replace(avro, logical=None))
+        key = ("fixed", avro.size)
+        index = self.plain.get(key)
+        if index is None:
+            index = self.plain[key] = self.add(dataclasses.replace(avro, logical=None),
+                                               kind=K_FIXED, size=avro.size)
+        return index
+
     def leaf(self, avro, lenient):
         Fixed = self.types[2]
         avrogen = self.avrogen
@@ -1290,6 +1303,26 @@ def _unreadable_message(plan):
     return f"{plan.reason}" + (f" ({where})" if where else "")
 
 
+#: the logical types fastavro 1.13 converts when it reads (its LOGICAL_READERS);
+#: it reads the others (timestamp-nanos, big-decimal, uuid on fixed, duration)
+#: as their underlying type's values
+_FASTAVRO_LOGICAL = frozenset([
+    ("int", "date"), ("int", "time-millis"), ("long", "time-micros"),
+    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
+    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
+    ("bytes", "decimal"), ("fixed", "decimal"), ("string", "uuid"),
+])
+
+
+def _fastavro_logical(avro):
+    """The logical type fastavro converts ``avro``'s values by, or None."""
+    logical = avro.logical
+    if logical is None:
+        return None
+    kind = "fixed" if hasattr(avro, "size") else avro.name
+    return logical if (kind, logical.name) in _FASTAVRO_LOGICAL else None
+
+
 class _ResolutionProgram:
     """The plan of a (writer, reader) pair as Python lists, before they
     become C arrays; the reader's and the writer's plain programs read and
@@ -1341,7 +1374,7 @@ class _ResolutionProgram:
             return self.add(kind=P_READ, node=self.reader.node(plan.reader))
         if isinstance(plan, p.Promote):
             if self.fastavro_values:
-                if plan.writer.logical is not None:
+                if _fastavro_logical(plan.writer) is not None:
                     # fastavro converts by the writer's logical type and promotes no further
                     self.fastavro_differs = True
                     return self.add(kind=P_WRITTEN, node=self.writer.node(plan.writer))
@@ -1407,14 +1440,14 @@ class _ResolutionProgram:
         parameters (a decimal's scale) convert the value, whatever the
         reader's says; without one the value is the reader's plain type (a
         string read as bytes is bytes, even where the reader's say decimal)."""
-        writer_logical = getattr(plan.writer, "logical", None)
-        if writer_logical != getattr(plan.reader, "logical", None):
-            self.fastavro_differs = True
-        if writer_logical is not None or isinstance(plan.writer, self.p.Fixed):
+        writer_logical = _fastavro_logical(plan.writer)
+        if writer_logical is not None:
+            if writer_logical != plan.reader.logical:
+                self.fastavro_differs = True
             return self.add(kind=P_WRITTEN, node=self.writer.node(plan.writer))
-        import dataclasses
-        plain = dataclasses.replace(plan.reader, logical=None)
-        return self.add(kind=P_READ, node=self.reader.node(plain))
+        if plan.reader.logical is not None or plan.writer.logical is not None:
+            self.fastavro_differs = True
+        return self.add(kind=P_READ, node=self.reader.plain_node(plan.reader))
 
     def pair(self, ref):
         known = self.pairs.get(ref.key)

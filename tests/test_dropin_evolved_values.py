@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import roastedavro.fastavro as dropin
 from roastedavro.codec import AvroCodec
+from roastedavro.errors import DecodeError
 
 UTC = datetime.timezone.utc
 
@@ -51,6 +52,27 @@ LEAVES = {
     "fixed decimal": ({"type": "fixed", "name": "F", "size": 4, "logicalType": "decimal",
                        "precision": 5, "scale": 1}, decimal.Decimal("4.8")),
     "fixed": ({"type": "fixed", "name": "F", "size": 4}, b"abcd"),
+}
+
+
+# logical types roastedavro reads but fastavro 1.13 does not convert: fastavro
+# reads their underlying values, with a reader schema too
+UNCONVERTED = {
+    "timestamp-nanos": ({"type": "long", "logicalType": "timestamp-nanos"}, 123_456_789),
+    "local-timestamp-nanos": ({"type": "long", "logicalType": "local-timestamp-nanos"}, 5),
+    "uuid on fixed": ({"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"},
+                      b"0123456789abcdef"),
+    "duration": ({"type": "fixed", "name": "F", "size": 12, "logicalType": "duration"},
+                 b"\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00"),
+    "big-decimal": ({"type": "bytes", "logicalType": "big-decimal"}, b"\x02\x01\x00"),
+}
+UNCONVERTED_READERS = {
+    "timestamp-nanos": ["long", "double", "float", ["null", "double"],
+                        {"type": "long", "logicalType": "timestamp-millis"}],
+    "local-timestamp-nanos": ["long", "double"],
+    "uuid on fixed": [{"type": "fixed", "name": "F", "size": 16}],
+    "duration": [{"type": "fixed", "name": "F", "size": 12}],
+    "big-decimal": ["bytes", "string"],
 }
 
 
@@ -134,6 +156,18 @@ def test_files_and_json_read_as_fastavro_reads(writer_name, reader_name):
         return list(module.json_reader(io.StringIO(text.getvalue()), writer, reader))
 
     assert same(outcome(lambda: json_records(dropin)), outcome(lambda: json_records(fastavro)))
+
+
+@pytest.mark.parametrize("writer_name, reader_leaf", [
+    (name, reader) for name, readers in UNCONVERTED_READERS.items() for reader in readers])
+def test_logical_types_fastavro_does_not_convert_read_as_their_values(writer_name, reader_leaf):
+    writer_leaf, value = UNCONVERTED[writer_name]
+    writer, reader = record(writer_leaf), record(reader_leaf)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(writer), {"f": value})
+    data = out.getvalue()
+    assert same(schemaless(dropin, data, writer, reader),
+                schemaless(fastavro, data, writer, reader))
 
 
 def test_roastedavros_own_codec_reads_by_the_readers_logical_types():
@@ -255,3 +289,39 @@ def test_random_evolved_records_read_as_fastavro_reads(monkeypatch, case):
     fastavro.schemaless_writer(out, fastavro.parse_schema(writer), datum)
     data = out.getvalue()
     assert same(schemaless(dropin, data, writer, reader), schemaless(fastavro, data, writer, reader))
+
+
+ENUM_V2 = {"type": "record", "name": "R", "fields": [
+    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}}]}
+ENUM_V1 = {"type": "record", "name": "R", "fields": [
+    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}}]}
+OPTIONAL = {"type": "record", "name": "R", "fields": [{"name": "e", "type": ["null", "long"]}]}
+REQUIRED = {"type": "record", "name": "R", "fields": [{"name": "e", "type": "long"}]}
+
+
+@pytest.mark.parametrize("writer, reader, datum", [
+    (ENUM_V2, ENUM_V1, {"e": "B"}),      # a symbol the reader's enum lacks, no default
+    (OPTIONAL, REQUIRED, {"e": None}),   # a writer's branch the reader cannot read
+])
+@pytest.mark.parametrize("options", [{}, {"return_record_name": True},
+                                     {"handle_unicode_errors": "replace"}])
+def test_data_the_reader_cannot_read_is_fastavros_schema_resolution_error(writer, reader, datum,
+                                                                         options):
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(writer), datum)
+    data = out.getvalue()
+    with pytest.raises(fastavro.read.SchemaResolutionError):
+        fastavro.schemaless_reader(io.BytesIO(data), writer, reader, **options)
+    with pytest.raises(fastavro.read.SchemaResolutionError) as caught:
+        dropin.schemaless_reader(io.BytesIO(data), writer, reader, **options)
+    # and roastedavro's DecodeError, with the offset
+    assert isinstance(caught.value, DecodeError) and 0 <= caught.value.offset <= len(data)
+    assert isinstance(caught.value, dropin.SchemaResolutionError)
+
+
+def test_json_data_the_reader_cannot_read_is_fastavros_schema_resolution_error():
+    text = io.StringIO()
+    fastavro.json_writer(text, fastavro.parse_schema(ENUM_V2), [{"e": "B"}])
+    for module in (fastavro, dropin):
+        with pytest.raises(fastavro.read.SchemaResolutionError):
+            list(module.json_reader(io.StringIO(text.getvalue()), ENUM_V2, ENUM_V1))

@@ -16,7 +16,7 @@ import fastavro.schema
 import pytest
 
 import roastedavro.fastavro as dropin
-from roastedavro.errors import SchemaError
+from roastedavro.errors import DatumError, SchemaError
 
 codec_module = pytest.importorskip("roastedavro.codec", reason="AvroCodec not available")
 
@@ -211,3 +211,27 @@ print(sorted(name for name in heavy if name in sys.modules))
                                 timeout=120, cwd=tmp_path, env=env)
         assert result.returncode == 0, result.stderr
         assert result.stdout.splitlines()[-2:] == ["[]", "[]"], (policy, result.stdout)
+
+
+def test_a_dict_that_changes_while_written_is_fastavros_runtime_error():
+    # fastavro's dict iteration raises RuntimeError; the drop-in's DatumError is one too
+    schema = {"type": "record", "name": "R", "fields": [
+        {"name": "m", "type": {"type": "map", "values": "double"}}]}
+
+    class Growing:
+        def __init__(self, entries):
+            self.entries = entries
+
+        def __float__(self):
+            self.entries["added"] = 2.0
+            return 1.0
+
+    for module in (fastavro, dropin):
+        entries = {"a": 0.0}
+        entries["b"] = Growing(entries)
+        with pytest.raises(RuntimeError):
+            module.schemaless_writer(io.BytesIO(), module.parse_schema(schema), {"m": entries})
+    entries = {"a": 0.0}
+    entries["b"] = Growing(entries)
+    with pytest.raises(DatumError, match="m: the dict changed size"):
+        dropin.schemaless_writer(io.BytesIO(), schema, {"m": entries})

@@ -292,6 +292,12 @@ def test_a_reader_with_other_logical_types_reads_as_confluent_reads(registry):
     assert_same(reader(message, topic), expected)
     # tier 0 reads such a pair for good: the compiled pair reads as Java does
     assert reader.path(wire_schema_id(message)) == FALLBACK
+    # logical types alone: the canonical forms are equal, the values are not
+    only_logical = dict(reader_schema, fields=[*reader_schema["fields"][:2],
+                                               {"name": "count", "type": "long"}])
+    expected = ConfluentDeserializer(registry, json.dumps(only_logical))(message, topic)
+    assert expected["at"] == 1_700_000_000_000 and expected["day"] == datetime.date(2022, 1, 1)
+    assert_same(AvroDeserializer(registry, only_logical, compiler=None)(message, topic), expected)
 
 
 def test_an_impossible_pair_fails_on_the_first_message(registry):

@@ -27,7 +27,9 @@ from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import _logical, _models, schema  # noqa: F401
 from roastedavro.fastavro._codecs import _named_codec, codec_for, reading_codec
-from roastedavro.fastavro._models import BY_OBJECT, SchemaResolutionError, generic_for
+from roastedavro.fastavro._models import (
+    BY_OBJECT, DatumResolutionError, SchemaResolutionError, generic_for,
+)
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
 from roastedavro.flags import CompileFlags
@@ -195,7 +197,7 @@ def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check
 
 # the per-call entry points, in C (roastedavro._dropin), over the paths above
 _dropin.bind(BY_OBJECT, codec_for, _pair_codec, _dump_with_options, _read_named, _read_datum,
-             fastavro_error)
+             fastavro_error, DatumResolutionError.of)
 
 
 def _logical_changed() -> None:

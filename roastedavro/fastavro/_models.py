@@ -22,7 +22,7 @@ from roastedavro import _fastavro_parts
 
 from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
-from roastedavro.errors import SchemaError
+from roastedavro.errors import SchemaError, UnreadableDatumError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 
 # fastavro's own parser, the module fastavro.schema uses (never a name that
@@ -88,6 +88,29 @@ class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
 
 
 SchemaResolutionError.__module__ = "roastedavro.fastavro"  # where users import it from
+
+
+class DatumResolutionError(UnreadableDatumError, SchemaResolutionError):
+    """A datum that the reader's schema cannot read (a writer's union branch
+    or enum symbol the reader has not): roastedavro's UnreadableDatumError
+    (a DecodeError with the offset) and fastavro's SchemaResolutionError,
+    which fastavro raises for it."""
+
+    def __init__(self, reason: str, offset: int):
+        # DecodeError's message; the bases' __init__s would each add their own
+        Exception.__init__(self, f"{reason} (at byte offset {offset})")
+        self.reason, self.offset = reason, offset
+        self.writer_path = self.reader_path = ""
+
+    def __reduce__(self):
+        return (type(self), (self.reason, self.offset))
+
+    @classmethod
+    def of(cls, error: UnreadableDatumError) -> "DatumResolutionError":
+        return cls(error.reason, error.offset)
+
+
+DatumResolutionError.__module__ = "roastedavro.fastavro"
 
 
 def fastavro_parse(schema: Any, named_schemas: dict | None = None, **options: Any) -> Any:

@@ -39,8 +39,16 @@ class ValidationError(DatumError, _FastavroValidationError):
         return (type(self), (self.reason, self.path))
 
 
+class ChangedSizeError(DatumError, RuntimeError):
+    """A dict that changed size while it was written (a value's conversion
+    ran code that added or removed keys): also the RuntimeError that
+    fastavro's dict iteration raises."""
+
+
 def fastavro_error(error: DatumError, kind: type = DatumError) -> DatumError:
     """``error`` worded as fastavro words it, where its users match words."""
+    if kind is DatumError and error.reason.startswith("the dict changed size"):
+        kind = ChangedSizeError
     fields = [part for part in error.path if isinstance(part, str)]
     field = fields[-1] if fields else ""
     reason = error.reason

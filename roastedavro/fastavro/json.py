@@ -24,11 +24,11 @@ from typing import IO, Any, Iterable, Iterator
 from fastavro.io.json_decoder import AvroJSONDecoder
 from fastavro.io.json_encoder import AvroJSONEncoder
 
-from roastedavro.errors import DatumError
+from roastedavro.errors import DatumError, UnreadableDatumError
 from roastedavro.fastavro._writing import ValidationError, fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro._codecs import fastavro_pair
 from roastedavro.fastavro._logical import logical_plan
-from roastedavro.fastavro._models import as_model
+from roastedavro.fastavro._models import DatumResolutionError, as_model
 from roastedavro.fastavro.schema import parse_schema
 
 __all__ = ["json_writer", "json_reader", "JSONDecodeError"]
@@ -157,11 +157,15 @@ class json_reader:
                                       "Python's recursion limit") from None
             except ValueError as error:
                 raise JSONDecodeError(f"line {number}: not valid JSON: {error}") from None
-            if self._fastavro_pair is not None:
-                written, binary, reader = self._fastavro_pair
-                datum = reader.load(binary.dump(written.from_json_value(value)))
-            else:
-                datum = codec.from_json_value(value)
+            try:
+                if self._fastavro_pair is not None:
+                    written, binary, reader = self._fastavro_pair
+                    datum = reader.load(binary.dump(written.from_json_value(value)))
+                else:
+                    datum = codec.from_json_value(value)
+            except UnreadableDatumError as error:
+                # a symbol or branch the reader's schema cannot read: fastavro's error
+                raise DatumResolutionError.of(error) from None
             yield datum if plan is None else plan.post(datum)
 
     def __iter__(self) -> Iterator[Any]:

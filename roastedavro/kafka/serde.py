@@ -771,18 +771,20 @@ class AvroDeserializer(Deserializer):
             # confluent-kafka reads with fastavro: where the pair's values by
             # fastavro's rule are not the resolution's (Java's), tier 0 reads
             # them by fastavro's rule for good
+            # (canonical forms leave logical types out: a pair "the same" by
+            # them may still differ in how values convert)
             by_fastavro = None
-            if not same:
+            if reader is not None and writer.to_json() != reader.to_json():
                 by_fastavro = ResolvingInterpreter(writer, target, flags, fastavro_values=True)
                 if not by_fastavro.fastavro_differs:
                     by_fastavro = None
             if self._return_record_name and _names_records_in_unions(writer):
                 fallback = _named_reader(writer, target, flags, same)
+            elif by_fastavro is not None:
+                fallback = by_fastavro.load_from
             elif same:
                 # tier 0 until the compiled codec is ready: the same values and errors
                 fallback = Interpreter(target, flags).load_from
-            elif by_fastavro is not None:
-                fallback = by_fastavro.load_from
             else:
                 fallback = _resolving_reader(writer, target, flags)
 
