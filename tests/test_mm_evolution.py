@@ -175,7 +175,7 @@ def test_a_writer_schema_laid_out_as_the_readers_is_read_as_it_is():
     data = v2.dump_compiled(order)
     assert v2.load_compiled(data, writer_schema=OrderV2Again) == v2.load_compiled(data)
     pairs = v2.load_compiled.__self__.pairs.args[2]
-    from roastedavro.schema import _SAME_LAYOUT
+    from roastedavro.writer_pairs import _SAME_LAYOUT
 
     assert pairs.find(OrderV2Again, False) is _SAME_LAYOUT
     with pytest.raises(DecodeError):
