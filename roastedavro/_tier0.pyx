@@ -1454,14 +1454,14 @@ class _ResolutionProgram:
         if known is not None:
             return known
         pair = self.resolution.record(ref)
-        reader_fields = pair.reader.fields
-        keys = RecordKeys(field.name for field in reader_fields)
+        # the keys in the reader's order, or fastavro's (the plan's)
+        keys = RecordKeys(pair.order)
         self.keep.append(keys)
         count = len(pair.steps) + len(pair.defaults)
         first = len(self.steps)
         self.steps.extend([None] * count)   # the pair's steps take consecutive entries
         index = self.pairs[ref.key] = self.add(kind=P_RECORD, obj=keys, size=count, first=first)
-        slots = {field.name: slot for slot, field in enumerate(reader_fields)}
+        slots = {name: slot for slot, name in enumerate(pair.order)}
         written = self.writer.nodes[self.writer.named[pair.writer.name]]["first"]
         for number, step in enumerate(pair.steps):
             if step.reader is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from roastedavro import __version__, blocks
 from roastedavro._datum import encode_default
+from roastedavro._runtime import RecordKeys
 from roastedavro.avro.resolve import (
     Container, EnumMap, Plan, Promote, Read, ReaderUnion, RecordPlan, RecordRef, Resolution,
     Unreadable, WriterUnion, resolve,
@@ -209,8 +210,8 @@ class _ResolvingGenerator:
         key = (pair.writer.name, pair.reader.name)
         fn = _Function(self, "read", Code(f"read_{self.idents[key]}"))
         fields = []
-        # the reader's fields by name: where each value goes in the record
-        indexes = {field.name: index for index, field in enumerate(pair.reader.fields)}
+        # where each value goes in the record: the reader's order, or fastavro's
+        indexes = {name: index for index, name in enumerate(pair.order)}
         loaded = fn.local("object", "loaded_value")
         for step in pair.steps:
             name = step.writer.name
@@ -232,8 +233,11 @@ class _ResolvingGenerator:
                                          f"{literal(field.name)}, {expression})")]})
         context = {"name": comment(f"{pair.reader.name} (written as {pair.writer.name})"),
                    "record": True, "fragment": False}
-        return self.render("avro_reader.pyx.j2", fn, context, fields=fields,
-                           keys=self.reader.record_keys(pair.reader))
+        if pair.order == tuple(field.name for field in pair.reader.fields):
+            keys = self.reader.record_keys(pair.reader)
+        else:
+            keys = self.bind(RecordKeys(pair.order), f"{self.idents[key]}_keys")
+        return self.render("avro_reader.pyx.j2", fn, context, fields=fields, keys=keys)
 
     def root_function(self, root: Plan) -> Code:
         fn = _Function(self, "read", Code("read_root"))

@@ -100,7 +100,9 @@ def same(ours, theirs) -> bool:
 
 def _types(value):
     if isinstance(value, dict):
-        return {key: _types(item) for key, item in value.items()}
+        # a list: the keys' order is compared too (fastavro's: the fields
+        # read in the writer's order, then the reader's defaults)
+        return [(key, _types(item)) for key, item in value.items()]
     if isinstance(value, list):
         return [_types(item) for item in value]
     return type(value).__name__
@@ -267,6 +269,12 @@ def evolved_records(draw):
         writer_fields.append({"name": name, "type": wrap(leaves[0])})
         reader_fields.append({"name": name, "type": wrap(leaves[1])})
         datum[name] = value_of(draw(_VALUES[written]))
+    # the reader may reorder, drop and add fields (with defaults)
+    reader_fields = draw(st.permutations(reader_fields))
+    reader_fields = [field for field in reader_fields if draw(st.integers(0, 5))]
+    for number in range(draw(st.integers(0, 2))):
+        reader_fields.insert(draw(st.integers(0, len(reader_fields))),
+                             {"name": f"added{number}", "type": "int", "default": number})
     return ({"type": "record", "name": "R", "fields": writer_fields},
             {"type": "record", "name": "R", "fields": reader_fields}, datum)
 
@@ -325,3 +333,72 @@ def test_json_data_the_reader_cannot_read_is_fastavros_schema_resolution_error()
     for module in (fastavro, dropin):
         with pytest.raises(fastavro.read.SchemaResolutionError):
             list(module.json_reader(io.StringIO(text.getvalue()), ENUM_V2, ENUM_V1))
+
+
+def test_the_logical_types_fastavro_converts_are_fastavros_own(tmp_path):
+    """The drop-in's list of the logical types fastavro converts on read is
+    fastavro's LOGICAL_READERS (keys "<type>-<logical type>"), as a fresh
+    process has it: tests in this process register custom ones."""
+    import json
+    import subprocess
+    import sys
+
+    from roastedavro._tier0 import _FASTAVRO_LOGICAL
+
+    shown = subprocess.run(
+        [sys.executable, "-c", "import json, fastavro.read as r; print(json.dumps(sorted(r.LOGICAL_READERS)))"],
+        cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+    assert {f"{kind}-{name}" for kind, name in _FASTAVRO_LOGICAL} == set(json.loads(shown))
+
+
+# a record whose fields the reader reorders, drops and adds, inside a union,
+# an array and a map of the outer record, which the reader reorders too
+_INNER_V1 = {"type": "record", "name": "Inner", "fields": [
+    {"name": "a", "type": "int"}, {"name": "b", "type": "string"}, {"name": "c", "type": "long"}]}
+_INNER_V2 = {"type": "record", "name": "Inner", "fields": [
+    {"name": "new", "type": "int", "default": 1}, {"name": "c", "type": "long"},
+    {"name": "a", "type": "int"}]}
+ORDER_V1 = {"type": "record", "name": "Outer", "fields": [
+    {"name": "x", "type": "int"}, {"name": "one", "type": ["null", _INNER_V1]},
+    {"name": "many", "type": {"type": "array", "items": "Inner"}},
+    {"name": "by_key", "type": {"type": "map", "values": "Inner"}}, {"name": "y", "type": "string"}]}
+ORDER_V2 = {"type": "record", "name": "Outer", "fields": [
+    {"name": "y", "type": "string"}, {"name": "added", "type": "string", "default": "d"},
+    {"name": "by_key", "type": {"type": "map", "values": _INNER_V2}},
+    {"name": "one", "type": ["null", "Inner"]},
+    {"name": "many", "type": {"type": "array", "items": "Inner"}},
+    {"name": "renamed", "aliases": ["x"], "type": "int"}]}
+ORDER_DATUM = {"x": 1, "one": {"a": 2, "b": "s", "c": 3},
+               "many": [{"a": 4, "b": "t", "c": 5}] * 2, "by_key": {"k": {"a": 6, "b": "u", "c": 7}},
+               "y": "z"}
+
+
+@pytest.mark.parametrize("policy", ["never", "eager"])
+def test_keys_come_in_fastavros_order_where_the_reader_reorders_fields(monkeypatch, policy):
+    """fastavro gives a record's keys in the writer's order of the fields
+    read, then the reader's added fields: the drop-in gives the same order,
+    from tier 0 and from the compiled pair codec alike, on every reading
+    path. roastedavro's own AvroCodec gives the reader's order, as Java does."""
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(ORDER_V1), ORDER_DATUM)
+    data = out.getvalue()
+    expected = fastavro.schemaless_reader(io.BytesIO(data), ORDER_V1, ORDER_V2)
+    assert list(expected) == ["renamed", "one", "many", "by_key", "y", "added"]
+    assert list(expected["one"]) == ["a", "c", "new"]
+    ours = dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(ORDER_V1),
+                                    dropin.parse_schema(ORDER_V2))
+    assert _types(ours) == _types(expected) and ours == expected
+    # container files and Avro JSON
+    container = io.BytesIO()
+    fastavro.writer(container, fastavro.parse_schema(ORDER_V1), [ORDER_DATUM] * 3)
+    records = list(dropin.reader(io.BytesIO(container.getvalue()), ORDER_V2))
+    assert [_types(record) for record in records] == [_types(expected)] * 3
+    text = io.StringIO()
+    fastavro.json_writer(text, fastavro.parse_schema(ORDER_V1), [ORDER_DATUM])
+    (from_json,) = dropin.json_reader(io.StringIO(text.getvalue()), ORDER_V1, ORDER_V2)
+    assert _types(from_json) == _types(expected)
+    # roastedavro's own codec: the reader's order
+    own = AvroCodec(ORDER_V2, writer_schema=ORDER_V1, compile=policy).load(data)
+    assert list(own) == [field["name"] for field in ORDER_V2["fields"]]
+    assert list(own["one"]) == ["new", "c", "a"] and own == expected | {"one": own["one"]}

@@ -207,3 +207,22 @@ def test_schemas_without_custom_types_unchanged_while_registered(registered):
     dropin.writer(out, writer_schema, [{"field1": 5}])
     out.seek(0)
     assert list(dropin.reader(out, reader_schema)) == [{"field1": 5}]
+
+
+@pytest.mark.parametrize("params, value", [
+    ({"precision": 5, "scale": True}, "1.5"),     # fastavro: scale 1 (a bool is an int)
+    ({"precision": 5, "scale": False}, "15"),     # scale 0
+    ({"precision": True, "scale": 0}, "7"),       # precision 1
+])
+def test_a_decimals_precision_or_scale_given_as_a_bool_counts_as_fastavros_int(params, value):
+    import decimal
+
+    schema = {"type": "bytes", "logicalType": "decimal", **params}
+    datum = decimal.Decimal(value)
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    dropin.schemaless_writer(ours, dropin.parse_schema(schema), datum)
+    fastavro.schemaless_writer(theirs, fastavro.parse_schema(schema), datum)
+    assert ours.getvalue() == theirs.getvalue()
+    read = dropin.schemaless_reader(io.BytesIO(theirs.getvalue()), dropin.parse_schema(schema))
+    expected = fastavro.schemaless_reader(io.BytesIO(theirs.getvalue()), fastavro.parse_schema(schema))
+    assert (type(read), read) == (type(expected), expected) == (decimal.Decimal, datum)

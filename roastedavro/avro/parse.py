@@ -380,7 +380,7 @@ class _Parser:
 
     def primitive(self, node: dict, kind: str, path: str) -> Primitive:
         props = self.props(node, "primitive")
-        logical = _logical(node, kind, None)
+        logical = _logical(node, kind, None, self.fastavro)
         if logical is not None:
             props = tuple(item for item in props
                           if item[0] not in ("logicalType", "precision", "scale"))
@@ -491,7 +491,7 @@ class _Parser:
         if size > 2**31 - 1:
             raise SchemaError(f"the size {size} is larger than 2**31 - 1", path)
         props = self.props(node, "fixed")
-        logical = _logical(node, "fixed", size)
+        logical = _logical(node, "fixed", size, self.fastavro)
         if logical is not None:
             props = tuple(item for item in props
                           if item[0] not in ("logicalType", "precision", "scale"))
@@ -628,9 +628,11 @@ def _named_in(definition: AvroType) -> dict[str, NamedType]:
     return found
 
 
-def _logical(node: dict, kind: str, size: int | None) -> Logical | None:
+def _logical(node: dict, kind: str, size: int | None, fastavro: bool = False) -> Logical | None:
     """The node's logical type if it is valid for it (else None: ignored, as
-    the specification and Java's parser do)."""
+    the specification and Java's parser do). In the fastavro dialect a
+    decimal's precision or scale given as true or false is 1 or 0, as in
+    fastavro (a Python bool is an int)."""
     name = node.get("logicalType")
     if not isinstance(name, str) or kind not in _LOGICAL_ON.get(name, ()):
         return None
@@ -641,6 +643,9 @@ def _logical(node: dict, kind: str, size: int | None) -> Logical | None:
     if name != "decimal":
         return Logical(name)
     precision, scale = node.get("precision"), node.get("scale", 0)
+    if fastavro:
+        precision, scale = (int(value) if type(value) is bool else value
+                            for value in (precision, scale))
     if type(precision) is not int or type(scale) is not int:
         return None
     if precision <= 0 or precision > 2**31 - 1 or scale < 0 or scale > precision:

@@ -177,6 +177,10 @@ class RecordPlan:
     steps: list = dataclasses.field(default_factory=list)
     defaults: list = dataclasses.field(default_factory=list)
     error: Unreadable | None = None
+    #: the order of the record's keys as read: the reader's fields' (Java's),
+    #: or in the fastavro dialect fastavro's (the fields read, in the
+    #: writer's order, then the defaults, in the reader's)
+    order: tuple = ()
 
 
 @dataclasses.dataclass(eq=False)
@@ -406,6 +410,11 @@ class _Resolver:
                                         plan.writer_path, f"{plan.reader_path}.{field.name}")
                 break
             plan.defaults.append(field)
+        if self.fastavro:
+            read = dict.fromkeys(step.reader.name for step in plan.steps if step.reader is not None)
+            plan.order = tuple(read) + tuple(field.name for field in plan.defaults)
+        else:
+            plan.order = tuple(field.name for field in reader.fields)
         return ref
 
     def writer_union(self, writer: Union, reader: AvroType, wpath: str, rpath: str) -> WriterUnion:
