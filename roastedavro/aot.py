@@ -127,7 +127,7 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
     """Every version of each subject (an AvroCodec each), and with ``reader``
     (an .avsc file) the codec reading each version as the reader's values,
     as roastedavro.kafka's AvroDeserializer(client, reader) reads them."""
-    from roastedavro.kafka.serde import _from_registry
+    from roastedavro.kafka.serde import _from_registry, resolved_as_confluent
 
     if client is None:
         from confluent_kafka.schema_registry import SchemaRegistryClient
@@ -143,7 +143,8 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
             collected.append(avro_source(schema, label))
             if reader_schema is not None and \
                     schema.canonical_form() != reader_schema.canonical_form():
-                collected.append(pair_source(schema, reader_schema, f"{label} as {reader}"))
+                collected.append(pair_source(schema, resolved_as_confluent(reader_schema),
+                                             f"{label} as {reader}"))
     return collected
 
 

@@ -37,6 +37,7 @@ from roastedavro.avrojson import AvroJSON, JSONDecodeError, from_json, to_json
 from roastedavro.codec import Duration
 from roastedavro.errors import DatumError, DecodeError, SchemaError, SchemaResolutionError
 from roastedavro.fastavro.json import json_reader, json_writer
+from fuzzing import examples
 
 UTC = datetime.timezone.utc
 
@@ -341,7 +342,8 @@ def test_values_avrocodec_converts(java, codecs):
 # random schemas and datums; few schemas (each is compiled), many datums each
 
 @pytest.mark.java
-@settings(max_examples=8, derandomize=True, database=None, deadline=None,
+@pytest.mark.fuzz
+@settings(max_examples=examples(8, 3), derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(schema=avro_strategies.avro_schemas(), data=st.data())
 def test_random_schemas_and_datums_as_javas(java, schema, data):
@@ -743,7 +745,8 @@ def test_binary_and_json_keep_the_union_branch_as_java(java):
 
 
 @pytest.mark.java
-@settings(max_examples=10, derandomize=True, database=None, deadline=None,
+@pytest.mark.fuzz
+@settings(max_examples=examples(10, 3), derandomize=True, database=None, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(schema=avro_strategies.avro_schemas(), data=st.data())
 def test_random_schemas_transcoded_as_java(java, schema, data):

@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from avro_strategies import as_read, assert_same, avro_schemas, datums
 from roastedavro.errors import DecodeError
+from fuzzing import examples
 
 try:
     from roastedavro import AvroCodec
@@ -42,7 +43,7 @@ needs_codec = pytest.mark.skipif(AvroCodec is None, reason="AvroCodec not availa
 # No shrinking: each shrink step could compile another schema. A failure
 # shows the schema and the values drawn (note()).
 COMPILING = settings(
-    max_examples=15, deadline=None, derandomize=True, database=None,
+    max_examples=examples(15), deadline=None, derandomize=True, database=None,
     phases=[Phase.explicit, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                            HealthCheck.filter_too_much],
@@ -139,6 +140,7 @@ def check_datum(codec, parsed, datum) -> bytes:
 
 
 @needs_codec
+@pytest.mark.fuzz
 @COMPILING
 @given(data=st.data())
 def test_random_schemas_dump_and_load_like_fastavro(data):
@@ -188,7 +190,8 @@ def damage(draw, data: bytes) -> bytes:
 
 
 @needs_codec
-@settings(COMPILING, max_examples=8)
+@pytest.mark.fuzz
+@settings(COMPILING, max_examples=examples(8))
 @given(data=st.data())
 def test_truncated_and_damaged_bytes_are_decode_errors_or_read_like_fastavro(data):
     schema = data.draw(avro_schemas(), label="schema")

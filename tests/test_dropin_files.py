@@ -38,6 +38,7 @@ from roastedavro.errors import DatumError
 from roastedavro.flags import CompileFlags
 
 from avro_strategies import avro_schemas, datums
+from fuzzing import examples
 
 SYNC = b"0123456789abcdef"
 CODECS = ["null", "deflate", "bzip2", "xz", "snappy", "zstandard", "lz4"]
@@ -50,7 +51,7 @@ ITEM = {"type": "record", "name": "Item", "namespace": "shop", "fields": [
 ]}
 ITEMS = [{"id": i * 7919, "name": "n" * (i % 17), "tags": ["t"] * (i % 3),
           "kind": "ABC"[i % 3], "price": None if i % 4 else i / 8} for i in range(700)]
-FEW = settings(max_examples=60, deadline=None, derandomize=True,
+FEW = settings(max_examples=examples(60), deadline=None, derandomize=True,
                suppress_health_check=list(HealthCheck))
 
 
@@ -111,6 +112,7 @@ def files(draw):
     return schema, records, codec, sync_interval
 
 
+@pytest.mark.fuzz
 @FEW
 @given(files())
 def test_random_schemas_and_records_give_fastavros_bytes(case):

@@ -31,6 +31,7 @@ from roastedavro import _dropin
 from roastedavro.errors import DecodeError
 
 from avro_strategies import as_read, assert_same, datums
+from fuzzing import examples
 
 pytest.importorskip("roastedavro.codec", reason="AvroCodec not available")
 
@@ -527,7 +528,8 @@ def decimal_datums(draw):
     return index, beyond, out.getvalue()
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.fuzz
+@settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=decimal_datums(), options=st.sampled_from(NAMING_OPTIONS),
        with_reader=st.booleans())
 def test_decimals_with_naming_options_are_exact_as_on_the_plain_path(case, options,

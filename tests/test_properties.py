@@ -31,6 +31,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from conftest import fastavro_bytes, fastavro_read
 from roastedavro import CompiledSchema, DecodeError
+from fuzzing import examples
 
 # ---------------------------------------------------------------------------
 # comparing results
@@ -388,7 +389,7 @@ def schemas(draw):
 # No shrinking: every shrink step would compile another schema. A failure
 # shows the schema spec and the records hypothesis drew.
 RANDOM_SCHEMA_SETTINGS = settings(
-    max_examples=20, deadline=None, derandomize=True, database=None,
+    max_examples=examples(20), deadline=None, derandomize=True, database=None,
     phases=[Phase.explicit, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                            HealthCheck.filter_too_much],
@@ -396,6 +397,7 @@ RANDOM_SCHEMA_SETTINGS = settings(
 RECORDS_PER_SCHEMA = 30
 
 
+@pytest.mark.fuzz
 @RANDOM_SCHEMA_SETTINGS
 @given(data=st.data())
 def test_random_schemas_match_marshmallow_and_fastavro(data):

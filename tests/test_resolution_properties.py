@@ -27,12 +27,13 @@ from avro_strategies import datums
 from evolution import schema_pairs
 from roastedavro import AvroCodec, DecodeError, SchemaResolutionError
 from roastedavro.avro import Array, Enum, Fixed, Map, Primitive, Record, Union, parse_schema
+from fuzzing import examples
 
 pytestmark = pytest.mark.java
 
 # no shrinking: each step would compile another pair (minutes); the failing
 # pair is printed as drawn
-COMPILING = settings(max_examples=20, deadline=None, derandomize=True, database=None,
+COMPILING = settings(max_examples=examples(20), deadline=None, derandomize=True, database=None,
                      suppress_health_check=list(HealthCheck),
                      phases=(Phase.explicit, Phase.reuse, Phase.generate))
 
@@ -126,6 +127,7 @@ def _java_bug(answer) -> bool:
     return isinstance(answer, dict) and str(answer.get("error", "")).startswith("Collection claims")
 
 
+@pytest.mark.fuzz
 @COMPILING
 @given(data=st.data())
 def test_evolved_pairs_read_as_java_reads(data, java):

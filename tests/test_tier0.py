@@ -30,13 +30,14 @@ from roastedavro._tier0 import Interpreter
 from roastedavro.avro import parse_schema
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.flags import CompileFlags
+from fuzzing import examples
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
 DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError")
 
 COMPILING = settings(
-    max_examples=40, deadline=None, derandomize=True, database=None,
+    max_examples=examples(40), deadline=None, derandomize=True, database=None,
     phases=[Phase.explicit, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                            HealthCheck.filter_too_much],
@@ -162,6 +163,7 @@ def test_random_schemas_dump_and_load_like_fastavro(data):
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.fuzz
 @COMPILING
 @given(data=st.data())
 def test_random_schemas_like_the_compiled_codec(data):

@@ -349,6 +349,14 @@ def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags)
     return ResolvingInterpreter(writer, reader, flags).load_from
 
 
+def resolved_as_confluent(reader: AvroModel) -> AvroModel:
+    """The reader's schema as confluent-kafka's fastavro resolves with it: the
+    same model in the fastavro dialect, so that a record's keys come in
+    fastavro's order (the fields read, in the writer's order, then the
+    defaults) and its rules apply."""
+    return AvroModel(reader.root, reader.named, "fastavro")
+
+
 def _bare_bytes(model: AvroModel) -> bool:
     """Whether the schema is ``bytes`` itself: confluent-kafka (as Java's
     serializers) then frames the value's bytes as they are, without Avro's
@@ -768,9 +776,10 @@ class AvroDeserializer(Deserializer):
                 read, write = pair._reader.load_from, own.dump
                 return lambda data, start: load(write(read(data, start)))
         else:
-            # confluent-kafka reads with fastavro: where the pair's values by
-            # fastavro's rule are not the resolution's (Java's), tier 0 reads
-            # them by fastavro's rule for good
+            if not same:
+                target = resolved_as_confluent(reader)
+            # where the pair's values by fastavro's rule are not the
+            # resolution's (Java's), tier 0 reads them by fastavro's rule for good
             # (canonical forms leave logical types out: a pair "the same" by
             # them may still differ in how values convert)
             by_fastavro = None
