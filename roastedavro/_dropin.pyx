@@ -179,7 +179,7 @@ cdef object reading_codec(object writer_schema, object reader_schema):
     return codec
 
 
-def schemaless_writer(fo, schema, record, *, strict=False, strict_allow_default=False,
+def schemaless_writer(fo, schema, record, strict=False, strict_allow_default=False,
                       disable_tuple_notation=False):
     """Write ``record`` to ``fo`` as Avro binary without a header (fastavro's).
     ``strict`` and ``strict_allow_default`` check the record's keys as

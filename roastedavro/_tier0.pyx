@@ -1305,13 +1305,9 @@ def _unreadable_message(plan):
 
 #: the logical types fastavro 1.13 converts when it reads (its LOGICAL_READERS);
 #: it reads the others (timestamp-nanos, big-decimal, uuid on fixed, duration)
-#: as their underlying type's values
-_FASTAVRO_LOGICAL = frozenset([
-    ("int", "date"), ("int", "time-millis"), ("long", "time-micros"),
-    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
-    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
-    ("bytes", "decimal"), ("fixed", "decimal"), ("string", "uuid"),
-])
+#: as their underlying type's values. A model of the fastavro dialect has no
+#: others; one of the specification's (the Kafka deserializer's) may.
+from roastedavro.avro.parse import FASTAVRO_LOGICAL as _FASTAVRO_LOGICAL
 
 
 def _fastavro_logical(avro):

@@ -346,9 +346,11 @@ def test_the_logical_types_fastavro_converts_are_fastavros_own(tmp_path):
     from roastedavro._tier0 import _FASTAVRO_LOGICAL
 
     shown = subprocess.run(
-        [sys.executable, "-c", "import json, fastavro.read as r; print(json.dumps(sorted(r.LOGICAL_READERS)))"],
+        [sys.executable, "-c", "import json, fastavro.read as r, fastavro.write as w; "
+         "print(json.dumps([sorted(r.LOGICAL_READERS), sorted(w.LOGICAL_WRITERS)]))"],
         cwd=tmp_path, capture_output=True, text=True, check=True).stdout
-    assert {f"{kind}-{name}" for kind, name in _FASTAVRO_LOGICAL} == set(json.loads(shown))
+    readers, writers = json.loads(shown)
+    assert {f"{kind}-{name}" for kind, name in _FASTAVRO_LOGICAL} == set(readers) == set(writers)
 
 
 # a record whose fields the reader reorders, drops and adds, inside a union,
@@ -402,3 +404,34 @@ def test_keys_come_in_fastavros_order_where_the_reader_reorders_fields(monkeypat
     own = AvroCodec(ORDER_V2, writer_schema=ORDER_V1, compile=policy).load(data)
     assert list(own) == [field["name"] for field in ORDER_V2["fields"]]
     assert list(own["one"]) == ["new", "c", "a"] and own == expected | {"one": own["one"]}
+
+
+@pytest.mark.parametrize("name", sorted(UNCONVERTED))
+@pytest.mark.parametrize("policy", ["never", "eager"])
+def test_logical_types_fastavro_does_not_convert_are_their_values_without_a_reader(
+        monkeypatch, name, policy):
+    """Without a reader's schema too, the drop-in reads and writes the
+    logical types fastavro 1.13 does not convert as their underlying values:
+    the same bytes, values and types as fastavro's, in binary, files and
+    Avro JSON (roastedavro's own AvroCodec converts them)."""
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
+    leaf, value = UNCONVERTED[name]
+    schema = record(leaf)
+    ours, theirs = io.BytesIO(), io.BytesIO()
+    dropin.schemaless_writer(ours, dropin.parse_schema(schema), {"f": value})
+    fastavro.schemaless_writer(theirs, fastavro.parse_schema(schema), {"f": value})
+    assert ours.getvalue() == theirs.getvalue()
+    data = theirs.getvalue()
+    expected = outcome(lambda: fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema)))
+    assert expected == ("value", {"f": value}, [("f", type(value).__name__)])
+    assert outcome(lambda: dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(schema))) \
+        == expected
+    container = io.BytesIO()
+    fastavro.writer(container, fastavro.parse_schema(schema), [{"f": value}])
+    assert [_types(r) for r in dropin.reader(io.BytesIO(container.getvalue()))] == [expected[2]]
+    text = io.StringIO()
+    fastavro.json_writer(text, fastavro.parse_schema(schema), [{"f": value}])
+    (from_json,) = dropin.json_reader(io.StringIO(text.getvalue()), schema)
+    assert _types(from_json) == expected[2] and from_json == {"f": value}
+    if "nanos" not in name:    # converted there (nanoseconds stay ints: datetime has none)
+        assert type(AvroCodec(schema).load(data)["f"]) is not type(value)

@@ -211,10 +211,11 @@ def test_plain_avro_reads_a_decimal_beyond_its_precision_exactly(b, f, u):
     got = WIDE_CODEC.load(data)
     assert got == expected
     assert [value.as_tuple().exponent for value in (got["b"], got["f"])] == [-2, -2]
-    # the fastavro drop-in reads the same
+    # the fastavro drop-in reads the same, but for the big-decimal: fastavro
+    # 1.13 does not convert that logical type, and returns its bytes
     from roastedavro import fastavro as dropin
 
-    assert dropin.schemaless_reader(io.BytesIO(data), WIDE) == expected
+    assert dropin.schemaless_reader(io.BytesIO(data), WIDE) == dict(expected, g=b"\x02\x01\x00")
 
 
 @settings(max_examples=100, deadline=None)

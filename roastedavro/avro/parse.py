@@ -56,6 +56,17 @@ _LOGICAL_ON = {
     "big-decimal": {"bytes"},
     "duration": {"fixed"},
 }
+#: the logical types fastavro 1.13 converts (its LOGICAL_READERS and
+#: LOGICAL_WRITERS, by underlying type): the fastavro dialect keeps only
+#: these, and reads and writes the others (timestamp-nanos,
+#: local-timestamp-nanos, uuid on fixed, big-decimal, duration) as their
+#: underlying type's values, as fastavro does
+FASTAVRO_LOGICAL = frozenset([
+    ("int", "date"), ("int", "time-millis"), ("long", "time-micros"),
+    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
+    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
+    ("bytes", "decimal"), ("fixed", "decimal"), ("string", "uuid"),
+])
 #: types nested in one another (records, arrays, maps, unions, fields' types)
 MAX_SCHEMA_DEPTH = 200
 _INT_RANGE = (-(2**31), 2**31 - 1)
@@ -630,11 +641,14 @@ def _named_in(definition: AvroType) -> dict[str, NamedType]:
 
 def _logical(node: dict, kind: str, size: int | None, fastavro: bool = False) -> Logical | None:
     """The node's logical type if it is valid for it (else None: ignored, as
-    the specification and Java's parser do). In the fastavro dialect a
-    decimal's precision or scale given as true or false is 1 or 0, as in
-    fastavro (a Python bool is an int)."""
+    the specification and Java's parser do). In the fastavro dialect only
+    the logical types fastavro converts count, and a decimal's precision or
+    scale given as true or false is 1 or 0, as in fastavro (a Python bool
+    is an int)."""
     name = node.get("logicalType")
     if not isinstance(name, str) or kind not in _LOGICAL_ON.get(name, ()):
+        return None
+    if fastavro and (kind, name) not in FASTAVRO_LOGICAL:
         return None
     if name == "uuid" and kind == "fixed" and size != 16:
         return None

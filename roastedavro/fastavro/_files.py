@@ -28,13 +28,14 @@ import zlib
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from roastedavro._datum import encode_long
+from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import Schema
 from roastedavro.container import (
     CODECS, MAGIC, SYNC_SIZE, ContainerError, FileEndedError, FileReader, FileWriter, Header,
     _Codec, _check_frames, _cramjam, _lz4_block, _read_header, _Source,
 )
 from roastedavro.container import Block as _StoredBlock
-from roastedavro.errors import DatumError, DecodeError
+from roastedavro.errors import DatumError, DecodeError, SchemaError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
 from roastedavro.fastavro._logical import logical_plan
@@ -187,8 +188,13 @@ def _header_bytes(metadata: dict, sync: bytes) -> bytes:
     if metadata:
         out.append(encode_long(len(metadata)))
         for key, value in metadata.items():
-            key = key.encode("utf-8")
-            value = value.encode("utf-8") if isinstance(value, str) else bytes(value)
+            # str keys and values, as fastavro takes them (its errors' types)
+            if not isinstance(key, str):
+                raise TypeError(f"metadata keys must be string, not {type(key).__name__} {key!r}")
+            if not isinstance(value, str):
+                raise AttributeError(f"metadata values must be str (their UTF-8 is written), "
+                                     f"not {type(value).__name__}: the value of {key!r}")
+            key, value = key.encode("utf-8"), value.encode("utf-8")
             out += [encode_long(len(key)), key, encode_long(len(value)), value]
     out += [b"\x00", sync]
     return b"".join(out)
@@ -326,6 +332,15 @@ class _FileReader(FileReader):
             "return_named_type_override": return_named_type_override,
         }
         header = self.header
+        # the file's schema in the drop-in's dialect, as the other paths read
+        # it (fastavro's names; the logical types fastavro does not convert
+        # read as their underlying values)
+        try:
+            written = parse_model(header.metadata["avro.schema"].decode("utf-8"),
+                                  validate=False, dialect="fastavro")
+        except (SchemaError, ValueError, TypeError, RecursionError):
+            written = self._models[0]    # the header's own model reads it
+        self._models = (written, reader_model if reader_model is not None else written)
         self._header = {"magic": MAGIC, "meta": dict(header.metadata), "sync": header.sync}
         self.metadata = {key: value.decode("utf-8", "replace")
                          for key, value in header.metadata.items()}

@@ -45,10 +45,18 @@ class ChangedSizeError(DatumError, RuntimeError):
     fastavro's dict iteration raises."""
 
 
+class NumberRangeError(DatumError, OverflowError):
+    """A number an Avro int or long cannot hold (an int beyond its range, an
+    infinite float): also the OverflowError fastavro raises for a long."""
+
+
 def fastavro_error(error: DatumError, kind: type = DatumError) -> DatumError:
     """``error`` worded as fastavro words it, where its users match words."""
     if kind is DatumError and error.reason.startswith("the dict changed size"):
         kind = ChangedSizeError
+    elif kind is DatumError and (error.reason.startswith("Number out of range")
+                                 or error.reason.endswith(("got float inf", "got float -inf"))):
+        kind = NumberRangeError
     fields = [part for part in error.path if isinstance(part, str)]
     field = fields[-1] if fields else ""
     reason = error.reason

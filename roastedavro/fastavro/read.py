@@ -1,0 +1,22 @@
+"""``fastavro.read``'s names over roastedavro's engine (``from
+roastedavro.fastavro.read import reader``, as ``from fastavro.read import
+reader``): the readers are the drop-in's; constants and registries
+(``LOGICAL_READERS``, ``MAGIC``, ...) are fastavro's own."""
+
+from __future__ import annotations
+
+from roastedavro.fastavro import (  # noqa: F401
+    SchemaResolutionError, block_reader, is_avro, reader, schemaless_reader,
+)
+from roastedavro.fastavro._submodule import forwarder
+
+__getattr__ = forwarder("roastedavro.fastavro.read", "fastavro.read", {
+    "iter_avro": "an old name of reader(); use reader",
+})
+
+
+def json_reader(*args, **kwargs):
+    """fastavro.read's json_reader: roastedavro.fastavro.json_reader."""
+    from roastedavro.fastavro.json import json_reader as read
+
+    return read(*args, **kwargs)

@@ -1,0 +1,90 @@
+"""Values fastavro writes by changing them, which the drop-in refuses: a
+float with a fraction in an int (fastavro truncates it), anything in a
+boolean (fastavro writes its truth value: None becomes false), an int
+beyond an Avro int's range (fastavro writes bytes no Avro reader accepts
+as an int), a string that is not a UUID in a uuid field, a value in a null
+field. Each is checked against fastavro itself: fastavro accepts it and
+reads back something else than what was given, or bytes a reader by the
+specification refuses; the drop-in raises a DatumError (a ValueError)
+naming the field. Numbers no int or long can hold
+raise fastavro's OverflowError type on both."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import fastavro
+import pytest
+
+import roastedavro.fastavro as dropin
+from roastedavro.errors import DatumError
+
+
+def record(avro_type):
+    return {"type": "record", "name": "R", "fields": [{"name": "f", "type": avro_type}]}
+
+
+UUID = {"type": "string", "logicalType": "uuid"}
+
+
+@pytest.mark.parametrize("avro_type, value", [
+    ("int", 1.5),
+    ("long", -2.25),
+    ({"type": "int", "logicalType": "date"}, 19000.5),
+    ("boolean", None),
+    ("boolean", "no"),
+    ("boolean", 2),
+    ("null", 0),
+    # fastavro reads these back as given, but its bytes are not the schema's:
+    # a reader by the specification refuses them (checked below)
+    ("int", 2**31),
+    (UUID, "order-123"),
+])
+def test_fastavro_writes_a_changed_value_and_the_dropin_refuses_it(avro_type, value):
+    schema = record(avro_type)
+    written = io.BytesIO()
+    fastavro.schemaless_writer(written, fastavro.parse_schema(schema), {"f": value})
+    written.seek(0)
+    try:
+        back = fastavro.schemaless_reader(written, fastavro.parse_schema(schema))["f"]
+    except Exception:    # noqa: BLE001 - fastavro cannot read its own bytes back
+        back = "unreadable"
+    if back == value and type(back) is type(value):
+        from roastedavro import AvroCodec, DecodeError
+
+        with pytest.raises(DecodeError):
+            AvroCodec(schema).load(written.getvalue())
+    else:
+        assert back == "unreadable" or back != value or type(back) is not type(value)
+    with pytest.raises(DatumError, match="on field f") as caught:
+        dropin.schemaless_writer(io.BytesIO(), dropin.parse_schema(schema), {"f": value})
+    assert isinstance(caught.value, ValueError)
+    with pytest.raises(DatumError):
+        dropin.writer(io.BytesIO(), dropin.parse_schema(schema), [{"f": value}])
+
+
+@pytest.mark.parametrize("avro_type, value", [
+    ("long", 2**63), ("long", -(2**63) - 1), ("long", math.inf), ("int", -math.inf),
+])
+def test_numbers_no_int_or_long_holds_are_overflow_errors_on_both(avro_type, value):
+    schema = record(avro_type)
+    with pytest.raises(OverflowError):
+        fastavro.schemaless_writer(io.BytesIO(), fastavro.parse_schema(schema), {"f": value})
+    with pytest.raises(OverflowError) as caught:
+        dropin.schemaless_writer(io.BytesIO(), dropin.parse_schema(schema), {"f": value})
+    assert isinstance(caught.value, DatumError) and "on field f" in str(caught.value)
+    with pytest.raises(OverflowError):
+        dropin.writer(io.BytesIO(), dropin.parse_schema(schema), [{"f": value}])
+
+
+@pytest.mark.parametrize("metadata, error", [
+    ({"k": 5}, AttributeError), ({"k": b"bytes"}, AttributeError), ({5: "v"}, TypeError),
+])
+def test_metadata_is_str_keys_and_values_as_in_fastavro(metadata, error):
+    for module in (fastavro, dropin):
+        out = io.BytesIO()
+        with pytest.raises(error):
+            module.writer(out, {"type": "int"}, [1], metadata=metadata)
+    # nothing of the file is written by the drop-in
+    assert out.getvalue() == b""
