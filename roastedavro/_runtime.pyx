@@ -314,7 +314,9 @@ cdef extern from *:
 
 from roastedavro import _support as support
 from roastedavro import _datum as datums
-from roastedavro.errors import DecodeError, DumpError, TextDecodeError, TruncatedError, UnreadableDatumError
+from roastedavro.errors import (
+    DecodeError, DumpError, IndexDecodeError, TextDecodeError, TruncatedError, UnreadableDatumError,
+)
 
 import_datetime()
 
@@ -740,7 +742,8 @@ cdef int raise_bad_value(Reader* r, int kind, long long value, long long bound, 
     if kind == BAD_INT:
         message = u"value %d out of range for Avro int" % value
     elif kind == BAD_INDEX:
-        message = u"index %d out of range (expected 0..%d)" % (value, bound - 1)
+        raise IndexDecodeError(u"index %d out of range (expected 0..%d)" % (value, bound - 1),
+                               offset)
     elif kind == BAD_BOOLEAN:
         message = u"invalid boolean byte 0x%02x" % value
     elif kind == NEGATIVE_LENGTH:

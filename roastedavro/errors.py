@@ -24,6 +24,11 @@ class TruncatedError(DecodeError, EOFError):
     ``EOFError`` stops there too."""
 
 
+class IndexDecodeError(DecodeError, IndexError):
+    """A union branch or enum symbol index the schema does not have. Also an
+    ``IndexError``, as fastavro raises it for such bytes."""
+
+
 class TextDecodeError(DecodeError, UnicodeDecodeError):
     """A string or map key whose bytes are not UTF-8. Also a
     ``UnicodeDecodeError`` (the bytes in ``object``, the bad byte from

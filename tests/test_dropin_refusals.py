@@ -88,3 +88,20 @@ def test_metadata_is_str_keys_and_values_as_in_fastavro(metadata, error):
             module.writer(out, {"type": "int"}, [1], metadata=metadata)
     # nothing of the file is written by the drop-in
     assert out.getvalue() == b""
+
+
+@pytest.mark.parametrize("policy", ["never", "eager"])
+@pytest.mark.parametrize("data, offset", [(b"\x04\x00", 0),    # union index 2
+                                          (b"\x00\x02", 1)])   # enum index 1
+def test_an_index_the_schema_lacks_is_fastavros_index_error(monkeypatch, policy, data, offset):
+    from roastedavro import DecodeError
+
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
+    schema = {"type": "record", "name": "R", "fields": [
+        {"name": "u", "type": ["null", "int"]},
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}}]}
+    with pytest.raises(IndexError):
+        fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema))
+    with pytest.raises(IndexError) as caught:
+        dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(schema))
+    assert isinstance(caught.value, DecodeError) and caught.value.offset == offset

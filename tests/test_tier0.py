@@ -34,7 +34,8 @@ from fuzzing import examples
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
-DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError")
+DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
+                 "IndexDecodeError")
 
 COMPILING = settings(
     max_examples=examples(40), deadline=None, derandomize=True, database=None,

@@ -62,7 +62,8 @@ from roastedavro.flags import CompileFlags
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
-DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError")
+DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
+                 "IndexDecodeError")
 
 # ---------------------------------------------------------------------------
 # identical outcomes

@@ -36,7 +36,8 @@ from roastedavro.resolvegen import generate_resolving_module
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
-DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError")
+DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
+                 "IndexDecodeError")
 
 FEW = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                phases=[Phase.explicit, Phase.generate],
