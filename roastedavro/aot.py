@@ -123,10 +123,13 @@ def marshmallow_source(text: str, flags: CompileFlags) -> CodecSource:
 
 
 def registry_sources(url: str, subjects: Iterable[str], reader: str | None = None,
-                     client=None) -> list[CodecSource]:
+                     client=None, skipped: list | None = None) -> list[CodecSource]:
     """Every version of each subject (an AvroCodec each), and with ``reader``
     (an .avsc file) the codec reading each version as the reader's values,
-    as roastedavro.kafka's AvroDeserializer(client, reader) reads them."""
+    as roastedavro.kafka's AvroDeserializer(client, reader) reads them. A
+    version the reader cannot read (the deserializer refuses it too) gets no
+    pair codec: ``(label, reason)`` is appended to ``skipped``."""
+    from roastedavro.errors import SchemaResolutionError
     from roastedavro.kafka.serde import _from_registry, resolved_as_confluent
 
     if client is None:
@@ -143,8 +146,12 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
             collected.append(avro_source(schema, label))
             if reader_schema is not None and \
                     schema.canonical_form() != reader_schema.canonical_form():
-                collected.append(pair_source(schema, resolved_as_confluent(reader_schema),
-                                             f"{label} as {reader}"))
+                try:
+                    collected.append(pair_source(schema, resolved_as_confluent(reader_schema),
+                                                 f"{label} as {reader}"))
+                except SchemaResolutionError as error:
+                    if skipped is not None:
+                        skipped.append((label, str(error)))
     return collected
 
 

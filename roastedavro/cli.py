@@ -450,7 +450,11 @@ def build(args, out: TextIO) -> None:
     if args.subject:
         if not args.registry:
             raise _BadInput("--subject needs --registry URL")
-        codecs += aot.registry_sources(args.registry, args.subject, args.reader)
+        skipped: list = []
+        codecs += aot.registry_sources(args.registry, args.subject, args.reader, skipped=skipped)
+        for label, reason in skipped:
+            print(f"{label}: not built as read by --reader, which cannot read it ({reason})",
+                  file=sys.stderr)
     elif args.reader:
         raise _BadInput("--reader goes with --registry and --subject (for files: WRITER=READER)")
     shown = sys.stderr.isatty()

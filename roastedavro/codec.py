@@ -41,8 +41,10 @@ _locks_guard = threading.Lock()
 
 def _key(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tuple:
     # the reader's dialect decides how a pair is resolved (roastedavro.avro.resolve)
-    return (schema.to_json(), flags, writer.to_json() if writer is not None else None,
-            schema.dialect)
+    # (the writer's too: a model of the fastavro dialect lacks the logical
+    # types fastavro does not convert, with the same JSON)
+    return (schema.to_json(), flags,
+            (writer.to_json(), writer.dialect) if writer is not None else None, schema.dialect)
 
 
 def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,

@@ -551,7 +551,7 @@ class Header:
     size: int
 
 
-def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE) -> Header:
+def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE, dialect: str = "avro") -> Header:
     start = source.offset
     magic = source.read(4, "magic", None) if source._fill(4) else b""
     if magic != MAGIC:
@@ -582,7 +582,8 @@ def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE) -> Header:
     codec = metadata.get("avro.codec", b"null").decode("utf-8", "replace") or "null"
     try:
         # as Java's DataFileReader: names and defaults are not checked
-        schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False)
+        schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False,
+                              dialect=dialect)
         # JSON escapes of lone surrogates (\ud800) parse to text that is not
         # Unicode: no name or value of the schema can be written out
         schema.to_json().encode("utf-8")
@@ -686,13 +687,16 @@ class FileReader:
     items beyond the bytes read (see :meth:`decode_records`).
     """
 
+    #: the rules the file's schema is parsed by (the fastavro drop-in's: "fastavro")
+    _dialect = "avro"
+
     def __init__(self, fo: BinaryIO, reader_schema: Any = None, *,
                  flags: CompileFlags | None = None, max_block_size: int = MAX_BLOCK_SIZE,
                  on_damage: str = "raise"):
         if on_damage not in ("raise", "skip"):
             raise ValueError(f"on_damage must be 'raise' or 'skip', not {on_damage!r}")
         self._source = _Source(fo)
-        self.header = _read_header(self._source, max_block_size)
+        self.header = _read_header(self._source, max_block_size, self._dialect)
         # the stream is left just after the header, as fastavro leaves it
         self._source.settle()
         self.writer_schema: Schema = self.header.schema

@@ -81,3 +81,10 @@ def test_schemaless_writers_options_may_be_given_by_position():
     for module in (fastavro, dropin):
         with pytest.raises(ValueError):   # strict: a field the schema lacks
             module.schemaless_writer(io.BytesIO(), schema, {"a": 1, "b": 2}, True)
+
+
+def test_fastavros_block_codec_registry_is_refused_saying_why():
+    import roastedavro.fastavro.read as read
+
+    with pytest.raises(AttributeError, match="decompresses blocks itself"):
+        read.BLOCK_READERS    # noqa: B018

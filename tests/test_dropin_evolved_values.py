@@ -435,3 +435,44 @@ def test_logical_types_fastavro_does_not_convert_are_their_values_without_a_read
     assert _types(from_json) == expected[2] and from_json == {"f": value}
     if "nanos" not in name:    # converted there (nanoseconds stay ints: datetime has none)
         assert type(AvroCodec(schema).load(data)["f"]) is not type(value)
+
+
+@pytest.mark.parametrize("writer, reader, data", [
+    # a writer repeating a field: the reader's field is read once, from the first
+    ({"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": "int"}, {"name": "b", "type": "int"}, {"name": "a", "type": "int"}]},
+     {"type": "record", "name": "R", "fields": [
+         {"name": "a", "type": "int"}, {"name": "b", "type": "int"},
+         {"name": "c", "type": "int", "default": 9}]}, b"\x02\x04\x06"),
+    # a reader's field of the writer's field's own name before one aliasing it
+    ({"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": "int"}, {"name": "b", "type": "int"}]},
+     {"type": "record", "name": "R", "fields": [
+         {"name": "a", "type": "int"},
+         {"name": "b", "type": "int", "aliases": ["a"], "default": 0}]}, b"\x02\x04"),
+])
+@pytest.mark.parametrize("policy", ["never", "eager"])
+def test_fields_are_matched_by_fastavros_rules(monkeypatch, writer, reader, data, policy):
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
+    expected = fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(writer, _force=True), fastavro.parse_schema(reader))
+    got = dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(writer),
+                                   dropin.parse_schema(reader))
+    assert _types(got) == _types(expected) and got == expected
+
+
+def test_a_model_of_the_specifications_rules_does_not_change_the_dicts_values():
+    """A roastedavro Schema parsed by the specification's rules converts a
+    uuid on fixed; the equal dict schema, given to the drop-in afterwards,
+    still reads fastavro's bytes (the caches tell the two apart)."""
+    from roastedavro.avro import parse_schema
+
+    schema = record({"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"})
+    data = bytes(range(16))
+    model = parse_schema(schema)
+    assert isinstance(dropin.schemaless_reader(io.BytesIO(data), model)["f"], uuid.UUID)
+    assert dropin.schemaless_reader(io.BytesIO(data), schema) == {"f": data} == \
+        fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema))
+    reader = record({"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"})
+    assert dropin.schemaless_reader(io.BytesIO(data), model, parse_schema(reader))["f"] != data
+    assert dropin.schemaless_reader(io.BytesIO(data), schema, reader) == {"f": data}

@@ -439,3 +439,28 @@ def test_optional_codecs_missing_say_so(monkeypatch):
     monkeypatch.setitem(sys.modules, "lz4.block", None)
     with pytest.raises(ValueError, match="lz4 codec is supported but you need to install"):
         dropin.writer(io.BytesIO(), ITEM, ITEMS, codec="lz4")
+
+
+@pytest.mark.parametrize("schema, record", [
+    ({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"},
+                                                 {"name": "a", "type": "int"}]}, {"a": 1}),
+    ({"type": "record", "name": "R", "aliases": "old", "fields": [{"name": "a", "type": "int"}]},
+     {"a": 1}),
+    ({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int", "order": "any"}]},
+     {"a": 1}),
+    ({"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": {"type": "fixed", "name": "F", "size": 12,
+                               "logicalType": "duration"}}]}, {"a": b"\x01" * 12}),
+])
+def test_files_whose_schema_only_fastavro_takes_are_read_as_fastavro_reads_them(schema, record):
+    written = io.BytesIO()
+    fastavro.writer(written, fastavro.parse_schema(schema, _force=True), [record])
+    data = written.getvalue()
+    expected = list(fastavro.reader(io.BytesIO(data)))
+    assert list(dropin.reader(io.BytesIO(data))) == expected
+    assert [list(block) for block in dropin.block_reader(io.BytesIO(data))] == [expected]
+    # and appended to by the drop-in's writer
+    appended = io.BytesIO(data)
+    appended.seek(0, io.SEEK_END)
+    dropin.writer(appended, fastavro.parse_schema(schema, _force=True), [record])
+    assert list(fastavro.reader(io.BytesIO(appended.getvalue()))) == expected * 2

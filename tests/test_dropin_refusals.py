@@ -15,6 +15,7 @@ import io
 import math
 
 import fastavro
+import fastavro.validation
 import pytest
 
 import roastedavro.fastavro as dropin
@@ -105,3 +106,31 @@ def test_an_index_the_schema_lacks_is_fastavros_index_error(monkeypatch, policy,
     with pytest.raises(IndexError) as caught:
         dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(schema))
     assert isinstance(caught.value, DecodeError) and caught.value.offset == offset
+
+
+NESTED = {"type": "record", "name": "R", "namespace": "ns", "fields": [
+    {"name": "a", "type": "int"},
+    {"name": "b", "type": {"type": "record", "name": "In",
+                           "fields": [{"name": "c", "type": ["null", "string"]}]}}]}
+GOOD = {"a": 1, "b": {"c": None}}
+
+
+@pytest.mark.parametrize("bad", [
+    {"a": "x", "b": {"c": None}},    # one place
+    {"a": 1, "b": {"c": 1}},         # a union: one error per branch
+    {"a": 1},                        # a missing record
+    {"a": 1.5, "b": {"c": None}},    # a value fastavro's writer would truncate
+])
+def test_validators_errors_are_fastavros(bad):
+    """writer and json_writer with validator=True: fastavro's ValidationError
+    with the errors fastavro's validator lists (datum, schema, full field
+    name), for the record after good ones."""
+    expected = []
+    for module in (fastavro, dropin):
+        for write in (lambda: module.writer(io.BytesIO(), NESTED, [GOOD, bad], validator=True),
+                      lambda: module.json_writer(io.StringIO(), NESTED, [GOOD, bad],
+                                                 validator=True)):
+            with pytest.raises(fastavro.validation.ValidationError) as caught:
+                write()
+            expected.append(caught.value.errors)
+    assert expected[0] and expected == [expected[0]] * 4

@@ -556,3 +556,61 @@ def test_watcher_compiles_new_versions_before_their_first_message(registry, unca
     down = SchemaRegistryClient({"url": "http://127.0.0.1:9", "max.retries": 0})
     failing = RegistryWatcher(down, ["trades-value"], [reader])
     assert failing.poll() == [] and failing.last_error is not None
+
+
+UUID_FIXED = {"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"}
+WITH_UUID = {"type": "record", "name": "Keyed", "namespace": "kafka.test",
+             "fields": [{"name": "u", "type": UUID_FIXED}]}
+WITH_UUID_V2 = dict(WITH_UUID, fields=[{"name": "u", "type": UUID_FIXED},
+                                       {"name": "n", "type": "long", "default": 1}])
+
+
+def test_the_deserializers_view_of_a_reader_is_a_model_of_its_own(registry):
+    """The reader's schema, resolved as confluent-kafka's fastavro resolves
+    it: a uuid on fixed stays bytes (fastavro does not convert it); and the
+    drop-in, asked for the same pair afterwards in the same process, reads
+    what fastavro reads too (no cache hands one the other's model)."""
+    import io
+
+    import fastavro
+
+    import roastedavro.fastavro as dropin
+
+    datum = {"u": bytes(range(16))}
+    message = ConfluentSerializer(registry, json.dumps(WITH_UUID))(datum, ctx())
+    expected = ConfluentDeserializer(registry, json.dumps(WITH_UUID_V2))(message, ctx())
+    assert expected == {"u": bytes(range(16)), "n": 1}
+    assert_same(AvroDeserializer(registry, WITH_UUID_V2, compiler=None)(message, ctx()), expected)
+    body = message[5:]
+    theirs = fastavro.schemaless_reader(io.BytesIO(body), fastavro.parse_schema(WITH_UUID),
+                                        fastavro.parse_schema(WITH_UUID_V2))
+    assert_same(dropin.schemaless_reader(io.BytesIO(body), WITH_UUID, WITH_UUID_V2), theirs)
+
+
+def test_a_pair_only_fastavros_rules_refuse_is_a_serialization_error_each_time(registry):
+    renamed = dict(WITH_UUID_V2, name="Renamed")
+    message = ConfluentSerializer(registry, json.dumps(WITH_UUID))({"u": bytes(16)}, ctx())
+    with pytest.raises(Exception):    # confluent-kafka's fastavro refuses the names
+        ConfluentDeserializer(registry, json.dumps(renamed))(message, ctx())
+    reader = AvroDeserializer(registry, renamed, compiler=None)
+    for _ in range(2):
+        with pytest.raises(SerializationError, match="cannot be read as the reader schema"):
+            reader(message, ctx())
+
+
+def test_build_reader_skips_a_version_the_reader_cannot_read(registry, tmp_path):
+    from roastedavro import aot
+
+    subject = "keyed-skip-value"
+    registry.register_schema(subject, Schema(json.dumps(WITH_UUID), "AVRO"))
+    renamed = tmp_path / "renamed.avsc"
+    renamed.write_text(json.dumps(dict(WITH_UUID_V2, name="Renamed")))
+    skipped: list = []
+    sources = aot.registry_sources("mock://unused", [subject], str(renamed), client=registry,
+                                   skipped=skipped)
+    assert len(sources) == 1 and "as" not in sources[0].label    # the version's own codec
+    assert len(skipped) == 1 and "version 1" in skipped[0][0]
+    readable = tmp_path / "v2.avsc"
+    readable.write_text(json.dumps(WITH_UUID_V2))
+    assert len(aot.registry_sources("mock://unused", [subject], str(readable),
+                                    client=registry)) == 2

@@ -618,7 +618,8 @@ def thread_cases(seeds):
     kinds = collections.Counter(
         type(expected[1]).__name__ if expected[0] == "error" else expected[0]
         for _, _, _, expected in cases)
-    assert kinds["value"] > 100 and kinds["DatumError"] > 30 and kinds["DecodeError"] > 30, kinds
+    malformed = kinds["DecodeError"] + kinds["IndexDecodeError"]
+    assert kinds["value"] > 100 and kinds["DatumError"] > 30 and malformed > 30, kinds
     return cases
 
 

@@ -387,7 +387,15 @@ class _Resolver:
         by_name = {field.name: field for field in reader.fields}
         written = set()
         for field in writer.fields:
-            name = self.field_name(writer, field)
+            if self.fastavro:
+                # fastavro's rules: a reader's field of the writer's field's
+                # own name before one it names as an alias, and each reader's
+                # field read once (a later writer's field for it is skipped)
+                name = field.name if field.name in by_name else self.field_name(writer, field)
+                if name in written:
+                    name = None
+            else:
+                name = self.field_name(writer, field)
             written.add(name)
             wfield = f"{plan.writer_path}.{field.name}"
             target = by_name.get(name)

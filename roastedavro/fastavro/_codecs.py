@@ -34,7 +34,10 @@ def codec_for(schema: Any, reader: Any = None):
 
     model = as_model(schema)
     reader_model = as_model(reader) if reader is not None else None
-    text = (model.to_json(), reader_model.to_json() if reader is not None else None)
+    # the dialects too: a model of the specification's (passed in as a
+    # Schema) keeps logical types the fastavro dialect's drops
+    text = (model.to_json(), model.dialect,
+            (reader_model.to_json(), reader_model.dialect) if reader is not None else None)
     # fastavro's custom logical types the schema uses, if any: around the codec
     plan = logical_plan(schema, reader)
     with _lock:
@@ -98,7 +101,9 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
         reader_model = as_model(reader_schema)
         if reader_model.to_json() == model.to_json():
             reader_model = None    # as fastavro, which reads with the writer's alone
-    text = (model.to_json(), reader_model.to_json() if reader_model is not None else None, naming,
+    text = (model.to_json(), model.dialect,
+            (reader_model.to_json(), reader_model.dialect) if reader_model is not None else None,
+            naming,
             unicode_errors)
     with _named_lock:
         codec = _NAMED_BY_TEXT.get(text)

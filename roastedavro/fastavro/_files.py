@@ -28,21 +28,20 @@ import zlib
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from roastedavro._datum import encode_long
-from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import Schema
 from roastedavro.container import (
     CODECS, MAGIC, SYNC_SIZE, ContainerError, FileEndedError, FileReader, FileWriter, Header,
     _Codec, _check_frames, _cramjam, _lz4_block, _read_header, _Source,
 )
 from roastedavro.container import Block as _StoredBlock
-from roastedavro.errors import DatumError, DecodeError, SchemaError
+from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
 from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._codecs import _named_codec, codec_for, fastavro_pair
 from roastedavro.fastavro._models import SchemaResolutionError, as_model
 from roastedavro.fastavro._writing import (
-    ValidationError, fastavro_error, strict_codec, without_tuples)
+    ValidationError, fastavro_error, strict_codec, validation_error, without_tuples)
 from roastedavro.fastavro.schema import _fastavro_parse_schema
 
 __all__ = ["writer", "reader", "block_reader", "Block", "fastavro_form", "resolution_error"]
@@ -256,7 +255,7 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
     if _appendable(fo):
         fo.seek(0)
         source = _Source(fo)
-        header = _read_header(source)
+        header = _read_header(source, dialect="fastavro")
         _check_frames(fo, source, header, False)
         fo.seek(0, io.SEEK_END)
         schema = header.schema      # the file's, as fastavro appends
@@ -288,11 +287,32 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
     plan = logical_plan(schema)
     if plan is not None:
         records = (plan.prepare(record) for record in records)
+    drawn = _Drawn(records) if validator else records
     try:
-        blocks.write_many(records)
+        blocks.write_many(drawn)
         blocks.close()
     except DatumError as error:
-        raise fastavro_error(error, ValidationError if validator else DatumError) from None
+        if validator:
+            # the records are encoded as they are drawn: the last one failed
+            raise validation_error(error, schema, drawn.last) from None
+        raise fastavro_error(error, DatumError) from None
+
+
+class _Drawn:
+    """An iterator of records that remembers the last one drawn."""
+
+    __slots__ = ("records", "last")
+
+    def __init__(self, records: Iterable[Any]):
+        self.records = iter(records)
+        self.last = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        self.last = next(self.records)
+        return self.last
 
 
 # -- reading ------------------------------------------------------------------------
@@ -300,6 +320,10 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
 
 class _FileReader(FileReader):
     """fastavro's ``file_reader``: the header's attributes in fastavro's forms."""
+
+    # the file's schema as fastavro takes it (its names; the logical types it
+    # does not convert read as their underlying values)
+    _dialect = "fastavro"
 
     def __init__(self, fo: BinaryIO, reader_schema: Any = None, return_record_name: bool = False,
                  return_record_name_override: bool = False, handle_unicode_errors: str = "strict",
@@ -332,15 +356,6 @@ class _FileReader(FileReader):
             "return_named_type_override": return_named_type_override,
         }
         header = self.header
-        # the file's schema in the drop-in's dialect, as the other paths read
-        # it (fastavro's names; the logical types fastavro does not convert
-        # read as their underlying values)
-        try:
-            written = parse_model(header.metadata["avro.schema"].decode("utf-8"),
-                                  validate=False, dialect="fastavro")
-        except (SchemaError, ValueError, TypeError, RecursionError):
-            written = self._models[0]    # the header's own model reads it
-        self._models = (written, reader_model if reader_model is not None else written)
         self._header = {"magic": MAGIC, "meta": dict(header.metadata), "sync": header.sync}
         self.metadata = {key: value.decode("utf-8", "replace")
                          for key, value in header.metadata.items()}

@@ -39,6 +39,24 @@ class ValidationError(DatumError, _FastavroValidationError):
         return (type(self), (self.reason, self.path))
 
 
+def validation_error(error: DatumError, schema: Any, record: Any) -> ValidationError:
+    """The ValidationError of ``validator=True`` for a record roastedavro's
+    writer refused: its ``errors`` are those fastavro's own validator gives
+    for the record (every failing place, with the datum, the schema and the
+    field's full name), where it finds any; the record is only validated,
+    never written, by fastavro."""
+    converted = fastavro_error(error, ValidationError)
+    try:
+        from fastavro.validation import validate
+
+        validate(record, _fastavro_parts.parse_schema(schema), raise_errors=True)
+    except _FastavroValidationError as theirs:
+        converted.errors = theirs.errors
+    except Exception:    # noqa: BLE001 - a value fastavro's validator cannot even look at
+        pass
+    return converted
+
+
 class ChangedSizeError(DatumError, RuntimeError):
     """A dict that changed size while it was written (a value's conversion
     ran code that added or removed keys): also the RuntimeError that
@@ -102,7 +120,7 @@ def strict_codec(schema: Any, strict: bool, strict_allow_default: bool):
     if entry is not None and entry[0] is schema:
         return entry[1]
     model = as_model(schema)
-    text = (model.to_json(), level)
+    text = (model.to_json(), model.dialect, level)
     with _lock:
         codec = _STRICT_BY_TEXT.get(text)
     if codec is None:

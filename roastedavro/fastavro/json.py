@@ -25,7 +25,7 @@ from fastavro.io.json_decoder import AvroJSONDecoder
 from fastavro.io.json_encoder import AvroJSONEncoder
 
 from roastedavro.errors import DatumError, UnreadableDatumError
-from roastedavro.fastavro._writing import ValidationError, fastavro_error, strict_codec, without_tuples
+from roastedavro.fastavro._writing import fastavro_error, strict_codec, validation_error, without_tuples
 from roastedavro.fastavro._codecs import fastavro_pair
 from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._models import DatumResolutionError, as_model
@@ -53,7 +53,8 @@ def _json_codec(schema: Any, reader_schema: Any = None) -> Any:
 
     model = as_model(schema)
     reader = as_model(reader_schema) if reader_schema is not None else None
-    key = (model.to_json(), reader.to_json() if reader is not None else None)
+    key = (model.to_json(), model.dialect,
+           (reader.to_json(), reader.dialect) if reader is not None else None)
     codec = _codecs.get(key)
     if codec is None:
         codec = AvroJSON(model, reader_schema=reader, narrow_floats=False)
@@ -92,7 +93,9 @@ def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type
                 checker.dump(record)    # fastavro's strict checks, with its messages
             value = codec.to_json_value(record, union_type=write_union_type)
         except DatumError as error:
-            raise fastavro_error(error, ValidationError if validator else DatumError) from None
+            if validator:
+                raise validation_error(error, schema, record) from None
+            raise fastavro_error(error, DatumError) from None
         fo.write(separator + json.dumps(value))
         separator = "\n"
     return None

@@ -12,6 +12,9 @@ from roastedavro.fastavro._submodule import forwarder
 
 __getattr__ = forwarder("roastedavro.fastavro.read", "fastavro.read", {
     "iter_avro": "an old name of reader(); use reader",
+    "BLOCK_READERS": "the drop-in decompresses blocks itself (null, deflate, bzip2, xz, "
+                     "snappy, zstandard, lz4); a codec registered in fastavro's BLOCK_READERS "
+                     "would not be used",
 })
 
 

@@ -350,11 +350,18 @@ def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags)
 
 
 def resolved_as_confluent(reader: AvroModel) -> AvroModel:
-    """The reader's schema as confluent-kafka's fastavro resolves with it: the
-    same model in the fastavro dialect, so that a record's keys come in
-    fastavro's order (the fields read, in the writer's order, then the
-    defaults) and its rules apply."""
-    return AvroModel(reader.root, reader.named, "fastavro")
+    """The reader's schema as confluent-kafka's fastavro resolves with it:
+    parsed again in the fastavro dialect (its JSON holds the referenced types
+    too), so that a record's keys come in fastavro's order (the fields read,
+    in the writer's order, then the defaults), fastavro's resolution rules
+    apply and the logical types fastavro does not convert are its plain
+    values. A model of its own, never one that shares the specification's
+    tree under the same JSON and dialect (the codecs' caches tell models
+    apart by both)."""
+    try:
+        return parse_schema(reader.to_json(), dialect="fastavro")
+    except SchemaError:    # fastavro's rules refuse it: the specification's then
+        return reader
 
 
 def _bare_bytes(model: AvroModel) -> bool:
@@ -740,12 +747,16 @@ class AvroDeserializer(Deserializer):
     def _new_slot(self, writer: AvroModel, reader: AvroModel | None, schema_id: int) -> _Codec:
         flags = self._flags
         marshmallow = self._marshmallow
+        # without marshmallow, read as confluent-kafka reads (fastavro's rules)
+        resolving = reader
+        if reader is not None and marshmallow is None:
+            resolving = resolved_as_confluent(reader)
         if reader is not None:
             # an impossible pair fails now, not on some later message
             from roastedavro.avro.resolve import resolve
 
             try:
-                resolve(writer, reader).check()
+                resolve(writer, resolving).check()
             except SchemaError as error:
                 raise SerializationError(
                     f"schema id {schema_id} cannot be read as the reader schema: {error}") from None
@@ -777,7 +788,7 @@ class AvroDeserializer(Deserializer):
                 return lambda data, start: load(write(read(data, start)))
         else:
             if not same:
-                target = resolved_as_confluent(reader)
+                target = resolving
             # where the pair's values by fastavro's rule are not the
             # resolution's (Java's), tier 0 reads them by fastavro's rule for good
             # (canonical forms leave logical types out: a pair "the same" by
