@@ -315,7 +315,8 @@ cdef extern from *:
 from roastedavro import _support as support
 from roastedavro import _datum as datums
 from roastedavro.errors import (
-    DecodeError, DumpError, IndexDecodeError, TextDecodeError, TruncatedError, UnreadableDatumError,
+    DecodeError, DumpError, IndexDecodeError, LengthDecodeError, TextDecodeError, TruncatedError,
+    UnreadableDatumError,
 )
 
 import_datetime()
@@ -747,7 +748,7 @@ cdef int raise_bad_value(Reader* r, int kind, long long value, long long bound, 
     elif kind == BAD_BOOLEAN:
         message = u"invalid boolean byte 0x%02x" % value
     elif kind == NEGATIVE_LENGTH:
-        message = u"negative length %d" % value
+        raise LengthDecodeError(u"negative length %d" % value, offset)
     elif kind == LONG_LENGTH:
         raise TruncatedError(u"length %d exceeds the %d bytes that remain" % (value, bound), offset)
     else:

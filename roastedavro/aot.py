@@ -130,7 +130,7 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
     version the reader cannot read (the deserializer refuses it too) gets no
     pair codec: ``(label, reason)`` is appended to ``skipped``."""
     from roastedavro.errors import SchemaResolutionError
-    from roastedavro.kafka.serde import _from_registry, resolved_as_confluent
+    from roastedavro.kafka.serde import _from_registry, as_confluent
 
     if client is None:
         from confluent_kafka.schema_registry import SchemaRegistryClient
@@ -144,10 +144,15 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
             schema = _from_registry(client, registered.schema, f"{subject} version {version}")
             label = f"{subject} version {version} (id {registered.schema_id})"
             collected.append(avro_source(schema, label))
+            # the serializers' and deserializers' codec: fastavro's view, a
+            # module of its own where that changes the code (logical types)
+            confluent = avro_source(as_confluent(schema), label)
+            if confluent.source != collected[-1].source:
+                collected.append(confluent)
             if reader_schema is not None and \
                     schema.canonical_form() != reader_schema.canonical_form():
                 try:
-                    collected.append(pair_source(schema, resolved_as_confluent(reader_schema),
+                    collected.append(pair_source(schema, as_confluent(reader_schema),
                                                  f"{label} as {reader}"))
                 except SchemaResolutionError as error:
                     if skipped is not None:

@@ -57,7 +57,14 @@ class ContainerError(DecodeError):
         self.block = block
 
     def __reduce__(self):
-        return (_container_error, (self.reason, self.offset, self.block))
+        return (_container_error, (self.reason, self.offset, self.block, type(self)))
+
+
+class MissingSchemaError(ContainerError, KeyError):
+    """A header without ``avro.schema``. Also the ``KeyError`` fastavro
+    raises for it."""
+
+    __str__ = Exception.__str__  # the message, not KeyError's quoted key
 
 
 def _container_error(reason: str, offset: int, block: int | None,
@@ -70,9 +77,6 @@ def _container_error(reason: str, offset: int, block: int | None,
 
 class FileEndedError(ContainerError):
     """A file that ends before its header or a block does (cut short)."""
-
-    def __reduce__(self):
-        return (_container_error, (self.reason, self.offset, self.block, type(self)))
 
 
 class MissingCodecError(ImportError, ValueError):
@@ -578,7 +582,7 @@ def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE, dialect: str =
                 raise ContainerError("a metadata key that is not UTF-8", source.offset) from None
     sync = source.read(SYNC_SIZE, "sync marker", None)
     if "avro.schema" not in metadata:
-        raise ContainerError("no avro.schema in the metadata", source.offset)
+        raise MissingSchemaError("no avro.schema in the metadata", source.offset)
     codec = metadata.get("avro.codec", b"null").decode("utf-8", "replace") or "null"
     try:
         # as Java's DataFileReader: names and defaults are not checked

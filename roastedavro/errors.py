@@ -24,6 +24,11 @@ class TruncatedError(DecodeError, EOFError):
     ``EOFError`` stops there too."""
 
 
+class LengthDecodeError(DecodeError, EOFError):
+    """A negative length for bytes or a string. Also an ``EOFError``, as
+    fastavro raises it for such bytes (it asks the stream for that many)."""
+
+
 class IndexDecodeError(DecodeError, IndexError):
     """A union branch or enum symbol index the schema does not have. Also an
     ``IndexError``, as fastavro raises it for such bytes."""

@@ -134,3 +134,34 @@ def test_validators_errors_are_fastavros(bad):
                 write()
             expected.append(caught.value.errors)
     assert expected[0] and expected == [expected[0]] * 4
+
+
+@pytest.mark.parametrize("policy", ["never", "eager"])
+@pytest.mark.parametrize("avro_type, data, offset", [
+    ("bytes", b"\x01", 0), ("string", b"\x03abc", 0),
+    ({"type": "map", "values": "string"}, b"\x02\x05\x02a", 1)])    # a key of length -3
+def test_a_negative_length_is_fastavros_eof_error(monkeypatch, policy, avro_type, data, offset):
+    from roastedavro.errors import DecodeError
+
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
+    schema = record(avro_type)
+    with pytest.raises(EOFError):
+        fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema))
+    with pytest.raises(EOFError) as caught:
+        dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(schema))
+    assert isinstance(caught.value, DecodeError)
+    assert "negative length" in str(caught.value) and caught.value.offset == offset
+
+
+def test_a_header_without_a_schema_is_fastavros_key_error():
+    from roastedavro.container import ContainerError
+
+    written = io.BytesIO()
+    fastavro.writer(written, record("long"), [{"f": 1}])
+    damaged = written.getvalue().replace(b"avro.schema", b"avro.schemX")
+    with pytest.raises(KeyError):
+        list(fastavro.reader(io.BytesIO(damaged)))
+    with pytest.raises(KeyError) as caught:
+        list(dropin.reader(io.BytesIO(damaged)))
+    assert isinstance(caught.value, ContainerError) and caught.value.block is None
+    assert str(caught.value).startswith("the header: no avro.schema in the metadata")

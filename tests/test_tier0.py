@@ -35,7 +35,7 @@ from fuzzing import examples
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
 DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
-                 "IndexDecodeError")
+                 "IndexDecodeError", "LengthDecodeError")
 
 COMPILING = settings(
     max_examples=examples(40), deadline=None, derandomize=True, database=None,

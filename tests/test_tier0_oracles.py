@@ -63,7 +63,7 @@ from roastedavro.flags import CompileFlags
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
 DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
-                 "IndexDecodeError")
+                 "IndexDecodeError", "LengthDecodeError")
 
 # ---------------------------------------------------------------------------
 # identical outcomes
@@ -618,7 +618,7 @@ def thread_cases(seeds):
     kinds = collections.Counter(
         type(expected[1]).__name__ if expected[0] == "error" else expected[0]
         for _, _, _, expected in cases)
-    malformed = kinds["DecodeError"] + kinds["IndexDecodeError"]
+    malformed = kinds["DecodeError"] + kinds["IndexDecodeError"] + kinds["LengthDecodeError"]
     assert kinds["value"] > 100 and kinds["DatumError"] > 30 and malformed > 30, kinds
     return cases
 

@@ -37,7 +37,7 @@ from roastedavro.resolvegen import generate_resolving_module
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
 DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
-                 "IndexDecodeError")
+                 "IndexDecodeError", "LengthDecodeError")
 
 FEW = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                phases=[Phase.explicit, Phase.generate],

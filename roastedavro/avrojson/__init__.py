@@ -107,15 +107,20 @@ class AvroJSON:
     missing from the JSON even where it has a default, as Java's JsonDecoder.
     ``narrow_floats=False`` reads a ``float`` as the double its JSON number
     gives, as fastavro does, rather than rounded to 32 bits as Java does.
+    ``bare_constants=True`` writes NaN and the infinities as floats, which
+    ``json.dumps`` writes as the tokens ``NaN``, ``Infinity`` and
+    ``-Infinity`` (fastavro's output; not JSON, and Java refuses it), rather
+    than as the strings Java writes.
     """
 
     def __init__(self, schema: Any, *, reader_schema: Any = None, defaults: bool = True,
-                 narrow_floats: bool = True):
+                 narrow_floats: bool = True, bare_constants: bool = False):
         self.schema: Schema = _parsed(schema)
         self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
                                              else None)
         self.defaults = defaults
         self.narrow_floats = narrow_floats
+        self.bare_constants = bare_constants
         # each built on first use: the binary-JSON paths need neither (nor the
         # defaults, which a container file's schema does not check)
         self._write: Callable | None = None
@@ -142,11 +147,13 @@ class AvroJSON:
         if union_type:
             write = self._write
             if write is None:
-                write = self._write = _Writers(self.schema, True).of(self.schema.root)
+                write = self._write = _Writers(self.schema, True,
+                                                    self.bare_constants).of(self.schema.root)
         else:
             write = self._write_bare
             if write is None:
-                write = self._write_bare = _Writers(self.schema, False).of(self.schema.root)
+                write = self._write_bare = _Writers(self.schema, False,
+                                                         self.bare_constants).of(self.schema.root)
         try:
             return write(datum)
         except DumpError as error:

@@ -28,18 +28,21 @@ from roastedavro.avrojson._common import (
 # -- writing ------------------------------------------------------------------------------
 
 
-def _float_writer(lenient: bool, single: bool) -> Callable:
+def _float_writer(lenient: bool, single: bool, bare: bool) -> Callable:
+    # bare: NaN and the infinities stay floats, which json.dumps writes as
+    # the tokens NaN, Infinity and -Infinity (fastavro's JSON, not JSON)
     if single:
         def write_float(value):
             number = value if type(value) is float else _double_datum(value, lenient)
             narrowed = _float32(number)
             if math.isinf(narrowed) and not math.isinf(number):
                 raise DumpError("Number out of range for Avro float (32-bit IEEE 754).")
-            return _float_json(narrowed)
+            return narrowed if bare and not math.isfinite(narrowed) else _float_json(narrowed)
         return write_float
 
     def write_double(value):
-        return _double_json(value if type(value) is float else _double_datum(value, lenient))
+        number = value if type(value) is float else _double_datum(value, lenient)
+        return number if bare else _double_json(number)
     return write_double
 
 
@@ -100,9 +103,10 @@ def _time_writer(unit: int) -> Callable:
 class _Writers:
     """The function that writes each type's datums as JSON values."""
 
-    def __init__(self, schema: Schema, wrap: bool):
+    def __init__(self, schema: Schema, wrap: bool, bare_constants: bool = False):
         self.schema = schema
         self.wrap = wrap
+        self.bare_constants = bare_constants
         self.records: dict[str, Callable] = {}
 
     def of(self, avro: AvroType, lenient: bool = False) -> Callable:
@@ -141,7 +145,7 @@ class _Writers:
             return uuid_text
         kind = avro.name
         if kind in ("float", "double"):
-            return _float_writer(lenient, kind == "float")
+            return _float_writer(lenient, kind == "float", self.bare_constants)
         return {"null": _write_null, "boolean": _write_boolean, "int": _write_int,
                 "long": _write_long, "string": _write_string, "bytes": _write_bytes}[kind]
 

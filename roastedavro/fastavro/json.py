@@ -2,10 +2,12 @@
 
 The same arguments and, for the default encoder and decoder, the same JSON
 lines: one JSON object per record, separated by newlines, as
-``json.dumps`` writes them. Where fastavro departs from Java's JSON encoding
-Java's is taken: NaN and the infinities are written as the strings "NaN",
-"Infinity" and "-Infinity" (fastavro writes NaN and Infinity, which are not
-JSON), a float as the shortest decimal of its 32-bit value, and JSON that
+``json.dumps`` writes them. NaN and the infinities are written as fastavro
+writes them, as the tokens NaN, Infinity and -Infinity that Python's json
+reads (not JSON: Java refuses them; written as the strings "NaN" and so on,
+fastavro would read back strings), and both forms are read. Where fastavro
+departs from Java's JSON encoding otherwise, Java's is taken: a float as
+the shortest decimal of its 32-bit value, and JSON that
 does not match the schema is a
 :class:`roastedavro.avrojson.JSONDecodeError` naming its path. As in fastavro, a value read for a float is the double its
 JSON number gives (Python has no 32-bit float). fastavro's
@@ -57,7 +59,7 @@ def _json_codec(schema: Any, reader_schema: Any = None) -> Any:
            (reader.to_json(), reader.dialect) if reader is not None else None)
     codec = _codecs.get(key)
     if codec is None:
-        codec = AvroJSON(model, reader_schema=reader, narrow_floats=False)
+        codec = AvroJSON(model, reader_schema=reader, narrow_floats=False, bare_constants=True)
         with _lock:
             _codecs[key] = codec
             if len(_codecs) > _KEPT:

@@ -349,19 +349,20 @@ def _resolving_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags)
     return ResolvingInterpreter(writer, reader, flags).load_from
 
 
-def resolved_as_confluent(reader: AvroModel) -> AvroModel:
-    """The reader's schema as confluent-kafka's fastavro resolves with it:
-    parsed again in the fastavro dialect (its JSON holds the referenced types
-    too), so that a record's keys come in fastavro's order (the fields read,
-    in the writer's order, then the defaults), fastavro's resolution rules
-    apply and the logical types fastavro does not convert are its plain
-    values. A model of its own, never one that shares the specification's
-    tree under the same JSON and dialect (the codecs' caches tell models
-    apart by both)."""
+def as_confluent(model: AvroModel) -> AvroModel:
+    """A schema as confluent-kafka's serializers use it (they write and read
+    with fastavro): parsed again in the fastavro dialect (its JSON holds the
+    referenced types too). A reader's record then gets its keys in
+    fastavro's order (the fields read, in the writer's order, then the
+    defaults) and fastavro's resolution rules apply; on either side the
+    logical types fastavro does not convert (uuid on fixed, duration,
+    big-decimal, the nanosecond timestamps) are their plain values. A model
+    of its own, never one that shares the specification's tree under the
+    same JSON and dialect (the codecs' caches tell models apart by both)."""
     try:
-        return parse_schema(reader.to_json(), dialect="fastavro")
+        return parse_schema(model.to_json(), dialect="fastavro")
     except SchemaError:    # fastavro's rules refuse it: the specification's then
-        return reader
+        return model
 
 
 def _bare_bytes(model: AvroModel) -> bool:
@@ -555,6 +556,8 @@ class AvroSerializer(Serializer):
                                               None, None, None, None)
             return slot
         else:
+            # the values confluent-kafka's serializer takes: fastavro's view
+            model = as_confluent(model)
             # tier 0 until the compiled codec is ready: the same bytes and errors
             fallback = Interpreter(model, flags).dump_prefixed
 
@@ -749,8 +752,10 @@ class AvroDeserializer(Deserializer):
         marshmallow = self._marshmallow
         # without marshmallow, read as confluent-kafka reads (fastavro's rules)
         resolving = reader
-        if reader is not None and marshmallow is None:
-            resolving = resolved_as_confluent(reader)
+        if marshmallow is None:
+            writer = as_confluent(writer)
+            if reader is not None:
+                resolving = as_confluent(reader)
         if reader is not None:
             # an impossible pair fails now, not on some later message
             from roastedavro.avro.resolve import resolve
@@ -787,8 +792,8 @@ class AvroDeserializer(Deserializer):
                 read, write = pair._reader.load_from, own.dump
                 return lambda data, start: load(write(read(data, start)))
         else:
-            if not same:
-                target = resolving
+            # confluent-kafka's values: fastavro's view of the schema read
+            target = resolving if reader is not None else writer
             # where the pair's values by fastavro's rule are not the
             # resolution's (Java's), tier 0 reads them by fastavro's rule for good
             # (canonical forms leave logical types out: a pair "the same" by
