@@ -1052,8 +1052,8 @@ class FileWriter:
         left = self.sync_interval - self._size
         self._batch = max(1, min(65536, left // per_record + 1))
 
-    def _write_block(self) -> None:
-        if not self._count:
+    def _write_block(self, empty: bool = False) -> None:
+        if not self._count and not empty:
             return
         parts = self._parts
         data = parts[0] if len(parts) == 1 else b"".join(parts)

@@ -44,7 +44,8 @@ from roastedavro.fastavro._writing import (
     ValidationError, fastavro_error, strict_codec, validation_error, without_tuples)
 from roastedavro.fastavro.schema import _fastavro_parse_schema
 
-__all__ = ["writer", "reader", "block_reader", "Block", "fastavro_form", "resolution_error"]
+__all__ = ["writer", "Writer", "reader", "block_reader", "Block", "fastavro_form",
+           "resolution_error"]
 
 #: fastavro's hints in its parsed form, never written to a file
 _HINTS = ("__fastavro_parsed", "__named_schemas")
@@ -228,6 +229,46 @@ def _encoder(schema: Any, strict: bool, strict_allow_default: bool):
     return encode_next
 
 
+def _open_blocks(fo: BinaryIO, schema: Any, codec: str, sync_interval: int,
+                 metadata: dict | None, sync_marker: bytes | None, level: int | None,
+                 strict: bool, strict_allow_default: bool) -> tuple[FileWriter, Any]:
+    """The block writer of a new file (its header written) or of the file
+    ``fo`` holds (appended to, as fastavro appends: the file's own schema,
+    codec and sync marker), and the schema the records are written in."""
+    options: dict[str, Any] = dict(sync_interval=sync_interval)
+    if _appendable(fo):
+        fo.seek(0)
+        source = _Source(fo)
+        header = _read_header(source, dialect="fastavro")
+        _check_frames(fo, source, header, False)
+        fo.seek(0, io.SEEK_END)
+        schema = header.schema      # the file's, as fastavro appends
+    else:
+        if schema is None:
+            raise ValueError("a schema is needed to write a new file (None is for appending)")
+        model = as_model(schema)
+        if codec not in CODECS:
+            raise ValueError(f"unrecognized codec: {codec}")
+        sync = sync_marker or os.urandom(SYNC_SIZE)
+        if len(sync) != SYNC_SIZE:
+            raise ValueError(f"a sync marker has {SYNC_SIZE} bytes, not {len(sync)}")
+        # fastavro's order: the caller's metadata, then avro.codec, then avro.schema
+        meta = dict(metadata or {})
+        meta["avro.codec"] = codec
+        meta["avro.schema"] = (model.to_json() if isinstance(schema, Schema)
+                               else json.dumps(_without_hints(schema)))
+        compress = _compressor(codec, level)
+        data = _header_bytes(meta, sync)
+        header = Header(model, codec, {}, sync, len(data))
+        options["compress"] = compress
+        fo.write(data)
+    if "compress" not in options:
+        options["compress"] = _compressor(header.codec, level)
+    blocks = FileWriter(fo, None, header.codec, _header=header,
+                        encode_next=_encoder(schema, strict, strict_allow_default), **options)
+    return blocks, schema
+
+
 def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
            sync_interval: int = 16000, metadata: dict | None = None, validator: Any = None,
            sync_marker: bytes | None = None, codec_compression_level: int | None = None, *,
@@ -251,37 +292,8 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
             fo._fo, schema, records, write_union_type=fo._write_union_type,
             validator=bool(validator), strict=strict, strict_allow_default=strict_allow_default,
             disable_tuple_notation=disable_tuple_notation)
-    options = dict(sync_interval=sync_interval)
-    if _appendable(fo):
-        fo.seek(0)
-        source = _Source(fo)
-        header = _read_header(source, dialect="fastavro")
-        _check_frames(fo, source, header, False)
-        fo.seek(0, io.SEEK_END)
-        schema = header.schema      # the file's, as fastavro appends
-    else:
-        if schema is None:
-            raise ValueError("a schema is needed to write a new file (None is for appending)")
-        model = as_model(schema)
-        if codec not in CODECS:
-            raise ValueError(f"unrecognized codec: {codec}")
-        sync = sync_marker or os.urandom(SYNC_SIZE)
-        if len(sync) != SYNC_SIZE:
-            raise ValueError(f"a sync marker has {SYNC_SIZE} bytes, not {len(sync)}")
-        # fastavro's order: the caller's metadata, then avro.codec, then avro.schema
-        meta = dict(metadata or {})
-        meta["avro.codec"] = codec
-        meta["avro.schema"] = (model.to_json() if isinstance(schema, Schema)
-                               else json.dumps(_without_hints(schema)))
-        compress = _compressor(codec, codec_compression_level)
-        data = _header_bytes(meta, sync)
-        header = Header(model, codec, {}, sync, len(data))
-        options["compress"] = compress
-        fo.write(data)
-    if "compress" not in options:
-        options["compress"] = _compressor(header.codec, codec_compression_level)
-    blocks = FileWriter(fo, None, header.codec, _header=header,
-                        encode_next=_encoder(schema, strict, strict_allow_default), **options)
+    blocks, schema = _open_blocks(fo, schema, codec, sync_interval, metadata, sync_marker,
+                                  codec_compression_level, strict, strict_allow_default)
     if disable_tuple_notation:
         records = (without_tuples(record) for record in records)
     plan = logical_plan(schema)
@@ -296,6 +308,81 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
             # the records are encoded as they are drawn: the last one failed
             raise validation_error(error, schema, drawn.last) from None
         raise fastavro_error(error, DatumError) from None
+
+
+class Writer:
+    """fastavro's ``Writer``: a container file written a record at a time.
+    ``write(record)`` encodes the record at once (a record that cannot be
+    written raises there, and the file goes on without it); a block ends with
+    the record that brings it to ``sync_interval`` bytes, as in ``writer``,
+    so the same records make fastavro's bytes. ``flush()`` writes the
+    records so far as a block and flushes ``fo``; ``dump()`` writes the
+    block without flushing ``fo``; ``write_block(block)`` copies a
+    ``block_reader`` block's records (compressed with this file's codec).
+    A stream fastavro appends to is appended to, as ``writer`` does.
+    ``options`` are fastavro's: ``strict``, ``strict_allow_default``,
+    ``disable_tuple_notation``."""
+
+    def __init__(self, fo: BinaryIO, schema: Any, codec: str = "null",
+                 sync_interval: int = 16000, metadata: dict | None = None,
+                 validator: bool = False, sync_marker: bytes = b"",
+                 compression_level: int | None = None, options: dict | None = None):
+        options = options or {}
+        self._blocks, self._schema = _open_blocks(
+            fo, schema, codec, sync_interval, metadata, sync_marker or None, compression_level,
+            bool(options.get("strict")), bool(options.get("strict_allow_default")))
+        self._plan = logical_plan(self._schema)
+        self._tuples = bool(options.get("disable_tuple_notation"))
+        self.validator = validator
+        self.fo = fo
+        self.sync_interval = sync_interval
+        self.compression_level = compression_level
+        self.sync_marker = self._blocks.sync_marker
+        self.options = options
+
+    @property
+    def schema(self) -> Any:
+        """The schema as fastavro's ``parse_schema`` gives it, hints included
+        (the file's, when appending)."""
+        schema = self._schema
+        if isinstance(schema, Schema):
+            schema = schema.to_dict()
+        try:
+            return _fastavro_parse_schema(schema)
+        except Exception:  # fastavro refuses it (Java's reflect names with $)
+            return schema
+
+    @property
+    def block_count(self) -> int:
+        """Records written since the last block ended."""
+        return self._blocks._count
+
+    def write(self, record: Any) -> None:
+        given = record
+        if self._tuples:
+            record = without_tuples(record)
+        if self._plan is not None:
+            record = self._plan.prepare(record)
+        try:
+            self._blocks._encode(iter((record,)))
+        except DatumError as error:
+            if self.validator:
+                raise validation_error(error, self._schema, given) from None
+            raise fastavro_error(error, DatumError) from None
+
+    def write_block(self, block: Block) -> None:
+        blocks = self._blocks
+        blocks._write_block()   # the records before it end their own block
+        blocks._parts = [block.bytes_.getvalue()]
+        blocks._count = block.num_records
+        blocks._write_block()
+
+    def dump(self) -> None:
+        # as fastavro's: a block even of no records
+        self._blocks._write_block(empty=True)
+
+    def flush(self) -> None:
+        self._blocks.flush()
 
 
 class _Drawn:
