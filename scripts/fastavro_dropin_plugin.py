@@ -29,7 +29,7 @@ SWAPPED = {
     "fastavro": ["parse_schema", "schemaless_writer", "schemaless_reader", "writer", "reader",
                  "block_reader", "is_avro", "json_writer", "json_reader"],
     "fastavro.read": ["reader", "block_reader", "schemaless_reader", "is_avro"],
-    "fastavro.write": ["writer", "schemaless_writer"],
+    "fastavro.write": ["writer", "schemaless_writer", "Writer"],
     "fastavro.json_read": ["json_reader"],
     "fastavro.json_write": ["json_writer"],
     "fastavro.schema": ["parse_schema", "load_schema", "to_parsing_canonical_form", "fingerprint"],
@@ -100,6 +100,7 @@ def pytest_configure(config):
     import roastedavro
     import roastedavro.fastavro as dropin
     import roastedavro.fastavro.schema as dropin_schema
+    import roastedavro.fastavro.write as dropin_write
 
     if config.getoption("dropin") != "swap":
         return    # fastavro alone: nothing to count, and its tracebacks stay its own
@@ -113,7 +114,8 @@ def pytest_configure(config):
             _watch(module, name, package_dir)
     for module_name, names in SWAPPED.items():
         module = importlib.import_module(module_name)
-        source = dropin_schema if module_name == "fastavro.schema" else dropin
+        source = {"fastavro.schema": dropin_schema,
+                  "fastavro.write": dropin_write}.get(module_name, dropin)
         for name in names:
             setattr(module, name, getattr(source, name))
 
