@@ -26,12 +26,15 @@ import functools
 import io
 import os
 import zlib
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator
 
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError
 from roastedavro.flags import CompileFlags
+
+if TYPE_CHECKING:
+    from roastedavro.codec import AvroCodec
 
 __all__ = ["MAGIC", "CODECS", "Block", "ContainerError", "FileReader", "Skipped", "append",
            "block_reader", "is_avro", "read_header", "write_file"]

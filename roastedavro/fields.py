@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from marshmallow import Schema, ValidationError, fields
+from marshmallow import Schema, fields
 
 
 class Union(fields.Field):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from roastedavro._support import fits_precision
+from roastedavro._support import fits_precision, named_types
 from roastedavro.errors import DecodeError
 
 if TYPE_CHECKING:    # annotations only: roastedavro.schema imports this module
@@ -140,29 +140,9 @@ class _DecimalScan:
     that hold decimals; True where it cannot tell (a union of records)."""
 
     def __init__(self, raw: Any):
-        self.named: dict = {}
-        self._collect(raw)
+        self.named: dict = named_types(raw)
         self.raw = raw
         self._holds: dict = {}
-
-    def _collect(self, schema: Any) -> None:
-        stack = [schema]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, list):
-                stack.extend(item)
-            elif isinstance(item, dict):
-                kind = item.get("type")
-                if kind in ("record", "error", "enum", "fixed") and "name" in item:
-                    self.named.setdefault(item["name"], item)
-                if kind in ("record", "error"):
-                    stack.extend(f["type"] for f in item["fields"])
-                elif kind == "array":
-                    stack.append(item["items"])
-                elif kind == "map":
-                    stack.append(item["values"])
-                elif isinstance(kind, (dict, list)):
-                    stack.append(kind)
 
     def _resolve(self, schema: Any) -> Any:
         while True:

@@ -21,7 +21,6 @@ import io
 import itertools
 import os
 import sys
-import warnings
 
 import fastavro
 import fastavro.write

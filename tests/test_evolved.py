@@ -332,7 +332,6 @@ def test_the_generated_reader_skips_reads_and_fills_defaults():
     from roastedavro.avro import parse_schema
 
     plan = Account()._plan()
-    writer = WRITERS["moved"]
     layout = written_layout(plan.root, plan.records, plan.schema,
                             parse_schema(writer_with(drop=("level",), extra=EXTRA)),
                             CompileFlags())

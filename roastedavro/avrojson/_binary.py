@@ -19,6 +19,7 @@ from roastedavro.avro.types import (
 )
 
 from roastedavro.avrojson._common import (
+    _ByKind,
     _FLOAT32, _INT_HIGH, _INT_LOW, _MISSING, _Mismatch, _NO_DEFAULT, _decimal_float32,
     _double_json, _float_json, _json_kind,
 )
@@ -78,7 +79,7 @@ def _min_size(avro: AvroType, schema: Schema, seen: frozenset = frozenset()) -> 
     return 1   # enum, array, map, union: at least one varint
 
 
-class _BinaryToJSON:
+class _BinaryToJSON(_ByKind):
     """For each type, ``read(data, position) -> (JSON value, position after it)``.
     ``budget[0]``: the array and map items that may still be read."""
 
@@ -86,20 +87,6 @@ class _BinaryToJSON:
         self.schema = schema
         self.budget = budget
         self.records: dict[str, Callable] = {}
-
-    def of(self, avro: AvroType) -> Callable:
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            return self.record(avro)
-        if isinstance(avro, Union):
-            return self.union(avro)
-        if isinstance(avro, (Array, Map)):
-            return self.collection(avro)
-        if isinstance(avro, Enum):
-            return self.enum(avro)
-        if isinstance(avro, Fixed):
-            return self.fixed(avro)
-        return self.primitive(avro)
 
     def primitive(self, avro: Primitive) -> Callable:
         kind = avro.name
@@ -172,6 +159,11 @@ class _BinaryToJSON:
                                  position)
             return symbols[index], end
         return read_enum
+
+    def array(self, avro: Array | Map) -> Callable:
+        return self.collection(avro)
+
+    map = array
 
     def collection(self, avro: Array | Map) -> Callable:
         is_map = isinstance(avro, Map)
@@ -246,7 +238,7 @@ class _BinaryToJSON:
         return read_union
 
 
-class _JSONToBinary:
+class _JSONToBinary(_ByKind):
     """For each type, ``write(value, out: bytearray)``: JSON values (Avro's JSON
     encoding) appended to ``out`` as the type's binary encoding, a union's value
     as the branch the JSON names. Checked as ``from_json_value`` checks them."""
@@ -256,20 +248,6 @@ class _JSONToBinary:
         self.defaults = defaults
         self.readers = _Readers(schema, defaults)
         self.records: dict[str, Callable] = {}
-
-    def of(self, avro: AvroType) -> Callable:
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            return self.record(avro)
-        if isinstance(avro, Union):
-            return self.union(avro)
-        if isinstance(avro, (Array, Map)):
-            return self.collection(avro)
-        if isinstance(avro, Enum):
-            return self.enum(avro)
-        if isinstance(avro, Fixed):
-            return self.fixed(avro)
-        return self.primitive(avro)
 
     def primitive(self, avro: Primitive) -> Callable:
         kind = avro.name
@@ -335,6 +313,11 @@ class _JSONToBinary:
         def write_enum(value, out):
             out += encode_long(indexes[check(value)])
         return write_enum
+
+    def array(self, avro: Array | Map) -> Callable:
+        return self.collection(avro)
+
+    map = array
 
     def collection(self, avro: Array | Map) -> Callable:
         is_map = isinstance(avro, Map)

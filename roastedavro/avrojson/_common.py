@@ -8,11 +8,12 @@ import decimal
 import math
 import struct
 import uuid
-from typing import Any
+from typing import Any, Callable
 
 from roastedavro._datum import (
     INT_RANGE, LONG_RANGE, UNIT_MICROS, UNIT_MILLIS, UNIT_NANOS, Duration, double_datum, shown,
 )
+from roastedavro.avro.types import Array, AvroType, Enum, Fixed, Map, Record, Union
 from roastedavro.errors import DatumError
 
 _MISSING = object()
@@ -74,6 +75,30 @@ def _path_text(path: tuple) -> str:
         return (text(path[:half]) + f" ...({len(path) - 2 * half} more)... "
                 + text(path[-half:])).lstrip(".")
     return text(path).lstrip(".")
+
+
+class _ByKind:
+    """A builder of one function per Avro type: ``of`` calls the method named
+    for the type's kind (``record``, ``union``, ``array``, ``map``, ``enum``,
+    ``fixed``, else ``primitive``, which also gets ``extra``)."""
+
+    schema: Any
+
+    def of(self, avro: AvroType, *extra: Any) -> Callable:
+        avro = self.schema.deref(avro)
+        if isinstance(avro, Record):
+            return self.record(avro)
+        if isinstance(avro, Union):
+            return self.union(avro)
+        if isinstance(avro, Array):
+            return self.array(avro)
+        if isinstance(avro, Map):
+            return self.map(avro)
+        if isinstance(avro, Enum):
+            return self.enum(avro)
+        if isinstance(avro, Fixed):
+            return self.fixed(avro)
+        return self.primitive(avro, *extra)
 
 
 class _Mismatch(Exception):

@@ -15,10 +15,11 @@ from roastedavro._datum import (
 )
 from roastedavro._support import decimal_from_bytes
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
+    Array, Enum, Fixed, Map, Primitive, Record, Schema, Union,
 )
 
 from roastedavro.avrojson._common import (
+    _ByKind,
     _DATE_EPOCH, _EPOCH, _FIRST_DAY, _INT_HIGH, _INT_LOW, _LAST_DAY, _LOCAL_EPOCH, _MICROS_PER_DAY,
     _MISSING, _Mismatch, _NO_DEFAULT, _TIMESTAMPS, _decimal_float32, _float32, _json_kind,
     _json_number,
@@ -193,7 +194,7 @@ def _read_big_decimal(value):
     return big_decimal_value(unscaled, scale)
 
 
-class _Readers:
+class _Readers(_ByKind):
     """The function that reads each type's JSON values as datums."""
 
     def __init__(self, schema: Schema, defaults: bool, narrow_floats: bool = True):
@@ -201,22 +202,6 @@ class _Readers:
         self.defaults = defaults
         self.narrow_floats = narrow_floats
         self.records: dict[str, Callable] = {}
-
-    def of(self, avro: AvroType) -> Callable:
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            return self.record(avro)
-        if isinstance(avro, Union):
-            return self.union(avro)
-        if isinstance(avro, Array):
-            return self.array(avro)
-        if isinstance(avro, Map):
-            return self.map(avro)
-        if isinstance(avro, Enum):
-            return self.enum(avro)
-        if isinstance(avro, Fixed):
-            return self.fixed(avro)
-        return self.primitive(avro)
 
     def primitive(self, avro: Primitive) -> Callable:
         logical = avro.logical

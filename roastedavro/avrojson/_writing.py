@@ -21,6 +21,7 @@ from roastedavro.avroplan import _TYPE_TESTS, _UnionPlan
 from roastedavro.errors import DumpError, SchemaError
 
 from roastedavro.avrojson._common import (
+    _ByKind,
     _INT_HIGH, _INT_LOW, _LONG_HIGH, _LONG_LOW, _MISSING, _NO_DEFAULT, _PYTHON_TYPES, _TIMESTAMPS,
     _double_datum, _double_json, _float32, _float_json,
 )
@@ -100,7 +101,7 @@ def _time_writer(unit: int) -> Callable:
     return write_time
 
 
-class _Writers:
+class _Writers(_ByKind):
     """The function that writes each type's datums as JSON values."""
 
     def __init__(self, schema: Schema, wrap: bool, bare_constants: bool = False):
@@ -109,23 +110,7 @@ class _Writers:
         self.bare_constants = bare_constants
         self.records: dict[str, Callable] = {}
 
-    def of(self, avro: AvroType, lenient: bool = False) -> Callable:
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            return self.record(avro)
-        if isinstance(avro, Union):
-            return self.union(avro)
-        if isinstance(avro, Array):
-            return self.array(avro)
-        if isinstance(avro, Map):
-            return self.map(avro)
-        if isinstance(avro, Enum):
-            return self.enum(avro)
-        if isinstance(avro, Fixed):
-            return self.fixed(avro)
-        return self.primitive(avro, lenient)
-
-    def primitive(self, avro: Primitive, lenient: bool) -> Callable:
+    def primitive(self, avro: Primitive, lenient: bool = False) -> Callable:
         logical = avro.logical
         name = logical.name if logical is not None else None
         if name in _TIMESTAMPS:

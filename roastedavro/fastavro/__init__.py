@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import io
 import threading
-from typing import Any, BinaryIO, Iterable
+from typing import Any, BinaryIO
 
 from roastedavro import _dropin, _fastavro_parts
 from roastedavro._runtime import StreamWalker
@@ -31,7 +31,7 @@ from roastedavro.fastavro._models import (
     BY_OBJECT, DatumResolutionError, SchemaResolutionError, generic_for,
 )
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
-from roastedavro.fastavro.schema import _fastavro_parse_schema, load_schema, parse_schema
+from roastedavro.fastavro.schema import load_schema, parse_schema
 from roastedavro.flags import CompileFlags
 
 _DEFAULT_FLAGS = CompileFlags()

@@ -41,7 +41,7 @@ from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._codecs import _named_codec, codec_for, fastavro_pair
 from roastedavro.fastavro._models import SchemaResolutionError, as_model
 from roastedavro.fastavro._writing import (
-    ValidationError, fastavro_error, strict_codec, validation_error, without_tuples)
+    fastavro_error, strict_codec, validation_error, without_tuples)
 from roastedavro.fastavro.schema import _fastavro_parse_schema
 
 __all__ = ["writer", "Writer", "reader", "block_reader", "Block", "fastavro_form",

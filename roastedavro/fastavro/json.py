@@ -33,7 +33,7 @@ from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._models import DatumResolutionError, as_model
 from roastedavro.fastavro.schema import parse_schema
 
-__all__ = ["json_writer", "json_reader", "JSONDecodeError"]
+__all__ = ["json_writer", "json_reader", "JSONDecodeError"]  # noqa: F822 (__getattr__ gives it)
 
 
 def __getattr__(name: str) -> Any:
