@@ -206,7 +206,7 @@ def worker_times(cases: list[str], rounds: int, log,
     """Seconds per build="child" build, cold and warm build process (best round)."""
     import time
 
-    from roastedavro import compiler
+    from roastedavro import buildserver, compiler
     from roastedavro.flags import CompileFlags
 
     flags = CompileFlags()
@@ -218,16 +218,16 @@ def worker_times(cases: list[str], rounds: int, log,
                 if kind not in kinds:
                     continue
                 for state in ("cold", "warm"):
-                    compiler._workers.stop()
+                    buildserver._workers.stop()
                     cache = Path(tempfile.mkdtemp(prefix="roastedavro-worker-"))
                     try:
                         if state == "warm":  # another schema of the same kind first
                             warm_up, warm_print = warm_ups[kind]
-                            compiler._build_in_child(warm_up, flags, warm_print, cache)
+                            buildserver._build_in_child(warm_up, flags, warm_print, cache)
                             time.sleep(1.0)  # idle between builds, as a service's is
                         compiler.last_timing.clear()
                         started = time.perf_counter()
-                        compiler._build_in_child(source, flags, fingerprint, cache)
+                        buildserver._build_in_child(source, flags, fingerprint, cache)
                         total = time.perf_counter() - started
                     finally:
                         shutil.rmtree(cache, ignore_errors=True)
@@ -238,7 +238,7 @@ def worker_times(cases: list[str], rounds: int, log,
                     key = (case, kind, state)
                     if key not in best or total < best[key]["total_s"]:
                         best[key] = sample
-    compiler._workers.stop()
+    buildserver._workers.stop()
     return best
 
 

@@ -1,5 +1,5 @@
 """The speed of a very large schema's compiled codec at the C compiler's two
-levels: ``-O1``, and ``-Og``, which ``roastedavro.compiler`` uses for C files
+levels: ``-O1``, and ``-Og``, which ``roastedavro.building`` uses for C files
 over ``_LARGE_C_FILE`` (4 MB) to keep the build under a minute and 1 GB.
 
     python -m benchmarks.large_schema_speed PATH.avsc --rounds 3 --repeats 7
@@ -99,11 +99,11 @@ def worker(schema_path: Path, level: str, repeats: int) -> dict:
 
     from benchmarks.avro_codecs import measure_case
     from benchmarks.contenders import Contender
-    from roastedavro import AvroCodec, compiler
+    from roastedavro import AvroCodec, building
     from roastedavro.avro import load_schema
 
     if level == "-O1":
-        compiler._LARGE_C_FILE = 1 << 62    # the large-file rule off
+        building._LARGE_C_FILE = 1 << 62    # the large-file rule off
     schema = load_schema(str(schema_path))
     datum, which = the_datum(schema)
     out = io.BytesIO()
@@ -124,7 +124,7 @@ def worker(schema_path: Path, level: str, repeats: int) -> dict:
         contenders[label] = Contender(label, each.dump, [datum], each.load, [data])
     timings = measure_case(contenders, repeats, 20e6)
     return {"level": level, "which": which, "bytes": len(expected), "build_s": build_s,
-            "cc_s": compiler.last_timing.get("cc"),
+            "cc_s": building.last_timing.get("cc"),
             "ns": {label: {op: t[op]["ns"] for op in ("dump", "load")}
                    for label, t in timings.items()}}
 

@@ -7,7 +7,7 @@ what it costs in speed, against the default ``-O1``, on every benchmark case.
 Method. One process, an empty codec cache of its own. Every case's codec is
 built twice, ``CompileFlags(optimize="-O1")`` and ``optimize="-Og"`` (which
 ``roastedavro.compiler`` runs as ``-Og`` plus the eight passes in
-``compiler._OG_ARGS``), in turn, recording the C compiler's seconds of each
+``building._OG_ARGS``), in turn, recording the C compiler's seconds of each
 build (``compiler.last_timing["cc"]``). Then both codecs' ``dump`` and
 ``load`` of the case's datums are timed in interleaved rounds (the timing of
 ``benchmarks.avro_codecs``: median ns per datum over ``--repeats`` rounds, GC

@@ -15,7 +15,7 @@ from pathlib import Path
 import fastavro
 import pytest
 
-from roastedavro import CompileError, compiler
+from roastedavro import CompileError, building, buildserver, compiler
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avrogen import generate_avro_module
 from roastedavro.background import BackgroundCompiler
@@ -67,7 +67,7 @@ def private_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.delenv("ROASTEDAVRO_COMPILE", raising=False)
     yield tmp_path / "cache"
-    compiler._workers.stop()
+    buildserver._workers.stop()
 
 
 def test_builds_reuse_one_warm_process_and_the_codecs_work():
@@ -117,8 +117,8 @@ def test_a_killed_build_process_is_a_compile_error_and_the_next_build_starts_ano
 
     thread = threading.Thread(target=build)
     thread.start()
-    assert wait_until(lambda: compiler._workers._busy)
-    (worker,) = compiler._workers._busy
+    assert wait_until(lambda: buildserver._workers._busy)
+    (worker,) = buildserver._workers._busy
     os.kill(worker.pid, signal.SIGKILL)
     thread.join(120)
     assert not thread.is_alive()
@@ -221,16 +221,16 @@ def test_a_preloaded_context_gives_the_c_a_fresh_one_gives(tmp_path, monkeypatch
             folder.mkdir()
             pyx = folder / f"the_{kind}_module.pyx"
             pyx.write_text(source)
-            monkeypatch.setattr(compiler, "_pristine", {})
-            context = compiler._pristine_context(source, FLAGS) if preloaded else None
+            monkeypatch.setattr(buildserver, "_pristine", {})
+            context = buildserver._pristine_context(source, FLAGS) if preloaded else None
             assert (context is not None) == preloaded
-            monkeypatch.setattr(compiler, "_preloaded_context", context)
-            outputs.append(compiler._cythonize(pyx, pyx.stem, FLAGS).read_text())
+            monkeypatch.setattr(building, "_preloaded_context", context)
+            outputs.append(building._cythonize(pyx, pyx.stem, FLAGS).read_text())
         assert outputs[0] == outputs[1], kind
 
 
 def test_an_idle_build_process_ends(monkeypatch):
-    monkeypatch.setattr(compiler, "BUILD_IDLE_SECONDS", 0.5)
+    monkeypatch.setattr(buildserver, "BUILD_IDLE_SECONDS", 0.5)
     with pytest.raises(CompileError):
         compiler.load("def f(:\n    pass\n", FLAGS, build="child")
     (pid,) = compiler.build_workers()
@@ -270,21 +270,21 @@ def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path):
     script = textwrap.dedent("""
         import os, sys
         from pathlib import Path
-        from roastedavro import compiler
+        from roastedavro import building
         from roastedavro.errors import CompileError
         from roastedavro.flags import CompileFlags
-        compiler._serving = True
-        compiler._LARGE_SOURCE = 0
+        building._serving = True
+        building._LARGE_SOURCE = 0
         folder = Path(sys.argv[1])
-        cythonize = compiler._cythonize
+        cythonize = building._cythonize
         def recorded(pyx, name, flags, collect=True):
             (folder / "pid").write_text(str(os.getpid()))
             return cythonize(pyx, name, flags, collect)
-        compiler._cythonize = recorded
-        c_file = compiler._cythonize_apart(folder / "apart.pyx", "apart", CompileFlags())
+        building._cythonize = recorded
+        c_file = building._cythonize_apart(folder / "apart.pyx", "apart", CompileFlags())
         print(c_file, os.getpid())
         try:
-            compiler._cythonize_apart(folder / "broken.pyx", "broken", CompileFlags())
+            building._cythonize_apart(folder / "broken.pyx", "broken", CompileFlags())
         except CompileError as error:
             print("refused:", str(error).splitlines()[0])
     """)
@@ -305,8 +305,8 @@ def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, 
     from roastedavro.buildenv import _compiler_command
 
     command = _compiler_command()
-    gcc = compiler._is_gcc(tuple(command))
-    monkeypatch.setattr(compiler, "_LARGE_C_FILE", 0)
+    gcc = building._is_gcc(tuple(command))
+    monkeypatch.setattr(building, "_LARGE_C_FILE", 0)
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     seen = []
     run = subprocess.run
@@ -343,20 +343,20 @@ def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, 
 
 def test_a_large_source_built_here_goes_to_cython_in_a_new_process(tmp_path, monkeypatch):
     # build="here" in a process that may run threads: a new Python, not a fork
-    monkeypatch.setattr(compiler, "_serving", False)
-    monkeypatch.setattr(compiler, "_LARGE_SOURCE", 0)
+    monkeypatch.setattr(building, "_serving", False)
+    monkeypatch.setattr(building, "_LARGE_SOURCE", 0)
 
     def not_here(*args):
         raise AssertionError("Cython ran in the calling process")
 
-    monkeypatch.setattr(compiler, "_cythonize", not_here)
+    monkeypatch.setattr(building, "_cythonize", not_here)
     source = generate_avro_module(parse_schema(
         {"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})).source
     pyx = tmp_path / "apart.pyx"
     pyx.write_text(source)
-    c_file = compiler._cythonize_apart(pyx, "apart", CompileFlags())
+    c_file = building._cythonize_apart(pyx, "apart", CompileFlags())
     assert c_file == tmp_path / "apart.c" and "PyInit_apart" in c_file.read_text()
     broken = tmp_path / "broken.pyx"
     broken.write_text("cdef int f(:\n")
     with pytest.raises(CompileError, match="Cython could not compile the generated module"):
-        compiler._cythonize_apart(broken, "broken", CompileFlags())
+        building._cythonize_apart(broken, "broken", CompileFlags())

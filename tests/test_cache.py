@@ -18,7 +18,7 @@ import pytest
 from marshmallow import fields
 
 import roastedavro
-from roastedavro import CompileError, CompiledSchema, compiler
+from roastedavro import CompileError, CompiledSchema, building, codecache, compiler
 
 PACKAGE_DIR = Path(roastedavro.__file__).resolve().parent
 REPOSITORY = Path(__file__).resolve().parent.parent  # the checkout the tests run from
@@ -66,7 +66,7 @@ def dead_pid():
 
 
 def make_old(path):
-    past = time.time() - compiler.STALE_AFTER - 60
+    past = time.time() - codecache.STALE_AFTER - 60
     os.utime(path, (past, past))
 
 
@@ -78,7 +78,7 @@ def built_cache(tmp_path_factory):
     first = report(run_python(SCRIPT, cache, root))
     assert first["built"]
     module = the_module(cache)
-    digest = compiler._digest_path(module)
+    digest = codecache._digest_path(module)
     assert digest.read_text().split() == [sha256(module), module.name]
     return cache
 
@@ -113,15 +113,15 @@ def not_a_module(module):
 
 
 def delete_digest(module):
-    compiler._digest_path(module).unlink()
+    codecache._digest_path(module).unlink()
 
 
 def wrong_digest(module):
-    compiler._digest_path(module).write_text("0" * 64 + "  " + module.name + "\n")
+    codecache._digest_path(module).write_text("0" * 64 + "  " + module.name + "\n")
 
 
 def empty_digest(module):
-    compiler._digest_path(module).write_bytes(b"")
+    codecache._digest_path(module).write_bytes(b"")
 
 
 @pytest.mark.parametrize("damage", [truncate, flip_bytes, not_a_module, delete_digest,
@@ -142,7 +142,7 @@ def test_damaged_cache_entry_is_rebuilt_not_loaded(built_cache, tmp_path, damage
     assert result["built"] is True
     assert Path(result["module"]) == module
     assert len(module.read_bytes()) == len(good)
-    assert compiler._digest_path(module).read_text().split() == [sha256(module), module.name]
+    assert codecache._digest_path(module).read_text().split() == [sha256(module), module.name]
     assert not stale.exists()
     assert sorted(p.name for p in cache.iterdir()) == sorted(p.name for p in built_cache.iterdir())
     # and the next run loads it
@@ -213,7 +213,7 @@ def test_stale_build_folders_are_removed(tmp_path):
         old_file.write_text("")
         make_old(old_file)
 
-        compiler._remove_stale_builds(tmp_path)
+        codecache._remove_stale_builds(tmp_path)
 
         for what, (name, _, kept) in folders.items():
             assert (tmp_path / name).exists() == kept, what
@@ -221,7 +221,7 @@ def test_stale_build_folders_are_removed(tmp_path):
     finally:
         sleeper.kill()
         sleeper.wait()
-    compiler._remove_stale_builds(tmp_path / "missing")  # no cache yet: nothing to do
+    codecache._remove_stale_builds(tmp_path / "missing")  # no cache yet: nothing to do
 
 
 def test_build_folder_names_the_building_process(tmp_path, monkeypatch):
@@ -232,7 +232,7 @@ def test_build_folder_names_the_building_process(tmp_path, monkeypatch):
         seen.append(pyx.parent.name)
         raise CompileError("stop here")
 
-    monkeypatch.setattr(compiler, "_cythonize", cythonize)
+    monkeypatch.setattr(building, "_cythonize", cythonize)
 
     class Named(CompiledSchema):
         named_field = fields.Integer()
@@ -240,7 +240,7 @@ def test_build_folder_names_the_building_process(tmp_path, monkeypatch):
     with pytest.raises(CompileError, match="stop here"):
         Named().compile()
     (folder,) = seen
-    match = compiler._BUILD_FOLDER.match(folder)
+    match = codecache._BUILD_FOLDER.match(folder)
     assert match and int(match["pid"]) == os.getpid()
     assert list(tmp_path.iterdir()) == []  # the folder and the lock file are gone
 
@@ -431,7 +431,7 @@ def test_a_cached_file_others_can_write_is_rebuilt_not_loaded(built_cache, tmp_p
     cache = copy_cache(built_cache, tmp_path)
     os.chmod(cache, 0o700)
     module = the_module(cache)
-    path = module if which == "module" else compiler._digest_path(module)
+    path = module if which == "module" else codecache._digest_path(module)
     if expose == "world":
         os.chmod(path, 0o666)
     elif expose == "group":
