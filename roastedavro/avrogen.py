@@ -18,36 +18,61 @@ is checked with ``codetext.check_function`` before a build.
 from __future__ import annotations
 
 import collections
-import contextlib
-import re
 from pathlib import Path
 from typing import Any
 
-from roastedavro import __version__, blocks
-from roastedavro._datum import UnionChooser, Validator, encode_default
+from roastedavro import __version__
+from roastedavro._datum import UnionChooser
 from roastedavro._runtime import RecordKeys
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Fixed, Map, NamedRef, NamedType, Primitive, Record, Schema, Union,
+    Array,
+    AvroType,
+    Enum,
+    Map,
+    NamedRef,
+    NamedType,
+    Record,
+    Schema,
+    Union,
     describe,
 )
-from roastedavro.emitter import (
-    GeneratedModule, ModuleEmitter, environment, function_parts, indented,
-)
-from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
-from roastedavro.errors import CompileError
+from roastedavro.avrogen_check import CheckCode
+
 # what tier 0 and Avro JSON share with the generator (they must agree with it)
+from roastedavro.avrogen_function import _ALLOWED, _WORDS, MAX_NESTING, _Function  # noqa: F401
+from roastedavro.avrogen_read import ReadCode
+from roastedavro.avrogen_write import WriteCode
 from roastedavro.avroplan import (  # noqa: F401
-    _PRIMITIVE_SIZES, _TIMESTAMPS, _TYPE_TESTS, _MinSizes, _UnionPlan, _is_primitive,
+    _PRIMITIVE_SIZES,
+    _TIMESTAMPS,
+    _TYPE_TESTS,
+    _is_primitive,
+    _lenient,
+    _MinSizes,
+    _nullable,
+    _UnionPlan,
 )
+from roastedavro.codetext import (
+    MAX_SIZE,
+    Code,
+    checked_int,
+    comment,
+    identifier,
+    literal,
+)
+from roastedavro.emitter import (
+    GeneratedModule,
+    ModuleEmitter,
+    environment,
+    function_parts,
+    indented,
+)
+from roastedavro.errors import CompileError
 
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: the templates whose record functions are split into parts
 _SPLIT_TEMPLATES = ("avro_writer.pyx.j2", "avro_reader.pyx.j2")
-#: arrays and maps nested inside one another within one function (records
-#: start a new function); deeper schemas would make C the compiler's problem
-MAX_NESTING = 64
-#: the largest size or precision that reaches generated code
-_MAX_SIZE = 2**31 - 1
+_MAX_SIZE = MAX_SIZE   # the name resolvegen imports
 #: a union of at least this many branches is generated once per module
 #: (Generator.shared_union), as is one of two records or more
 _SHARED_UNION_BRANCHES = 12
@@ -58,117 +83,13 @@ _SHARED_UNION_BRANCHES = 12
 #: large_schema.avsc those were a third of the module's code and of its build
 _COMPILED_VALIDATION_FIELDS = 1000
 
-_JINJA_TAGS = re.compile(r"\{[{%#].*?[}%#]\}", re.S)
-_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-
-def _template_names() -> frozenset:
-    """Every name the avro_* templates write: what generated functions may use
-    besides their own locals (the module's imports, constants and locals)."""
-    names = set()
-    for path in _TEMPLATES.glob("avro_*.pyx.j2"):
-        text = _JINJA_TAGS.sub(" ", path.read_text())
-        text = re.sub(r"#[^\n]*", " ", text)
-        names.update(_WORDS.findall(re.sub(r"(['\"]).*?\1", " ", text)))
-    return frozenset(names)
-
-
-_ALLOWED = _template_names()
-
-# -- one generated function --------------------------------------------------------
-
-
-class _Function:
-    """The lines and C locals of one generated function.
-
-    Locals of collections and unions are numbered by nesting level (``items0``,
-    ``count1``, ``branch0``); values at one level share them.
-    """
-
-    def __init__(self, module: _Generator, kind: str, name: Code):
-        self.module = module
-        self.kind = kind  # "write", "read", "skip" or "check"
-        self.name = name
-        self.lines: list[Code] = []
-        self.c_locals: dict[str, tuple[str, str | None]] = {}
-        self._indent = 0
-        self.nesting = 0
-        self.path_levels = 0
-        self.unions = 0
-        self.checks = 0
-
-    def line(self, text: str = "") -> None:
-        self.lines.append(Code("    " * self._indent + text if text else ""))
-
-    @contextlib.contextmanager
-    def indent(self):
-        self._indent += 1
-        try:
-            yield
-        finally:
-            self._indent -= 1
-
-    def local(self, ctype: str, name: str, initial: str | None = None) -> str:
-        if name not in self.c_locals:
-            self.c_locals[name] = (ctype, initial)
-        return name
-
-    @contextlib.contextmanager
-    def collection(self):
-        """The level number of a collection nested in this function."""
-        level = self.nesting
-        if level >= MAX_NESTING:
-            raise CompileError(f"arrays and maps are nested more than {MAX_NESTING} levels deep "
-                               f"within one record ({self.name}); no codec is generated for it")
-        if self.kind == "write":
-            self.local("int", f"part{level}", "PATH_NONE")
-            self.local("Py_ssize_t", f"index{level}", "0")
-            self.local("object", f"key{level}", "None")
-            self.path_levels = max(self.path_levels, level + 1)
-        self.nesting += 1
-        try:
-            yield level
-        finally:
-            self.nesting -= 1
-
-    @contextlib.contextmanager
-    def union(self):
-        level = self.unions
-        self.unions += 1
-        try:
-            yield self.local("int", f"branch{level}")
-        finally:
-            self.unions -= 1
-
-    @contextlib.contextmanager
-    def check_level(self):
-        """The level number of a validation nested in this function."""
-        level = self.checks
-        self.checks += 1
-        try:
-            yield level
-        finally:
-            self.checks -= 1
-
-    def declarations(self) -> list[Code]:
-        return [Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
-                for name, (ctype, initial) in self.c_locals.items()]
-
-    def collect(self, emit) -> list[Code]:
-        start = len(self.lines)
-        emit()
-        body = self.lines[start:]
-        del self.lines[start:]
-        return body
-
-    def check(self, text: str) -> None:
-        check_function(text, _ALLOWED | set(self.c_locals) | self.module.function_names)
 
 
 # -- the module ---------------------------------------------------------------------
 
 
-class _Generator:
+class _Generator(WriteCode, CheckCode, ReadCode):
     """The functions of one schema: an AvroCodec's module, or (with a
     ``prefix``) a fragment for another module, whose function and constant
     names all start with the prefix and which has no skippers."""
@@ -313,516 +234,6 @@ class _Generator:
                 return functions
             functions += more
 
-    def union_validator_function(self, union: Union, ident: Code) -> Code:
-        """accepts_<ident>: whether fastavro's validation accepts a value as the union."""
-        fn = _Function(self, "check", self.function("accepts", ident))
-        fn.local("object", "value")
-        result: list[str] = []
-        body = fn.collect(lambda: result.append(self.check_union(fn, union, "value")))
-        return self.render("avro_union_validator.pyx.j2", fn,
-                           {"name": comment(describe(union))}, body=body,
-                           result=Code(result[0]))
-
-    # -- writing ---------------------------------------------------------------
-
-    def write_value(self, fn: _Function, avro: AvroType, value: str, lenient: bool = False) -> None:
-        """Lines that write the Python value in local ``value`` as ``avro``."""
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            fn.line(f"self.{self.function('write', self.idents[avro.name])}(w, {value}, depth + 1)")
-        elif isinstance(avro, Array):
-            self.write_array(fn, avro, value)
-        elif isinstance(avro, Map):
-            self.write_map(fn, avro, value)
-        elif isinstance(avro, Union):
-            shared = self.shared_union(avro)
-            if shared is not None:
-                fn.line(f"self.{self.function('write', shared)}(w, {value}, depth)")
-            else:
-                self.write_union(fn, avro, value)
-        elif isinstance(avro, Enum):
-            indexes = self.enum_constants(avro)[1]
-            fn.line(f"write_enum_datum(w, {value}, <dict>{indexes})")
-        elif isinstance(avro, Primitive) and avro.name == "null":
-            fn.line(f"if {value} is not None:")
-            fn.line('    raise_dump_error(u"expected None for an Avro null")')
-        else:
-            fn.line(self.write_call(avro, value, lenient))
-
-    def write_call(self, avro: AvroType, value: str, lenient: bool) -> str:
-        logical = avro.logical
-        name = logical.name if logical is not None else None
-        if isinstance(avro, Fixed):
-            size = checked_int(avro.size, "a fixed size", 0, _MAX_SIZE)
-            if name == "decimal":
-                return (f"write_decimal_datum(w, {value}, {self.decimal_args(logical)}, {size})")
-            if name == "uuid":
-                return f"write_uuid_datum(w, {value}, True)"
-            if name == "duration":
-                return f"write_duration_datum(w, {value})"
-            return f"write_fixed_datum(w, {value}, {size})"
-        kind = avro.name
-        if name in _TIMESTAMPS:
-            local = "True" if name.startswith("local") else "False"
-            return f"write_timestamp_datum(w, {value}, {_UNITS[name.rpartition('-')[2]]}, {local})"
-        if name == "date":
-            return f"write_date_datum(w, {value})"
-        if name in ("time-millis", "time-micros"):
-            return f"write_time_datum(w, {value}, {_UNITS[name.rpartition('-')[2]]})"
-        if name == "decimal":
-            return f"write_decimal_datum(w, {value}, {self.decimal_args(logical)}, 0)"
-        if name == "big-decimal":
-            return f"write_big_decimal_datum(w, {value})"
-        if name == "uuid":
-            return f"write_uuid_datum(w, {value}, False)"
-        if kind in ("float", "double"):
-            return f"write_{kind}_datum(w, {value}, {'True' if lenient else 'False'})"
-        return f"write_{_WRITERS[kind]}_datum(w, {value})"
-
-    @property
-    def decimal_reader(self) -> str:
-        return "read_decimal_exact" if self.exact_decimals else "read_decimal"
-
-    def decimal_args(self, logical) -> str:
-        scale = checked_int(logical.scale, "a decimal scale", 0, _MAX_SIZE)
-        precision = checked_int(logical.precision, "a decimal precision", 1, _MAX_SIZE)
-        return f"{scale}, {precision}"
-
-    def write_array(self, fn: _Function, avro: Array, value: str) -> None:
-        with fn.collection() as level:
-            items = fn.local("list", f"items{level}")
-            count = fn.local("Py_ssize_t", f"count{level}")
-            item = fn.local("object", f"item{level}")
-            fn.line(f"{items} = array_datum({value})")
-            with blocks.write_items(fn, items, count, item, f"part{level}", f"index{level}",
-                                    "the list changed size while it was being written"):
-                self.write_value(fn, avro.items, item)
-
-    def write_map(self, fn: _Function, avro: Map, value: str) -> None:
-        with fn.collection() as level:
-            entries = fn.local("dict", f"entries{level}")
-            count = fn.local("Py_ssize_t", f"count{level}")
-            position = fn.local("Py_ssize_t", f"position{level}")
-            refs = (fn.local("PyObject*", f"key_ref{level}"), fn.local("PyObject*", f"item_ref{level}"))
-            item = fn.local("object", f"item{level}")
-            fn.line(f"{entries} = map_datum({value})")
-            with blocks.write_entries(fn, entries, count, position, refs, f"key{level}", item,
-                                      f"part{level}", f"index{level}", True,
-                                      "the dict changed size while it was being written"):
-                self.write_value(fn, avro.values, item)
-
-    def write_union(self, fn: _Function, avro: Union, value: str) -> None:
-        plan = _UnionPlan(avro, self.schema)
-        with fn.union() as branch:
-            chooser = self.union_chooser(avro)
-            choose = f"{value} = choose_branch({chooser}, {value}, &{branch})"
-            arms = []
-            for python_type, test in _TYPE_TESTS.items():
-                if python_type == "dict" and len(plan.dict_branches()) > 1:
-                    arms.append((test, "dict"))
-                    continue
-                if python_type == "int":
-                    by_size = plan.for_int()
-                    if any(index is not None for index in by_size):
-                        arms.append((test, by_size))
-                    continue
-                index = plan.static(python_type)
-                if index is not None:
-                    arms.append((test, index))
-            keyword = "if"
-            for test, index in arms:
-                fn.line(f"{keyword} {test.format(value=value)}:")
-                with fn.indent():
-                    if isinstance(index, list):
-                        self.int_arm(fn, avro, branch, index, choose, value)
-                    elif index == "dict":
-                        self.dict_arm(fn, avro, plan, branch, choose, value)
-                    else:
-                        fn.line(f"{branch} = {index}  {self.branch_comment(avro, index)}")
-                keyword = "elif"
-            if arms:
-                fn.line("else:")
-                with fn.indent():
-                    # fastavro's validation decides (roastedavro._datum.UnionChooser)
-                    fn.line(choose)
-            else:
-                fn.line(choose)
-            fn.line(f"write_long(w, {branch})")
-            keyword = "if"
-            for index, branch_type in enumerate(avro.branches):
-                if _is_primitive(branch_type, "null"):
-                    continue
-                fn.line(f"{keyword} {branch} == {index}:  {self.branch_comment(avro, index)}")
-                with fn.indent():
-                    self.write_value(fn, branch_type, value)
-                keyword = "elif"
-
-    def dict_arm(self, fn: _Function, avro: Union, plan: _UnionPlan, branch: str, choose: str,
-                 value: str) -> None:
-        """fastavro's choice for a dict among records and maps: each in order that
-        its validation accepts the dict; a record sharing more field names with
-        the dict than the ones before it, or a map outright (then no later one)."""
-        most, fields = fn.local("int", "most"), fn.local("int", "fields")
-        fn.line(f"{branch} = -1")
-        fn.line(f"{most} = -1")
-
-        def emit(indexes):
-            if not indexes:
-                return
-            index, rest = indexes[0], indexes[1:]
-            definition = plan.branches[index]
-            accepted = self.check(fn, definition, value)
-            # fastavro counts shared names for "record"s only: an "error" it
-            # takes outright, as a map
-            if isinstance(definition, Record) and definition.kind == "record":
-                fn.line(f"if {accepted}:  {self.branch_comment(avro, index)}")
-                with fn.indent():
-                    # the record's field names the dict has
-                    name = fn.local("object", "field_name")
-                    fn.line(f"{fields} = 0")
-                    fn.line(f"for {name} in {self.record_keys(definition)}.keys:")
-                    fn.line(f"    if {name} in <dict>{value}:")
-                    fn.line(f"        {fields} += 1")
-                    fn.line(f"if {fields} > {most}:")
-                    fn.line(f"    {most} = {fields}")
-                    fn.line(f"    {branch} = {index}")
-                emit(rest)
-            else:
-                fn.line(f"if {accepted}:  {self.branch_comment(avro, index)}")
-                fn.line(f"    {branch} = {index}")
-                if rest:
-                    fn.line("else:")
-                    with fn.indent():
-                        emit(rest)
-
-        emit(plan.dict_branches())
-        fn.line(f"if {branch} < 0:")
-        with fn.indent():
-            fn.line(choose)  # none: fastavro's validation says why
-
-    # -- fastavro's validation -------------------------------------------------
-
-    def check(self, fn: _Function, avro: AvroType, value: str) -> str:
-        """A bint expression: whether fastavro's validation accepts ``value`` as
-        ``avro``. Lines it needs first are emitted before it."""
-        avro = self.schema.deref(avro)
-        logical = getattr(avro, "logical", None)
-        name = logical.name if logical is not None else None
-        if isinstance(avro, Record):
-            validation = self.validation()
-            if validation is not None:
-                interpreter, bound = validation
-                node = checked_int(interpreter.record_node(avro.name), "a record's node", 0, 2**62)
-                return f"(<DatumCodec>{bound}).accepts_record_at({node}, {value}, depth)"
-            self.validated.setdefault(avro.name, avro)
-            return f"self.{self.function('accepts', self.idents[avro.name])}({value}, depth + 1)"
-        if isinstance(avro, Enum):
-            return f"valid_symbol({value}, <dict>{self.enum_constants(avro)[1]})"
-        if isinstance(avro, Fixed):
-            if name is None:
-                return f"valid_fixed({value}, {checked_int(avro.size, 'a fixed size', 0, _MAX_SIZE)})"
-            return f"{self.validator(avro)}({value})"
-        if isinstance(avro, Array):
-            return self.check_array(fn, avro, value)
-        if isinstance(avro, Map):
-            return self.check_map(fn, avro, value)
-        if isinstance(avro, Union):
-            shared = self.shared_union(avro)
-            if shared is not None:
-                return f"self.{self.function('accepts', shared)}({value}, depth)"
-            return self.check_union(fn, avro, value)
-        kind = avro.name
-        if name in _TIMESTAMPS:
-            return f"(isinstance({value}, DATETIME) or valid_integer({value}, 64))"
-        if name == "date":
-            return f"valid_date({value})"
-        if name in ("time-millis", "time-micros"):
-            bits = 32 if name == "time-millis" else 64
-            return f"(isinstance({value}, TIME) or valid_integer({value}, {bits}))"
-        if name == "uuid":
-            return f"(isinstance({value}, str) or isinstance({value}, UUID))"
-        if name is not None:  # decimals: converted first, which may fail as fastavro's does
-            return f"{self.validator(avro)}({value})"
-        return {
-            "null": "{value} is None", "boolean": "type({value}) is bool",
-            "int": "valid_integer({value}, 32)", "long": "valid_integer({value}, 64)",
-            "float": "valid_real({value})", "double": "valid_real({value})",
-            "bytes": "valid_bytes({value})", "string": "isinstance({value}, str)",
-        }[kind].format(value=value)
-
-    def validation(self) -> tuple[Any, Code] | None:
-        """Tier 0's interpreter of the schema and its binding, where it
-        validates records (tier0_validates); None where accepts_ functions do."""
-        if self.tier0_validates and self._validation is None:
-            from roastedavro._tier0 import Interpreter
-
-            try:
-                interpreter = Interpreter(self.schema)
-            except Exception:  # a schema tier 0 refuses: validated here, as always
-                self.tier0_validates = False
-                return None
-            self._validation = (interpreter, self.module.bind_interpreter(
-                interpreter, f"{self.prefix or 'const'}_validation"))
-        return self._validation
-
-    def validator(self, avro: AvroType) -> Code:
-        """fastavro's validation of ``avro`` in Python, bound once per distinct type."""
-        known = self._validators.get(avro)
-        if known is None:
-            known = self._validators[avro] = self.bind(Validator(avro, self.schema), "validator")
-        return known
-
-    def check_array(self, fn: _Function, avro: Array, value: str) -> str:
-        with fn.check_level() as level:
-            ok, item = fn.local("bint", f"ok{level}"), fn.local("object", f"checked{level}")
-            fn.line(f"if type({value}) is list or type({value}) is tuple:")
-            with fn.indent():
-                fn.line(f"{ok} = True")
-                fn.line(f"for {item} in {value}:")
-                with fn.indent():
-                    accepted = self.check(fn, avro.items, item)
-                    fn.line(f"if not {accepted}:")
-                    fn.line(f"    {ok} = False")
-                    fn.line("    break")
-            fn.line("else:  # other sequences, as fastavro says")
-            fn.line(f"    {ok} = {self.validator(avro)}({value})")
-        return ok
-
-    def check_map(self, fn: _Function, avro: Map, value: str) -> str:
-        with fn.check_level() as level:
-            ok, item = fn.local("bint", f"ok{level}"), fn.local("object", f"checked{level}")
-            key = fn.local("object", f"checked_key{level}")
-            fn.line(f"if type({value}) is dict:")
-            with fn.indent():
-                fn.line(f"{ok} = True")
-                fn.line(f"for {key}, {item} in (<dict>{value}).items():")
-                with fn.indent():
-                    fn.line(f"if not isinstance({key}, str):")
-                    fn.line(f"    {ok} = False")
-                    fn.line("    break")
-                    accepted = self.check(fn, avro.values, item)
-                    fn.line(f"if not {accepted}:")
-                    fn.line(f"    {ok} = False")
-                    fn.line("    break")
-            fn.line("else:  # other mappings, as fastavro says")
-            fn.line(f"    {ok} = {self.validator(avro)}({value})")
-        return ok
-
-    def check_union(self, fn: _Function, avro: Union, value: str) -> str:
-        with fn.check_level() as level:
-            ok = fn.local("bint", f"ok{level}")
-            fn.line(f"if isinstance({value}, tuple):  # a branch named in tuple notation")
-            fn.line(f"    {ok} = {self.validator(avro)}({value})")
-            fn.line("else:")
-            with fn.indent():
-                # the first branch that accepts it; later ones only if none has
-                # (one level of indentation however many branches there are)
-                fn.line(f"{ok} = False")
-                for branch in avro.branches:
-                    fn.line(f"if not {ok}:")
-                    with fn.indent():
-                        accepted = self.check(fn, branch, value)
-                        fn.line(f"{ok} = {accepted}")
-        return ok
-
-    def validator_function(self, record: Record) -> Code:
-        ident = self.idents[record.name]
-        fn = _Function(self, "check", self.function("accepts", ident))
-        fn.local("object", "value")
-        fields = []
-        for field in record.fields:
-            heading = Code(f"# {comment(field.name + ': ' + describe(field.type))}")
-            # the default's JSON value as fastavro validates it, or None
-            default = self.literal_or_bound(field.default if field.has_default else None)
-
-            def body(field=field):
-                accepted = self.check(fn, field.type, "value")
-                fn.line(f"if not {accepted}:")
-                fn.line("    return False")
-
-            fields.append({"comment": heading, "key": literal(field.name), "default": default,
-                           "body": fn.collect(body)})
-        return self.render("avro_validator.pyx.j2", fn,
-                           {"name": comment(record.name)},
-                           fields=fields, full_name=literal(record.name),
-                           fallback=self.validator(record))
-
-    def literal_or_bound(self, value: Any) -> Code:
-        try:
-            return literal(value)
-        except TypeError:
-            return self.bind(value, "default")
-
-    def int_arm(self, fn: _Function, avro: Union, branch: str, by_size: list, choose: str,
-                value: str) -> None:
-        """An int's branch by its size: what fits an Avro int, a long, neither."""
-        def assign(index):
-            if index is None:
-                fn.line(choose)
-            else:
-                fn.line(f"{branch} = {index}  {self.branch_comment(avro, index)}")
-
-        fits_int, fits_long, larger = by_size
-        if fits_int == fits_long == larger:
-            assign(fits_int)
-            return
-        size = fn.local("int", "size")
-        fn.line(f"{size} = int_size({value})  # 0: fits an int, 1: a long, 2: neither")
-        if fits_long == larger:
-            conditions = [(f"{size} == 0", fits_int), (None, fits_long)]
-        elif fits_int == fits_long:
-            conditions = [(f"{size} <= 1", fits_int), (None, larger)]
-        else:
-            conditions = [(f"{size} == 0", fits_int), (f"{size} == 1", fits_long), (None, larger)]
-        for number, (condition, index) in enumerate(conditions):
-            fn.line(f"{'if' if number == 0 else 'elif'} {condition}:" if condition else "else:")
-            with fn.indent():
-                assign(index)
-
-    def branch_comment(self, avro: Union, index: int) -> str:
-        return f"# {comment(describe(avro.branches[index]))}"
-
-    # -- reading ---------------------------------------------------------------
-
-    def read_value(self, fn: _Function, avro: AvroType, target: str) -> None:
-        """Lines that read one value of ``avro`` into ``target`` (an assignable expression)."""
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Array):
-            with fn.collection() as level:
-                items = fn.local("list", f"items{level}")
-                with blocks.read_items(fn, items, *self.block_locals(fn, level),
-                                       self.sizes.of(avro.items)):
-                    expression = self.read_expression(avro.items)
-                    if expression is not None:
-                        fn.line(f"put_item({items}, {expression})")
-                    else:
-                        item = fn.local("object", f"item{level}")
-                        self.read_value(fn, avro.items, item)
-                        fn.line(f"put_item({items}, {item})")
-                fn.line(f"{target} = {items}")
-        elif isinstance(avro, Map):
-            with fn.collection() as level:
-                entries = fn.local("dict", f"entries{level}")
-                key = fn.local("str", f"key{level}")
-                with blocks.read_entries(fn, entries, *self.block_locals(fn, level), key,
-                                         self.sizes.of(avro.values)):
-                    self.read_value(fn, avro.values, f"{entries}[{key}]")
-                fn.line(f"{target} = {entries}")
-        elif isinstance(avro, Union) and self.shared_union(avro) is None:
-            self.dispatch(fn, avro, lambda branch: self.read_value(fn, branch, target))
-        else:
-            fn.line(f"{target} = {self.read_expression(avro)}")
-
-    def read_expression(self, avro: AvroType) -> str | None:
-        """The expression that reads one value of a type that needs no statements."""
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            self.called["read"].setdefault(avro.name, avro)
-            return f"self.{self.function('read', self.idents[avro.name])}(r, depth + 1)"
-        if isinstance(avro, Union):
-            shared = self.shared_union(avro)
-            if shared is None:
-                return None
-            return f"self.{self.function('read', shared)}(r, depth)"
-        if isinstance(avro, Enum):
-            symbols = self.enum_constants(avro)[0]
-            return f"read_enum(r, <tuple>{symbols})"
-        if isinstance(avro, Fixed):
-            size = checked_int(avro.size, "a fixed size", 0, _MAX_SIZE)
-            name = avro.logical.name if avro.logical is not None else None
-            if name == "decimal":
-                return f"{self.decimal_reader}(r, {self.decimal_args(avro.logical)}, {size})"
-            if name == "uuid":
-                return "read_uuid(r, True)"
-            if name == "duration":
-                return "read_duration(r)"
-            return f"read_fixed(r, {size})"
-        if not isinstance(avro, Primitive):
-            return None
-        name = avro.logical.name if avro.logical is not None else None
-        if name in ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
-                    "local-timestamp-micros"):
-            unit = "1000" if name.endswith("millis") else "1"
-            return f"read_timestamp(r, {unit}, {'False' if name.startswith('local') else 'True'})"
-        if name == "date":
-            return "read_date(r)"
-        if name in ("time-millis", "time-micros"):
-            return f"read_time(r, {'1000' if name == 'time-millis' else '1'})"
-        if name == "decimal":
-            return f"{self.decimal_reader}(r, {self.decimal_args(avro.logical)}, 0)"
-        if name == "big-decimal":
-            return "read_big_decimal(r)"
-        if name == "uuid":
-            return "read_uuid(r, False)"
-        # timestamp-nanos and local-timestamp-nanos: ints, as fastavro reads them
-        return _READERS[avro.name]
-
-    @staticmethod
-    def block_locals(fn: _Function, level: int) -> tuple[str, str]:
-        """The C locals of the block loop at nesting ``level``: the block's
-        count and the position in it (roastedavro.blocks)."""
-        return fn.local("long long", f"count{level}"), fn.local("long long", f"position{level}")
-
-    def dispatch(self, fn: _Function, avro: Union, emit) -> None:
-        """Read a union's branch index, then ``emit(branch type)`` in its arm."""
-        count = len(avro.branches)
-        if count == 2:
-            fn.line(f"if read_index(r, 2) == 0:  {self.branch_comment(avro, 0)}")
-            with fn.indent():
-                emit(avro.branches[0])
-            fn.line(f"else:  {self.branch_comment(avro, 1)}")
-            with fn.indent():
-                emit(avro.branches[1])
-            return
-        with fn.union() as branch:
-            fn.line(f"{branch} = read_index(r, {checked_int(count, 'branches', 0, _MAX_SIZE)})")
-            for index, branch_type in enumerate(avro.branches):
-                keyword = "if" if index == 0 else "elif" if index < count - 1 else "else"
-                test = f" {branch} == {index}" if keyword != "else" else ""
-                fn.line(f"{keyword}{test}:  {self.branch_comment(avro, index)}")
-                with fn.indent():
-                    emit(branch_type)
-
-    # -- skipping --------------------------------------------------------------
-
-    def skip_value(self, fn: _Function, avro: AvroType) -> None:
-        avro = self.schema.deref(avro)
-        if isinstance(avro, Record):
-            self.called["skip"].setdefault(avro.name, avro)
-            fn.line(f"self.{self.function('skip', self.idents[avro.name])}(r, depth + 1)")
-        elif isinstance(avro, (Array, Map)):
-            inner = avro.items if isinstance(avro, Array) else avro.values
-            with fn.collection() as level:
-                min_size = self.sizes.of(inner) + (1 if isinstance(avro, Map) else 0)
-                with blocks.read_blocks(fn, *self.block_locals(fn, level), min_size):
-                    if isinstance(avro, Map):
-                        fn.line("skip_length(r)")
-                    self.skip_value(fn, inner)
-        elif isinstance(avro, Union):
-            shared = self.shared_union(avro)
-            if shared is not None and "skip" in self.kinds:
-                fn.line(f"self.{self.function('skip', shared)}(r, depth)")
-            else:
-                self.dispatch(fn, avro, lambda branch: self.skip_value(fn, branch))
-        elif isinstance(avro, Enum):
-            fn.line(f"read_index(r, {checked_int(len(avro.symbols), 'symbols', 0, _MAX_SIZE)})")
-        elif isinstance(avro, Fixed):
-            fn.line(f"skip_raw(r, {checked_int(avro.size, 'a fixed size', 0, _MAX_SIZE)})")
-        else:
-            kind = avro.name
-            if kind in ("bytes", "string"):
-                fn.line("skip_length(r)")
-            elif kind in ("float", "double"):
-                fn.line(f"skip_raw(r, {4 if kind == 'float' else 8})")
-            elif kind == "long":
-                fn.line("skip_long(r)")
-            elif kind != "null":
-                fn.line(f"{_READERS[kind]}")
-            else:
-                fn.line("pass  # null: no bytes")
-
-    # -- functions -------------------------------------------------------------
-
     def record_functions(self, record: Record, kinds: tuple = ()) -> list[Code]:
         """The record's functions of ``kinds`` (the generator's by default)."""
         kinds = kinds or self.kinds
@@ -862,12 +273,6 @@ class _Generator:
         return self.render("avro_reader.pyx.j2", reader, self._context(record), fields=read,
                            keys=self.record_keys(record))
 
-    def read_field(self, fn: _Function, avro: AvroType, index: int, name: str) -> None:
-        """Lines that read a record's index-th field into its entry of ``record``."""
-        loaded = fn.local("object", "loaded_value")
-        self.read_value(fn, avro, loaded)
-        fn.line(f"set_field(record, values, {index}, {literal(name)}, {loaded})")
-
     def record_keys(self, record: Record) -> Code:
         """The bound RecordKeys of a record's field names, which its readers copy."""
         known = self._record_keys.get(record.name)
@@ -900,25 +305,6 @@ class _Generator:
                 done.add((kind, record.name))
                 functions.append(self.reader_function(record) if kind == "read"
                                  else self.skipper_function(record))
-
-    def write_field(self, fn: _Function, record: Record, field) -> None:
-        dereffed = self.schema.deref(field.type)
-        if field.has_default:
-            where = f"{record.name}.{field.name}"
-            encoded = encode_default(field.type, field.default, self.schema, where)
-            fn.line("if value is MISSING:")
-            fn.line(f"    write_encoded(w, {literal(encoded)})  # the default")
-            fn.line("else:")
-            with fn.indent():
-                self.write_value(fn, field.type, "value", lenient=_lenient(dereffed))
-            return
-        fn.line("if value is MISSING:")
-        if _nullable(dereffed):
-            # fastavro's rule: a union with null, missing, is null
-            fn.line("    value = None")
-        else:
-            fn.line('    raise_dump_error(u"no value and no default for the field")')
-        self.write_value(fn, field.type, "value", lenient=_lenient(dereffed))
 
     def root_functions(self, root: AvroType) -> list[Code]:
         """write_root, read_root and skip_root; a fragment's <prefix>_write and
@@ -997,17 +383,6 @@ class _Generator:
         for fn, text in self.checks:
             fn.check(text)
 
-    def validator_functions(self) -> list[Code]:
-        """The validators the union dispatch uses so far, and those they use
-        in turn, each once."""
-        functions = []
-        while len(self._validators_done) < len(self.validated):
-            for name, record in list(self.validated.items()):
-                if name not in self._validators_done:
-                    self._validators_done.add(name)
-                    functions.append(self.validator_function(record))
-        return functions
-
     def generate(self) -> GeneratedModule:
         schema = self.schema
         root = schema.root
@@ -1043,12 +418,6 @@ class _Generator:
         return GeneratedModule(source, self.module.bindings, self.verify)
 
 
-_UNITS = {"millis": "UNIT_MILLIS", "micros": "UNIT_MICROS", "nanos": "UNIT_NANOS"}
-_WRITERS = {"boolean": "boolean", "int": "int", "long": "long", "bytes": "bytes",
-            "string": "string"}
-_READERS = {"null": "None", "boolean": "read_boolean(r)", "int": "read_int(r)",
-            "long": "read_long(r)", "float": "read_float(r)", "double": "read_double(r)",
-            "bytes": "read_bytes(r)", "string": "read_str(r)"}
 
 
 def _union_key(union: Union) -> tuple:
@@ -1056,18 +425,6 @@ def _union_key(union: Union) -> tuple:
     full name (defined in place the first time, referred to after)."""
     return tuple(("named", branch.name) if isinstance(branch, (NamedRef, NamedType)) else branch
                  for branch in union.branches)
-
-
-def _lenient(avro: AvroType) -> bool:
-    """A float or double field of a record: fastavro calls float() on its value."""
-    return isinstance(avro, Primitive) and avro.name in ("float", "double") and avro.logical is None
-
-
-def _nullable(avro: AvroType) -> bool:
-    """fastavro writes null for a missing field of these (``"null" in field_type``)."""
-    if isinstance(avro, Union):
-        return any(_is_primitive(branch, "null") for branch in avro.branches)
-    return _is_primitive(avro, "null")
 
 
 def _records_in_order(schema: Schema) -> list[Record]:

@@ -7,7 +7,17 @@ code generator)."""
 from __future__ import annotations
 
 from roastedavro._datum import always_exact, reads_as
-from roastedavro.avro.types import Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union
+from roastedavro.avro.types import (
+    Array,
+    AvroType,
+    Enum,
+    Fixed,
+    Map,
+    Primitive,
+    Record,
+    Schema,
+    Union,
+)
 
 # -- unions: the branch a value's exact Python type decides ---------------------
 
@@ -81,6 +91,18 @@ def _accepted(avro: AvroType) -> dict[str, str]:
 
 def _is_primitive(avro: AvroType, name: str) -> bool:
     return isinstance(avro, Primitive) and avro.name == name
+
+
+def _lenient(avro: AvroType) -> bool:
+    """A float or double field of a record: fastavro calls float() on its value."""
+    return isinstance(avro, Primitive) and avro.name in ("float", "double") and avro.logical is None
+
+
+def _nullable(avro: AvroType) -> bool:
+    """fastavro writes null for a missing field of these (``"null" in field_type``)."""
+    if isinstance(avro, Union):
+        return any(_is_primitive(branch, "null") for branch in avro.branches)
+    return _is_primitive(avro, "null")
 
 
 class _UnionPlan:

@@ -84,6 +84,10 @@ def literal(value) -> Code:
     return Code(bytes.__repr__(bytes(value)))
 
 
+#: the largest size or precision that reaches generated code
+MAX_SIZE = 2**31 - 1
+
+
 def checked_int(value, what: str, low: int = -(2**63), high: int = 2**63 - 1) -> Code:
     """An ``int`` from a declaration, as code: exactly an int, within bounds."""
     if type(value) is not int or not low <= value <= high:
