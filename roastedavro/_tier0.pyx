@@ -55,7 +55,9 @@ import uuid
 from roastedavro.avro.types import Record, Schema, Union
 from roastedavro.avroplan import _MinSizes
 from roastedavro.errors import DecodeError, DumpError
-from roastedavro._datum import Duration, UnionChooser, Validator, datum_error, encode_default
+from roastedavro._datum import Duration, datum_error
+from roastedavro._defaults import encode_default
+from roastedavro._unionrule import UnionChooser, Validator
 
 cdef object MISSING = object()    # a field the record does not have
 

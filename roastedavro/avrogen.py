@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from roastedavro import __version__
-from roastedavro._datum import UnionChooser
 from roastedavro._runtime import RecordKeys
+from roastedavro._unionrule import UnionChooser
 from roastedavro.avro.types import (
     Array,
     AvroType,

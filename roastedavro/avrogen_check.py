@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from roastedavro._datum import Validator
+from roastedavro._unionrule import Validator
 from roastedavro.avro.types import (
     Array,
     AvroType,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from roastedavro import blocks
-from roastedavro._datum import encode_default
+from roastedavro._defaults import encode_default
 from roastedavro.avro.types import (
     Array,
     AvroType,

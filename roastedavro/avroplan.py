@@ -6,7 +6,7 @@ code generator)."""
 
 from __future__ import annotations
 
-from roastedavro._datum import always_exact, reads_as
+from roastedavro._unionrule import always_exact, reads_as
 from roastedavro.avro.types import (
     Array,
     AvroType,

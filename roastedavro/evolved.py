@@ -21,10 +21,16 @@ import logging
 from typing import Any, Callable
 
 from roastedavro import compiler, tiers
-from roastedavro._datum import encode_default
+from roastedavro._defaults import encode_default
 from roastedavro._tier0 import Interpreter
 from roastedavro.avro.resolve import (
-    Container, Read, ReaderUnion, RecordRef, WriterUnion, equivalent, resolve,
+    Container,
+    Read,
+    ReaderUnion,
+    RecordRef,
+    WriterUnion,
+    equivalent,
+    resolve,
 )
 from roastedavro.avro.types import Primitive, Record, Union
 from roastedavro.avro.types import Schema as AvroSchema

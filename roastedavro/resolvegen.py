@@ -18,18 +18,37 @@ constants, sizes as checked ints.
 from __future__ import annotations
 
 from roastedavro import __version__, blocks
-from roastedavro._datum import encode_default
+from roastedavro._defaults import encode_default
 from roastedavro._runtime import RecordKeys
 from roastedavro.avro.resolve import (
-    Container, EnumMap, Plan, Promote, Read, ReaderUnion, RecordPlan, RecordRef, Resolution,
-    Unreadable, WriterUnion, resolve,
+    Container,
+    EnumMap,
+    Plan,
+    Promote,
+    Read,
+    ReaderUnion,
+    RecordPlan,
+    RecordRef,
+    Resolution,
+    Unreadable,
+    WriterUnion,
+    resolve,
 )
 from roastedavro.avro.types import (
-    Array, Enum, Field, Fixed, Map, Primitive, Record, Schema, Union, describe,
+    Array,
+    Enum,
+    Field,
+    Fixed,
+    Map,
+    Primitive,
+    Record,
+    Schema,
+    Union,
+    describe,
 )
 from roastedavro.avrogen import _ALLOWED, _MAX_SIZE, _Function, _Generator
-from roastedavro.emitter import GeneratedModule, ModuleEmitter, environment, indented
 from roastedavro.codetext import Code, check_function, checked_int, comment, identifier, literal
+from roastedavro.emitter import GeneratedModule, ModuleEmitter, environment, indented
 from roastedavro.errors import CompileError
 
 # the expression that reads a promoted number (writer type, reader type)

@@ -20,8 +20,23 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from roastedavro.avro.types import (
-    NAMED_KINDS, NO_DEFAULT, ORDERS, PRIMITIVE_TYPES, Array, AvroType, Enum, Field, Fixed, Logical,
-    Map, NamedRef, NamedType, Primitive, Record, Schema, Union,
+    NAMED_KINDS,
+    NO_DEFAULT,
+    ORDERS,
+    PRIMITIVE_TYPES,
+    Array,
+    AvroType,
+    Enum,
+    Field,
+    Fixed,
+    Logical,
+    Map,
+    NamedRef,
+    NamedType,
+    Primitive,
+    Record,
+    Schema,
+    Union,
 )
 from roastedavro.errors import SchemaError
 
@@ -461,7 +476,7 @@ class _Parser:
     def writable_default(self, avro: AvroType, value: Any) -> bool:
         """Whether the codecs can write ``value`` as a value of ``avro`` (with
         the named types known so far; a record being parsed has no fields yet)."""
-        from roastedavro._datum import encode_default
+        from roastedavro._defaults import encode_default
 
         try:
             encode_default(avro, value, Schema(avro, self.named))

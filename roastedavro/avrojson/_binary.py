@@ -9,25 +9,65 @@ import decimal
 import struct
 from typing import Any, Callable
 
-from roastedavro._datum import branch_name, encode_long, shown
+from roastedavro._datum import encode_long, shown
+from roastedavro._unionrule import branch_name
 from roastedavro.avro.resolve import (
-    Container as _Container, EnumMap as _EnumMap, Promote as _Promote, ReaderUnion as _ReaderUnion,
-    RecordRef as _RecordRef, Unreadable as _Unreadable, WriterUnion as _WriterUnion,
+    Container as _Container,
+)
+from roastedavro.avro.resolve import (
+    EnumMap as _EnumMap,
+)
+from roastedavro.avro.resolve import (
+    Promote as _Promote,
+)
+from roastedavro.avro.resolve import (
+    ReaderUnion as _ReaderUnion,
+)
+from roastedavro.avro.resolve import (
+    RecordRef as _RecordRef,
+)
+from roastedavro.avro.resolve import (
+    Unreadable as _Unreadable,
+)
+from roastedavro.avro.resolve import (
+    WriterUnion as _WriterUnion,
 )
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
+    Array,
+    AvroType,
+    Enum,
+    Fixed,
+    Map,
+    Primitive,
+    Record,
+    Schema,
+    Union,
 )
-
 from roastedavro.avrojson._common import (
+    _FLOAT32,
+    _INT_HIGH,
+    _INT_LOW,
+    _MISSING,
+    _NO_DEFAULT,
     _ByKind,
-    _FLOAT32, _INT_HIGH, _INT_LOW, _MISSING, _Mismatch, _NO_DEFAULT, _decimal_float32,
-    _double_json, _float_json, _json_kind,
+    _decimal_float32,
+    _double_json,
+    _float_json,
+    _json_kind,
+    _Mismatch,
+)
+from roastedavro.avrojson._reading import (
+    _read_boolean,
+    _read_bytes,
+    _read_double,
+    _read_float,
+    _read_int,
+    _read_long,
+    _read_null,
+    _read_string,
+    _Readers,
 )
 from roastedavro.avrojson._writing import default_json
-from roastedavro.avrojson._reading import (
-    _Readers, _read_boolean, _read_bytes, _read_double, _read_float, _read_int, _read_long,
-    _read_null, _read_string,
-)
 
 # -- binary <-> JSON, without datums -------------------------------------------------------
 #

@@ -10,19 +10,45 @@ import uuid
 from typing import Callable
 
 from roastedavro._datum import (
-    INT_RANGE, LONG_RANGE, UNIT_MICROS, UNIT_MILLIS, UNIT_NANOS, Duration, big_decimal_value,
-    branch_name, shown,
+    INT_RANGE,
+    LONG_RANGE,
+    UNIT_MICROS,
+    UNIT_MILLIS,
+    UNIT_NANOS,
+    Duration,
+    big_decimal_value,
+    shown,
 )
 from roastedavro._support import decimal_from_bytes
+from roastedavro._unionrule import branch_name
 from roastedavro.avro.types import (
-    Array, Enum, Fixed, Map, Primitive, Record, Schema, Union,
+    Array,
+    Enum,
+    Fixed,
+    Map,
+    Primitive,
+    Record,
+    Schema,
+    Union,
 )
-
 from roastedavro.avrojson._common import (
+    _DATE_EPOCH,
+    _EPOCH,
+    _FIRST_DAY,
+    _INT_HIGH,
+    _INT_LOW,
+    _LAST_DAY,
+    _LOCAL_EPOCH,
+    _MICROS_PER_DAY,
+    _MISSING,
+    _NO_DEFAULT,
+    _TIMESTAMPS,
     _ByKind,
-    _DATE_EPOCH, _EPOCH, _FIRST_DAY, _INT_HIGH, _INT_LOW, _LAST_DAY, _LOCAL_EPOCH, _MICROS_PER_DAY,
-    _MISSING, _Mismatch, _NO_DEFAULT, _TIMESTAMPS, _decimal_float32, _float32, _json_kind,
+    _decimal_float32,
+    _float32,
+    _json_kind,
     _json_number,
+    _Mismatch,
 )
 from roastedavro.avrojson._writing import default_json
 

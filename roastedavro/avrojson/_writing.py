@@ -9,22 +9,58 @@ import math
 from typing import Any, Callable
 
 from roastedavro._datum import (
-    UNIT_MICROS, UNIT_MILLIS, UnionChooser, _encode, _NotThisType, accepts, array_datum,
-    big_decimal_bytes, boolean_datum, branch_name, bytes_datum, date_datum, decimal_bytes,
-    duration_bytes, enum_index, fixed_datum, long_datum, map_datum, map_key, missing_field,
-    record_datum, shown, string_datum, timestamp_datum, uuid_bytes, uuid_text,
+    UNIT_MICROS,
+    UNIT_MILLIS,
+    array_datum,
+    big_decimal_bytes,
+    boolean_datum,
+    bytes_datum,
+    date_datum,
+    decimal_bytes,
+    duration_bytes,
+    enum_index,
+    fixed_datum,
+    long_datum,
+    map_datum,
+    map_key,
+    missing_field,
+    record_datum,
+    shown,
+    string_datum,
+    timestamp_datum,
+    uuid_bytes,
+    uuid_text,
 )
+from roastedavro._defaults import _encode, _NotThisType
+from roastedavro._unionrule import UnionChooser, accepts, branch_name
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Fixed, Map, Primitive, Record, Schema, Union,
+    Array,
+    AvroType,
+    Enum,
+    Fixed,
+    Map,
+    Primitive,
+    Record,
+    Schema,
+    Union,
+)
+from roastedavro.avrojson._common import (
+    _INT_HIGH,
+    _INT_LOW,
+    _LONG_HIGH,
+    _LONG_LOW,
+    _MISSING,
+    _NO_DEFAULT,
+    _PYTHON_TYPES,
+    _TIMESTAMPS,
+    _ByKind,
+    _double_datum,
+    _double_json,
+    _float32,
+    _float_json,
 )
 from roastedavro.avroplan import _TYPE_TESTS, _UnionPlan
 from roastedavro.errors import DumpError, SchemaError
-
-from roastedavro.avrojson._common import (
-    _ByKind,
-    _INT_HIGH, _INT_LOW, _LONG_HIGH, _LONG_LOW, _MISSING, _NO_DEFAULT, _PYTHON_TYPES, _TIMESTAMPS,
-    _double_datum, _double_json, _float32, _float_json,
-)
 
 # -- writing ------------------------------------------------------------------------------
 
