@@ -45,7 +45,6 @@ an earlier float for a number.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import decimal
 import math
@@ -57,6 +56,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
+from roastedavro._record import record
 from roastedavro._support import _EXACT, _decimal_of_int, fits_precision
 from roastedavro.errors import DumpError
 
@@ -71,7 +71,7 @@ _short.maxstring = 60
 _short.maxother = 60
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Duration:
     """An Avro ``duration``: months, days and milliseconds, each 0 .. 2**32-1.
 

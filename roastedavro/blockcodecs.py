@@ -4,9 +4,11 @@ decompresses it within a size bound (a guard against decompression bombs)."""
 
 from __future__ import annotations
 
-import dataclasses
 import zlib
 from typing import Callable
+
+from roastedavro._record import record
+
 
 class MissingCodecError(ImportError, ValueError):
     """A codec whose library is not installed (writing or reading). Also a
@@ -238,7 +240,7 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes:
         del output[written:]
         return output
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class _Codec:
     name: str
     encode: Callable[[bytes, int | None], bytes]

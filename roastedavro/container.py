@@ -21,20 +21,36 @@ end is truncated first).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import io
 import os
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Iterable, Iterator
 
+from roastedavro._record import field as _field
+from roastedavro._record import record as _value_class
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.blockcodecs import (
-    _CODEC_ERRORS, CODECS, MissingCodecError, _Codec, _cramjam, _lz4_block,
+    _CODEC_ERRORS,
+    CODECS,
+    MissingCodecError,
+    _Codec,
+    _cramjam,
+    _lz4_block,
 )
 from roastedavro.containerformat import (
-    MAGIC, MAX_BLOCK_SIZE, SYNC_INTERVAL, SYNC_SIZE, ContainerError, FileEndedError, Header,
-    MissingSchemaError, _read_header, _Source, is_avro, read_header,
+    MAGIC,
+    MAX_BLOCK_SIZE,
+    SYNC_INTERVAL,
+    SYNC_SIZE,
+    ContainerError,
+    FileEndedError,
+    Header,
+    MissingSchemaError,
+    _read_header,
+    _Source,
+    is_avro,
+    read_header,
 )
 from roastedavro.errors import DecodeError
 from roastedavro.flags import CompileFlags
@@ -61,7 +77,7 @@ def _codec(name: str, block: int | None = None, offset: int = 0) -> _Codec:
 # -- blocks -------------------------------------------------------------------------
 
 
-@dataclasses.dataclass
+@_value_class
 class Block:
     """One block of a container file, as stored: ``data`` is the block's
     compressed bytes. Iterating it (or ``records()``) decodes its records."""
@@ -72,7 +88,7 @@ class Block:
     size: int              # bytes of (compressed) data
     data: bytes
     codec: str
-    _reader: Any = dataclasses.field(repr=False, default=None)
+    _reader: Any = _field(repr=False, default=None)
     #: the block's bytes in the file: its count, size, data and sync marker
     stored: int = 0
 
@@ -92,7 +108,7 @@ class Block:
         return self.data
 
 
-@dataclasses.dataclass(frozen=True)
+@_value_class(frozen=True)
 class Skipped:
     """A damaged part of a file that ``on_damage="skip"`` passed over."""
 
@@ -319,13 +335,13 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator
 @functools.lru_cache(maxsize=4096)      # blocks' counts and sizes repeat
 def _long_bytes(n: int) -> bytes:
     """An Avro long (a block's count or size), encoded once per value."""
-    from roastedavro._datum import encode_long   # (as the header's: writing only)
+    from roastedavro._datum import encode_long  # (as the header's: writing only)
 
     return encode_long(n)
 
 
 def _encode_bytes(value: bytes) -> bytes:
-    from roastedavro._datum import encode_long   # (imports marshmallow: not for reading)
+    from roastedavro._datum import encode_long  # (imports marshmallow: not for reading)
 
     return encode_long(len(value)) + value
 

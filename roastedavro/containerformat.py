@@ -4,11 +4,11 @@ and its header. roastedavro.container is the public module."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 from typing import Any, BinaryIO
 
+from roastedavro._record import record
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError
@@ -246,7 +246,7 @@ class _Source:
             self.buffer += bytes(chunk)
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Header:
     """A container file's header: its schema, codec, metadata and sync marker;
     ``size`` is the header's length in bytes (the first block's offset)."""

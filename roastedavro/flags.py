@@ -3,7 +3,7 @@ the file name ending of the extension modules codecs are built as."""
 
 from __future__ import annotations
 
-import dataclasses
+from roastedavro._record import record
 import importlib.machinery
 
 #: the file name ending of an extension module here (sysconfig's EXT_SUFFIX,
@@ -11,7 +11,7 @@ import importlib.machinery
 EXT_SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class CompileFlags:
     """Options for :meth:`CompiledSchema.compile`.
 

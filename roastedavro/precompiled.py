@@ -21,7 +21,7 @@ import os
 import re
 import sys
 import warnings
-from dataclasses import dataclass
+from roastedavro._record import record
 from pathlib import Path
 
 from roastedavro import __version__
@@ -38,7 +38,7 @@ class PrecompiledWarning(UserWarning):
     """An installed package of precompiled codecs is not used (the message says why)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Precompiled:
     """One precompiled codec of an installed package."""
 

@@ -26,7 +26,7 @@ the data to reach (reading such a branch is then an error of that datum).
 
 from __future__ import annotations
 
-import dataclasses
+from roastedavro._record import field as _field, record
 from typing import Iterator
 
 from roastedavro.avro.types import (
@@ -70,7 +70,7 @@ class Plan:
     reader: AvroType
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Read(Plan):
     """The reader's type reads the writer's bytes as they are: the same
     primitive or fixed, or a promotion that keeps the encoding (int to
@@ -81,7 +81,7 @@ class Read(Plan):
     reader: AvroType
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Promote(Plan):
     """A number read as the writer's type, converted to the reader's:
     int or long to float or double, float to double."""
@@ -90,7 +90,7 @@ class Promote(Plan):
     reader: Primitive
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class EnumMap(Plan):
     """The writer's symbol index to the reader's symbol: ``symbols[i]`` is
     the reader's symbol for the writer's i-th (its default where it lacks
@@ -102,7 +102,7 @@ class EnumMap(Plan):
     writer_path: str
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Container(Plan):
     """An array's items or a map's values, each resolved by ``element``."""
 
@@ -111,7 +111,7 @@ class Container(Plan):
     element: Plan
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class RecordRef(Plan):
     """A record read by the plan of its pair: ``Resolution.records[key]``."""
 
@@ -120,7 +120,7 @@ class RecordRef(Plan):
     key: tuple
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class WriterUnion(Plan):
     """The writer's union: each of its branches has a plan (``branches[i]``)."""
 
@@ -129,7 +129,7 @@ class WriterUnion(Plan):
     branches: tuple
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class ReaderUnion(Plan):
     """A writer's non-union value read as the reader's union branch ``index``."""
 
@@ -139,7 +139,7 @@ class ReaderUnion(Plan):
     plan: Plan
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Unreadable(Plan):
     """A writer's value the reader cannot read (Java's ErrorAction)."""
 
@@ -153,7 +153,7 @@ class Unreadable(Plan):
         return SchemaResolutionError(self.reason, self.writer_path, self.reader_path)
 
 
-@dataclasses.dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class FieldStep:
     """One field of the writer's record, in the writer's order: read into
     the reader's field ``reader`` by ``plan``, or skipped (``reader`` None)."""
@@ -164,7 +164,7 @@ class FieldStep:
     writer_path: str
 
 
-@dataclasses.dataclass(eq=False)
+@record(eq=False)
 class RecordPlan:
     """A pair of records: the writer's fields in order, then the reader's
     fields the writer lacks, from their defaults. ``error`` is set when the
@@ -174,8 +174,8 @@ class RecordPlan:
     reader: Record
     writer_path: str
     reader_path: str
-    steps: list = dataclasses.field(default_factory=list)
-    defaults: list = dataclasses.field(default_factory=list)
+    steps: list = _field(default_factory=list)
+    defaults: list = _field(default_factory=list)
     error: Unreadable | None = None
     #: the order of the record's keys as read: the reader's fields' (Java's),
     #: or in the fastavro dialect fastavro's (the fields read, in the
@@ -183,7 +183,7 @@ class RecordPlan:
     order: tuple = ()
 
 
-@dataclasses.dataclass(eq=False)
+@record(eq=False)
 class Resolution:
     """The plan for reading ``writer``'s data as ``reader``'s."""
 

@@ -18,7 +18,7 @@ Nothing here knows about marshmallow, Cython or the wire format.
 
 from __future__ import annotations
 
-import dataclasses
+from roastedavro._record import field as _field, record
 import json
 from typing import Any, Iterator, Mapping, Union as _Union
 
@@ -58,7 +58,7 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Logical:
     """A logical type annotation of a type that is valid for it.
 
@@ -73,7 +73,7 @@ class Logical:
     scale: int | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class AvroType:
     """Base of every Avro type.
 
@@ -93,10 +93,10 @@ class AvroType:
 
 
 def _props_field() -> Any:
-    return dataclasses.field(default=(), compare=True, hash=False, repr=False)
+    return _field(default=(), compare=True, hash=False, repr=False)
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Primitive(AvroType):
     name: str
     logical: Logical | None = None
@@ -114,7 +114,7 @@ class Primitive(AvroType):
         return hash((self.name, self.logical, _frozen(dict(self.props))))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class NamedType(AvroType):
     """Record, error, enum or fixed: ``name`` is the full name."""
 
@@ -130,7 +130,7 @@ class NamedType(AvroType):
         return self.name.rpartition(".")[2]
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Fixed(NamedType):
     size: int = 0
     aliases: tuple[str, ...] = ()
@@ -146,7 +146,7 @@ class Fixed(NamedType):
         return hash(("fixed", self.name, self.size, self.logical))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Enum(NamedType):
     symbols: tuple[str, ...] = ()
     #: the symbol a reader uses for a symbol it does not know (None: no default)
@@ -163,12 +163,12 @@ class Enum(NamedType):
         return hash(("enum", self.name, self.symbols, self.default))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Field:
     name: str
     type: AvroType
     #: the default as a JSON value (NO_DEFAULT when the field has none)
-    default: Any = dataclasses.field(default=NO_DEFAULT, hash=False)
+    default: Any = _field(default=NO_DEFAULT, hash=False)
     aliases: tuple[str, ...] = ()
     doc: str | None = None
     order: str = "ascending"
@@ -179,7 +179,7 @@ class Field:
         return self.default is not NO_DEFAULT
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Record(NamedType):
     fields: tuple[Field, ...] = ()
     aliases: tuple[str, ...] = ()
@@ -202,7 +202,7 @@ class Record(NamedType):
         return hash((self.kind, self.name, self.fields))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Array(AvroType):
     items: AvroType
     props: tuple[tuple[str, Any], ...] = _props_field()
@@ -215,7 +215,7 @@ class Array(AvroType):
         return hash(("array", self.items))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Map(AvroType):
     values: AvroType
     props: tuple[tuple[str, Any], ...] = _props_field()
@@ -228,7 +228,7 @@ class Map(AvroType):
         return hash(("map", self.values))
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Union(AvroType):
     branches: tuple[AvroType, ...]
 
@@ -237,7 +237,7 @@ class Union(AvroType):
         return "union"
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class NamedRef(AvroType):
     """A use of a named type defined elsewhere in the schema (or enclosing it:
     recursion). ``name`` is the full name; :meth:`Schema.deref` finds it."""
