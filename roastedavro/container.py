@@ -492,6 +492,18 @@ class FileWriter:
         left = self.sync_interval - self._size
         self._batch = max(1, min(65536, left // per_record + 1))
 
+    def add_encoded(self, data: bytes, count: int = 1) -> None:
+        """Adds ``count`` records already encoded as ``data`` to the current
+        block, ending it if it reaches ``sync_interval`` bytes (records given
+        to ``write`` and not yet encoded are encoded first, in order)."""
+        if self._pending:
+            self._encode_pending()
+        self._parts.append(data)
+        self._count += count
+        self._size += len(data)
+        if self._size >= self.sync_interval:
+            self._write_block()
+
     def _write_block(self, empty: bool = False) -> None:
         if not self._count and not empty:
             return

@@ -328,9 +328,18 @@ class Writer:
                  validator: bool = False, sync_marker: bytes = b"",
                  compression_level: int | None = None, options: dict | None = None):
         options = options or {}
+        strict = bool(options.get("strict"))
+        allow_default = bool(options.get("strict_allow_default"))
         self._blocks, self._schema = _open_blocks(
             fo, schema, codec, sync_interval, metadata, sync_marker or None, compression_level,
-            bool(options.get("strict")), bool(options.get("strict_allow_default")))
+            strict, allow_default)
+        # one record at a time: the codec's dump (tier 0, then the compiled
+        # codec when it is ready: its dump is looked up at each call)
+        if strict or allow_default:
+            self._encoding = strict_codec(self._schema, strict, allow_default)
+        else:
+            encoding = codec_for(self._schema)
+            self._encoding = getattr(encoding, "plain", encoding)
         self._plan = logical_plan(self._schema)
         self._tuples = bool(options.get("disable_tuple_notation"))
         self.validator = validator
@@ -364,17 +373,17 @@ class Writer:
         if self._plan is not None:
             record = self._plan.prepare(record)
         try:
-            self._blocks._encode(iter((record,)))
+            data = self._encoding.dump(record)
         except DatumError as error:
             if self.validator:
                 raise validation_error(error, self._schema, given) from None
             raise fastavro_error(error, DatumError) from None
+        self._blocks.add_encoded(data)
 
     def write_block(self, block: Block) -> None:
         blocks = self._blocks
         blocks._write_block()   # the records before it end their own block
-        blocks._parts = [block.bytes_.getvalue()]
-        blocks._count = block.num_records
+        blocks.add_encoded(block.bytes_.getvalue(), block.num_records)
         blocks._write_block()
 
     def dump(self) -> None:
