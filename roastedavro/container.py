@@ -504,6 +504,16 @@ class FileWriter:
         if self._size >= self.sync_interval:
             self._write_block()
 
+    def write_encoded_block(self, data: bytes, count: int) -> None:
+        """Writes ``count`` records already encoded as ``data`` as a block of
+        their own, after the current block ends (a block of no records too,
+        as fastavro copies one)."""
+        if self._pending:
+            self._encode_pending()
+        self._write_block()
+        self._parts, self._count, self._size = [data], count, len(data)
+        self._write_block(empty=True)
+
     def _write_block(self, empty: bool = False) -> None:
         if not self._count and not empty:
             return

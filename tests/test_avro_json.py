@@ -636,6 +636,16 @@ def test_json_writer_writes_nan_and_infinities_as_fastavro_and_reads_both_forms(
     assert isinstance(java_by_fastavro["d"], str)
 
 
+def test_bare_constants_codec_reads_its_own_output():
+    codec = AvroJSON(SPECIALS, bare_constants=True)
+    record = {"d": math.nan, "f": math.inf, "u": -math.inf, "a": [math.nan, "NaN"]}
+    text = codec.to_json(record)
+    assert "NaN" in text and '"NaN"' in text    # a bare token for the float, the string kept
+    assert repr(codec.from_json(text)) == repr(record)
+    with pytest.raises(JSONDecodeError):
+        AvroJSON(SPECIALS).from_json(text)      # Java's form refuses the bare tokens
+
+
 # fastavro's JSON writer cannot write a fixed's default, its reader cannot read a map of unions
 V0 = {**V1, "fields": [field for field in V1["fields"] if field["name"] not in ("raw", "extra")]}
 

@@ -112,6 +112,8 @@ def write_both(steps, codec="null", sync_interval=300, **options):
 
     source = io.BytesIO()
     fastavro.writer(source, LOG, log_records(1000, 40), sync_interval=200)
+    ended = fastavro.write.Writer(source, None)    # appended: a block of no records
+    ended.dump()
     outputs = []
     for module, make in ((fastavro, fastavro.write.Writer), (dropin, Writer)):
         out = io.BytesIO()
@@ -134,7 +136,7 @@ def write_both(steps, codec="null", sync_interval=300, **options):
 def test_writer_class_writes_fastavros_bytes(codec):
     steps = [("write", record) for record in log_records(0, 50)]
     steps[7:7] = [("flush",)]
-    steps[20:20] = [("block", 1), ("dump",), ("block", 0)]
+    steps[20:20] = [("block", 1), ("dump",), ("block", 0), ("block", -1)]    # -1: no records
     theirs, ours = write_both(steps, codec=codec)
     assert ours == theirs
     assert [r["n"] for r in dropin.reader(io.BytesIO(ours))] == \
@@ -180,3 +182,20 @@ def test_writer_class_appends_as_fastavro_does():
             writer.write(record)
         writer.flush()
     assert ours.getvalue() == theirs.getvalue()
+
+
+def test_fastavros_submodules_from_the_package_are_the_dropins_in_a_fresh_process():
+    # `from roastedavro.fastavro import write` asks the package before the
+    # import system: it must not hand out fastavro's own module
+    import subprocess
+    import sys
+
+    script = ("from roastedavro.fastavro import read, write, json_write, validation, io\n"
+              "print(write.__name__, read.__name__, json_write.__name__, validation.__name__,"
+              " io.__name__)")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=60, cwd="/")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["roastedavro.fastavro.write", "roastedavro.fastavro.read",
+                                   "roastedavro.fastavro.json_write",
+                                   "roastedavro.fastavro.validation", "fastavro.io"]

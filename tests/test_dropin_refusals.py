@@ -165,3 +165,25 @@ def test_a_header_without_a_schema_is_fastavros_key_error():
         list(dropin.reader(io.BytesIO(damaged)))
     assert isinstance(caught.value, ContainerError) and caught.value.block is None
     assert str(caught.value).startswith("the header: no avro.schema in the metadata")
+
+
+@pytest.mark.parametrize("policy", ["never", "eager"])
+@pytest.mark.parametrize("damage, fastavros", [(b"\x00\x01x", EOFError),    # string length -1
+                                               (b"\x04\x02x", IndexError)])  # union index 2
+def test_damaged_records_in_a_file_are_fastavros_error_types(monkeypatch, policy, damage,
+                                                             fastavros):
+    from roastedavro.container import ContainerError
+
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
+    schema = {"type": "record", "name": "R", "fields": [
+        {"name": "a", "type": "long"}, {"name": "u", "type": ["string", "long"]}]}
+    written = io.BytesIO()
+    fastavro.writer(written, schema, [{"a": 1, "u": "x"}], sync_marker=b"S" * 16)
+    data = written.getvalue()
+    assert data.count(b"\x02\x00\x02xSSSS") == 1
+    damaged = data.replace(b"\x02\x00\x02xSSSS", b"\x02" + damage + b"SSSS")
+    with pytest.raises(fastavros):
+        list(fastavro.reader(io.BytesIO(damaged)))
+    with pytest.raises(fastavros) as caught:
+        list(dropin.reader(io.BytesIO(damaged)))
+    assert isinstance(caught.value, ContainerError) and caught.value.block == 0

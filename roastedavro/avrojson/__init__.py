@@ -110,7 +110,8 @@ class AvroJSON:
     ``bare_constants=True`` writes NaN and the infinities as floats, which
     ``json.dumps`` writes as the tokens ``NaN``, ``Infinity`` and
     ``-Infinity`` (fastavro's output; not JSON, and Java refuses it), rather
-    than as the strings Java writes.
+    than as the strings Java writes, and ``from_json`` reads them (both
+    forms are read then).
     """
 
     def __init__(self, schema: Any, *, reader_schema: Any = None, defaults: bool = True,
@@ -198,7 +199,9 @@ class AvroJSON:
     def from_json(self, text: str | bytes) -> Any:
         """The datum of JSON text (one JSON value)."""
         try:
-            value = json.loads(text, parse_float=decimal.Decimal, parse_constant=_not_json)
+            # fastavro's bare NaN and infinities, where this codec writes them
+            value = json.loads(text, parse_float=decimal.Decimal,
+                               parse_constant=None if self.bare_constants else _not_json)
         except RecursionError:
             raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
                                   "limit") from None

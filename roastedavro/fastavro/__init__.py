@@ -16,7 +16,7 @@ through fastavro's own reader or writer.
 
 from __future__ import annotations
 
-import io
+import io as _io
 import threading
 from typing import Any, BinaryIO
 
@@ -59,7 +59,7 @@ def _dump_with_options(schema: Any, record: Any, strict: bool, strict_allow_defa
 
 
 #: streams whose buffered bytes can be looked at without consuming them
-_BUFFERED = (io.BufferedReader, io.BufferedRandom)
+_BUFFERED = (_io.BufferedReader, _io.BufferedRandom)
 #: what a seekable stream's first read takes; grown (x8) for a larger datum
 _CHUNK = 8192
 _CHUNK_LIMIT = 1 << 20
@@ -90,7 +90,7 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
     """One datum read from ``fo`` by ``reader`` (``codec``'s): ``fo`` is left
     just after it."""
     kind = type(fo)
-    if kind is io.BytesIO:
+    if kind is _io.BytesIO:
         # one datum from the current position; the stream is left after it
         start = fo.tell()
         if start == 0:
@@ -236,6 +236,11 @@ def is_compiled(schema: Any) -> bool:
     return codec_for(schema).tier == "compiled"
 
 
+#: fastavro's submodules the drop-in has its own of
+_SUBMODULES = frozenset({"read", "write", "json_read", "json_write", "schema", "validation",
+                         "utils", "types"})
+
+
 def __getattr__(name: str) -> Any:
     if name in ("json_reader", "json_writer"):
         # Avro JSON (and fastavro's JSON encoder and decoder) on first use
@@ -245,6 +250,12 @@ def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         # probes (__wrapped__, __path__ of a submodule, ...) import nothing
         raise AttributeError(f"module 'roastedavro.fastavro' has no attribute {name!r}")
+    if name in _SUBMODULES:
+        # `from roastedavro.fastavro import write` asks this before it
+        # imports the submodule: the drop-in's, never fastavro's
+        import importlib
+
+        return importlib.import_module(f"roastedavro.fastavro.{name}")
     # the rest of fastavro's API (validate, the schema helpers we do not
     # compile, ...) is fastavro's own
     import fastavro

@@ -36,7 +36,9 @@ from roastedavro.container import (
 from roastedavro.container import Block as _StoredBlock
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
-from roastedavro.errors import TextDecodeError, TruncatedError, UnreadableDatumError
+from roastedavro.errors import (
+    IndexDecodeError, LengthDecodeError, TextDecodeError, TruncatedError, UnreadableDatumError,
+)
 from roastedavro.fastavro._logical import logical_plan
 from roastedavro.fastavro._codecs import _named_codec, codec_for, fastavro_pair
 from roastedavro.fastavro._models import SchemaResolutionError, as_model
@@ -95,6 +97,15 @@ class TruncatedFileError(_Typed, FileEndedError, TruncatedError):
 class InvalidTextError(_Typed, ContainerError, TextDecodeError):
     """A string or map key in a block that is not UTF-8: also a
     ``UnicodeDecodeError``, as fastavro raises it."""
+
+
+class NegativeLengthError(_Typed, ContainerError, LengthDecodeError):
+    """A negative length in a block: also the ``EOFError`` fastavro raises."""
+
+
+class BadIndexError(_Typed, ContainerError, IndexDecodeError):
+    """A union branch or enum symbol index a block's schema lacks: also the
+    ``IndexError`` fastavro raises."""
 
 
 class UnreadableDataError(_Typed, ContainerError, SchemaResolutionError):
@@ -381,10 +392,8 @@ class Writer:
         self._blocks.add_encoded(data)
 
     def write_block(self, block: Block) -> None:
-        blocks = self._blocks
-        blocks._write_block()   # the records before it end their own block
-        blocks.add_encoded(block.bytes_.getvalue(), block.num_records)
-        blocks._write_block()
+        # the records before it end their own block, as in fastavro
+        self._blocks.write_encoded_block(block.bytes_.getvalue(), block.num_records)
 
     def dump(self) -> None:
         # as fastavro's: a block even of no records
@@ -516,6 +525,10 @@ class _FileReader(FileReader):
                                        start=error.start, end=error.end)
         if isinstance(error, TruncatedError):
             return TruncatedFileError.of(contained)
+        if isinstance(error, LengthDecodeError):
+            return NegativeLengthError.of(contained)
+        if isinstance(error, IndexDecodeError):
+            return BadIndexError.of(contained)
         return contained
 
     def _logical_plan(self):
