@@ -11,6 +11,7 @@ raise fastavro's OverflowError type on both."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import math
 
@@ -187,3 +188,26 @@ def test_damaged_records_in_a_file_are_fastavros_error_types(monkeypatch, policy
     with pytest.raises(fastavros) as caught:
         list(dropin.reader(io.BytesIO(damaged)))
     assert isinstance(caught.value, ContainerError) and caught.value.block == 0
+
+
+@pytest.mark.parametrize("avro_type, default, fastavros, typed", [
+    # the specification: a bytes default is a string of code points 0-255, one per byte
+    ("bytes", "\u00ff\u0001", "\u00ff\u0001", b"\xff\x01"),
+    ("double", 1, 1, 1.0),
+    ({"type": "long", "logicalType": "timestamp-millis"}, 7, 7,
+     datetime.datetime(1970, 1, 1, 0, 0, 0, 7000, tzinfo=datetime.timezone.utc)),
+    ({"type": "int", "logicalType": "date"}, 3, 3, datetime.date(1970, 1, 4)),
+])
+def test_a_field_the_reader_adds_takes_its_default_as_the_avro_value(avro_type, default,
+                                                                      fastavros, typed):
+    writer = record("int")
+    reader = {"type": "record", "name": "R", "fields": [
+        {"name": "f", "type": "int"}, {"name": "g", "type": avro_type, "default": default}]}
+    data = io.BytesIO()
+    fastavro.schemaless_writer(data, fastavro.parse_schema(writer), {"f": 1})
+    theirs = fastavro.schemaless_reader(io.BytesIO(data.getvalue()), fastavro.parse_schema(writer),
+                                        fastavro.parse_schema(reader))
+    ours = dropin.schemaless_reader(io.BytesIO(data.getvalue()), dropin.parse_schema(writer),
+                                    dropin.parse_schema(reader))
+    assert theirs == {"f": 1, "g": fastavros} and type(theirs["g"]) is type(fastavros)
+    assert ours == {"f": 1, "g": typed} and type(ours["g"]) is type(typed)
