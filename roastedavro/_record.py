@@ -89,6 +89,13 @@ def _function(name: str, arguments: str, body: list[str], namespace: dict, qualn
     return function
 
 
+def _is_class_var(annotation: Any) -> bool:
+    if isinstance(annotation, str):    # from __future__ import annotations
+        return annotation.startswith(("ClassVar", "typing.ClassVar"))
+    return getattr(annotation, "__origin__", annotation).__class__.__name__ == "_SpecialForm" \
+        and "ClassVar" in repr(annotation)
+
+
 def record(cls=None, /, *, eq: bool = True, frozen: bool = False):
     """As ``@dataclasses.dataclass`` with these options (init, repr, no order)."""
     if cls is None:
@@ -101,8 +108,13 @@ def _process(cls, eq: bool, frozen: bool):
     for base in cls.__mro__[-1:0:-1]:
         fields.update(base.__dict__.get("__record_fields__", {}))
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        if _is_class_var(annotation):
+            continue    # a class attribute, not a field (as in dataclasses)
         value = cls.__dict__.get(name, MISSING)
         spec = value if isinstance(value, _Field) else _Field(default=value)
+        if type(spec.default) in (list, dict, set):
+            raise ValueError(f"mutable default {type(spec.default)} for field {name} is not "
+                             "allowed: use default_factory")
         spec.name, spec.type = name, annotation
         if spec.default is MISSING:
             if name in cls.__dict__:

@@ -140,3 +140,18 @@ def test_model_values_pickle_compare_and_hash_as_before():
     assert pickle.loads(pickle.dumps(schema.root)) == schema.root
     with pytest.raises(dataclasses.FrozenInstanceError):
         schema.root.name = "S"
+
+
+def test_class_vars_are_not_fields_and_mutable_defaults_are_refused_as_in_dataclasses():
+    import typing
+
+    for annotation in (typing.ClassVar[int],):
+        oracle, ours = both({"k": 5}, {"x": "int", "k": annotation})
+        assert [f.name for f in dataclasses.fields(ours)] == ["x"] == \
+            [f.name for f in dataclasses.fields(oracle)]
+        assert ours.k == 5 and str(inspect.signature(ours)) == str(inspect.signature(oracle))
+    for mutable in ([], {}, set()):
+        with pytest.raises(ValueError, match="mutable default"):
+            dataclasses.dataclass(type("M", (), {"__annotations__": {"x": "list"}, "x": mutable}))
+        with pytest.raises(ValueError, match="mutable default"):
+            record(type("M", (), {"__annotations__": {"x": "list"}, "x": mutable}))
