@@ -17,7 +17,7 @@ methods as ``dataclasses.dataclass`` (``__init__`` with ``__post_init__``,
 from __future__ import annotations
 
 import reprlib
-from typing import Any
+from typing import Any, ClassVar, get_origin
 
 __all__ = ["record", "field"]
 
@@ -92,8 +92,7 @@ def _function(name: str, arguments: str, body: list[str], namespace: dict, qualn
 def _is_class_var(annotation: Any) -> bool:
     if isinstance(annotation, str):    # from __future__ import annotations
         return annotation.startswith(("ClassVar", "typing.ClassVar"))
-    return getattr(annotation, "__origin__", annotation).__class__.__name__ == "_SpecialForm" \
-        and "ClassVar" in repr(annotation)
+    return annotation is ClassVar or get_origin(annotation) is ClassVar
 
 
 def record(cls=None, /, *, eq: bool = True, frozen: bool = False):
