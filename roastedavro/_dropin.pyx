@@ -14,7 +14,8 @@ cimport cython
 from cpython.dict cimport PyDict_GetItem
 from cpython.object cimport PyObject
 
-from roastedavro._runtime cimport DatumCodec
+from roastedavro._runtime cimport DatumCodec, SchemaShape
+from roastedavro._runtime import schema_shape
 
 from io import BytesIO
 
@@ -118,15 +119,15 @@ def watch_logical(dict writers, dict readers, changed):
 # the last schema object written and read with, and its codec: (schema,
 # codec), (writer schema, reader schema, codec); one object each, so that a
 # thread sees a pair or the one before it, never half of each
-cdef tuple last_written = (None, None)
-cdef tuple last_read = (None, None, None)
+cdef tuple last_written = (None, None, None)
+cdef tuple last_read = (None, None, None, None, None)
 
 
 def forget():
     """Forget the codecs of the last calls (the cache they came from was cleared)."""
     global last_written, last_read
-    last_written = (None, None)
-    last_read = (None, None, None)
+    last_written = (None, None, None)
+    last_read = (None, None, None, None, None)
 
 
 cdef inline int check_logical() except -1:
@@ -139,12 +140,21 @@ cdef inline int check_logical() except -1:
     return 0
 
 
-cdef inline object cached(object key, object schema, object reader_schema):
+cdef inline bint unchanged(object shape, object schema):
+    # a schema given as dicts and lists may have been changed in place since
+    # (roastedavro._runtime.schema_shape)
+    return shape is None or (<SchemaShape>shape).matches(schema)
+
+
+cdef inline tuple cached(object key, object schema, object reader_schema):
+    """The entry of by_object for these schema objects, unchanged, or None."""
     cdef PyObject* entry
     # the entry holds the schema objects themselves, so their ids stay theirs
     entry = PyDict_GetItem(by_object, key)
-    if entry != NULL and (<tuple>entry)[0] is schema and (<tuple>entry)[1] is reader_schema:
-        return (<tuple>entry)[2]
+    if (entry != NULL and (<tuple>entry)[0] is schema and (<tuple>entry)[1] is reader_schema
+            and unchanged((<tuple>entry)[3], schema)
+            and unchanged((<tuple>entry)[4], reader_schema)):
+        return <tuple>entry
     return None
 
 
@@ -152,12 +162,14 @@ cdef object writing_codec(object schema):
     global last_written
     check_logical()
     cdef tuple last = last_written
-    if last[0] is schema:
+    if last[0] is schema and unchanged(last[2], schema):
         return last[1]
-    codec = cached(id(schema), schema, None)
-    if codec is None:
-        codec = codec_for(schema)
-    last_written = (schema, codec)
+    entry = cached(id(schema), schema, None)
+    if entry is not None:
+        last_written = (schema, entry[2], entry[3])
+        return entry[2]
+    codec = codec_for(schema)
+    last_written = (schema, codec, schema_shape(schema))
     return codec
 
 
@@ -165,17 +177,26 @@ cdef object reading_codec(object writer_schema, object reader_schema):
     global last_read
     check_logical()
     cdef tuple last = last_read
-    if last[0] is writer_schema and last[1] is reader_schema:
+    if (last[0] is writer_schema and last[1] is reader_schema
+            and unchanged(last[3], writer_schema) and unchanged(last[4], reader_schema)):
         return last[2]
     if reader_schema is None or reader_schema is writer_schema:
-        codec = cached(id(writer_schema), writer_schema, None)
-        if codec is None:
+        entry = cached(id(writer_schema), writer_schema, None)
+        if entry is not None:
+            codec = entry[2]
+        else:
             codec = codec_for(writer_schema)
     else:
-        codec = cached((id(writer_schema), id(reader_schema)), writer_schema, reader_schema)
-        if codec is None:
+        entry = cached((id(writer_schema), id(reader_schema)), writer_schema, reader_schema)
+        if entry is not None:
+            codec = entry[2]
+        else:
             codec = pair_codec(writer_schema, reader_schema)
-    last_read = (writer_schema, reader_schema, codec)
+    if entry is not None:
+        last_read = (writer_schema, reader_schema, codec, entry[3], entry[4])
+    else:
+        last_read = (writer_schema, reader_schema, codec, schema_shape(writer_schema),
+                     schema_shape(reader_schema))
     return codec
 
 

@@ -7,6 +7,7 @@
 
 cimport cython
 from libc.string cimport memcpy
+from libc.stdint cimport uint64_t
 from libc.math cimport isinf
 from cpython.bytes cimport PyBytes_AS_STRING, PyBytes_Check, PyBytes_GET_SIZE
 from cpython.bytearray cimport PyByteArray_Check, PyByteArray_GET_SIZE
@@ -1034,6 +1035,25 @@ cdef inline bint valid_fixed(object value, Py_ssize_t size) noexcept:
 # array, setting up the reader and writer. A generated module's Codec
 # subclasses it and adds its record functions and write_root/read_root, so
 # no module compiles this plumbing again.
+# A check that a schema of dicts and lists is unchanged since it was met
+# (see _runtime.pyx): each dict or list held, its length (a list's as
+# ~length) and a dict's version tag.
+ctypedef struct ShapeEntry:
+    PyObject* container
+    Py_ssize_t size
+    uint64_t version
+
+
+cdef class SchemaShape:
+    cdef list containers
+    cdef list entries
+    cdef ShapeEntry* table
+    cdef PyObject** words
+    cdef Py_ssize_t count
+    cdef bint collect(self, object value, int depth) except -1
+    cpdef bint matches(self, object schema)
+
+
 # What turns another writer's bytes into a schema's own, called from C by
 # SchemaCodec.load (tier 0's Rearranger).
 cdef class Transcoder:

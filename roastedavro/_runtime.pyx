@@ -2519,6 +2519,180 @@ DICT_LAYOUT_VERIFIED = all(RecordKeys([f"key_{n}" for n in range(size)]).direct
 enable_dict_walk(DICT_LAYOUT_VERIFIED, None)
 
 
+# ------------------------------------------------------ schema shapes --
+
+# A writer schema given as a dict may be changed in place between calls, so
+# the pair kept for it is checked before each use. Comparing it with a copy
+# (dict ==) costs more than reading a small record. A SchemaShape instead
+# holds the tree's dicts and lists, and records each one's length and
+# entries as the objects themselves (keys, leaves, the dicts and lists
+# within), checked again in one flat pass without calling Python: a list
+# with one memcmp, a dict with PyDict_Next. It holds every object whose
+# address it records, so no other object can take that address while it
+# lives: an unchanged pass means an equal schema. A changed one (even an
+# equal value put in) only sends the call the slow way, which compares
+# values.
+cdef enum:
+    SHAPE_MAX_DEPTH = 200
+    SHAPE_MAX_OBJECTS = 1 << 20
+
+
+cdef extern from *:
+    """
+    /* A dict's version tag (PEP 509) changes whenever the dict does; it is
+       there, if deprecated, up to Python 3.13, and gone from 3.14 on, where
+       a dict's entries are compared one by one instead. */
+    #if PY_VERSION_HEX < 0x030E0000
+    #define ROASTEDAVRO_DICT_VERSIONED 1
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic push
+    #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    #endif
+    static inline uint64_t roastedavro_dict_version(PyObject *d) {
+        return ((PyDictObject *)d)->ma_version_tag;
+    }
+    #if defined(__GNUC__)
+    #pragma GCC diagnostic pop
+    #endif
+    #else
+    #define ROASTEDAVRO_DICT_VERSIONED 0
+    static inline uint64_t roastedavro_dict_version(PyObject *d) { (void)d; return 0; }
+    #endif
+    """
+    bint DICT_VERSIONED "ROASTEDAVRO_DICT_VERSIONED"
+    uint64_t dict_version "roastedavro_dict_version"(PyObject*)
+    Py_ssize_t PyDict_GET_SIZE(object)
+    Py_ssize_t PyList_GET_SIZE(object)
+
+
+@cython.final
+@cython.auto_pickle(False)
+cdef class SchemaShape:
+    """What shows, cheaply, that a schema given as dicts and lists is the
+    same objects, unchanged, as when the shape was taken (see above)."""
+
+    def __cinit__(self):
+        self.containers = []
+        self.entries = []
+        self.table = NULL
+        self.words = NULL
+        self.count = 0
+
+    def __dealloc__(self):
+        PyMem_Free(self.table)
+        PyMem_Free(self.words)
+
+    @staticmethod
+    def of(schema):
+        """The shape of a JSON-like schema (dicts with str keys, lists, str,
+        int, float, bool, None), or None for one with anything else in it,
+        or too deep or large to be worth it."""
+        cdef SchemaShape shape = SchemaShape()
+        cdef Py_ssize_t index
+        cdef ShapeEntry* entry
+        if not isinstance(schema, (dict, list)) or not shape.collect(schema, 0):
+            return None
+        shape.count = len(shape.containers)
+        shape.table = <ShapeEntry*>PyMem_Malloc(shape.count * sizeof(ShapeEntry))
+        shape.words = <PyObject**>PyMem_Malloc(max(len(shape.entries), 1) * sizeof(PyObject*))
+        if shape.table is NULL or shape.words is NULL:
+            raise MemoryError()
+        for index in range(shape.count):
+            container = shape.containers[index]
+            entry = &shape.table[index]
+            entry.container = <PyObject*>container
+            if isinstance(container, dict):
+                entry.size = PyDict_GET_SIZE(container)
+                entry.version = dict_version(<PyObject*>container)
+            else:
+                entry.size = ~PyList_GET_SIZE(container)
+                entry.version = 0
+        for index in range(len(shape.entries)):
+            shape.words[index] = <PyObject*>shape.entries[index]
+        return shape
+
+    cdef bint collect(self, object value, int depth) except -1:
+        if depth > SHAPE_MAX_DEPTH or len(self.entries) > SHAPE_MAX_OBJECTS:
+            return False
+        if isinstance(value, dict):
+            self.containers.append(value)
+            for key, item in dict.items(value):
+                if type(key) is not str:
+                    return False
+                self.entries.append(key)
+                self.entries.append(item)
+        elif isinstance(value, list):
+            self.containers.append(value)
+            self.entries.extend(list.__iter__(value))
+        else:
+            return value is None or type(value) in (str, int, float, bool)
+        # the entries first, then what is within them, as matches() reads them
+        for item in (dict.values(value) if isinstance(value, dict) else list.__iter__(value)):
+            if not self.collect(item, depth + 1):
+                return False
+        return True
+
+    cpdef bint matches(self, object schema):
+        """Whether ``schema`` is the tree this shape was taken from, with
+        the same objects in it, unchanged (an empty shape matches nothing)."""
+        cdef Py_ssize_t index, size, position
+        cdef PyObject** word = self.words
+        cdef PyObject* key
+        cdef PyObject* item
+        cdef PyObject* container
+        cdef PyObject** items
+        cdef ShapeEntry* entry = self.table
+        if self.count == 0 or <PyObject*>schema != entry.container:
+            return False
+        for index in range(self.count):
+            container = entry.container
+            size = entry.size
+            if size < 0:
+                size = ~size
+                if PyList_GET_SIZE(<object>container) != size:
+                    return False
+                # a schema's lists are short (a union's branches, a record's
+                # fields): a loop, not a call to memcmp
+                items = (<PyListObject*>container).ob_item
+                for position in range(size):
+                    if items[position] != word[position]:
+                        return False
+                word += size
+            elif PyDict_GET_SIZE(<object>container) != size:
+                return False
+            elif DICT_VERSIONED:
+                # any change to the dict since has changed its tag
+                if dict_version(container) != entry.version:
+                    return False
+                word += 2 * size
+            else:
+                # no Python code runs in the loop: PyDict_Next's borrowed
+                # pointers hold
+                position = 0
+                while PyDict_Next(<object>container, &position, &key, &item):
+                    if key != word[0] or item != word[1]:
+                        return False
+                    word += 2
+            entry += 1
+        return True
+
+
+#: matches nothing: the shape of a schema whose changes cannot be seen
+#: cheaply (anything but JSON's types in it)
+UNCHECKABLE = SchemaShape()
+
+
+def schema_shape(schema):
+    """What a cache keyed by a schema object's identity checks before each
+    use: None for a schema that cannot change (text, a parsed Schema), the
+    SchemaShape of dicts and lists, UNCHECKABLE for dicts and lists whose
+    changes cannot be seen cheaply."""
+    if not isinstance(schema, (dict, list)):
+        return None
+    shape = SchemaShape.of(schema)
+    return UNCHECKABLE if shape is None else shape
+
+
 @cython.auto_pickle(False)
 cdef class Transcoder:
     """Turns data written with another schema into a schema's own bytes."""
@@ -2590,10 +2764,10 @@ cdef class SchemaCodec:
         if writer_schema is not None:
             # another writer's bytes, read as this schema's; a service gives
             # the same writer schema object call after call (one that cannot
-            # change, or a dict equal to the copy taken when it was met)
+            # change, or a dict whose SchemaShape is unchanged since it was met)
             last = self.last_pair
             if (last is not None and last[0] is writer_schema and last[1] == many
-                    and (last[3] is None or last[3] == writer_schema)):
+                    and (last[3] is None or (<SchemaShape?>last[3]).matches(writer_schema))):
                 pair = last[2]
             else:
                 pair, lasting = self.pairs(writer_schema, many)

@@ -8,6 +8,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 
+from roastedavro._runtime import SchemaShape
 from roastedavro._tier0 import Interpreter, Rearranger, ResolvingInterpreter
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
@@ -55,9 +56,9 @@ class _Pairs:
         for key, pair in list(self.by_json.items()):
             if pair is old:
                 self.by_json[key] = new
-        for key, (snapshot, pair) in list(self.given.items()):
+        for key, (snapshot, shape, pair) in list(self.given.items()):
             if pair is old:
-                self.given[key] = (snapshot, new)
+                self.given[key] = (snapshot, shape, new)
         if self.codec is not None:
             self.codec.forget_pair()
 
@@ -74,8 +75,9 @@ class _Pairs:
         found = self.given.get(key)
         if found is None:
             return None
-        snapshot, pair = found
-        if snapshot is not None and snapshot != writer_schema:
+        snapshot, shape, pair = found
+        if snapshot is not None and not (shape is not None and shape.matches(writer_schema)) \
+                and snapshot != writer_schema:
             return None
         return pair
 
@@ -85,8 +87,11 @@ class _Pairs:
             return
         if len(self.given) >= self.LIMIT:
             self.given.clear()
-        snapshot = copy.deepcopy(writer_schema) if isinstance(writer_schema, dict) else None
-        self.given[key] = (snapshot, pair)
+        snapshot = shape = None
+        if isinstance(writer_schema, dict):
+            snapshot = copy.deepcopy(writer_schema)
+            shape = SchemaShape.of(writer_schema)
+        self.given[key] = (snapshot, shape, pair)
 
 
 def _given_key(writer_schema: Any, many: bool):
@@ -108,8 +113,8 @@ def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_sc
     ``transcode(data)``), made once per writer schema (``compile="never"``:
     served without compiling); and how the caller may keep it by the
     object: True for one that cannot change (a class, an instance, text, a
-    parsed Schema), a copy to compare a dict with before each use (it may
-    have changed in place), False for neither."""
+    parsed Schema), a dict's SchemaShape to check it with before each use
+    (it may have changed in place), False for neither."""
     pair = codecs.find(writer_schema, many)
     if pair is None:
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
@@ -117,7 +122,7 @@ def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_sc
     # dicts first: isinstance against a Schema class goes through ABCMeta (slow)
     if isinstance(writer_schema, dict):
         kept = codecs.given.get(_given_key(writer_schema, many))
-        return pair, kept[0] if kept is not None else False
+        return pair, kept[1] if kept is not None and kept[1] is not None else False
     lasting = not isinstance(writer_schema, list) and isinstance(
         writer_schema, (str, type, AvroSchema, CompiledSchema))
     return pair, lasting

@@ -140,6 +140,24 @@ def test_a_writer_dict_changed_in_place_is_read_by_its_new_content():
     assert v2.load_compiled(data.getvalue(), writer_schema=writer) == expected
 
 
+def test_a_writer_dict_changed_deep_inside_is_read_by_its_new_content():
+    # a nested field's type changed in place, the dict called with again and
+    # again: the pair kept for the first content must not be used after
+    v2 = OrderV2()
+    writer = OrderV1().avro_schema()
+    first = OrderV1().dump_compiled(ORDERS[1])
+    for _ in range(3):
+        assert v2.load_compiled(first, writer_schema=writer)["id"] == 2**40
+    obsolete = next(f for f in writer["fields"] if f["name"] == "obsolete")
+    obsolete["type"] = {"type": "array", "items": "long"}
+    record = {**ORDERS[1], "obsolete": [1, 2, 3]}
+    data = io.BytesIO()
+    fastavro.schemaless_writer(data, fastavro.parse_schema(writer), record)
+    expected = v2.load(resolved_by_fastavro(data.getvalue(), writer, v2.avro_schema()))
+    for _ in range(3):
+        assert v2.load_compiled(data.getvalue(), writer_schema=writer) == expected
+
+
 def test_a_new_writer_dict_at_a_reused_address_is_not_taken_for_the_old_one():
     v2 = OrderV2()
     data = OrderV1().dump_compiled(ORDERS[1])

@@ -12,8 +12,9 @@ from typing import Any
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro._logical import LogicalCodec, logical_plan
 from roastedavro.fastavro._models import (
-    _OBJECTS_KEPT, BY_OBJECT, Schema, SchemaResolutionError, _lock, as_model,
+    _OBJECTS_KEPT, BY_OBJECT, Schema, SchemaResolutionError, _lock, as_model, unchanged,
 )
+from roastedavro._runtime import schema_shape
 from roastedavro.flags import CompileFlags
 
 _DEFAULT_FLAGS = CompileFlags()
@@ -28,9 +29,13 @@ def codec_for(schema: Any, reader: Any = None):
     if given): a lookup after the first call."""
     key = id(schema) if reader is None else (id(schema), id(reader))
     entry = BY_OBJECT.get(key)
-    if entry is not None and entry[0] is schema and entry[1] is reader:
+    if (entry is not None and entry[0] is schema and entry[1] is reader
+            and unchanged(entry[3], schema) and unchanged(entry[4], reader)):
         return entry[2]
     from roastedavro.codec import AvroCodec  # with tier 0: at the first call, not the import
+
+    # taken first: what the codec is made from
+    shapes = (schema_shape(schema), schema_shape(reader))
 
     model = as_model(schema)
     reader_model = as_model(reader) if reader is not None else None
@@ -52,7 +57,7 @@ def codec_for(schema: Any, reader: Any = None):
             codec = LogicalCodec(codec, plan)
         if not isinstance(schema, (str, Schema)) or not isinstance(reader, (str, Schema, type(None))):
             # dicts are not hashable: remember the objects themselves, LRU-bounded
-            BY_OBJECT[key] = (schema, reader, codec)
+            BY_OBJECT[key] = (schema, reader, codec, *shapes)
             if len(BY_OBJECT) > _OBJECTS_KEPT:
                 # the oldest entry goes (dicts keep insertion order)
                 del BY_OBJECT[next(iter(BY_OBJECT))]
@@ -91,8 +96,10 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
     naming = tuple(bool(option) for option in naming)
     key = (id(writer_schema), id(reader_schema), naming, unicode_errors)
     entry = _NAMED.get(key)
-    if entry is not None and entry[0] is writer_schema and entry[1] is reader_schema:
+    if (entry is not None and entry[0] is writer_schema and entry[1] is reader_schema
+            and unchanged(entry[3], writer_schema) and unchanged(entry[4], reader_schema)):
         return entry[2]
+    shapes = (schema_shape(writer_schema), schema_shape(reader_schema))
     from roastedavro._tier0 import Interpreter, ResolvingInterpreter
 
     model = as_model(writer_schema)
@@ -120,7 +127,7 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
         codec = _NamedCodec(reader, _DEFAULT_FLAGS, model)
     with _named_lock:
         codec = _NAMED_BY_TEXT.setdefault(text, codec)
-        _NAMED[key] = (writer_schema, reader_schema, codec)
+        _NAMED[key] = (writer_schema, reader_schema, codec, *shapes)
         for cache in (_NAMED, _NAMED_BY_TEXT):
             if len(cache) > _NAMED_KEPT:
                 # the oldest goes (dicts keep insertion order)

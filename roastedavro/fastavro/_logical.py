@@ -32,7 +32,8 @@ from typing import Any
 
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
 from roastedavro.errors import SchemaError
-from roastedavro.fastavro._models import SchemaParseError, fastavro_parse
+from roastedavro._runtime import schema_shape
+from roastedavro.fastavro._models import SchemaParseError, fastavro_parse, unchanged
 
 #: fastavro's registries (the dicts its users add to), once fastavro is
 #: imported (bind); until then no custom type can be registered
@@ -124,8 +125,10 @@ def logical_plan(schema: Any, reader: Any = None) -> Plan | None:
     key = (id(schema), id(reader))
     state = _custom[0]
     entry = _PLANS.get(key)
-    if entry is not None and entry[0] is schema and entry[1] is reader and entry[2] == state:
+    if (entry is not None and entry[0] is schema and entry[1] is reader and entry[2] == state
+            and unchanged(entry[4], schema) and unchanged(entry[5], reader)):
         return entry[3]
+    shapes = (schema_shape(schema), schema_shape(reader))
     try:
         plan = Plan(schema, reader, writer_keys, reader_keys)
     except SchemaError:
@@ -135,7 +138,7 @@ def logical_plan(schema: Any, reader: Any = None) -> Plan | None:
     if plan is not None and not plan.writes and not plan.reads:
         plan = None
     with _lock:
-        _PLANS[key] = (schema, reader, state, plan)
+        _PLANS[key] = (schema, reader, state, plan, *shapes)
         if len(_PLANS) > _PLANS_KEPT:
             del _PLANS[next(iter(_PLANS))]    # the oldest
     return plan

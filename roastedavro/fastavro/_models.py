@@ -19,6 +19,7 @@ import threading
 from typing import Any
 
 from roastedavro import _fastavro_parts
+from roastedavro._runtime import schema_shape
 
 from roastedavro.avro.parse import parse_schema as parse_model
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
@@ -33,11 +34,20 @@ _fastavro_schema = _fastavro_parts.module("_schema_common")
 
 _NAMED = ("record", "error", "enum", "fixed")
 #: codecs by id() of the schema object the caller passed, or of the writer's
-#: and reader's schema objects: (schema, reader or None, codec). The objects
-#: are held, so their ids cannot be reused while the entry lives
-BY_OBJECT: dict[Any, tuple[Any, Any, Any]] = {}
+#: and reader's schema objects: (schema, reader or None, codec, the
+#: schema's shape, the reader's). The objects are held, so their ids cannot
+#: be reused while the entry lives; the shapes show that dicts and lists
+#: have not been changed in place since (see unchanged())
+BY_OBJECT: dict[Any, tuple[Any, Any, Any, Any, Any]] = {}
 _OBJECTS_KEPT = 1024
 _lock = threading.Lock()
+
+
+def unchanged(shape: Any, schema: Any) -> bool:
+    """Whether a schema kept by its identity with ``shape`` (its
+    ``schema_shape`` when it was met) is still what it was: a dict or list
+    changed in place since is not."""
+    return shape is None or shape.matches(schema)
 
 
 class SchemaParseError(SchemaError, _fastavro_schema.SchemaParseException):
@@ -239,13 +249,14 @@ def generic_for(schema: Any):
     a lookup after the first call."""
     key = ("generic", id(schema))
     entry = BY_OBJECT.get(key)
-    if entry is not None and entry[0] is schema:
+    if entry is not None and entry[0] is schema and unchanged(entry[3], schema):
         return entry[2]
     from roastedavro._runtime import GenericType
 
+    shape = schema_shape(schema)
     generic = GenericType(schema.to_dict() if isinstance(schema, Schema) else schema)
     with _lock:
-        BY_OBJECT[key] = (schema, None, generic)
+        BY_OBJECT[key] = (schema, None, generic, shape, None)
         if len(BY_OBJECT) > _OBJECTS_KEPT:
             del BY_OBJECT[next(iter(BY_OBJECT))]
     return generic

@@ -17,7 +17,8 @@ from typing import Any
 from roastedavro import _fastavro_parts
 
 from roastedavro.errors import DatumError
-from roastedavro.fastavro._models import as_model
+from roastedavro._runtime import schema_shape
+from roastedavro.fastavro._models import as_model, unchanged
 from roastedavro.flags import CompileFlags
 
 _FLAGS = CompileFlags()
@@ -103,7 +104,7 @@ def without_tuples(value: Any, depth: int = 0) -> Any:
     return value
 
 
-_STRICT: dict[Any, tuple[Any, Any]] = {}
+_STRICT: dict[Any, tuple[Any, Any, Any]] = {}
 _STRICT_BY_TEXT: dict[Any, Any] = {}
 _KEPT = 256
 _lock = threading.Lock()
@@ -117,8 +118,9 @@ def strict_codec(schema: Any, strict: bool, strict_allow_default: bool):
     level = 1 if strict else 2
     key = (id(schema), level)
     entry = _STRICT.get(key)
-    if entry is not None and entry[0] is schema:
+    if entry is not None and entry[0] is schema and unchanged(entry[2], schema):
         return entry[1]
+    shape = schema_shape(schema)
     model = as_model(schema)
     text = (model.to_json(), model.dialect, level)
     with _lock:
@@ -127,7 +129,7 @@ def strict_codec(schema: Any, strict: bool, strict_allow_default: bool):
         codec = Interpreter(model, _FLAGS, strict=level)
     with _lock:
         codec = _STRICT_BY_TEXT.setdefault(text, codec)
-        _STRICT[key] = (schema, codec)
+        _STRICT[key] = (schema, codec, shape)
         for cache in (_STRICT, _STRICT_BY_TEXT):
             if len(cache) > _KEPT:
                 del cache[next(iter(cache))]   # the oldest
