@@ -33,23 +33,24 @@ def cents_to_decimal(cents):
 
 @register_encoder
 class CentsEncoder(Encoder):
-    """Cents as an Avro long (or int, with metadata={"avro": "int"})."""
+    """Cents as an Avro long (or int, with metadata={"avro": "int"}).
+
+    An encoder says what the field's Avro type is and how a value becomes
+    that type's Avro value and back; the Avro type's own generated code
+    writes and reads it (range checks and errors included)."""
 
     field_class = Cents
     avro_types = ("long", "int")
 
-    def emit_write(self, fn, value):
-        field = fn.bind(self.field, "field")
+    def emit_to_avro(self, fn, value):
         # the field's own _serialize turns the Decimal into cents (errors
-        # become ValidationErrors naming the field); then a C-level write
+        # become ValidationErrors naming the field)
+        field = fn.bind(self.field, "field")      # a Python object the codec holds
         fn.line(f"{value} = convert({field}, {value}, obj, int)")
-        writer = "write_int_value" if self.avro == "int" else "write_long_value"
-        fn.line(f"{writer}(w, {value}, {field}, obj)")
 
-    def emit_read(self, fn, target):
+    def emit_from_avro(self, fn, target):
         from_cents = fn.bind(cents_to_decimal, "from_cents")
-        read = "read_int" if self.avro == "int" else "read_long"
-        fn.line(f"{target} = {from_cents}({read}(r))")
+        fn.line(f"{target} = {from_cents}({target})")
 
 
 class IPv4FixedEncoder(Encoder):
@@ -66,14 +67,14 @@ class IPv4FixedEncoder(Encoder):
     def describe(self):
         return "fixed(4) ipv4"
 
-    def emit_write(self, fn, value):
+    def emit_to_avro(self, fn, value):
         field = fn.bind(self.field, "field")
         packed = fn.bind(packed_ipv4, "packed")
-        fn.line(f"write_encoded(w, {packed}({field}, {value}))")
+        fn.line(f"{value} = {packed}({field}, {value})")
 
-    def emit_read(self, fn, target):
+    def emit_from_avro(self, fn, target):
         address = fn.bind(ipaddress.IPv4Address, "address")
-        fn.line(f"{target} = {address}(read_fixed(r, 4))")
+        fn.line(f"{target} = {address}({target})")
 
     def load_input(self, raw):
         return str(ipaddress.IPv4Address(raw))

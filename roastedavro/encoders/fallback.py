@@ -19,7 +19,6 @@ import fastavro
 
 from roastedavro._runtime import check_generic_value
 from roastedavro.avro.parse import parse_schema
-from roastedavro.avro.types import Schema
 from roastedavro.encoders.base import Encoder
 from roastedavro.errors import SchemaError
 from roastedavro.flags import CompileFlags
@@ -94,29 +93,10 @@ class FallbackEncoder(Encoder):
         # their value from the object), default and conversion
         return f"serialize_field({fn.bind(self.field, 'field')}, obj)"
 
-    def in_namespace(self, namespace):
-        """The declared type as it is inside a record of ``namespace`` (as
-        avro_schema() writes it): its named types take that namespace, so
-        "-type" and tuple notation name them as fastavro does there."""
-        if not namespace:
-            return self.declared
-        text = json.dumps(self.avro)
-        wrapper = "Declared"
-        while f'"{wrapper}"' in text:
-            wrapper += "_"
-        parsed = parse_schema({"type": "record", "name": wrapper, "namespace": namespace,
-                               "fields": [{"name": "value", "type": self.avro}]})
-        named = {name: avro for name, avro in parsed.named.items() if name != parsed.root.name}
-        return Schema(parsed.root.fields[0].type, named)
+    # the value is written and read as the declared type by the Avro type's
+    # own code (Encoder.emit_write/emit_read); "-type" and tuple notation name
+    # its named types as fastavro does inside the record's namespace
 
-    def emit_write(self, fn, value):
-        # the fragment's errors are DumpErrors: the record writer's handler
-        # adds the field's path, as for any other field
-        prefix = fn.module.fragment(self.in_namespace(fn.record.namespace), fn.hint)
-        fn.line(f"self.{prefix}_write(w, {value}, depth)")
-
-    def emit_read(self, fn, target):
-        prefix = fn.module.fragment(self.in_namespace(fn.record.namespace), fn.hint)
-        fn.line(f"{target} = self.{prefix}_read(r, depth)")
+    def emit_from_avro(self, fn, target):
         fn.line(f"{target} = deserialize_field({fn.bind(self.field, 'field')}, {target})")
         fn.flag_invalid(target)
