@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from roastedavro.codetext import Code, check_function
+from roastedavro.emitter import FunctionLines
 from roastedavro.errors import CompileError
 
 if TYPE_CHECKING:
@@ -37,35 +38,22 @@ def _template_names() -> frozenset:
 _ALLOWED = _template_names()
 
 
-class _Function:
-    """The lines and C locals of one generated function.
+class _Function(FunctionLines):
+    """The lines and C locals of one generated function of the Avro model.
 
     Locals of collections and unions are numbered by nesting level (``items0``,
     ``count1``, ``branch0``); values at one level share them.
     """
 
     def __init__(self, module: _Generator, kind: str, name: Code):
+        super().__init__()
         self.module = module
         self.kind = kind  # "write", "read", "skip" or "check"
         self.name = name
-        self.lines: list[Code] = []
-        self.c_locals: dict[str, tuple[str, str | None]] = {}
-        self._indent = 0
         self.nesting = 0
         self.path_levels = 0
         self.unions = 0
         self.checks = 0
-
-    def line(self, text: str = "") -> None:
-        self.lines.append(Code("    " * self._indent + text if text else ""))
-
-    @contextlib.contextmanager
-    def indent(self):
-        self._indent += 1
-        try:
-            yield
-        finally:
-            self._indent -= 1
 
     def local(self, ctype: str, name: str, initial: str | None = None) -> str:
         if name not in self.c_locals:
@@ -108,17 +96,6 @@ class _Function:
             yield level
         finally:
             self.checks -= 1
-
-    def declarations(self) -> list[Code]:
-        return [Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
-                for name, (ctype, initial) in self.c_locals.items()]
-
-    def collect(self, emit) -> list[Code]:
-        start = len(self.lines)
-        emit()
-        body = self.lines[start:]
-        del self.lines[start:]
-        return body
 
     def check(self, text: str) -> None:
         check_function(text, _ALLOWED | set(self.c_locals) | self.module.function_names)

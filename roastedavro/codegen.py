@@ -22,7 +22,8 @@ from roastedavro.codetext import (
 )
 from roastedavro.errors import CompileError
 from roastedavro.emitter import (  # noqa: F401  (FIELDS_PER_FUNCTION, GeneratedModule: public here too)
-    FIELDS_PER_FUNCTION, GeneratedModule, ModuleEmitter, function_parts, indented, render,
+    FIELDS_PER_FUNCTION, FunctionLines, GeneratedModule, ModuleEmitter, function_parts, indented,
+    render,
 )
 from roastedavro.plans import NO_DEFAULT, RecordPlan, ValuePlan
 from roastedavro.validators import failure_condition
@@ -94,20 +95,19 @@ class CollectionLevel:
         return self.c_local("object", base)
 
 
-class FunctionEmitter:
-    """The lines and local declarations of one generated function."""
+class FunctionEmitter(FunctionLines):
+    """The lines and local declarations of one generated function of a
+    marshmallow schema's record."""
 
     def __init__(self, module: ModuleEmitter, record: RecordPlan, tracks_paths: bool):
+        super().__init__()
         self.module = module
         # writers record where in a collection a value is, for error paths
         self.tracks_paths = tracks_paths
         self.record = record
-        self.lines: list[str] = []
-        self.c_locals: dict[str, tuple[str, str | None]] = {}
         self._collection_level = 0
         self.path_levels = 0
         self._names: set[str] = set()
-        self._level = 0
         self._hints: list[str] = []
         #: reading a value that load throws away (dump_only): marshmallow
         #: neither validates it nor runs hooks on it
@@ -118,21 +118,6 @@ class FunctionEmitter:
         self.record_readers: dict[str, Code] = {}
         self.readers_used: set[str] = set()
         self.loose_counts = False
-
-    # -- lines --------------------------------------------------------------
-
-    def line(self, text: str = "") -> None:
-        # Checked with the whole function by codetext.check_function before
-        # anything is built: only names the emitters and runtime provide.
-        self.lines.append(Code("    " * self._level + text if text else ""))
-
-    @contextlib.contextmanager
-    def indent(self):
-        self._level += 1
-        try:
-            yield
-        finally:
-            self._level -= 1
 
     # -- names --------------------------------------------------------------
 
@@ -298,12 +283,6 @@ class FunctionEmitter:
         than the schema's (WrittenLayout.loose_counts)."""
         return 0 if self.record_readers and self.loose_counts else value.min_size
 
-    def declarations(self) -> list[Code]:
-        return [
-            Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
-            for name, (ctype, initial) in self.c_locals.items()
-        ]
-
     def check(self, text: str, functions=()) -> None:
         """Refuse the rendered functions if they use a name nobody provided
         (``functions``: the names they define besides write_/read_<ident>)."""
@@ -360,14 +339,6 @@ def _parts(record: RecordPlan, fields: list[dict], kind: str) -> list[dict]:
     return parts
 
 
-def _collect(fn: FunctionEmitter, emit) -> list[Code]:
-    start = len(fn.lines)
-    emit()
-    body = fn.lines[start:]
-    del fn.lines[start:]
-    return body
-
-
 def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[Code]:
     def emit():
         fn.line(f"if {value} is MISSING:")
@@ -388,7 +359,7 @@ def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[Code]:
                 # marshmallow's dump would leave it out; an Avro record cannot
                 fn.line(f"raise_dump_error({fn.message(NO_VALUE)})")
         fn.write_value(plan.value, value)
-    return _collect(fn, emit)
+    return fn.collect(emit)
 
 
 #: a missing value of a field that is not required, has no default and is
@@ -417,10 +388,10 @@ def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
             loaded = fn.c_local("object", "loaded_value")
             fn.read_value(plan.value, loaded)
             fn.line(f"set_field(record, values, {index}, {literal(plan.load_key)}, {loaded})")
-        return _collect(fn, emit)
+        return fn.collect(emit)
     fn.discarding = True
     try:
-        return _collect(fn, lambda: fn.read_value(plan.value, "skipped"))
+        return fn.collect(lambda: fn.read_value(plan.value, "skipped"))
     finally:
         fn.discarding = False
 

@@ -1,7 +1,8 @@
 """What the code generators share: the Jinja2 environment that renders only
 checked code, the module being generated (:class:`ModuleEmitter`: the
-objects its codec binds, key slots, the functions to check), how a wide
-record's functions are split, and the generated module itself.
+objects its codec binds, key slots, the functions to check), one generated
+function's lines and C locals (:class:`FunctionLines`), how a wide record's
+functions are split, and the generated module itself.
 
 The marshmallow generator (:mod:`roastedavro.codegen`), the Avro generator
 (:mod:`roastedavro.avrogen`) and the resolving reader's
@@ -10,6 +11,7 @@ The marshmallow generator (:mod:`roastedavro.codegen`), the Avro generator
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import Any, Callable, NamedTuple
 
@@ -37,6 +39,44 @@ environment = jinja2.Environment(
     autoescape=False,
     finalize=_only_code,
 )
+
+
+class FunctionLines:
+    """The lines and C locals of one generated function: what both
+    generators' function emitters build on (roastedavro.codegen's
+    FunctionEmitter, roastedavro.avrogen_function's _Function)."""
+
+    def __init__(self):
+        self.lines: list[Code] = []
+        #: name -> (C type, initial value or None), declared at the top
+        self.c_locals: dict[str, tuple[str, str | None]] = {}
+        self._indent = 0
+
+    def line(self, text: str = "") -> None:
+        # Checked with the whole function by codetext.check_function before
+        # anything is built: only names the emitters and runtime provide.
+        self.lines.append(Code("    " * self._indent + text if text else ""))
+
+    @contextlib.contextmanager
+    def indent(self):
+        self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent -= 1
+
+    def declarations(self) -> list[Code]:
+        return [Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
+                for name, (ctype, initial) in self.c_locals.items()]
+
+    def collect(self, emit: Callable[[], Any]) -> list[Code]:
+        """The lines ``emit()`` adds, taken out of the function (for a
+        template to place)."""
+        start = len(self.lines)
+        emit()
+        body = self.lines[start:]
+        del self.lines[start:]
+        return body
 
 
 class ModuleEmitter:
