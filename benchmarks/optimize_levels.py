@@ -114,12 +114,12 @@ def report(rows: list[dict], meta: dict) -> str:
                   f"Worst: dump {max(dump):.3f}, load {max(load):.3f}.", "",
                   "| case | C compiler s -O1 | -Og | dump ns -O1 | -Og | ratio | load ns -O1 | -Og | ratio |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        for row, d, l in zip(chosen, dump, load):
+        for row, d, ld in zip(chosen, dump, load):
             ns = row["ns"]
             lines.append(
                 f"| {row['case']} | {row['cc_s']['-O1']:.2f} | {row['cc_s']['-Og']:.2f} | "
                 f"{ns['-O1']['dump']:,.0f} | {ns['-Og']['dump']:,.0f} | {d:.3f} | "
-                f"{ns['-O1']['load']:,.0f} | {ns['-Og']['load']:,.0f} | {l:.3f} |")
+                f"{ns['-O1']['load']:,.0f} | {ns['-Og']['load']:,.0f} | {ld:.3f} |")
         lines.append("")
     return "\n".join(lines)
 

@@ -144,7 +144,7 @@ def test_the_rest_of_fastavros_api_is_fastavros():
     assert dropin.validate is fastavro.validate
     assert dropin.schema.expand_schema is fastavro.schema.expand_schema
     with pytest.raises(AttributeError):
-        dropin.no_such_function
+        _ = dropin.no_such_function
 
 
 def test_schemaless_reader_reads_a_stream_of_datums_as_fastavro(tmp_path):

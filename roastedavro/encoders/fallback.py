@@ -45,7 +45,7 @@ class FallbackEncoder(Encoder):
             #: the declared type as roastedavro's schema model (avro.types.Schema)
             self.declared = parse_schema(override)
         except (SchemaError, TypeError, ValueError) as error:
-            raise self.error(f"metadata avro={override!r} is not a valid Avro type: {error}")
+            raise self.error(f"metadata avro={override!r} is not a valid Avro type: {error}") from None
         return override
 
     @property

@@ -349,7 +349,7 @@ class ConstantEncoder(Encoder):
             out = io.BytesIO()
             fastavro.schemaless_writer(out, fastavro.parse_schema(avro), constant)
         except Exception as error:
-            raise self.error(f"the constant {constant!r} cannot be written as {avro!r}: {error}")
+            raise self.error(f"the constant {constant!r} cannot be written as {avro!r}: {error}") from None
         self.encoded = out.getvalue()
         return avro
 

@@ -21,8 +21,8 @@ _fastavro_parse_schema = _fastavro_parts.parse_schema
 _fastavro_load_schema = _fastavro_parts.load_schema
 _schema = _fastavro_parts.module("_schema_common")
 
-from roastedavro.avro.canonical import crc64_avro
-from roastedavro.fastavro._models import (  # noqa: F401  (the errors are public here)
+from roastedavro.avro.canonical import crc64_avro  # noqa: E402  (after fastavro's parts, which it wraps)
+from roastedavro.fastavro._models import (  # noqa: F401, E402  (the errors are public here)
     SchemaParseError, UnknownTypeError, as_model, fastavro_parse, model_of)
 
 

@@ -384,7 +384,7 @@ def check(data: bytes) -> str:
         value = schema.load_compiled(payload, many=target.many)
     except DecodeError as error:
         if not 0 <= error.offset <= len(payload):
-            raise Finding(f"{target.name}: DecodeError offset {error.offset} outside 0..{len(payload)}: {error}")
+            raise Finding(f"{target.name}: DecodeError offset {error.offset} outside 0..{len(payload)}: {error}") from error
         return "DecodeError"
     except ValidationError:
         return "ValidationError"
