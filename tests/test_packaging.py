@@ -83,7 +83,8 @@ print("smoke OK", package)
 def copy_checkout(tree):
     """The files of the checkout a build reads, plus leftovers the sdist must leave out."""
     tree.mkdir()
-    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "MANIFEST.in"):
+    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "CHANGELOG.md",
+                 "CONTRIBUTING.md", "MANIFEST.in"):
         shutil.copy(REPOSITORY / name, tree / name)
     caches = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
     shutil.copytree(REPOSITORY / "roastedavro", tree / "roastedavro", ignore=caches)
@@ -102,7 +103,8 @@ def check_sdist(path):
         names = archive.getnames()
     top = names[0].split("/")[0]
     files = {name.removeprefix(top + "/") for name in names}
-    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "PKG-INFO",
+    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "CHANGELOG.md",
+                 "CONTRIBUTING.md", "PKG-INFO",
                  "roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
                  "roastedavro/_tier0.pyx", "roastedavro/_dropin.pyx", "roastedavro/py.typed"):
         assert name in files, name
