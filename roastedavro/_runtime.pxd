@@ -838,6 +838,25 @@ cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_s
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1
 cdef void close_reader(Py_buffer* view, int acquired) noexcept
 
+# A number of the writer's type read and promoted to the reader's, for the
+# one-pass readers of another writer's data (roastedavro.evolved):
+# `reader` then reads it in the reader's encoding, with the reader's own
+# field code. int to long reads the writer's bytes in place (the same
+# varint, its 32-bit range checked); the others are written into `room`.
+cdef struct Promoted:
+    Reader reader
+    unsigned char room[8]
+
+cdef enum:
+    PROMOTE_INT_LONG = 1
+    PROMOTE_INT_FLOAT = 2
+    PROMOTE_INT_DOUBLE = 3
+    PROMOTE_LONG_FLOAT = 4
+    PROMOTE_LONG_DOUBLE = 5
+    PROMOTE_FLOAT_DOUBLE = 6
+
+cdef int read_promoted(Reader* r, Promoted* promoted, int kind) except -1
+
 
 # ------------------------------------------ AvroCodec: fastavro's datums --
 #

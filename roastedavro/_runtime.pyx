@@ -891,6 +891,46 @@ cdef int check_finished(Reader* r) except -1:
     return 0
 
 
+cdef int read_promoted(Reader* r, Promoted* promoted, int kind) except -1:
+    # as Java's resolving decoder promotes: (float), (double) casts, rounded
+    # to nearest
+    cdef Py_ssize_t start = r.pos
+    cdef long long whole = 0
+    cdef float single
+    cdef double wide
+    cdef Py_ssize_t size
+    if kind == PROMOTE_INT_LONG:
+        read_int(r)
+        promoted.reader.data = r.data + start
+        size = r.pos - start
+    else:
+        if kind == PROMOTE_INT_FLOAT or kind == PROMOTE_INT_DOUBLE:
+            whole = read_int(r)
+        elif kind == PROMOTE_LONG_FLOAT or kind == PROMOTE_LONG_DOUBLE:
+            whole = read_long(r)
+        if kind == PROMOTE_INT_FLOAT or kind == PROMOTE_LONG_FLOAT:
+            single = <float>whole
+            memcpy(promoted.room, &single, 4)
+            size = 4
+        elif kind == PROMOTE_FLOAT_DOUBLE:
+            wide = read_float(r)
+            memcpy(promoted.room, &wide, 8)
+            size = 8
+        elif kind == PROMOTE_INT_DOUBLE or kind == PROMOTE_LONG_DOUBLE:
+            wide = <double>whole
+            memcpy(promoted.room, &wide, 8)
+            size = 8
+        else:
+            raise ValueError(f"no promotion {kind}")
+        promoted.reader.data = promoted.room
+    promoted.reader.pos = 0
+    promoted.reader.end = size
+    promoted.reader.invalid = 0
+    promoted.reader.budget = r.budget
+    promoted.reader.allowance = r.allowance
+    return 0
+
+
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1:
     # bytes are read in place; bytearray, memoryview and other buffers through
     # the buffer protocol. Returns 1 when a buffer view was taken, which the

@@ -28,6 +28,10 @@ from roastedavro.emitter import (  # noqa: F401  (FIELDS_PER_FUNCTION, Generated
 from roastedavro.plans import NO_DEFAULT, RecordPlan, ValuePlan
 from roastedavro.validators import failure_condition
 
+#: the runtime's promotions of a writer's number (roastedavro.evolved)
+PROMOTIONS = ("PROMOTE_INT_LONG", "PROMOTE_INT_FLOAT", "PROMOTE_INT_DOUBLE",
+              "PROMOTE_LONG_FLOAT", "PROMOTE_LONG_DOUBLE", "PROMOTE_FLOAT_DOUBLE")
+
 # the per-level names FunctionEmitter.collection() hands out
 COLLECTION_NAMES = re.compile(r"(part|index|key)[0-9]+\Z")
 
@@ -434,7 +438,21 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
                 f"{record.full_name}.{plan.avro_name}: its encoder does not read nested records "
                 "through fn.record_reader, so data of another writer's layout of "
                 f"{', '.join(sorted(step.nested - fn.readers_used))} cannot be read in one pass")
-        if step.default is not None:
+        if step.promote:
+            # the writer's number read and promoted, then read by the field's
+            # own code from its encoding in this schema's type
+            kind = {name: Code(name) for name in PROMOTIONS}[step.promote]
+            written = fn.c_local("Reader*", "written", "r")
+            promoted = fn.c_local("Promoted", "promoted")
+            source = step.promote.split("_")[1].lower()
+            heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}, "
+                                 f"promoted from the {source} written")
+            body = [Code(f"read_promoted(r, &{promoted}, {kind})"),
+                    Code(f"r = &{promoted}.reader"),
+                    *body,
+                    Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
+                    Code(f"r = {written}")]
+        elif step.default is not None:
             # read from the default's bytes, as if the writer had written them
             encoded = module.bind(step.default, f"{plan.name}_default_bytes")
             written = fn.c_local("Reader*", "written", "r")
@@ -509,6 +527,8 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         min_size=checked_int(min_size, "the smallest record size", 0, 2**62),
         functions=functions,
         fragments=module.fragments,
+        promotions=written is not None and any(
+            step.promote for _, steps in layouts for step in steps),
         bindings=module.declared(),
         interpreters=module.interpreters,
         key_slots=checked_int(max(module.key_slots, 1), "the key slots", 1, 2**31),

@@ -25,6 +25,7 @@ from roastedavro._defaults import encode_default
 from roastedavro._tier0 import Interpreter
 from roastedavro.avro.resolve import (
     Container,
+    Promote,
     Read,
     ReaderUnion,
     RecordRef,
@@ -57,6 +58,9 @@ class WrittenStep:
     skip_node: int = 0  # the node of the field's type in it
     default: bytes | None = None
     nested: frozenset = frozenset()
+    #: a number of the writer's type promoted to the field's before the
+    #: field's code reads it: the runtime's PROMOTE_* name, or ""
+    promote: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,14 +171,21 @@ class _Planner:
                 steps.append(WrittenStep(step.writer.name, skip=self.skipper, skip_node=node))
                 continue
             field = plans.get(step.reader.name)
-            # the same bytes, or nested records that only moved fields; an
-            # int read as a long is left to the Rearranger, which checks the
-            # writer's 32-bit range. A field name a (fastavro dialect)
-            # writer repeats is too: its first value is the one read.
-            nested = None if field is None or step.reader.name in read else self.movable(step.plan)
-            if nested is None:
+            # the same bytes, or nested records that only moved fields, or a
+            # number promoted (its writer's value read and converted first,
+            # then read by the field's own code). A field name a (fastavro
+            # dialect) writer repeats is left to the Rearranger: its first
+            # value is the one read.
+            if field is None or step.reader.name in read:
                 return None
             read.add(step.reader.name)
+            promote = _promotion(self.writer, self.reader, step.plan)
+            if promote:
+                steps.append(WrittenStep(step.writer.name, field=field, promote=promote))
+                continue
+            nested = self.movable(step.plan)
+            if nested is None:
+                return None
             steps.append(WrittenStep(step.writer.name, field=field, nested=frozenset(nested)))
         for field in record.defaults:
             field_plan = plans.get(field.name)
@@ -231,6 +242,28 @@ class _Planner:
             return None
         self.nested[plan.ident] = WrittenRecord(plan, steps)
         return {plan.ident}
+
+
+#: the runtime's promotion of a writer's number to a reader's (Java's)
+_PROMOTIONS = {
+    ("int", "long"): "PROMOTE_INT_LONG",
+    ("int", "float"): "PROMOTE_INT_FLOAT",
+    ("int", "double"): "PROMOTE_INT_DOUBLE",
+    ("long", "float"): "PROMOTE_LONG_FLOAT",
+    ("long", "double"): "PROMOTE_LONG_DOUBLE",
+    ("float", "double"): "PROMOTE_FLOAT_DOUBLE",
+}
+
+
+def _promotion(writer: AvroSchema, reader: AvroSchema, plan) -> str:
+    """The runtime's PROMOTE_* name where a field's plan promotes a number
+    (int to long, which Read plans too, included), else ""."""
+    if not isinstance(plan, (Read, Promote)):
+        return ""
+    written, wanted = writer.deref(plan.writer), reader.deref(plan.reader)
+    if not (isinstance(written, Primitive) and isinstance(wanted, Primitive)):
+        return ""
+    return _PROMOTIONS.get((written.name, wanted.name), "")
 
 
 def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:

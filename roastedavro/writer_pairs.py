@@ -209,16 +209,21 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
         elif pair is None:
             pair = _ReadAndWrite(AvroCodec(reader, flags, writer_schema=writer, compile=compile),
                                  AvroCodec(reader, flags, compile=compile))
+        if isinstance(pair, _ReadAndWrite) and compile != "never":
+            # numbers promoted (int to double, ...): read in one pass once
+            # the pair's codec is built, read and written again until then
+            pair = _one_pass(codecs, schema, flags, original, pair)
         codecs.by_json[key] = pair
     return pair
 
 
 def _one_pass(codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: AvroSchema,
               rearranger: Any) -> Any:
-    """What serves a pair the Rearranger can serve: a one-pass compiled
-    codec, when the records only move fields and the schema's load is its
-    compiled reader's (roastedavro.evolved); until it is built, and for
-    other pairs, the Rearranger."""
+    """What serves a pair: a one-pass compiled codec, when the records only
+    move fields and promote numbers and the schema's load is its compiled
+    reader's (roastedavro.evolved); until it is built, and for other pairs,
+    ``rearranger`` (the Rearranger, or a _ReadAndWrite where the bytes need
+    converting)."""
     from roastedavro.evolved import EvolvedPair, written_layout
 
     owner, codec = codecs.schema, codecs.codec

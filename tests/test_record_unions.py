@@ -402,7 +402,7 @@ def test_another_writers_data_keeps_the_branch_it_was_written_in(n_type):
     reading = Reading()
     writer = {**reading.avro_schema()}
     writer["fields"] = [dict(f) for f in writer["fields"]]
-    writer["fields"][1]["type"] = n_type   # int -> double: the values are read and written
+    writer["fields"][1]["type"] = n_type   # int -> double: promoted by the pair's one-pass codec
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(writer),
                                {"temperature": ("FahrenheitSchema", {"value": 451.0}), "n": 1})
