@@ -839,13 +839,13 @@ cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowanc
 cdef void close_reader(Py_buffer* view, int acquired) noexcept
 
 # A number of the writer's type read and promoted to the reader's, for the
-# one-pass readers of another writer's data (roastedavro.evolved):
-# `reader` then reads it in the reader's encoding, with the reader's own
-# field code. int to long reads the writer's bytes in place (the same
-# varint, its 32-bit range checked); the others are written into `room`.
+# one-pass readers of another writer's data (roastedavro.evolved): its
+# encoding in the reader's type (after a nullable union's branch index) is
+# written into `room`, which `reader` then reads with the reader's own
+# field code.
 cdef struct Promoted:
     Reader reader
-    unsigned char room[8]
+    unsigned char room[16]
 
 cdef enum:
     PROMOTE_INT_LONG = 1
@@ -856,6 +856,9 @@ cdef enum:
     PROMOTE_FLOAT_DOUBLE = 6
 
 cdef int read_promoted(Reader* r, Promoted* promoted, int kind) except -1
+# the same for a nullable number: the writer's and the reader's union have
+# null at `null_index` and the number at the other
+cdef int read_promoted_nullable(Reader* r, Promoted* promoted, int null_index, int kind) except -1
 
 
 # ------------------------------------------ AvroCodec: fastavro's datums --

@@ -891,43 +891,57 @@ cdef int check_finished(Reader* r) except -1:
     return 0
 
 
-cdef int read_promoted(Reader* r, Promoted* promoted, int kind) except -1:
-    # as Java's resolving decoder promotes: (float), (double) casts, rounded
-    # to nearest
+cdef Py_ssize_t promote_into(Reader* r, unsigned char* out, int kind) except -1:
+    # the writer's number read, its encoding in the reader's type written at
+    # `out` (at most 8 bytes); as Java's resolving decoder promotes: (float)
+    # and (double) casts, rounded to nearest; an int's range checked
     cdef Py_ssize_t start = r.pos
     cdef long long whole = 0
     cdef float single
     cdef double wide
-    cdef Py_ssize_t size
     if kind == PROMOTE_INT_LONG:
         read_int(r)
-        promoted.reader.data = r.data + start
-        size = r.pos - start
+        memcpy(out, r.data + start, r.pos - start)    # the same varint
+        return r.pos - start
+    if kind == PROMOTE_INT_FLOAT or kind == PROMOTE_INT_DOUBLE:
+        whole = read_int(r)
+    elif kind == PROMOTE_LONG_FLOAT or kind == PROMOTE_LONG_DOUBLE:
+        whole = read_long(r)
+    if kind == PROMOTE_INT_FLOAT or kind == PROMOTE_LONG_FLOAT:
+        single = <float>whole
+        memcpy(out, &single, 4)
+        return 4
+    if kind == PROMOTE_FLOAT_DOUBLE:
+        wide = read_float(r)
+    elif kind == PROMOTE_INT_DOUBLE or kind == PROMOTE_LONG_DOUBLE:
+        wide = <double>whole
     else:
-        if kind == PROMOTE_INT_FLOAT or kind == PROMOTE_INT_DOUBLE:
-            whole = read_int(r)
-        elif kind == PROMOTE_LONG_FLOAT or kind == PROMOTE_LONG_DOUBLE:
-            whole = read_long(r)
-        if kind == PROMOTE_INT_FLOAT or kind == PROMOTE_LONG_FLOAT:
-            single = <float>whole
-            memcpy(promoted.room, &single, 4)
-            size = 4
-        elif kind == PROMOTE_FLOAT_DOUBLE:
-            wide = read_float(r)
-            memcpy(promoted.room, &wide, 8)
-            size = 8
-        elif kind == PROMOTE_INT_DOUBLE or kind == PROMOTE_LONG_DOUBLE:
-            wide = <double>whole
-            memcpy(promoted.room, &wide, 8)
-            size = 8
-        else:
-            raise ValueError(f"no promotion {kind}")
-        promoted.reader.data = promoted.room
+        raise ValueError(f"no promotion {kind}")
+    memcpy(out, &wide, 8)
+    return 8
+
+
+cdef inline void open_promoted(Reader* r, Promoted* promoted, Py_ssize_t size) noexcept:
+    promoted.reader.data = promoted.room
     promoted.reader.pos = 0
     promoted.reader.end = size
     promoted.reader.invalid = 0
     promoted.reader.budget = r.budget
     promoted.reader.allowance = r.allowance
+
+
+cdef int read_promoted(Reader* r, Promoted* promoted, int kind) except -1:
+    open_promoted(r, promoted, promote_into(r, promoted.room, kind))
+    return 0
+
+
+cdef int read_promoted_nullable(Reader* r, Promoted* promoted, int null_index, int kind) except -1:
+    cdef int index = read_index(r, 2)
+    cdef Py_ssize_t size = 1
+    promoted.room[0] = <unsigned char>(index * 2)    # the index, zig-zagged: one byte
+    if index != null_index:
+        size += promote_into(r, promoted.room + 1, kind)
+    open_promoted(r, promoted, size)
     return 0
 
 

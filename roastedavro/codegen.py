@@ -447,7 +447,12 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
             source = step.promote.split("_")[1].lower()
             heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}, "
                                  f"promoted from the {source} written")
-            body = [Code(f"read_promoted(r, &{promoted}, {kind})"),
+            if step.promote_null < 0:
+                promote = Code(f"read_promoted(r, &{promoted}, {kind})")
+            else:
+                null_index = checked_int(step.promote_null, "the index of null", 0, 1)
+                promote = Code(f"read_promoted_nullable(r, &{promoted}, {null_index}, {kind})")
+            body = [promote,
                     Code(f"r = &{promoted}.reader"),
                     *body,
                     Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),

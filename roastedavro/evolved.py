@@ -59,8 +59,10 @@ class WrittenStep:
     default: bytes | None = None
     nested: frozenset = frozenset()
     #: a number of the writer's type promoted to the field's before the
-    #: field's code reads it: the runtime's PROMOTE_* name, or ""
+    #: field's code reads it: the runtime's PROMOTE_* name, or ""; for a
+    #: nullable number, the index of null in both unions (else -1)
     promote: str = ""
+    promote_null: int = -1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,9 +181,10 @@ class _Planner:
             if field is None or step.reader.name in read:
                 return None
             read.add(step.reader.name)
-            promote = _promotion(self.writer, self.reader, step.plan)
+            promote, null_index = _promotion(self.writer, self.reader, step.plan)
             if promote:
-                steps.append(WrittenStep(step.writer.name, field=field, promote=promote))
+                steps.append(WrittenStep(step.writer.name, field=field, promote=promote,
+                                         promote_null=null_index))
                 continue
             nested = self.movable(step.plan)
             if nested is None:
@@ -255,15 +258,33 @@ _PROMOTIONS = {
 }
 
 
-def _promotion(writer: AvroSchema, reader: AvroSchema, plan) -> str:
+def _promotion(writer: AvroSchema, reader: AvroSchema, plan) -> tuple[str, int]:
     """The runtime's PROMOTE_* name where a field's plan promotes a number
-    (int to long, which Read plans too, included), else ""."""
-    if not isinstance(plan, (Read, Promote)):
-        return ""
-    written, wanted = writer.deref(plan.writer), reader.deref(plan.reader)
-    if not (isinstance(written, Primitive) and isinstance(wanted, Primitive)):
-        return ""
-    return _PROMOTIONS.get((written.name, wanted.name), "")
+    (int to long, which Read plans too, included), else ""; and where the
+    number is nullable in both schemas (["null", int] read as ["null",
+    "double"], the branches in the same order), the index of null, else -1."""
+    if isinstance(plan, (Read, Promote)):
+        written, wanted = writer.deref(plan.writer), reader.deref(plan.reader)
+        if isinstance(written, Primitive) and isinstance(wanted, Primitive):
+            return _PROMOTIONS.get((written.name, wanted.name), ""), -1
+        return "", -1
+    if not isinstance(plan, WriterUnion) or len(plan.branches) != 2:
+        return "", -1
+    wanted = reader.deref(plan.reader)
+    if not isinstance(wanted, Union) or len(wanted.branches) != 2:
+        return "", -1
+    kind, null_index = "", -1
+    for index, branch in enumerate(plan.branches):
+        if not isinstance(branch, ReaderUnion) or branch.index != index:
+            return "", -1
+        written = writer.deref(branch.writer)
+        if isinstance(written, Primitive) and written.name == "null":
+            null_index = index
+        else:
+            kind, inner = _promotion(writer, reader, branch.plan)
+            if not kind or inner != -1:
+                return "", -1
+    return (kind, null_index) if kind and null_index != -1 else ("", -1)
 
 
 def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:

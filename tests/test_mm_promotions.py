@@ -81,6 +81,28 @@ def schemas():
     return ReadingV1(), ReadingV2()
 
 
+class OptionalV1(CompiledSchema):
+    class Meta:
+        avro_name = "Optional"
+
+    count = fields.Integer(allow_none=True, metadata={"avro": "int"})
+    level = fields.Float(allow_none=True, metadata={"avro": "float"})
+    total = fields.Integer(allow_none=True)                          # ["null", "long"]
+
+
+class OptionalV2(CompiledSchema):
+    class Meta:
+        avro_name = "Optional"
+
+    total = fields.Float(allow_none=True, metadata={"avro": "float"})   # long -> float
+    count = fields.Integer(allow_none=True)                             # int -> long
+    level = fields.Float(allow_none=True)                               # float -> double
+
+
+optionals = st.fixed_dictionaries({
+    "count": st.none() | ints, "level": st.none() | singles, "total": st.none() | longs})
+
+
 def test_the_pair_is_read_in_one_pass(schemas):
     v1, v2 = schemas
     data = v1.dump_compiled({"small": 1, "single": 2, "whole": 3, "wide": 4, "ratio": 0.5,
@@ -131,6 +153,30 @@ def test_promoted_values_in_nested_records_are_the_pairs_avro_codecs(schemas, re
             float(point["x"]) for point in record["points"]]
         assert [point["y"] for point in loaded["points"]] == [
             point["y"] for point in record["points"]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(optionals, min_size=1, max_size=8))
+def test_nullable_promoted_values_are_javas(java, records):
+    v1, v2 = OptionalV1(), OptionalV2()
+    written = [v1.dump_compiled(record) for record in records]
+    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
+    for record, data, trip in zip(records, written, resolved):
+        loaded = v2.load_compiled(data, writer_schema=OptionalV1)
+        assert loaded == v2.load_compiled(trip.data)
+        assert loaded["count"] == record["count"] and loaded["level"] == record["level"]
+        assert loaded["total"] == (None if record["total"] is None else float32(record["total"]))
+    served = list(v2.load_compiled.__self__.pairs.args[2].by_json.values())
+    assert [type(pair).__name__ for pair in served] == ["Codec"]
+
+
+def test_a_nullable_promotion_checks_the_writers_branch_index():
+    v1, v2 = OptionalV1(), OptionalV2()
+    data = bytearray(v1.dump_compiled({"count": 1, "level": None, "total": None}))
+    data[0] = 4     # branch 2 of a 2-branch union
+    with pytest.raises(DecodeError) as raised:
+        v2.load_compiled(bytes(data), writer_schema=OptionalV1)
+    assert raised.value.offset == 0
 
 
 def test_many_records_are_read_in_one_pass_too(java, schemas):
