@@ -76,9 +76,13 @@ class _Pairs:
         if found is None:
             return None
         snapshot, shape, pair = found
-        if snapshot is not None and not (shape is not None and shape.matches(writer_schema)) \
-                and snapshot != writer_schema:
+        if snapshot is None or (shape is not None and shape.matches(writer_schema)):
+            return pair
+        if snapshot != writer_schema:
             return None
+        # changed in place and back to an equal value: checked cheaply again
+        # from now on
+        self.given[key] = (snapshot, SchemaShape.of(writer_schema), pair)
         return pair
 
     def keep(self, writer_schema: Any, many: bool, pair) -> None:

@@ -158,6 +158,22 @@ def test_a_writer_dict_changed_deep_inside_is_read_by_its_new_content():
         assert v2.load_compiled(data.getvalue(), writer_schema=writer) == expected
 
 
+def test_a_writer_dict_changed_and_changed_back_is_checked_cheaply_again():
+    v2 = OrderV2()
+    writer = OrderV1().avro_schema()
+    data = OrderV1().dump_compiled(ORDERS[1])
+    expected = v2.load_compiled(data, writer_schema=writer)
+    pairs = v2.load_compiled.__self__.pairs.args[2]
+    key = ("dict", id(writer), False)
+    assert pairs.given[key][1].matches(writer)
+    name = writer["fields"][0]["name"]
+    writer["fields"][0]["name"] = "renamed"
+    writer["fields"][0]["name"] = name      # an equal schema, the same objects
+    assert not pairs.given[key][1].matches(writer)
+    assert v2.load_compiled(data, writer_schema=writer) == expected
+    assert pairs.given[key][1].matches(writer)  # the kept pair's check is cheap again
+
+
 def test_a_new_writer_dict_at_a_reused_address_is_not_taken_for_the_old_one():
     v2 = OrderV2()
     data = OrderV1().dump_compiled(ORDERS[1])
