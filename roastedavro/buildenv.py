@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import threading
 import warnings
 from pathlib import Path
@@ -164,11 +165,29 @@ def may_be_stored(fingerprint: str) -> bool:
         return True  # the lookup itself says what is wrong
 
 
+def platform_refusal(platform: str | None = None) -> str | None:
+    """Why schemas cannot be compiled on ``platform``, or None where they
+    can: on POSIX systems (Linux, tested; macOS, with clang, untested), whose
+    C compiler roastedavro calls as gcc and clang are called and whose cache
+    it locks with flock. Windows is not supported yet."""
+    if (sys.platform if platform is None else platform) == "win32":
+        return ("compiling schemas is not supported on Windows yet (roastedavro calls the C "
+                "compiler as gcc or clang are called and locks its cache with POSIX file "
+                "locks): every schema is served by tier 0, the interpreter built with the "
+                "package, which needs no compiler (ROASTEDAVRO_COMPILE=never says so "
+                "without this message)")
+    return None
+
+
 def _compiler_command() -> list[str]:
     """The C compiler's command: ``CC``, else the compiler Python was built with."""
     import shlex
     import shutil
     import sysconfig
+
+    refusal = platform_refusal()
+    if refusal is not None:
+        raise CompileError(refusal)
 
     configured = os.environ.get("CC", "").strip()
     if configured:

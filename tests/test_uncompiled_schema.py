@@ -155,11 +155,12 @@ def compiled():
     return {"plain": Plain().compile(), "hooked": Hooked().compile(), "newer": Newer().compile()}
 
 
-@pytest.fixture(params=["never", "no-compiler"])
+@pytest.fixture(params=["never", "no-compiler", "windows"])
 def uncompiled(request, monkeypatch, tmp_path, tmp_path_factory):
     """New instances of the classes, which cannot be compiled: an empty cache,
-    no module loaded in this process, and ROASTEDAVRO_COMPILE=never or no C
-    compiler on PATH."""
+    no module loaded in this process, and ROASTEDAVRO_COMPILE=never, no C
+    compiler on PATH, or a platform where roastedavro does not compile
+    (Windows, as buildenv.platform_refusal says)."""
     request.getfixturevalue("compiled")
     cache = tmp_path / "cache"
     cache.mkdir()
@@ -168,6 +169,14 @@ def uncompiled(request, monkeypatch, tmp_path, tmp_path_factory):
     monkeypatch.setattr(schema_module, "_told_no_compiler", False)
     if request.param == "never":
         monkeypatch.setenv(compiler.COMPILE_ENV, "never")
+    elif request.param == "windows":
+        from roastedavro import buildenv
+
+        refusal = buildenv.platform_refusal("win32")
+        monkeypatch.delenv(compiler.COMPILE_ENV, raising=False)
+        monkeypatch.setattr(buildenv, "platform_refusal", lambda platform=None: refusal)
+        monkeypatch.setattr(buildenv, "_can_compile", {})
+        assert compiler.compiler_missing() == refusal
     else:
         monkeypatch.delenv(compiler.COMPILE_ENV, raising=False)
         monkeypatch.delenv("CC", raising=False)
@@ -667,3 +676,22 @@ def test_hot_compiles_marshmallow_schemas_at_once(compiled, monkeypatch):
     schema = Plain()
     schema.dump_compiled(RECORD)
     assert schema.tier == "compiled"
+
+
+def test_windows_is_refused_with_what_serves_instead(monkeypatch, caplog):
+    from roastedavro import AvroCodec, buildenv, tiers
+
+    assert buildenv.platform_refusal("linux") is None
+    assert buildenv.platform_refusal("darwin") is None
+    refusal = buildenv.platform_refusal("win32")
+    assert "not supported on Windows" in refusal and "tier 0" in refusal
+    monkeypatch.setattr(buildenv, "platform_refusal", lambda platform=None: refusal)
+    monkeypatch.setattr(buildenv, "_can_compile", {})
+    schema = {"type": "record", "name": "OnWindows", "fields": [{"name": "a", "type": "long"}]}
+    monkeypatch.setattr(tiers, "_told_no_compiler", False)
+    for policy in ("never", "eager"):
+        codec = AvroCodec({**schema, "name": f"OnWindows_{policy}"}, compile=policy)
+        assert codec.load(codec.dump({"a": 5})) == {"a": 5}
+        assert codec.tier == "interpreter"                 # tier 0 serves, nothing is built
+    # eager says once why it serves from tier 0
+    assert [r.getMessage() for r in caplog.records if "not supported on Windows" in r.getMessage()]
