@@ -168,8 +168,10 @@ cdef object writing_codec(object schema):
     if entry is not None:
         last_written = (schema, entry[2], entry[3])
         return entry[2]
+    # the shape first: what the codec is made from
+    shape = schema_shape(schema)
     codec = codec_for(schema)
-    last_written = (schema, codec, schema_shape(schema))
+    last_written = (schema, codec, shape)
     return codec
 
 
@@ -182,21 +184,20 @@ cdef object reading_codec(object writer_schema, object reader_schema):
         return last[2]
     if reader_schema is None or reader_schema is writer_schema:
         entry = cached(id(writer_schema), writer_schema, None)
-        if entry is not None:
-            codec = entry[2]
-        else:
-            codec = codec_for(writer_schema)
     else:
         entry = cached((id(writer_schema), id(reader_schema)), writer_schema, reader_schema)
-        if entry is not None:
-            codec = entry[2]
-        else:
-            codec = pair_codec(writer_schema, reader_schema)
     if entry is not None:
-        last_read = (writer_schema, reader_schema, codec, entry[3], entry[4])
+        last_read = (writer_schema, reader_schema, entry[2], entry[3], entry[4])
+        return entry[2]
+    # the shapes first: what the codec is made from
+    shapes = (schema_shape(writer_schema),
+              None if reader_schema is None or reader_schema is writer_schema
+              else schema_shape(reader_schema))
+    if reader_schema is None or reader_schema is writer_schema:
+        codec = codec_for(writer_schema)
     else:
-        last_read = (writer_schema, reader_schema, codec, schema_shape(writer_schema),
-                     schema_shape(reader_schema))
+        codec = pair_codec(writer_schema, reader_schema)
+    last_read = (writer_schema, reader_schema, codec, *shapes)
     return codec
 
 

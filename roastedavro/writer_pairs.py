@@ -78,24 +78,30 @@ class _Pairs:
         snapshot, shape, pair = found
         if snapshot is None or (shape is not None and shape.matches(writer_schema)):
             return pair
+        shape = SchemaShape.of(writer_schema)    # first: what is compared next
         if snapshot != writer_schema:
             return None
         # changed in place and back to an equal value: checked cheaply again
         # from now on
-        self.given[key] = (snapshot, SchemaShape.of(writer_schema), pair)
+        self.given[key] = (snapshot, shape, pair)
         return pair
 
-    def keep(self, writer_schema: Any, many: bool, pair) -> None:
+    @staticmethod
+    def taken(writer_schema: Any) -> tuple:
+        """What keep() stores to check a dict with later: a copy and its
+        SchemaShape, taken before the pair is made from it (a change made
+        meanwhile, by another thread, is then seen at the next call)."""
+        if isinstance(writer_schema, dict):
+            return copy.deepcopy(writer_schema), SchemaShape.of(writer_schema)
+        return None, None
+
+    def keep(self, writer_schema: Any, many: bool, pair, taken: tuple) -> None:
         key = _given_key(writer_schema, many)
         if key is None:
             return
         if len(self.given) >= self.LIMIT:
             self.given.clear()
-        snapshot = shape = None
-        if isinstance(writer_schema, dict):
-            snapshot = copy.deepcopy(writer_schema)
-            shape = SchemaShape.of(writer_schema)
-        self.given[key] = (snapshot, shape, pair)
+        self.given[key] = (*taken, pair)
 
 
 def _given_key(writer_schema: Any, many: bool):
@@ -121,8 +127,9 @@ def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_sc
     (it may have changed in place), False for neither."""
     pair = codecs.find(writer_schema, many)
     if pair is None:
+        taken = codecs.taken(writer_schema)
         pair = _pair_codecs(schema, flags, codecs, writer_schema, many, compile)
-        codecs.keep(writer_schema, many, pair)
+        codecs.keep(writer_schema, many, pair, taken)
     # dicts first: isinstance against a Schema class goes through ABCMeta (slow)
     if isinstance(writer_schema, dict):
         kept = codecs.given.get(_given_key(writer_schema, many))
@@ -155,14 +162,37 @@ _SAME_LAYOUT = _SameLayout()
 
 
 class _ReadAndWrite:
-    """A pair whose bytes need converting (a promotion to double, a remapped
-    enum): read by the pair's resolving AvroCodec, written by the reader's."""
+    """A pair whose bytes need converting (a remapped enum, bytes read as a
+    string; numbers promoted until the pair's one-pass codec is built): read
+    by the pair's resolving AvroCodec, written by the reader's. Like the
+    Rearranger, it counts the bytes it reads, for the ``hot`` policy
+    (``watch``), and tells whoever holds it what replaced it
+    (``replaced_by``)."""
 
     def __init__(self, resolving, plain):
         self.resolving = resolving
         self.plain = plain
+        self.replaced_by = None
+        self._work = 0
+        self._hot_at = 0
+        self._on_hot = None
+
+    def watch(self, hot_at: int, on_hot) -> None:
+        """Calls ``on_hot()`` once, from the call that brings the bytes read
+        to ``hot_at``; 0 stops watching (as the Rearranger's watch)."""
+        self._on_hot = on_hot
+        self._hot_at = hot_at
 
     def transcode(self, data):
+        if self._hot_at:
+            self._work += len(data)
+            if self._work >= self._hot_at:
+                callback, self._on_hot, self._hot_at = self._on_hot, None, 0
+                if callback is not None:
+                    try:
+                        callback()
+                    except Exception:  # noqa: BLE001 - it reports its own errors
+                        pass
         resolved = self.resolving.load(data)
         try:
             return self.plain.dump(resolved)

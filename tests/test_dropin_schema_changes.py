@@ -107,3 +107,27 @@ def test_an_unchanged_schema_is_served_by_the_codec_kept_for_it():
     grow(schema)
     dump(dropin, schema, RECORDS[grow])
     assert _models.BY_OBJECT[id(schema)] is not entry
+
+
+def test_a_schema_changed_while_its_codec_is_built_is_seen_at_the_next_call():
+    # another thread changing the dict while the first call builds its codec,
+    # stood in for by a codec_for that changes it after building
+    from roastedavro import _dropin
+    from roastedavro.fastavro import _codecs, _models
+
+    schema = record_schema()
+    built = _codecs.codec_for
+
+    def changing_while_built(given, reader=None):
+        codec = built(given, reader)
+        retype(schema)
+        return codec
+
+    others = (dropin._pair_codec, dropin._dump_with_options, dropin._read_named,
+              dropin._read_datum, dropin.fastavro_error, dropin.DatumResolutionError.of)
+    _dropin.bind(_models.BY_OBJECT, changing_while_built, *others)
+    try:
+        dump(dropin, schema, {"a": 1})
+    finally:
+        _dropin.bind(_models.BY_OBJECT, built, *others)
+    assert dump(dropin, schema, {"a": "xyz"}) == dump(fastavro, schema, {"a": "xyz"})

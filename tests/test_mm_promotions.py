@@ -225,3 +225,37 @@ def test_under_the_never_policy_the_same_values_are_read_again_and_written(monke
     fresh = Fresh()
     assert fresh.load_compiled(data, writer_schema=ReadingV1) == schemas[1].load_compiled(
         data, writer_schema=ReadingV1)
+
+
+def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_built(monkeypatch):
+    from roastedavro import tiers
+
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", "hot")
+    # as where nothing was built before (other tests built this pair)
+    monkeypatch.setattr(tiers.Engine, "_find", lambda self, where: None)
+    monkeypatch.setattr(tiers, "HOT_AFTER", 64)
+    started = []
+    monkeypatch.setattr(tiers.Engine, "_background",
+                        lambda self, make, state: started.append((self, state)))
+
+    class Hot(PointV2):
+        class Meta:
+            avro_name = "Point"
+
+    v1, hot = PointV1(), Hot()
+    hot.compile()
+    data = v1.dump_compiled({"x": 3, "y": 1.5})
+    for _ in range(2 * 64 // len(data) + 2):
+        assert hot.load_compiled(data, writer_schema=PointV1) == {"x": 3.0, "y": 1.5}
+    served = list(hot.load_compiled.__self__.pairs.args[2].by_json.values())
+    assert [type(pair).__name__ for pair in served] == ["_ReadAndWrite"]
+    (evolved,) = hot.load_compiled.__self__.pairs.args[2].evolved
+    # hot once: the one-pass codec's build was asked for once (the pair's
+    # AvroCodecs, which read and write meanwhile, have engines of their own)
+    assert started.count((evolved.engine, "compiling")) == 1
+    monkeypatch.undo()
+    evolved.engine.compile()        # what the background does
+    assert served[0].replaced_by is not None
+    assert hot.load_compiled(data, writer_schema=PointV1) == {"x": 3.0, "y": 1.5}
+    served = list(hot.load_compiled.__self__.pairs.args[2].by_json.values())
+    assert [type(pair).__name__ for pair in served] == ["Codec"]
