@@ -6,7 +6,7 @@ compiler) and the peak memory of the building processes together.
     python -m benchmarks.large_schema PATH.avsc --against ../old # also another checkout
 
 Apache Avro's ``lang/c++/jsonschemas/large_schema.avsc`` (339 records,
-3,462 fields, 2,450 unions) is the case the README quotes. Each build runs
+3,462 fields, 2,450 unions) is the case docs/compiling.md quotes. Each build runs
 ``AvroCodec(schema, compile="eager", build=...)`` in a fresh Python process
 with an empty cache. The process tree (that process, its build process,
 Cython's copy, the C compiler) is sampled every 0.2 s from ``ps``; the

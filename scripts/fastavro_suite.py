@@ -12,7 +12,7 @@ plugin scripts/fastavro_dropin_plugin.py: once on fastavro itself (the
 baseline) and once with fastavro's public functions replaced by the
 drop-in's. Of the tests that pass on fastavro, every one must pass on the
 drop-in except those in DIFFERENCES (deliberate, each with its reason) and
-GAPS (features not built yet), both also listed in the README; at least
+GAPS (features not built yet), both also listed in docs/fastavro.md; at least
 REQUIRED of them must pass, no listed test may pass (the lists stay true),
 and no call may reach fastavro's own reader or writer from roastedavro's code.
 

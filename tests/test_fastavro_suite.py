@@ -2,7 +2,7 @@
 
 fastavro's tests run twice, on fastavro and with its public functions replaced
 by the drop-in's; of those that pass on fastavro, every one passes on the
-drop-in except the differences the script lists (and the README explains),
+drop-in except the differences the script lists (and docs/fastavro.md explains),
 and roastedavro's code never calls fastavro's reader or writer.
 """
 

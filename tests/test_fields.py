@@ -1,4 +1,4 @@
-"""Every marshmallow field class compiles: each row of the README's table.
+"""Every marshmallow field class compiles: each row of docs/marshmallow.md's table.
 
 fastavro, given the Python values, is the byte-level oracle; load results
 follow marshmallow's load (or, for the rows the mapping defines, fastavro's

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 import tracemalloc
 import uuid
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -39,7 +37,6 @@ from roastedavro.kafka import (  # noqa: E402
     COMPILED, FALLBACK, AvroDeserializer, AvroSerializer, serde, wire_header,
 )
 
-README = Path(__file__).resolve().parent.parent / "README.md"
 TOPIC = {"subject.name.strategy.type": "TOPIC"}  # confluent-kafka 2.16 defaults to ASSOCIATED
 
 
@@ -447,17 +444,6 @@ def test_return_record_name_without_record_unions_stays_compiled():
     assert_same(ours(message, ctx()),
                 ConfluentDeserializer(registry, return_record_name=True)(message, ctx()))
     assert ours.stats == {COMPILED: 1}
-
-
-# -- the README's offline start ----------------------------------------------------
-
-
-def test_readme_offline_start_runs(capsys):
-    snippets = [snippet for snippet in re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
-                if "mock://" in snippet]
-    assert len(snippets) == 1, "the README shows an offline start with a mock:// registry"
-    exec(compile(snippets[0], str(README), "exec"), {"__name__": "readme"})
-    assert "'symbol': 'ACME'" in capsys.readouterr().out
 
 
 # -- a bytes schema: the value's bytes as they are -----------------------------------

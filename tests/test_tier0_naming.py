@@ -173,7 +173,7 @@ def test_random_evolved_pairs_read_as_fastavro_reads(data):
         expected = theirs(encoded, writer, reader, naming)
         plain = theirs(encoded, writer, reader, (False,) * 4)
     except Exception:
-        assume(False)    # fastavro's own failures (see the README) are not a reference
+        assume(False)    # fastavro's own failures (see docs/fastavro.md) are not a reference
     models = parse_schema(writer), parse_schema(reader)
     # where fastavro resolves otherwise than Java (field aliases, a reader
     # union's branch, defaults), the drop-in reads as Java: only where the

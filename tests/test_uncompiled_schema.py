@@ -33,11 +33,11 @@ import importlib.metadata
 #: relies on them: a Tuple of the wrong length is refused item by item (an
 #: item's error, not the length), an aware time is dumped as text with its
 #: offset, and some damaged values load differently; the uncompiled path does
-#: not yet give the compiled codec's results there (a known gap, see README)
+#: not yet give the compiled codec's results there (a known gap, see docs/compiling.md)
 MARSHMALLOW_3 = int(importlib.metadata.version("marshmallow").split(".")[0]) < 4
 ON_MARSHMALLOW_3 = pytest.mark.skipif(
     MARSHMALLOW_3, reason="marshmallow 3: the uncompiled path's errors and damaged-byte values "
-                          "can differ from the compiled codec's (known gap, README)")
+                          "can differ from the compiled codec's (known gap, docs/compiling.md)")
 
 UTC = dt.timezone.utc
 
@@ -287,7 +287,7 @@ DUMP_ERRORS = [
 def test_dump_errors_are_the_compiled_codecs(compiled, uncompiled, kind, change):
     if MARSHMALLOW_3 and kind == "plain" and change == {"pair": (1, 2, 3)}:
         pytest.skip("marshmallow 3: a Tuple's length is refused differently on the uncompiled "
-                    "path (known gap, README)")
+                    "path (known gap, docs/compiling.md)")
     reference, schema = compiled[kind], uncompiled[kind]
     record = {**RECORD, **change}
     try:
