@@ -78,6 +78,10 @@ class _Pairs:
         snapshot, shape, pair = found
         if snapshot is None or (shape is not None and shape.matches(writer_schema)):
             return pair
+        if shape is None:
+            # a dict SchemaShape cannot take (a value that is not JSON's):
+            # compared in full each call, never shaped again
+            return pair if snapshot == writer_schema else None
         shape = SchemaShape.of(writer_schema)    # first: what is compared next
         if snapshot != writer_schema:
             return None

@@ -174,6 +174,32 @@ def test_a_writer_dict_changed_and_changed_back_is_checked_cheaply_again():
     assert pairs.given[key][1].matches(writer)  # the kept pair's check is cheap again
 
 
+def test_a_writer_dict_without_a_shape_is_compared_and_never_shaped_again(monkeypatch):
+    from roastedavro import writer_pairs
+
+    v2 = OrderV2()
+    writer = OrderV1().avro_schema()
+    writer["x-origin"] = ("billing", 1)     # a custom property no JSON gives: no SchemaShape
+    data = OrderV1().dump_compiled(ORDERS[1])
+    expected = v2.load_compiled(data, writer_schema=writer)
+    pairs = v2.load_compiled.__self__.pairs.args[2]
+    assert pairs.given[("dict", id(writer), False)][1] is None
+    shaped, original = [], writer_pairs.SchemaShape
+
+    class Counting:
+        @staticmethod
+        def of(schema):
+            shaped.append(schema)
+            return original.of(schema)
+
+    monkeypatch.setattr(writer_pairs, "SchemaShape", Counting)
+    for _ in range(3):
+        assert v2.load_compiled(data, writer_schema=writer) == expected
+    writer["fields"] = [f for f in writer["fields"] if f["name"] != "obsolete"]
+    assert pairs.find(writer, False) is None          # a change is still seen
+    assert shaped == []
+
+
 def test_a_new_writer_dict_at_a_reused_address_is_not_taken_for_the_old_one():
     v2 = OrderV2()
     data = OrderV1().dump_compiled(ORDERS[1])
