@@ -153,16 +153,9 @@ class Contender:
 
 
 def messages(count: int) -> tuple[list[bytes], list[dict]]:
-    written = OrderV1().avro_schema()
-    parsed = fastavro.parse_schema(written)
     records = [{"id": n, "sku": f"SKU-{n % 97}", "quantity": n % 13, "price": n / 8}
                for n in range(count)]
-    out = []
-    for record in records:
-        buffer = io.BytesIO()
-        fastavro.schemaless_writer(buffer, parsed, record)
-        out.append(buffer.getvalue())
-    return out, records
+    return written_by(OrderV1, records), records
 
 
 def reader_under(policy: str, reader_class, forms: list, message: bytes):
@@ -217,86 +210,69 @@ def contenders(data: list[bytes]) -> dict[str, Contender]:
     }
 
 
-def nested_messages(count: int) -> list[bytes]:
-    parsed = fastavro.parse_schema(PurchaseV1().avro_schema())
+def written_by(writer_class, records: list[dict]) -> list[bytes]:
+    """fastavro's bytes of ``records`` in ``writer_class``'s Avro schema."""
+    parsed = fastavro.parse_schema(writer_class().avro_schema())
     out = []
-    for n in range(count):
+    for record in records:
         buffer = io.BytesIO()
-        fastavro.schemaless_writer(buffer, parsed, {
-            "id": n, "customer": {"name": f"c{n % 31}", "tier": n % 3, "country": "NL"},
-            "amount": n / 4})
+        fastavro.schemaless_writer(buffer, parsed, record)
         out.append(buffer.getvalue())
     return out
 
 
-def nested_contenders(data: list[bytes]) -> dict[str, Contender]:
-    one_pass = reader_under("eager", PurchaseV2, [PurchaseV1], data[0]).load_compiled
-    rearranging = PurchaseV2()
-    rearranging.compile()
-    rearranging.load_compiled.__self__.pairs.args[2].codec = None
-    rearranged = rearranging.load_compiled
-    pair = AvroCodec(PurchaseV2().avro_schema(), writer_schema=PurchaseV1().avro_schema(),
-                     compile="eager")
-    return {
-        "nested change, one pass, writer as class": Contender(
-            lambda m: one_pass(m, writer_schema=PurchaseV1), data),
-        "nested change, rearranged, writer as class": Contender(
-            lambda m: rearranged(m, writer_schema=PurchaseV1), data),
-        "nested change, AvroCodec pair .load": Contender(lambda m: pair.load(m), data),
-    }
+def nested_messages(count: int) -> list[bytes]:
+    return written_by(PurchaseV1, [
+        {"id": n, "customer": {"name": f"c{n % 31}", "tier": n % 3, "country": "NL"},
+         "amount": n / 4} for n in range(count)])
 
 
 def promoted_messages(count: int) -> list[bytes]:
-    parsed = fastavro.parse_schema(MeasureV1().avro_schema())
-    out = []
-    for n in range(count):
-        buffer = io.BytesIO()
-        fastavro.schemaless_writer(buffer, parsed, {
-            "id": n * 1000, "sensor": f"s{n % 7}", "count": n, "value": n / 8})
-        out.append(buffer.getvalue())
-    return out
+    return written_by(MeasureV1, [
+        {"id": n * 1000, "sensor": f"s{n % 7}", "count": n, "value": n / 8} for n in range(count)])
 
 
-def promoted_contenders(data: list[bytes]) -> dict[str, Contender]:
-    one_pass = reader_under("eager", MeasureV2, [MeasureV1], data[0]).load_compiled
-    again = MeasureV2()
-    again.compile()
-    # no codec to build a one-pass reader for: the pair is read and written again
-    again.load_compiled.__self__.pairs.args[2].codec = None
-    read_and_written = again.load_compiled
-    pair = AvroCodec(MeasureV2().avro_schema(), writer_schema=MeasureV1().avro_schema(),
+def pair_contenders(case: str, slow_path: str, writer_class, reader_class,
+                    data: list[bytes]) -> dict[str, Contender]:
+    """The pair's one-pass codec, the path that serves it before that codec
+    is built (``slow_path`` names it), and the pair's AvroCodec, each reading
+    ``data`` with the writer given as its class."""
+    one_pass = reader_under("eager", reader_class, [writer_class], data[0]).load_compiled
+    slow = reader_class()
+    slow.compile()
+    # no codec to build a one-pass reader for: the slow path serves the pair
+    slow.load_compiled.__self__.pairs.args[2].codec = None
+    slow_load = slow.load_compiled
+    pair = AvroCodec(reader_class().avro_schema(), writer_schema=writer_class().avro_schema(),
                      compile="eager")
     return {
-        "promoted, one pass, writer as class": Contender(
-            lambda m: one_pass(m, writer_schema=MeasureV1), data),
-        "promoted, read and written again, writer as class": Contender(
-            lambda m: read_and_written(m, writer_schema=MeasureV1), data),
-        "promoted, AvroCodec pair .load": Contender(lambda m: pair.load(m), data),
+        f"{case}, one pass, writer as class": Contender(
+            lambda m: one_pass(m, writer_schema=writer_class), data),
+        f"{case}, {slow_path}, writer as class": Contender(
+            lambda m: slow_load(m, writer_schema=writer_class), data),
+        f"{case}, AvroCodec pair .load": Contender(lambda m: pair.load(m), data),
     }
 
 
-def check_promoted(found: dict[str, Contender]) -> None:
-    # exact promotions (ints within 2**53, floats to doubles): fastavro's
-    # values are Java's here
-    writer = fastavro.parse_schema(MeasureV1().avro_schema())
-    reader = fastavro.parse_schema(MeasureV2().avro_schema())
+def nested_contenders(data: list[bytes]) -> dict[str, Contender]:
+    return pair_contenders("nested change", "rearranged", PurchaseV1, PurchaseV2, data)
+
+
+def promoted_contenders(data: list[bytes]) -> dict[str, Contender]:
+    return pair_contenders("promoted", "read and written again", MeasureV1, MeasureV2, data)
+
+
+def check_pair(found: dict[str, Contender], writer_class, reader_class) -> None:
+    """Each contender gives fastavro's resolved values (marshmallow's load of
+    them, but for the AvroCodec). The cases' values are exact (ints within
+    2**53, floats to doubles), so fastavro's are Java's."""
+    writer = fastavro.parse_schema(writer_class().avro_schema())
+    reader = fastavro.parse_schema(reader_class().avro_schema())
     for name, contender in found.items():
         expected = [fastavro.schemaless_reader(io.BytesIO(message), writer, reader)
                     for message in contender.load_input]
         if "AvroCodec" not in name:
-            expected = [MeasureV2().load(value) for value in expected]
-        if [contender.load(message) for message in contender.load_input] != expected:
-            raise AssertionError(f"{name}: not marshmallow's load of the resolved values")
-
-
-def check_nested(found: dict[str, Contender]) -> None:
-    writer = fastavro.parse_schema(PurchaseV1().avro_schema())
-    reader = fastavro.parse_schema(PurchaseV2().avro_schema())
-    for name, contender in found.items():
-        expected = [fastavro.schemaless_reader(io.BytesIO(message), writer, reader)
-                    for message in contender.load_input]
-        if "AvroCodec" not in name:
-            expected = [PurchaseV2().load(value) for value in expected]
+            expected = [reader_class().load(value) for value in expected]
         if [contender.load(message) for message in contender.load_input] != expected:
             raise AssertionError(f"{name}: not marshmallow's load of fastavro's resolved values")
 
@@ -318,9 +294,9 @@ def main(argv: list[str] | None = None) -> dict:
     found = contenders(data)
     check(found, records)
     nested = nested_contenders(nested_messages(64))
-    check_nested(nested)
+    check_pair(nested, PurchaseV1, PurchaseV2)
     promoted = promoted_contenders(promoted_messages(64))
-    check_promoted(promoted)
+    check_pair(promoted, MeasureV1, MeasureV2)
     repeats = 5 if args.quick else 15
     timings = measure_case(found, repeats, 30e6)
     nested_timings = measure_case(nested, repeats, 30e6)
