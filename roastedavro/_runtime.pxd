@@ -838,11 +838,11 @@ cdef inline long long read_block_count(Reader* r, Py_ssize_t min_item_size, Py_s
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1
 cdef void close_reader(Py_buffer* view, int acquired) noexcept
 
-# A number of the writer's type read and promoted to the reader's, for the
-# one-pass readers of another writer's data (roastedavro.evolved): its
-# encoding in the reader's type (after a nullable union's branch index) is
-# written into `room`, which `reader` then reads with the reader's own
-# field code.
+# A number of the writer's type read and promoted to the reader's (or an
+# enum's symbol renumbered), for the one-pass readers of another writer's
+# data (roastedavro.evolved): its encoding in the reader's type (after a
+# nullable union's branch index) is written into `room`, which `reader` then
+# reads with the reader's own field code.
 cdef struct Promoted:
     Reader reader
     unsigned char room[16]
@@ -859,6 +859,12 @@ cdef int read_promoted(Reader* r, Promoted* promoted, int kind) except -1
 # the same for a nullable number: the writer's and the reader's union have
 # null at `null_index` and the number at the other
 cdef int read_promoted_nullable(Reader* r, Promoted* promoted, int null_index, int kind) except -1
+# an enum's symbol written by another version of it: the writer's index read
+# and renumbered as the reader's (``indexes``; -1: the reader has neither the
+# symbol nor a default, and ``messages`` says so at the index's offset)
+cdef int read_remapped(Reader* r, Promoted* promoted, tuple indexes, tuple messages) except -1
+cdef int read_remapped_nullable(Reader* r, Promoted* promoted, int null_index, tuple indexes,
+                                tuple messages) except -1
 
 
 # ------------------------------------------ AvroCodec: fastavro's datums --

@@ -945,6 +945,43 @@ cdef int read_promoted_nullable(Reader* r, Promoted* promoted, int null_index, i
     return 0
 
 
+cdef Py_ssize_t remap_into(Reader* r, unsigned char* out, tuple indexes, tuple messages) except -1:
+    # the writer's enum index read and renumbered as the reader's symbol
+    # (``indexes[i]``: the reader's index of the writer's i-th symbol, or -1
+    # where the reader has neither it nor a default: then ``messages[i]``
+    # at the index's offset); its varint written at `out` (at most 5 bytes)
+    cdef Py_ssize_t start = r.pos
+    cdef int written = read_index(r, len(indexes))
+    cdef long long index = <long long>indexes[written]
+    cdef unsigned long long zigzag
+    cdef Py_ssize_t size = 0
+    if index < 0:
+        raise_unreadable(r, <str>messages[written], start)
+    zigzag = <unsigned long long>index << 1
+    while zigzag >= 0x80:
+        out[size] = <unsigned char>((zigzag & 0x7F) | 0x80)
+        zigzag >>= 7
+        size += 1
+    out[size] = <unsigned char>zigzag
+    return size + 1
+
+
+cdef int read_remapped(Reader* r, Promoted* promoted, tuple indexes, tuple messages) except -1:
+    open_promoted(r, promoted, remap_into(r, promoted.room, indexes, messages))
+    return 0
+
+
+cdef int read_remapped_nullable(Reader* r, Promoted* promoted, int null_index, tuple indexes,
+                                tuple messages) except -1:
+    cdef int index = read_index(r, 2)
+    cdef Py_ssize_t size = 1
+    promoted.room[0] = <unsigned char>(index * 2)    # the index, zig-zagged: one byte
+    if index != null_index:
+        size += remap_into(r, promoted.room + 1, indexes, messages)
+    open_promoted(r, promoted, size)
+    return 0
+
+
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1:
     # bytes are read in place; bytearray, memoryview and other buffers through
     # the buffer protocol. Returns 1 when a buffer view was taken, which the

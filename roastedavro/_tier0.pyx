@@ -1385,14 +1385,7 @@ class _ResolutionProgram:
             return self.add(kind=P_TO_FLOAT if plan.reader.name == "float" else P_TO_DOUBLE)
         if isinstance(plan, p.EnumMap):
             symbols = tuple(plan.symbols)
-            messages = tuple(
-                None if symbol is not None else
-                f"{plan.writer_path or plan.writer.name}: the writer's symbol {written!r} is not a "
-                f"symbol of the reader's enum {plan.reader.name}, which has no default "
-                # fastavro's words, which its users match
-                f"({written} not found in reader symbol list {plan.reader.name}, known "
-                f"symbols: {list(plan.reader.symbols)!r})"
-                for written, symbol in zip(plan.writer.symbols, plan.symbols))
+            messages = plan.unknown_messages()
             self.keep += [symbols, messages]
             return self.add(kind=P_ENUM, obj=symbols, obj2=messages, size=len(plan.writer.symbols))
         if isinstance(plan, p.Container):

@@ -447,12 +447,32 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
             source = step.promote.split("_")[1].lower()
             heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}, "
                                  f"promoted from the {source} written")
-            if step.promote_null < 0:
+            if step.null_index < 0:
                 promote = Code(f"read_promoted(r, &{promoted}, {kind})")
             else:
-                null_index = checked_int(step.promote_null, "the index of null", 0, 1)
+                null_index = checked_int(step.null_index, "the index of null", 0, 1)
                 promote = Code(f"read_promoted_nullable(r, &{promoted}, {null_index}, {kind})")
             body = [promote,
+                    Code(f"r = &{promoted}.reader"),
+                    *body,
+                    Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
+                    Code(f"r = {written}")]
+        elif step.remap:
+            # the writer's symbol index read and renumbered as this schema's,
+            # then read by the field's own code, as a promoted number is
+            renumbered = module.bind(step.remap, f"{plan.name}_symbol_indexes")
+            messages = module.bind(step.remap_messages, f"{plan.name}_unknown_symbols")
+            written = fn.c_local("Reader*", "written", "r")
+            promoted = fn.c_local("Promoted", "promoted")
+            heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}, "
+                                 "its symbols numbered as the writer numbers them")
+            if step.null_index < 0:
+                remap = Code(f"read_remapped(r, &{promoted}, <tuple>{renumbered}, <tuple>{messages})")
+            else:
+                null_index = checked_int(step.null_index, "the index of null", 0, 1)
+                remap = Code(f"read_remapped_nullable(r, &{promoted}, {null_index}, "
+                             f"<tuple>{renumbered}, <tuple>{messages})")
+            body = [remap,
                     Code(f"r = &{promoted}.reader"),
                     *body,
                     Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
@@ -533,7 +553,7 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         functions=functions,
         fragments=module.fragments,
         promotions=written is not None and any(
-            step.promote for _, steps in layouts for step in steps),
+            step.promote or step.remap for _, steps in layouts for step in steps),
         bindings=module.declared(),
         interpreters=module.interpreters,
         key_slots=checked_int(max(module.key_slots, 1), "the key slots", 1, 2**31),

@@ -25,6 +25,7 @@ from roastedavro._defaults import encode_default
 from roastedavro._tier0 import Interpreter
 from roastedavro.avro.resolve import (
     Container,
+    EnumMap,
     Promote,
     Read,
     ReaderUnion,
@@ -59,10 +60,16 @@ class WrittenStep:
     default: bytes | None = None
     nested: frozenset = frozenset()
     #: a number of the writer's type promoted to the field's before the
-    #: field's code reads it: the runtime's PROMOTE_* name, or ""; for a
-    #: nullable number, the index of null in both unions (else -1)
+    #: field's code reads it: the runtime's PROMOTE_* name, or ""
     promote: str = ""
-    promote_null: int = -1
+    #: an enum whose symbols the writer numbers otherwise: per writer
+    #: symbol, the reader's index (-1: neither the symbol nor a default),
+    #: and the error for each -1 (EnumMap.indexes, unknown_messages)
+    remap: tuple = ()
+    remap_messages: tuple = ()
+    #: for a nullable promoted number or remapped enum, the index of null in
+    #: both unions (else -1)
+    null_index: int = -1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,12 +103,13 @@ def written_layout(root: RecordPlan, records: list[RecordPlan], reader: AvroSche
     (whose Avro schema is ``reader``; ``records``: the schema's record
     plans), or None where one pass cannot read them with the schema's own
     field code: a root that is not a record, a shared field whose bytes
-    differ or need a check of their own (a promotion, int to long included,
-    a remapped enum, a value that became a union or changed its branches), a
-    field name the writer repeats, a record wider than one generated
-    function. Nested records may differ as the root does (fields moved,
-    dropped, added). Resolution errors are the caller's (it checked the
-    pair first)."""
+    differ in ways the steps do not convert (a field's number promoted, int
+    to long included, and a field's enum renumbered are converted; a value
+    that became a union or changed its branches, a remapped enum inside an
+    array, map or union is not), a field name the writer repeats, a record
+    wider than one generated function. Nested records may differ as the
+    root does (fields moved, dropped, added). Resolution errors are the
+    caller's (it checked the pair first)."""
     writer_root, reader_root = writer.deref(writer.root), reader.deref(reader.root)
     if not isinstance(writer_root, Record) or not isinstance(reader_root, Record):
         return None
@@ -184,7 +192,13 @@ class _Planner:
             promote, null_index = _promotion(self.writer, self.reader, step.plan)
             if promote:
                 steps.append(WrittenStep(step.writer.name, field=field, promote=promote,
-                                         promote_null=null_index))
+                                         null_index=null_index))
+                continue
+            remap, null_index = _remapping(self.writer, self.reader, step.plan)
+            if remap is not None:
+                steps.append(WrittenStep(step.writer.name, field=field, remap=remap.indexes(),
+                                         remap_messages=remap.unknown_messages(),
+                                         null_index=null_index))
                 continue
             nested = self.movable(step.plan)
             if nested is None:
@@ -209,6 +223,9 @@ class _Planner:
             return set()
         if isinstance(plan, Read):
             return set() if _string_as_bytes(self.writer, self.reader, plan) else None
+        if isinstance(plan, EnumMap):
+            # symbols only added at the end: the writer's indexes are the reader's
+            return None if _renumbers(plan) else set()
         if isinstance(plan, Container):
             return self.movable(plan.element)
         if isinstance(plan, WriterUnion):
@@ -268,23 +285,50 @@ def _promotion(writer: AvroSchema, reader: AvroSchema, plan) -> tuple[str, int]:
         if isinstance(written, Primitive) and isinstance(wanted, Primitive):
             return _PROMOTIONS.get((written.name, wanted.name), ""), -1
         return "", -1
-    if not isinstance(plan, WriterUnion) or len(plan.branches) != 2:
+    null_index, inner = _nullable(writer, reader, plan)
+    if inner is None:
         return "", -1
+    kind, nested_null = _promotion(writer, reader, inner)
+    return (kind, null_index) if kind and nested_null == -1 else ("", -1)
+
+
+def _nullable(writer: AvroSchema, reader: AvroSchema, plan):
+    """Where ``plan`` reads ["null", T] (either order) as a reader's union of
+    null and T' in the same order: the index of null and T's plan, else
+    (-1, None)."""
+    if not isinstance(plan, WriterUnion) or len(plan.branches) != 2:
+        return -1, None
     wanted = reader.deref(plan.reader)
     if not isinstance(wanted, Union) or len(wanted.branches) != 2:
-        return "", -1
-    kind, null_index = "", -1
+        return -1, None
+    null_index, inner = -1, None
     for index, branch in enumerate(plan.branches):
         if not isinstance(branch, ReaderUnion) or branch.index != index:
-            return "", -1
+            return -1, None
         written = writer.deref(branch.writer)
         if isinstance(written, Primitive) and written.name == "null":
             null_index = index
         else:
-            kind, inner = _promotion(writer, reader, branch.plan)
-            if not kind or inner != -1:
-                return "", -1
-    return (kind, null_index) if kind and null_index != -1 else ("", -1)
+            inner = branch.plan
+    return (null_index, inner) if null_index != -1 else (-1, None)
+
+
+def _remapping(writer: AvroSchema, reader: AvroSchema, plan) -> tuple:
+    """Where a field's plan reads an enum whose symbols the writer numbers
+    otherwise (alone, or nullable in both schemas): its EnumMap and the index
+    of null (else -1); else (None, -1)."""
+    if isinstance(plan, EnumMap):
+        return (plan, -1) if _renumbers(plan) else (None, -1)
+    null_index, inner = _nullable(writer, reader, plan)
+    if isinstance(inner, EnumMap) and _renumbers(inner):
+        return inner, null_index
+    return None, -1
+
+
+def _renumbers(plan: EnumMap) -> bool:
+    """Whether a writer's symbol index is not the reader's index of the
+    symbol read (else the bytes are read as they are)."""
+    return plan.indexes() != tuple(range(len(plan.symbols)))
 
 
 def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:

@@ -123,14 +123,7 @@ class _ResolvingGenerator:
         """A writer's symbol some of which the reader lacks, without default."""
         count = checked_int(len(plan.writer.symbols), "symbols", 0, _MAX_SIZE)
         symbols = self.bind(plan.symbols, "symbols")
-        messages = self.bind(tuple(
-            None if symbol is not None else
-            f"{plan.writer_path or plan.writer.name}: the writer's symbol {written!r} is not a "
-            f"symbol of the reader's enum {plan.reader.name}, which has no default "
-            # fastavro's words, which its users match
-            f"({written} not found in reader symbol list {plan.reader.name}, known "
-            f"symbols: {list(plan.reader.symbols)!r})"
-            for written, symbol in zip(plan.writer.symbols, plan.symbols)), "unknown_symbols")
+        messages = self.bind(plan.unknown_messages(), "unknown_symbols")
         start = fn.local("Py_ssize_t", "start")
         index = fn.local("int", "index")
         symbol = fn.local("object", "symbol")

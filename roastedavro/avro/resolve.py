@@ -101,6 +101,24 @@ class EnumMap(Plan):
     symbols: tuple
     writer_path: str
 
+    def unknown_messages(self) -> tuple:
+        """Per writer symbol, the error of reading it where the reader has
+        neither it nor a default (else None): fastavro's words at the end,
+        which its users match."""
+        return tuple(
+            None if symbol is not None else
+            f"{self.writer_path or self.writer.name}: the writer's symbol {written!r} is not a "
+            f"symbol of the reader's enum {self.reader.name}, which has no default "
+            f"({written} not found in reader symbol list {self.reader.name}, known "
+            f"symbols: {list(self.reader.symbols)!r})"
+            for written, symbol in zip(self.writer.symbols, self.symbols))
+
+    def indexes(self) -> tuple:
+        """Per writer symbol, the reader's index of the symbol it is read
+        as, or -1 (see unknown_messages)."""
+        position = {symbol: index for index, symbol in enumerate(self.reader.symbols)}
+        return tuple(-1 if symbol is None else position[symbol] for symbol in self.symbols)
+
 
 @record(frozen=True, eq=False)
 class Container(Plan):
