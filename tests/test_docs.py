@@ -3,7 +3,8 @@ written, every relative link and anchor resolves, and the site builds with
 warnings as errors.
 
 A page's examples run in order in one namespace, from a temporary folder that
-holds a copy of ``examples/schemas`` (the ``.avsc`` files the examples load).
+holds a copy of ``examples/schemas`` at that path (the ``.avsc`` files the
+examples load, by their paths from the repository's root).
 Hidden code the reader does not see (the setting an example assumes, or checks
 of what it printed) sits in HTML comments that MkDocs and GitHub do not show::
 
@@ -48,7 +49,7 @@ RUNNABLE = [page for page in PAGES if any(kind == "example" for kind, _, _ in pi
 
 @pytest.mark.parametrize("page", RUNNABLE, ids=lambda page: page.relative_to(ROOT).as_posix())
 def test_the_examples_of_a_page_run(page, tmp_path, monkeypatch, capsys):
-    shutil.copytree(ROOT / "examples" / "schemas", tmp_path / "schemas")
+    shutil.copytree(ROOT / "examples" / "schemas", tmp_path / "examples" / "schemas")
     monkeypatch.chdir(tmp_path)
     printed = []
 
