@@ -203,3 +203,34 @@ def test_symbols_added_at_the_end_are_read_as_written_even_in_arrays():
     layout = written_layout(plan.root, plan.records, plan.schema, ListedV1().avro_model,
                             CompileFlags())
     assert layout is not None and not any(step.remap for step in layout.steps)
+
+
+def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_built(monkeypatch):
+    from roastedavro import tiers
+
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", "hot")
+    # as where nothing was built before (other tests built this pair)
+    monkeypatch.setattr(tiers.Engine, "_find", lambda self, where: None)
+    monkeypatch.setattr(tiers, "HOT_AFTER", 64)
+    started = []
+    monkeypatch.setattr(tiers.Engine, "_background",
+                        lambda self, make, state: started.append((self, state)))
+
+    class Hot(SwatchV2):
+        class Meta:
+            avro_name = "Swatch"
+
+    hot = Hot()
+    hot.compile()
+    data = SwatchV1().dump_compiled({"colour": OldColour.GREEN})
+    expected = {"colour": Colour.GREEN, "grams": 5}
+    for _ in range(2 * 64 // len(data) + 2):
+        assert hot.load_compiled(data, writer_schema=SwatchV1) == expected
+    assert served(hot) == ["_ReadAndWrite"]
+    pairs = hot.load_compiled.__self__.pairs.args[2]
+    (evolved,) = pairs.evolved
+    assert started.count((evolved.engine, "compiling")) == 1
+    monkeypatch.undo()
+    evolved.engine.compile()        # what the background does
+    assert hot.load_compiled(data, writer_schema=SwatchV1) == expected
+    assert served(hot) == ["Codec"]
