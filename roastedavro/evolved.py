@@ -332,11 +332,17 @@ def _renumbers(plan: EnumMap) -> bool:
 
 
 def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:
+    """Whether a plan reads a string as bytes, or bytes as a plain string:
+    the same encoding, read by the field's own code (a string's is checked
+    as UTF-8 as it is read, with the error and offset of the pair's
+    AvroCodec)."""
     if not isinstance(plan, Read):
         return False
     written, wanted = writer.deref(plan.writer), reader.deref(plan.reader)
-    return (isinstance(written, Primitive) and written.name == "string"
-            and isinstance(wanted, Primitive) and wanted.name == "bytes")
+    if not isinstance(written, Primitive) or not isinstance(wanted, Primitive):
+        return False
+    return (written.name, wanted.name) == ("string", "bytes") or (
+        (written.name, wanted.name) == ("bytes", "string") and wanted.logical is None)
 
 
 class EvolvedPair:

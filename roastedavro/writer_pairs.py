@@ -166,8 +166,9 @@ _SAME_LAYOUT = _SameLayout()
 
 
 class _ReadAndWrite:
-    """A pair whose bytes need converting (a remapped enum, bytes read as a
-    string; numbers promoted until the pair's one-pass codec is built): read
+    """A pair whose bytes need converting (an enum renumbered inside an
+    array, map or wide union; numbers promoted or enums renumbered until the
+    pair's one-pass codec is built): read
     by the pair's resolving AvroCodec, written by the reader's. Like the
     Rearranger, it counts the bytes it reads, for the ``hot`` policy
     (``watch``), and tells whoever holds it what replaced it
