@@ -51,6 +51,16 @@ RUNNABLE = [page for page in PAGES if any(kind == "example" for kind, _, _ in pi
 def test_the_examples_of_a_page_run(page, tmp_path, monkeypatch, capsys):
     shutil.copytree(ROOT / "examples" / "schemas", tmp_path / "examples" / "schemas")
     monkeypatch.chdir(tmp_path)
+    # the schema classes and encoders a page declares are the page's own: the
+    # registries by name are put back afterwards (a page's ShapeSchema must not
+    # make another test's Nested("ShapeSchema") ambiguous)
+    from marshmallow import class_registry
+
+    from roastedavro.encoders import default_registry
+
+    monkeypatch.setattr(class_registry, "_registry",
+                        {name: list(classes) for name, classes in class_registry._registry.items()})
+    monkeypatch.setattr(default_registry, "_by_field_class", dict(default_registry._by_field_class))
     printed = []
 
     def captured() -> str:
