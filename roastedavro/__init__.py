@@ -1,5 +1,7 @@
 """roastedavro: marshmallow schemas compiled into Cython Avro codecs."""
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
 
 # The C runtime is built when the package is installed: a source tree imported
@@ -38,8 +40,24 @@ _LAZY = {
     "CompiledSchema": "roastedavro.schema",
 }
 
+# the names imported on first use, as type checkers see them (at run time
+# TYPE_CHECKING is False: nothing is imported here)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def __getattr__(name: str):
+    from roastedavro.avro.compatibility import (
+        CompatibilityResult, Incompatibility, check_compatibility, check_mode,
+    )
+    from roastedavro.codec import AvroCodec, SchemaStore
+    from roastedavro.encoders import Encoder, register_encoder
+    from roastedavro.errors import CompileError, DecodeError, SchemaError, SchemaResolutionError
+    from roastedavro.flags import CompileFlags
+    from roastedavro.schema import CompiledSchema
+del TYPE_CHECKING
+
+
+def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         # a submodule (roastedavro.avro, roastedavro.codec...), as when the

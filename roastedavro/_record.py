@@ -17,7 +17,7 @@ methods as ``dataclasses.dataclass`` (``__init__`` with ``__post_init__``,
 from __future__ import annotations
 
 import reprlib
-from typing import Any, ClassVar, get_origin
+from typing import Any, Callable, ClassVar, TypeVar, dataclass_transform, get_origin, overload
 
 __all__ = ["record", "field"]
 
@@ -34,8 +34,8 @@ _HAS_DEFAULT_FACTORY: Any = type("_HAS_DEFAULT_FACTORY", (), {"__repr__": lambda
 class _Field:
     __slots__ = ("name", "type", "default", "default_factory", "repr", "hash", "compare")
 
-    def __init__(self, default=MISSING, default_factory=MISSING, repr=True, hash=None,
-                 compare=True):
+    def __init__(self, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,
+                 hash: bool | None = None, compare: bool = True) -> None:
         self.name: str = ""
         self.type: Any = None
         self.default = default
@@ -45,7 +45,8 @@ class _Field:
         self.compare = compare
 
 
-def field(*, default=MISSING, default_factory=MISSING, repr=True, hash=None, compare=True) -> Any:
+def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool = True,
+          hash: bool | None = None, compare: bool = True) -> Any:
     """As ``dataclasses.field`` (these options)."""
     if default is not MISSING and default_factory is not MISSING:
         raise ValueError("cannot specify both default and default_factory")
@@ -95,14 +96,28 @@ def _is_class_var(annotation: Any) -> bool:
     return annotation is ClassVar or get_origin(annotation) is ClassVar
 
 
-def record(cls=None, /, *, eq: bool = True, frozen: bool = False):
+_C = TypeVar("_C", bound=type)
+
+
+# dataclass_transform: type checkers see the classes as dataclasses (their
+# __init__, frozen fields); at run time it only sets __dataclass_transform__
+@overload
+@dataclass_transform(field_specifiers=(field,))
+def record(cls: _C, /) -> _C: ...
+
+
+@overload
+def record(cls: None = None, /, *, eq: bool = True, frozen: bool = False) -> Callable[[_C], _C]: ...
+
+
+def record(cls: Any = None, /, *, eq: bool = True, frozen: bool = False) -> Any:
     """As ``@dataclasses.dataclass`` with these options (init, repr, no order)."""
     if cls is None:
         return lambda cls: _process(cls, eq, frozen)
     return _process(cls, eq, frozen)
 
 
-def _process(cls, eq: bool, frozen: bool):
+def _process(cls: Any, eq: bool, frozen: bool) -> Any:
     fields: dict[str, _Field] = {}
     for base in cls.__mro__[-1:0:-1]:
         fields.update(base.__dict__.get("__record_fields__", {}))

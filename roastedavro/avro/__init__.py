@@ -1,6 +1,8 @@
 """The Avro schema model: types, parsing, canonical form and fingerprints, schema
 resolution and compatibility."""
 
+from __future__ import annotations
+
 from roastedavro.avro.types import (  # noqa: F401
     NO_DEFAULT, Array, AvroType, Enum, Field, Fixed, Logical, Map, NamedRef, NamedType,
     Primitive, Record, Schema, Union,
@@ -18,8 +20,18 @@ _LATER = {
     "check_compatibility": "compatibility", "check_mode": "compatibility",
 }
 
+# as type checkers see them (at run time TYPE_CHECKING is False)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-def __getattr__(name: str):
+    from roastedavro.avro.compatibility import (  # noqa: F401
+        CompatibilityResult, Incompatibility, check_compatibility, check_mode,
+    )
+del TYPE_CHECKING
+
+
+def __getattr__(name: str) -> Any:
     module = _LATER.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

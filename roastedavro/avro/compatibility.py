@@ -26,11 +26,11 @@ Logical types are ignored, as Java's checker ignores them.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Iterable, NamedTuple, cast
 
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import (
-    AvroType, Enum, Field, Fixed, NamedRef, NamedType, Record, Schema, describe,
+    Array, AvroType, Enum, Field, Fixed, NamedRef, Map, NamedType, Record, Schema, describe,
 )
 from roastedavro.errors import SchemaError
 
@@ -254,7 +254,7 @@ class _Checker:
             found = self.calculate(reader, writer, location)
             self.memo[key] = found
         location.pop()
-        return found  # type: ignore[return-value]
+        return found
 
     def fresh(self, reader: _Node, writer: _Node) -> tuple[Incompatibility, ...]:
         """Java's two-argument getCompatibility: a new location, the same memo."""
@@ -267,14 +267,14 @@ class _Checker:
             if rtype in _PRIMITIVES:
                 return ()
             if rtype == "ARRAY":
-                return self.pair("items", self.child("reader", reader, reader.avro.items, "items",
+                return self.pair("items", self.child("reader", reader, cast(Array, reader.avro).items, "items",
                                                      reader.path + "[]"),
-                                 self.child("writer", writer, writer.avro.items, "items",
+                                 self.child("writer", writer, cast(Array, writer.avro).items, "items",
                                             writer.path + "[]"), location)
             if rtype == "MAP":
-                return self.pair("values", self.child("reader", reader, reader.avro.values,
+                return self.pair("values", self.child("reader", reader, cast(Map, reader.avro).values,
                                                       "values", reader.path + "{}"),
-                                 self.child("writer", writer, writer.avro.values, "values",
+                                 self.child("writer", writer, cast(Map, writer.avro).values, "values",
                                             writer.path + "{}"), location)
             if rtype == "FIXED":
                 return self.names(reader, writer, location) + self.size(reader, writer, location)

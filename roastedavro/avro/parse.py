@@ -17,7 +17,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, TypeVar
 
 from roastedavro.avro.types import (
     NAMED_KINDS,
@@ -41,6 +41,7 @@ from roastedavro.avro.types import (
 from roastedavro.errors import SchemaError
 
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_Named = TypeVar("_Named", bound=NamedType)
 NAME_RULE = "letters, digits and _, not starting with a digit"
 
 # the attributes the specification defines per kind of type; any other is a
@@ -144,7 +145,7 @@ def _schema_from_json(text: str, dialect: str = "avro") -> Schema:
     return parse_schema(text, dialect=dialect)
 
 
-def _reduce_schema(schema: Schema):
+def _reduce_schema(schema: Schema) -> tuple[Any, tuple[str, ...]]:
     if schema.dialect != "avro":
         return (_schema_from_json, (schema.to_json(), schema.dialect))
     return (_schema_from_json, (schema.to_json(),))
@@ -375,7 +376,7 @@ class _Parser:
         new_namespace = full.rpartition(".")[0] or None
         return full, new_namespace
 
-    def define(self, definition: NamedType, path: str):
+    def define(self, definition: _Named, path: str) -> _Named:
         """Register a named type; another schema's definition of the name must be the same."""
         known = self.external.get(definition.name)
         if known is not None and known != definition:
@@ -613,8 +614,9 @@ class _Parser:
         if kind in ("record", "error"):
             if not isinstance(value, dict):
                 return "a record default must be a JSON object"
-            if not avro.fields and avro.name in self.named and self.named[avro.name] is not avro:
-                avro = self.named[avro.name]
+            # a record, by its kind
+            if not avro.fields and avro.name in self.named and self.named[avro.name] is not avro:  # type: ignore[attr-defined]
+                avro = self.named[avro.name]  # type: ignore[attr-defined]
             for field in avro.fields:  # type: ignore[attr-defined]
                 if field.name in value:
                     problem = self.default_problem(field.type, value[field.name])

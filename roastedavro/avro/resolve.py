@@ -27,7 +27,7 @@ the data to reach (reading such a branch is then an error of that datum).
 from __future__ import annotations
 
 from roastedavro._record import field as _field, record
-from typing import Iterator
+from typing import Any, Iterator, cast
 
 from roastedavro.avro.types import (
     Array, AvroType, Enum, Field, Fixed, Map, Primitive, Record, Schema, Union, describe,
@@ -222,13 +222,15 @@ class Resolution:
         for plan in self.unconditional():
             if isinstance(plan, Unreadable):
                 raise plan.error()
-            if isinstance(plan, RecordRef) and self.record(plan).error is not None:
-                raise self.record(plan).error.error()
+            if isinstance(plan, RecordRef):
+                error = self.record(plan).error
+                if error is not None:
+                    raise error.error()
             if isinstance(plan, WriterUnion) and all(self.fails(branch) for branch in plan.branches):
                 first = plan.branches[0] if plan.branches else None
                 reason = "no branch of the writer's union can be read as the reader's type"
                 if first is not None:
-                    reason += f" (the first: {self.failure(first).reason})"
+                    reason += f" (the first: {cast(Unreadable, self.failure(first)).reason})"
                 raise SchemaResolutionError(reason, *self._paths(first))
 
     def fails(self, plan: Plan) -> bool:
@@ -323,7 +325,7 @@ class _Resolver:
         #: fastavro's rules (the reader's schema is of the fastavro dialect)
         self.fastavro = getattr(reader, "dialect", "avro") == "fastavro"
 
-    def names_match(self, writer, reader) -> bool:
+    def names_match(self, writer: Any, reader: Any) -> bool:
         """Whether a writer's named type may be read as a reader's of the same
         kind by name: Java's rule (simple names, after the reader's aliases),
         and in the fastavro dialect also fastavro's (a reader's alias naming
@@ -336,7 +338,7 @@ class _Resolver:
         return any(alias == writer.name or _simple(alias) == simple
                    for alias in getattr(reader, "aliases", ()))
 
-    def name(self, writer_named: AvroType) -> str:
+    def name(self, writer_named: Any) -> str:
         """The writer's full name after the reader's aliases."""
         return self.renamed.get(writer_named.name, writer_named.name)
 
@@ -350,27 +352,30 @@ class _Resolver:
             return self.writer_union(writer, reader, wpath, rpath)
         kind = _kind(writer)
         if kind == _kind(reader):
+            # the same kind: the reader's type is of the writer's type's class
+            same: Any = reader
             if isinstance(writer, Primitive):
-                return Read(writer, reader)
+                return Read(writer, same)
             if isinstance(writer, Fixed):
-                if not self.names_match(writer, reader):
-                    return self.names_differ(writer, reader, wpath, rpath)
-                if writer.size != reader.size:
-                    return Unreadable(writer, reader, (
+                if not self.names_match(writer, same):
+                    return self.names_differ(writer, same, wpath, rpath)
+                if writer.size != same.size:
+                    return Unreadable(writer, same, (
                         f"the writer's fixed {writer.name} has {writer.size} bytes, the "
-                        f"reader's {reader.name} {reader.size}"), wpath, rpath)
-                return Read(writer, reader)
+                        f"reader's {same.name} {same.size}"), wpath, rpath)
+                return Read(writer, same)
             if isinstance(writer, Array):
-                return Container(writer, reader, self.resolve(
-                    writer.items, reader.items, wpath + "[]", rpath + "[]"))
+                return Container(writer, same, self.resolve(
+                    writer.items, same.items, wpath + "[]", rpath + "[]"))
             if isinstance(writer, Map):
-                return Container(writer, reader, self.resolve(
-                    writer.values, reader.values, wpath + "{}", rpath + "{}"))
+                return Container(writer, same, self.resolve(
+                    writer.values, same.values, wpath + "{}", rpath + "{}"))
             if isinstance(writer, Enum):
-                return self.enum(writer, reader, wpath, rpath)
-            if not self.names_match(writer, reader):
-                return self.names_differ(writer, reader, wpath, rpath)
-            return self.record(writer, reader, wpath, rpath)
+                return self.enum(writer, same, wpath, rpath)
+            if not self.names_match(writer, same):
+                return self.names_differ(writer, same, wpath, rpath)
+            # the one kind left: a record (a union and references are dealt with above)
+            return self.record(cast(Record, writer), same, wpath, rpath)
         if isinstance(reader, Union):
             return self.reader_union(writer, reader, wpath, rpath)
         if isinstance(writer, Primitive) and isinstance(reader, Primitive) \
@@ -382,7 +387,7 @@ class _Resolver:
             f"the writer's {describe(writer)} cannot be read as the reader's {describe(reader)}"),
             wpath, rpath)
 
-    def names_differ(self, writer, reader, wpath: str, rpath: str) -> Unreadable:
+    def names_differ(self, writer: Any, reader: Any, wpath: str, rpath: str) -> Unreadable:
         return Unreadable(writer, reader, (
             f"the writer's {writer.type_name} {writer.name} is not the reader's {reader.name}: "
             f"their names differ and the reader has no alias {writer.name}"), wpath, rpath)
@@ -402,9 +407,10 @@ class _Resolver:
         plan = self.records[key] = RecordPlan(writer, reader, wpath or writer.name,
                                               rpath or reader.name)
         # as Java: the records' names are not compared, their fields are
-        by_name = {field.name: field for field in reader.fields}
-        written = set()
+        by_name: dict[str | None, Field] = {field.name: field for field in reader.fields}
+        written: set[str | None] = set()
         for field in writer.fields:
+            name: str | None
             if self.fastavro:
                 # fastavro's rules: a reader's field of the writer's field's
                 # own name before one it names as an alias, and each reader's
@@ -443,7 +449,7 @@ class _Resolver:
             plan.order = tuple(field.name for field in reader.fields)
         return ref
 
-    def writer_union(self, writer: Union, reader: AvroType, wpath: str, rpath: str) -> WriterUnion:
+    def writer_union(self, writer: Union, reader: Any, wpath: str, rpath: str) -> WriterUnion:
         equivalent = self.equivalent(writer, reader, {})
         branches = []
         for index, branch in enumerate(writer.branches):
@@ -466,14 +472,14 @@ class _Resolver:
         return ReaderUnion(writer, reader, index, self.resolve(
             writer, branch, wpath, f"{rpath}<{describe(branch)}>"))
 
-    def first_match(self, writer: AvroType, reader: Union, wpath: str, rpath: str) -> int:
+    def first_match(self, writer: Any, reader: Union, wpath: str, rpath: str) -> int:
         """Java's choice of the reader's branch: the first of the writer's
         own type (named types by full name; records also by structure,
         preferring the same simple name), then the first promotion."""
         kind = _kind(writer)
         structural = -1
-        for index, branch in enumerate(reader.branches):
-            branch = self.reader.deref(branch)
+        for index, reader_branch in enumerate(reader.branches):
+            branch: Any = self.reader.deref(reader_branch)
             if _kind(branch) != kind:
                 continue
             if kind not in _NAMED:
@@ -506,7 +512,7 @@ class _Resolver:
                 return True
         return False
 
-    def equivalent(self, writer: AvroType, reader: AvroType, seen: dict) -> bool:
+    def equivalent(self, writer: Any, reader: Any, seen: dict) -> bool:
         """Java's unionEquiv: the same types branch for branch (simple names)."""
         writer = self.writer.deref(writer)
         reader = self.reader.deref(reader)

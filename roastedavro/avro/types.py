@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from roastedavro._record import field as _field, record
 import json
-from typing import Any, Iterator, Mapping, Union as _Union
+from typing import Any, Iterator, Mapping, Union as _Union, cast
 
 from roastedavro.avro.canonical import fingerprint
 
@@ -34,7 +34,7 @@ class _NoDefault:
 
     _instance = None
 
-    def __new__(cls):
+    def __new__(cls) -> _NoDefault:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -42,7 +42,7 @@ class _NoDefault:
     def __repr__(self) -> str:
         return "NO_DEFAULT"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[_NoDefault], tuple[()]]:
         return (_NoDefault, ())
 
 
@@ -102,7 +102,7 @@ class Primitive(AvroType):
     logical: Logical | None = None
     props: tuple[tuple[str, Any], ...] = _props_field()
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.name not in PRIMITIVE_TYPES:
             raise ValueError(f"{self.name!r} is not an Avro primitive type")
 
@@ -110,7 +110,7 @@ class Primitive(AvroType):
     def type_name(self) -> str:
         return self.name
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.name, self.logical, _frozen(dict(self.props))))
 
 
@@ -142,7 +142,7 @@ class Fixed(NamedType):
     def type_name(self) -> str:
         return "fixed"
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("fixed", self.name, self.size, self.logical))
 
 
@@ -159,7 +159,7 @@ class Enum(NamedType):
     def type_name(self) -> str:
         return "enum"
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("enum", self.name, self.symbols, self.default))
 
 
@@ -198,7 +198,7 @@ class Record(NamedType):
                 return field
         return None
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash((self.kind, self.name, self.fields))
 
 
@@ -211,7 +211,7 @@ class Array(AvroType):
     def type_name(self) -> str:
         return "array"
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("array", self.items))
 
 
@@ -224,7 +224,7 @@ class Map(AvroType):
     def type_name(self) -> str:
         return "map"
 
-    def __hash__(self):
+    def __hash__(self) -> int:
         return hash(("map", self.values))
 
 
@@ -261,7 +261,8 @@ def describe(avro: AvroType) -> str:
         return f"map<{describe(avro.values)}>"
     if isinstance(avro, Union):
         return " | ".join(describe(branch) for branch in avro.branches)
-    return _with_logical(avro.type_name, avro.logical)
+    # the one type left: a primitive
+    return _with_logical(avro.type_name, cast(Primitive, avro).logical)
 
 
 def _with_logical(text: str, logical: Logical | None) -> str:
@@ -432,7 +433,7 @@ def to_json_value(schema: Schema) -> Any:
     names relative to the enclosing namespace, as Java's ``Schema.toString``."""
     seen: set[str] = set()
 
-    def logical(avro, node: dict) -> None:
+    def logical(avro: Primitive | Fixed, node: dict) -> None:
         if avro.logical is not None:
             node["logicalType"] = avro.logical.name
             if avro.logical.precision is not None:
