@@ -16,7 +16,7 @@ import functools
 import weakref
 from collections import OrderedDict
 import threading
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from roastedavro import _tier0, buildenv, tiers
 from roastedavro._datum import Duration  # the Python value of an Avro duration
@@ -24,6 +24,9 @@ from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError, NotCompiledError
 from roastedavro.flags import CompileFlags
+
+if TYPE_CHECKING:
+    from roastedavro._runtime import DatumCodec
 
 __all__ = ["AvroCodec", "Duration", "SchemaStore", "SingleObjectError", "SINGLE_OBJECT_MARKER"]
 
@@ -48,7 +51,7 @@ def _key(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tuple:
 
 
 def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
-              build: str = "here"):
+              build: str = "here") -> Any:
     """The codec object of a schema, or of a (writer, reader) pair.
     ``build="lookup"``: as "never", without generating the source (its key)
     where no codec can be stored for the schema (buildenv.may_be_stored)."""
@@ -82,7 +85,7 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
     return codec
 
 
-def _generate(schema: Schema, writer: Schema | None):
+def _generate(schema: Schema, writer: Schema | None) -> Any:
     # the generators (jinja2, the marshmallow code generator) are imported
     # only by a process that generates code
     if writer is None:
@@ -114,7 +117,7 @@ class SingleObjectError(DecodeError):
         super().__init__(message, offset)
         self.fingerprint = fingerprint
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.reason, self.offset, self.fingerprint))
 
 
@@ -123,7 +126,7 @@ def _fingerprint_text(fingerprint: int) -> str:
             "after the marker)")
 
 
-def read_header(data) -> tuple[int, memoryview]:
+def read_header(data: Any) -> tuple[int, memoryview]:
     """The fingerprint of a single-object encoded message, and the message."""
     view = memoryview(data)
     if view.ndim != 1 or view.itemsize != 1:
@@ -187,7 +190,8 @@ class AvroCodec:
             # own codec (its logical types and names decide the values)
             self._resolving = writer.canonical_form() != self.schema.canonical_form()
         self._write_engine: tiers.Engine | None = None
-        self._codec = None
+        #: the codec that writes (a DatumCodec), once there is one
+        self._codec: Any = None
         if self._resolving:
             # reading and writing need different codecs; writing (the
             # reader's schema) is made on its first use
@@ -211,12 +215,12 @@ class AvroCodec:
         """Serve from the engines' current codecs (called again when one is compiled)."""
         reader = self._reader = self._read_engine.current
         # the entry points themselves: no Python frame in between
-        self.load = reader.load
+        self.load = reader.load  # type: ignore[method-assign]  # the codec's own method replaces it
         if self._write_engine is not None and self._write_engine.current is not None:
             self._codec = self._write_engine.current
-            self.dump = self._codec.dump
+            self.dump = self._codec.dump  # type: ignore[method-assign]  # as load
 
-    def _writer(self):
+    def _writer(self) -> Any:
         if self._codec is None:
             if self._write_engine is None:
                 self._write_engine = _engine(self.schema, self.flags, None)
@@ -230,7 +234,7 @@ class AvroCodec:
         reads another writer's data)."""
         return self._writer().dump(datum)
 
-    def load(self, data) -> Any:  # replaced by the codec's own method
+    def load(self, data: Any) -> Any:  # replaced by the codec's own method
         """The datum of Avro binary ``data`` (written with ``writer_schema``)."""
         return self._reader.load(data)
 
@@ -239,7 +243,7 @@ class AvroCodec:
         little-endian), then its Avro binary."""
         return self._writer().dump_prefixed(self._header, datum)
 
-    def load_single(self, data) -> Any:
+    def load_single(self, data: Any) -> Any:
         """The datum of a single-object encoded message of ``writer_schema``."""
         fingerprint, view = read_header(data)
         expected = self.writer_schema.fingerprint()
@@ -297,7 +301,7 @@ class AvroCodec:
             return f"AvroCodec({self.schema!r}, writer_schema={self.writer_schema!r})"
         return f"AvroCodec({self.schema!r})"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         # another process builds or loads the same module from its cache
         # a schema of another dialect than the specification's goes as itself
         schema = self.schema.to_json() if self.schema.dialect == "avro" else self.schema
@@ -328,10 +332,10 @@ def _engine(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tiers
         engine = _engines.get(key)
         if engine is None:
             if writer is None:
-                def interpret():
+                def interpret() -> DatumCodec:
                     return _tier0.Interpreter(schema, flags)
             else:
-                def interpret():
+                def interpret() -> DatumCodec:
                     return _tier0.ResolvingInterpreter(writer, schema, flags)
             engine = _engines[key] = tiers.Engine(
                 lambda: _label(schema, writer), interpret,
@@ -397,7 +401,7 @@ class SchemaStore:
             fingerprint = int.from_bytes(fingerprint, "little")
         return self._codecs.get(fingerprint)
 
-    def load_single(self, data) -> Any:
+    def load_single(self, data: Any) -> Any:
         """The datum of a single-object encoded message, read with the codec
         of the schema its fingerprint names."""
         fingerprint, view = read_header(data)
@@ -408,7 +412,7 @@ class SchemaStore:
                 f"{_fingerprint_text(fingerprint)}", 2, fingerprint)
         return codec._reader.load_from(view, _HEADER_SIZE)
 
-    def __contains__(self, fingerprint) -> bool:
+    def __contains__(self, fingerprint: int | bytes) -> bool:
         return self.lookup(fingerprint) is not None
 
     def __len__(self) -> int:

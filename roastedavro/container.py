@@ -244,7 +244,7 @@ class FileReader:
         except DecodeError as error:
             raise self._records_error(error, block, data) from None
 
-    def _records_error(self, error: DecodeError, block: Block, data) -> ContainerError:
+    def _records_error(self, error: DecodeError, block: Block, data: bytes) -> ContainerError:
         """The ContainerError of a block whose records cannot be read."""
         reason = error.reason
         if reason.startswith("item budget exceeded"):
@@ -317,13 +317,13 @@ class FileReader:
             yield from records
 
     # fastavro's reader is an iterator
-    def __next__(self):
+    def __next__(self) -> Any:
         if not hasattr(self, "_records"):
             self._records = iter(self)
         return next(self._records)
 
 
-def block_reader(fo: BinaryIO, reader_schema: Any = None, **options) -> Iterator[Block]:
+def block_reader(fo: BinaryIO, reader_schema: Any = None, **options: Any) -> Iterator[Block]:
     """The blocks of a container file with their record counts, offsets and
     stored bytes, for splitting work: iterate a block to decode it."""
     return FileReader(fo, reader_schema, **options).blocks()
@@ -453,6 +453,7 @@ class FileWriter:
         its own in the file, and the records before it in its block to the
         next flush); the bytes encoded."""
         encode_next, interval = self.encode_next, self.sync_interval
+        assert encode_next is not None    # called only where the records are encoded by it
         written = 0
         rescued: list = []
         while True:
@@ -480,6 +481,7 @@ class FileWriter:
         if self.encode_next is not None:
             written = self._encode(iter(records))
         else:
+            assert self.encode_block is not None    # one of the two is given (__init__)
             data = self.encode_block(records)
             self._parts.append(data)
             self._count += len(records)
@@ -546,13 +548,13 @@ class FileWriter:
     def __enter__(self) -> FileWriter:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         if exc[0] is None:
             self.close()
 
 
 def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
-               *, repair: bool = False, **options) -> None:
+               *, repair: bool = False, **options: Any) -> None:
     """Write ``records`` to ``fo`` as a container file; if ``fo`` already holds
     one (opened for reading and writing, e.g. ``"a+b"``), append to it with
     its schema, codec and sync marker.
@@ -581,7 +583,7 @@ def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "
     writer.close()
 
 
-def append(fo: BinaryIO, records: Iterable[Any], *, repair: bool = False, **options) -> None:
+def append(fo: BinaryIO, records: Iterable[Any], *, repair: bool = False, **options: Any) -> None:
     """Append ``records`` to the container file ``fo`` (opened ``"r+b"`` or
     ``"a+b"``), with its own schema, codec and sync marker; a damaged file is
     a ContainerError (``repair``: see :func:`write_file`)."""
