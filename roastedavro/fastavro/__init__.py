@@ -78,7 +78,7 @@ def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, return_rec
     return _read_datum(fo, codec, codec._reader)
 
 
-def _pair_codec(writer_schema: Any, reader_schema: Any):
+def _pair_codec(writer_schema: Any, reader_schema: Any) -> Any:
     try:
         return reading_codec(writer_schema, reader_schema)
     except _SchemaResolutionError as error:
@@ -86,7 +86,7 @@ def _pair_codec(writer_schema: Any, reader_schema: Any):
                                     error.reader_path) from None
 
 
-def _read_datum(fo: BinaryIO, codec, reader) -> Any:
+def _read_datum(fo: BinaryIO, codec: Any, reader: Any) -> Any:
     """One datum read from ``fo`` by ``reader`` (``codec``'s): ``fo`` is left
     just after it."""
     kind = type(fo)
@@ -103,13 +103,13 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
             # further into a stream: read in place rather than copy the rest
             # (getvalue() would share the BytesIO's bytes, so that each later
             # write to it copied them all)
-            with fo.getbuffer() as view:
+            with fo.getbuffer() as view:  # type: ignore[attr-defined]  # a BytesIO here
                 if start >= len(view):
                     return _at_end(reader)
                 datum, end = reader.load_one(view, start)
         fo.seek(end)
         return datum
-    peek = fo.peek if kind in _BUFFERED else getattr(fo, "peek", None)
+    peek = fo.peek if kind in _BUFFERED else getattr(fo, "peek", None)  # type: ignore[attr-defined]
     if peek is not None:
         # a file or pipe opened for reading (gzip, bz2, lzma and zip members
         # too): the datum is read from the bytes the stream holds already,
@@ -130,7 +130,7 @@ def _read_datum(fo: BinaryIO, codec, reader) -> Any:
     return _read_stream(fo, codec, reader)
 
 
-def _at_end(reader) -> Any:
+def _at_end(reader: Any) -> Any:
     """No bytes left: the end of a stream of datums (EOFError, as fastavro
     says it), unless the schema's datums take no bytes (null, a record of
     no fields), which are read from nothing, as fastavro reads them."""
@@ -140,7 +140,7 @@ def _at_end(reader) -> Any:
         raise EOFError from None
 
 
-def _read_stream(fo: BinaryIO, codec, reader) -> Any:
+def _read_stream(fo: BinaryIO, codec: Any, reader: Any) -> Any:
     """One datum from a stream other than a BytesIO."""
     # fastavro needs only read(): an object without seekable() is walked
     seekable = getattr(fo, "seekable", None)
@@ -167,7 +167,7 @@ def _read_stream(fo: BinaryIO, codec, reader) -> Any:
     return _read_walked(fo, codec, reader)
 
 
-def _read_walked(fo: BinaryIO, codec, reader) -> Any:
+def _read_walked(fo: BinaryIO, codec: Any, reader: Any) -> Any:
     """The datum's bytes, read part by part as its schema says, then decoded
     (the compiled reader checks UTF-8 and decimals itself)."""
     entry = _WALKERS.get(id(reader))

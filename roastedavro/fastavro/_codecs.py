@@ -7,7 +7,7 @@ not the resolution's."""
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro._logical import LogicalCodec, logical_plan
@@ -17,6 +17,9 @@ from roastedavro.fastavro._models import (
 from roastedavro._runtime import schema_shape
 from roastedavro.flags import CompileFlags
 
+if TYPE_CHECKING:
+    from roastedavro._tier0 import Interpreter, ResolvingInterpreter
+
 _DEFAULT_FLAGS = CompileFlags()
 
 # one codec per schema text (and reader text): equal schemas given as
@@ -24,9 +27,9 @@ _DEFAULT_FLAGS = CompileFlags()
 _BY_TEXT: dict[tuple, Any] = {}
 
 
-def codec_for(schema: Any, reader: Any = None):
+def codec_for(schema: Any, reader: Any = None) -> Any:
     """The compiled AvroCodec for a schema (reading with ``reader``'s schema,
-    if given): a lookup after the first call."""
+    if given), or its LogicalCodec: a lookup after the first call."""
     key = id(schema) if reader is None else (id(schema), id(reader))
     entry = BY_OBJECT.get(key)
     if (entry is not None and entry[0] is schema and entry[1] is reader
@@ -42,7 +45,7 @@ def codec_for(schema: Any, reader: Any = None):
     # the dialects too: a model of the specification's (passed in as a
     # Schema) keeps logical types the fastavro dialect's drops
     text = (model.to_json(), model.dialect,
-            (reader_model.to_json(), reader_model.dialect) if reader is not None else None)
+            (reader_model.to_json(), reader_model.dialect) if reader_model is not None else None)
     # fastavro's custom logical types the schema uses, if any: around the codec
     plan = logical_plan(schema, reader)
     with _lock:
@@ -71,7 +74,8 @@ class _NamedCodec:
 
     __slots__ = ("_reader", "flags", "writer_schema")
 
-    def __init__(self, reader, flags, writer_schema):
+    def __init__(self, reader: Interpreter | ResolvingInterpreter, flags: CompileFlags,
+                 writer_schema: Schema) -> None:
         self._reader = reader
         self.flags = flags
         self.writer_schema = writer_schema
@@ -79,7 +83,7 @@ class _NamedCodec:
 
 #: _NamedCodecs by id() of the writer's and reader's schema objects and the
 #: options: (writer, reader, codec); the objects are held so their ids stay theirs
-_NAMED: dict[Any, tuple[Any, Any, _NamedCodec]] = {}
+_NAMED: dict[Any, tuple[Any, Any, _NamedCodec, Any, Any]] = {}
 #: _NamedCodecs by the schemas' JSON texts and the options
 _NAMED_BY_TEXT: dict[Any, _NamedCodec] = {}
 _NAMED_KEPT = 1024
@@ -116,7 +120,8 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
         codec = _NAMED_BY_TEXT.get(text)
     if codec is None:
         if reader_model is None:
-            reader = Interpreter(model, _DEFAULT_FLAGS, naming, unicode_errors)
+            reader: Interpreter | ResolvingInterpreter = Interpreter(model, _DEFAULT_FLAGS, naming,
+                                                                    unicode_errors)
         else:
             try:
                 reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming,
@@ -138,7 +143,7 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
 _NO_NAMING = (False, False, False, False)
 
 
-def reading_codec(writer_schema: Any, reader_schema: Any):
+def reading_codec(writer_schema: Any, reader_schema: Any) -> Any:
     """The codec that reads ``writer_schema``'s data as ``reader_schema``'s
     values, as fastavro reads them. fastavro converts by the writer's
     logical types only (a long read as a timestamp-millis stays an int, a

@@ -39,7 +39,7 @@ from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import (
     IndexDecodeError, LengthDecodeError, TextDecodeError, TruncatedError, UnreadableDatumError,
 )
-from roastedavro.fastavro._logical import logical_plan
+from roastedavro.fastavro._logical import Plan, logical_plan
 from roastedavro.fastavro._codecs import _named_codec, codec_for, fastavro_pair
 from roastedavro.fastavro._models import SchemaResolutionError, as_model
 from roastedavro.fastavro._writing import (
@@ -56,7 +56,7 @@ _HINTS = ("__fastavro_parsed", "__named_schemas")
 # -- errors ---------------------------------------------------------------------
 
 
-def _restore(kind: type, attributes: dict) -> BaseException:
+def _restore(kind: type[BaseException], attributes: dict) -> BaseException:
     error = kind.__new__(kind)
     for name, value in attributes.items():
         setattr(error, name, value)
@@ -68,9 +68,14 @@ class _Typed:
     the ContainerError's message, block and offset."""
 
     _UNICODE = ("encoding", "object", "start", "end")
+    # a ContainerError's (the classes are ContainerErrors too)
+    args: tuple[Any, ...]
+    offset: int
+    block: int | None
+    reason: str
 
     @classmethod
-    def of(cls, error: ContainerError, **attributes: Any):
+    def of(cls, error: ContainerError, **attributes: Any) -> Any:
         typed = cls.__new__(cls)
         typed.args = error.args
         typed.offset, typed.block = error.offset, error.block
@@ -82,7 +87,7 @@ class _Typed:
     def __str__(self) -> str:
         return self.args[0] if self.args else ""
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         attributes = dict(self.__dict__, args=self.args, reason=self.reason)
         if isinstance(self, UnicodeDecodeError):
             attributes.update((name, getattr(self, name)) for name in self._UNICODE)
@@ -225,7 +230,8 @@ def _appendable(fo: Any) -> bool:
     raise ValueError("When appending to an avro file you must use the 'a+' mode, not just 'a'")
 
 
-def _encoder(schema: Any, strict: bool, strict_allow_default: bool):
+def _encoder(schema: Any, strict: bool,
+             strict_allow_default: bool) -> Callable[[Iterator[Any], int, list], tuple[bytes, int]]:
     """encode_next of the records' codec (fastavro's strict checks in the
     interpreter, tier 0, when asked for)."""
     if strict or strict_allow_default:
@@ -234,7 +240,7 @@ def _encoder(schema: Any, strict: bool, strict_allow_default: bool):
     codec = codec_for(schema)
     codec = getattr(codec, "plain", codec)
 
-    def encode_next(records, limit: int, rescued: list):
+    def encode_next(records: Iterator[Any], limit: int, rescued: list) -> tuple[bytes, int]:
         # the codec's current engine: it moves to the compiled codec when ready
         return codec._writer().dump_next(records, limit, rescued)
     return encode_next
@@ -300,7 +306,7 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
         from roastedavro.fastavro.json import json_writer
 
         return json_writer(
-            fo._fo, schema, records, write_union_type=fo._write_union_type,
+            fo._fo, schema, records, write_union_type=fo._write_union_type,  # type: ignore[attr-defined]
             validator=bool(validator), strict=strict, strict_allow_default=strict_allow_default,
             disable_tuple_notation=disable_tuple_notation)
     blocks, schema = _open_blocks(fo, schema, codec, sync_interval, metadata, sync_marker,
@@ -317,7 +323,8 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
     except DatumError as error:
         if validator:
             # the records are encoded as they are drawn: the last one failed
-            raise validation_error(error, schema, drawn.last) from None
+            # a _Drawn where there is a validator
+            raise validation_error(error, schema, drawn.last) from None  # type: ignore[attr-defined]
         raise fastavro_error(error, DatumError) from None
 
 
@@ -410,12 +417,12 @@ class _Drawn:
 
     def __init__(self, records: Iterable[Any]):
         self.records = iter(records)
-        self.last = None
+        self.last: Any = None
 
-    def __iter__(self):
+    def __iter__(self) -> _Drawn:
         return self
 
-    def __next__(self):
+    def __next__(self) -> Any:
         self.last = next(self.records)
         return self.last
 
@@ -468,7 +475,9 @@ class _FileReader(FileReader):
         # fastavro's forms: parse_schema(..., _write_hint=False), as fastavro's reader has them
         self.writer_schema = fastavro_form(self._schema,
                                            ignore_default_error=reader_model is not None)
-        self.reader_schema = fastavro_form(reader_schema, force=False) if reader_schema else None
+        # fastavro's form of it (the model is FileReader's)
+        self.reader_schema = fastavro_form(  # type: ignore[assignment]
+            reader_schema, force=False) if reader_schema else None
         self._elements: Iterator | None = None
 
     @property
@@ -479,21 +488,23 @@ class _FileReader(FileReader):
 
     def _find_codec(self, name: str) -> _Codec:
         # as fastavro, a codec not known is an error when the blocks are read
-        return CODECS.get(name) or _Codec(name, None, None)
+        # (its decode None: refused by _check_codec)
+        return CODECS.get(name) or _Codec(name, None, None)  # type: ignore[arg-type]
 
     def _check_codec(self) -> None:
         if self._codec.decode is None:
             raise ContainerError(f"Unrecognized codec: {self.codec}", self.header.size)
 
     @property
-    def avro_codec(self):
+    def avro_codec(self) -> Any:
         """The codec that reads the blocks, made when the first is read
         (as fastavro, a reader's schema that cannot read the file's is an
         error when records are read)."""
         if self._avro_codec is None:
             if self._naming is not None:
                 writer, reader = self._models
-                self._avro_codec = _named_codec(
+                # tier 0's reader, where FileReader has an AvroCodec
+                self._avro_codec = _named_codec(  # type: ignore[assignment]
                     writer, None if reader is writer else reader, *self._naming)
             else:
                 try:
@@ -501,22 +512,22 @@ class _FileReader(FileReader):
                     # fastavro's values where they are not the resolution's
                     named = None if reader is writer else fastavro_pair(writer, reader)
                     if named is not None:
-                        self._avro_codec = named
+                        self._avro_codec = named  # type: ignore[assignment]  # as above
                         return named
-                    return FileReader.avro_codec.fget(self)
+                    return FileReader.avro_codec.fget(self)  # type: ignore[attr-defined]  # a property
                 except _RoastedResolutionError as error:
                     if isinstance(error, SchemaResolutionError):
                         raise
                     raise resolution_error(error) from None
         return self._avro_codec
 
-    def _next_block(self):
+    def _next_block(self) -> _StoredBlock | None:
         try:
             return super()._next_block()
         except FileEndedError as error:
             raise TruncatedFileError.of(error) from None
 
-    def _records_error(self, error: DecodeError, block, data) -> ContainerError:
+    def _records_error(self, error: DecodeError, block: _StoredBlock, data: bytes) -> ContainerError:
         contained = super()._records_error(error, block, data)
         if isinstance(error, UnreadableDatumError):
             return UnreadableDataError.of(contained, writer_path="", reader_path="")
@@ -531,17 +542,17 @@ class _FileReader(FileReader):
             return BadIndexError.of(contained)
         return contained
 
-    def _logical_plan(self):
+    def _logical_plan(self) -> Plan | None:
         """fastavro's custom logical types in the file's schema, if any (as
         fastavro, with its reader's forms of the schemas)."""
         return logical_plan(self.writer_schema, self.reader_schema)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         if self._elements is None:
             self._elements = self._iterate()
         return self._elements
 
-    def __next__(self):
+    def __next__(self) -> Any:
         return next(iter(self))
 
     def _iterate(self) -> Iterator:
@@ -574,7 +585,7 @@ class Block:
     record count in the file) and ``size`` (its bytes in the file, sync
     marker included). Iterating it gives its records."""
 
-    def __init__(self, owner: _FileReader, stored: _StoredBlock, data):
+    def __init__(self, owner: _FileReader, stored: _StoredBlock, data: bytes):
         self.bytes_ = io.BytesIO(data)
         self.num_records = stored.count
         self.codec = stored.codec

@@ -28,7 +28,7 @@ import json
 import threading
 import uuid
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
 from roastedavro.errors import SchemaError
@@ -50,27 +50,27 @@ def bind() -> None:
     WRITERS, READERS = fastavro.write.LOGICAL_WRITERS, fastavro.read.LOGICAL_READERS
 
 
-def _validate(*args, **kwargs):
+def _validate(*args: Any, **kwargs: Any) -> Any:
     try:
-        from fastavro._validation import _validate
+        from fastavro._validation import _validate  # type: ignore[attr-defined]  # not in fastavro's stub
     except ImportError:     # fastavro without its compiled modules
-        from fastavro._validation_py import _validate  # type: ignore
+        from fastavro._validation_py import _validate
     return _validate(*args, **kwargs)
 
 
-def _match_types(*args, **kwargs):
+def _match_types(*args: Any, **kwargs: Any) -> Any:
     try:
-        from fastavro._read import match_types
+        from fastavro._read import match_types  # type: ignore[attr-defined]  # not in fastavro's stub
     except ImportError:
-        from fastavro._read_py import match_types  # type: ignore
+        from fastavro._read_py import match_types
     return match_types(*args, **kwargs)
 
 
-def _match_schemas(*args, **kwargs):
+def _match_schemas(*args: Any, **kwargs: Any) -> Any:
     try:
-        from fastavro._read import match_schemas
+        from fastavro._read import match_schemas  # type: ignore[attr-defined]  # not in fastavro's stub
     except ImportError:
-        from fastavro._read_py import match_schemas  # type: ignore
+        from fastavro._read_py import match_schemas
     return match_schemas(*args, **kwargs)
 
 #: the keys fastavro registers itself: roastedavro's own logical types
@@ -187,7 +187,8 @@ class _Needs:
     """Which nodes of a parsed schema have a key of ``keys`` below them."""
 
     def __init__(self, table: dict, keys: frozenset):
-        self.table, self.keys, self.memo = table, keys, {}
+        self.table, self.keys = table, keys
+        self.memo: dict[Any, Any] = {}
 
     def resolve(self, node: Any) -> Any:
         while isinstance(node, str) and node not in PRIMITIVE_TYPES and node in self.table:
@@ -227,13 +228,13 @@ class _Needs:
 
 #: the Python types a value read for a node has, by node type (roastedavro's
 #: values: its standard logical types give these)
-_READ_TYPES = {
+_READ_TYPES: dict[str, tuple[type[Any], ...]] = {
     "null": (type(None),), "boolean": (bool,), "int": (int,), "long": (int,),
     "float": (float,), "double": (float,), "bytes": (bytes,), "fixed": (bytes,),
     "string": (str,), "enum": (str,), "array": (list,), "map": (dict,), "record": (dict,),
     "error": (dict,),
 }
-_LOGICAL_READ_TYPES = {
+_LOGICAL_READ_TYPES: dict[str | None, tuple[type[Any], ...]] = {
     "int-date": (datetime.date,), "int-time-millis": (datetime.time,),
     "long-time-micros": (datetime.time,),
     "long-timestamp-millis": (datetime.datetime,), "long-timestamp-micros": (datetime.datetime,),
@@ -438,7 +439,7 @@ class Plan:
                 value = read(value, writer, reader)
         return value
 
-    def _could_be(self, value: Any, node: Any, resolve) -> bool:
+    def _could_be(self, value: Any, node: Any, resolve: Callable[[Any], Any]) -> bool:
         node = resolve(node)
         if isinstance(node, list):
             return any(self._could_be(value, branch, resolve) for branch in node)
@@ -504,7 +505,7 @@ class LogicalCodec:
     def dump(self, datum: Any) -> bytes:
         return self.plain.dump(self.plan.prepare(datum))
 
-    def load(self, data) -> Any:
+    def load(self, data: Any) -> Any:
         return self.plan.post(self.plain.load(data))
 
     def __getattr__(self, name: str) -> Any:
@@ -519,9 +520,9 @@ class LogicalReader:
     def __init__(self, plain: Any, plan: Plan):
         self.plain, self.plan = plain, plan
 
-    def load_one(self, data, start: int) -> tuple[Any, int]:
+    def load_one(self, data: Any, start: int) -> tuple[Any, int]:
         datum, end = self.plain._reader.load_one(data, start)
         return self.plan.post(datum), end
 
-    def load(self, data) -> Any:
+    def load(self, data: Any) -> Any:
         return self.plan.post(self.plain._reader.load(data))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roastedavro import _fastavro_parts
 from roastedavro._runtime import schema_shape
@@ -26,11 +26,14 @@ from roastedavro.avro.types import PRIMITIVE_TYPES, Schema
 from roastedavro.errors import SchemaError, UnreadableDatumError
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 
+if TYPE_CHECKING:
+    from roastedavro._runtime import GenericType
+
 # fastavro's own parser, the module fastavro.schema uses (never a name that
 # may have been replaced by the drop-in's), and its errors, without the rest
 # of fastavro (roastedavro._fastavro_parts)
 _fastavro_parse = _fastavro_parts.parse_schema
-_fastavro_schema = _fastavro_parts.module("_schema_common")
+_fastavro_schema: Any = _fastavro_parts.module("_schema_common")
 
 _NAMED = ("record", "error", "enum", "fixed")
 #: codecs by id() of the schema object the caller passed, or of the writer's
@@ -55,7 +58,7 @@ class SchemaParseError(SchemaError, _fastavro_schema.SchemaParseException):
     drop-in cannot serve: both fastavro's SchemaParseException and
     roastedavro's SchemaError."""
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.reason, self.path))
 
 
@@ -68,7 +71,7 @@ class UnknownTypeError(SchemaError, _fastavro_schema.UnknownType):
         SchemaError.__init__(self, message or f"{name!r} is not a defined type", path)
         self.name = name
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.name, self.reason, self.path))
 
 
@@ -81,14 +84,14 @@ class _Unreadable(SchemaError):
         return self.args[0] if self.args else ""
 
 
-_UNREADABLE: dict[type, type] = {
+_UNREADABLE: dict[type[Exception], type[Exception]] = {
     kind: type(f"Schema{kind.__name__}", (_Unreadable, kind), {"__module__": __name__})
     for kind in (TypeError, KeyError, AttributeError, IndexError)}
 globals().update({kind.__name__: kind for kind in _UNREADABLE.values()})   # picklable
 
 
 # fastavro.read's, from the module it takes it from (not the whole of fastavro)
-_FastavroResolutionError = _fastavro_parts.module("_read_common").SchemaResolutionError
+_FastavroResolutionError: Any = _fastavro_parts.module("_read_common").SchemaResolutionError
 
 
 class SchemaResolutionError(_SchemaResolutionError, _FastavroResolutionError):
@@ -112,7 +115,7 @@ class DatumResolutionError(UnreadableDatumError, SchemaResolutionError):
         self.reason, self.offset = reason, offset
         self.writer_path = self.reader_path = ""
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.reason, self.offset))
 
     @classmethod
@@ -243,7 +246,7 @@ def defined_once(schema: Any, full_names: bool = False, named: dict | None = Non
     return walk(schema, None, full_names)
 
 
-def generic_for(schema: Any):
+def generic_for(schema: Any) -> GenericType:
     """The runtime's node table of a writer's schema (a GenericType), over
     which a datum's bytes are walked from a stream with the codecs' limits:
     a lookup after the first call."""

@@ -12,7 +12,7 @@ default for <name>``, ``must be string``.
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from roastedavro import _fastavro_parts
 
@@ -21,9 +21,12 @@ from roastedavro._runtime import schema_shape
 from roastedavro.fastavro._models import as_model, unchanged
 from roastedavro.flags import CompileFlags
 
+if TYPE_CHECKING:
+    from roastedavro._tier0 import Interpreter
+
 _FLAGS = CompileFlags()
 # fastavro.validation's, from the module it takes them from
-_FastavroValidationError = _fastavro_parts.module("_validate_common").ValidationError
+_FastavroValidationError: Any = _fastavro_parts.module("_validate_common").ValidationError
 ValidationErrorData = _fastavro_parts.module("_validate_common").ValidationErrorData
 
 
@@ -36,7 +39,7 @@ class ValidationError(DatumError, _FastavroValidationError):
         field = ".".join(str(part) for part in path)
         self.errors = (ValidationErrorData(datum, None, field or None),)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.reason, self.path))
 
 
@@ -69,7 +72,18 @@ class NumberRangeError(DatumError, OverflowError):
     infinite float): also the OverflowError fastavro raises for a long."""
 
 
-def fastavro_error(error: DatumError, kind: type = DatumError) -> DatumError:
+_Error = TypeVar("_Error", bound=DatumError)
+
+
+@overload
+def fastavro_error(error: DatumError) -> DatumError: ...
+
+
+@overload
+def fastavro_error(error: DatumError, kind: type[_Error]) -> _Error: ...
+
+
+def fastavro_error(error: DatumError, kind: type[DatumError] = DatumError) -> DatumError:
     """``error`` worded as fastavro words it, where its users match words."""
     if kind is DatumError and error.reason.startswith("the dict changed size"):
         kind = ChangedSizeError
@@ -110,7 +124,7 @@ _KEPT = 256
 _lock = threading.Lock()
 
 
-def strict_codec(schema: Any, strict: bool, strict_allow_default: bool):
+def strict_codec(schema: Any, strict: bool, strict_allow_default: bool) -> Interpreter:
     """The interpreter writing ``schema`` with fastavro's strict checks: one
     per (schema, option), a lookup after the first call."""
     from roastedavro._tier0 import Interpreter

@@ -120,7 +120,7 @@ class json_reader:
     parsed form."""
 
     def __new__(cls, fo: IO, schema: Any, reader_schema: Any = None, *,
-                decoder: Any = AvroJSONDecoder):
+                decoder: Any = AvroJSONDecoder) -> json_reader:
         if decoder is not AvroJSONDecoder:
             raise _custom("decoder", decoder)
         return super().__new__(cls)

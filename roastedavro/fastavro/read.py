@@ -8,7 +8,12 @@ from __future__ import annotations
 from roastedavro.fastavro import (  # noqa: F401
     SchemaResolutionError, block_reader, is_avro, reader, schemaless_reader,
 )
+from typing import TYPE_CHECKING, Any
+
 from roastedavro.fastavro._submodule import forwarder
+
+if TYPE_CHECKING:
+    from roastedavro.fastavro.json import json_reader as json_reader_type
 
 __getattr__ = forwarder("roastedavro.fastavro.read", "fastavro.read", {
     "iter_avro": "an old name of reader(); use reader",
@@ -18,7 +23,7 @@ __getattr__ = forwarder("roastedavro.fastavro.read", "fastavro.read", {
 })
 
 
-def json_reader(*args, **kwargs):
+def json_reader(*args: Any, **kwargs: Any) -> json_reader_type:
     """fastavro.read's json_reader: roastedavro.fastavro.json_reader."""
     from roastedavro.fastavro.json import json_reader as read
 

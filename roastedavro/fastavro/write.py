@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from roastedavro.fastavro import schemaless_writer, writer  # noqa: F401
 from roastedavro.fastavro._files import Writer  # noqa: F401
+from typing import Any
+
 from roastedavro.fastavro._submodule import forwarder
 
 __getattr__ = forwarder("roastedavro.fastavro.write", "fastavro.write", {})
 
 
-def json_writer(*args, **kwargs):
+def json_writer(*args: Any, **kwargs: Any) -> None:
     """fastavro.write's json_writer: roastedavro.fastavro.json_writer."""
     from roastedavro.fastavro.json import json_writer as write
 
