@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import (
@@ -84,12 +84,14 @@ class AvroDeserializer(Deserializer):
         "subject.name.strategy.type": None,
     }
 
-    def __init__(self, schema_registry_client, schema_str=None, from_dict=None,
-                 return_record_name=False, conf=None, rule_conf=None, rule_registry=None, *,
+    def __init__(self, schema_registry_client: Any, schema_str: Any = None,
+                 from_dict: Callable[[Any, SerializationContext], Any] | None = None,
+                 return_record_name: bool = False, conf: dict | None = None, rule_conf: Any = None,
+                 rule_registry: Any = None, *,
                  flags: CompileFlags | None = None,
-                 compiler: BackgroundCompiler | None | str = "default",
+                 compiler: BackgroundCompiler | None | Literal["default"] = "default",
                  on_compiled: Callable[[str, BaseException | None], None] | None = None,
-                 retry_after: float = 1.0):
+                 retry_after: float = 1.0) -> None:
         schema = schema_str
         settings = _conf(conf, self._default_conf)
         if from_dict is not None and not callable(from_dict):
@@ -124,11 +126,12 @@ class AvroDeserializer(Deserializer):
         #: messages read by each path (COMPILED, FALLBACK)
         self.stats = PathCounts()
 
-    def __call__(self, data, ctx: SerializationContext | None = None):
+    def __call__(self, data: Any, ctx: SerializationContext | None = None) -> Any:
         if data is None:
             return None
         if type(data) is not bytes:
             data = bytes(data)
+        slot: _Codec | None
         if self._use_latest:
             slot = self._latest_slot(data, ctx)
         else:
@@ -160,7 +163,7 @@ class AvroDeserializer(Deserializer):
         when every one has finished (built or failed)."""
         return _wait(self._slots.values(), timeout)
 
-    def _slot_for(self, data) -> _Codec:
+    def _slot_for(self, data: bytes) -> _Codec:
         schema_id = wire_schema_id(data)
         key = bytes(data[1:_HEADER_SIZE])
         with self._lock:
@@ -170,7 +173,7 @@ class AvroDeserializer(Deserializer):
                 slot = self._slots[key] = self._new_slot(writer, self._reader, schema_id)
         return slot
 
-    def _latest_slot(self, data, ctx) -> _Codec:
+    def _latest_slot(self, data: bytes, ctx: SerializationContext | None) -> _Codec:
         writer_id = wire_schema_id(data)
         subject = self._subject_name(ctx, None)
         if subject is None:
@@ -206,6 +209,7 @@ class AvroDeserializer(Deserializer):
             else:
                 message = (f"schema id {schema_id} cannot be fetched from the schema registry "
                            f"(after the client's retries): {error}")
+            problem: SerializationError
             if isinstance(error, SchemaRegistryError):
                 # confluent-kafka's deserializer lets the client's error through:
                 # code that catches it keeps working
@@ -231,7 +235,7 @@ class AvroDeserializer(Deserializer):
             from roastedavro.avro.resolve import resolve
 
             try:
-                resolve(writer, resolving).check()
+                resolve(writer, resolving).check()  # type: ignore[arg-type]  # a reader: resolving too
             except SchemaError as error:
                 raise SerializationError(
                     f"schema id {schema_id} cannot be read as the reader schema: {error}") from None
@@ -240,7 +244,8 @@ class AvroDeserializer(Deserializer):
             return _Codec(f"schema id {schema_id}", _read_bare, None, None, None, None)
         same = reader is None or writer.canonical_form() == reader.canonical_form()
         target = reader if reader is not None else writer
-
+        fallback: Callable[[Any, int], Any]
+        make: Callable[[str], Callable[[Any, int], Any]] | None
         if marshmallow is not None:
             # what load_compiled returns where the schema is not compiled:
             # tier 0 checks and reads the bytes (logical types, precision),
@@ -248,10 +253,10 @@ class AvroDeserializer(Deserializer):
             uncompiled = _Uncompiled(marshmallow, flags)
             other_writer = None if same else writer
 
-            def fallback(data, start):
+            def fallback(data: Any, start: int) -> Any:
                 return _in_message(uncompiled.load, memoryview(data)[start:], start, other_writer)
 
-            def make(build):
+            def make(build: str) -> Callable[[Any, int], Any]:
                 if marshmallow._roasted_codec is None:
                     marshmallow.compile(flags, build=build)
                 load = marshmallow.load_compiled
@@ -263,7 +268,7 @@ class AvroDeserializer(Deserializer):
                 return lambda data, start: load(write(read(data, start)))
         else:
             # confluent-kafka's values: fastavro's view of the schema read
-            target = resolving if reader is not None else writer
+            target = resolving if resolving is not None else writer    # (None where reader is)
             # where the pair's values by fastavro's rule are not the
             # resolution's (Java's), tier 0 reads them by fastavro's rule for good
             # (canonical forms leave logical types out: a pair "the same" by
@@ -283,7 +288,7 @@ class AvroDeserializer(Deserializer):
             else:
                 fallback = _resolving_reader(writer, target, flags)
 
-            def make(build):
+            def make(build: str) -> Callable[[Any, int], Any]:
                 if same:
                     return _compiled_codec(target, flags, None, build)._reader.load_from
                 return _compiled_codec(target, flags, writer, build)._reader.load_from

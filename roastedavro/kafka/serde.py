@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from concurrent.futures import Future
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from confluent_kafka.schema_registry import (
     Schema as RegistrySchema,
@@ -38,7 +38,7 @@ from roastedavro._tier0 import Interpreter, ResolvingInterpreter
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import NamedType, Primitive, Record, Union
 from roastedavro.avro.types import Schema as AvroModel
-from roastedavro.background import BackgroundCompiler
+from roastedavro.background import BackgroundCompiler, Job
 from roastedavro.codec import AvroCodec
 from roastedavro.errors import DecodeError, NotCompiledError, SchemaError
 from roastedavro.flags import CompileFlags
@@ -82,7 +82,7 @@ def wire_header(schema_id: int) -> bytes:
     return bytes((_MAGIC,)) + schema_id.to_bytes(4, "big")
 
 
-def wire_schema_id(data) -> int:
+def wire_schema_id(data: Any) -> int:
     """The schema id of a Confluent-framed message (``SerializationError`` if
     it is not one)."""
     view = memoryview(data)
@@ -119,16 +119,16 @@ class PathCounts(dict):
     counting costs one C-level item update; a path with no calls compares as
     absent (``PathCounts() == {}``)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__({COMPILED: 0, FALLBACK: 0})
 
-    def __eq__(self, other):
+    def __eq__(self, other: object) -> bool:
         if not isinstance(other, dict):
             return NotImplemented
         return ({key: value for key, value in self.items() if value}
                 == {key: value for key, value in other.items() if value})
 
-    def __ne__(self, other):
+    def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
@@ -158,7 +158,7 @@ def _conf(conf: dict | None, defaults: dict) -> dict:
 _NO_RULES = "which roastedavro.kafka does not run; use confluent-kafka's serializers for them"
 
 
-def _no_rules(rule_conf, rule_registry) -> None:
+def _no_rules(rule_conf: Any, rule_registry: Any) -> None:
     """confluent-kafka's ``rule_conf`` and ``rule_registry`` arguments:
     accepted when they ask for no data-contract rule, which this library
     does not run."""
@@ -205,7 +205,7 @@ def _record_name(model: AvroModel) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def _from_registry(client, schema: RegistrySchema, what: str) -> AvroModel:
+def _from_registry(client: Any, schema: RegistrySchema, what: str) -> AvroModel:
     """The Avro schema of a registry ``Schema``, its references fetched."""
     if schema.schema_type not in (None, "AVRO"):
         raise SerializationError(f"{what} is a {schema.schema_type} schema, not Avro")
@@ -220,7 +220,8 @@ def _from_registry(client, schema: RegistrySchema, what: str) -> AvroModel:
         raise SerializationError(f"{what} is not a valid Avro schema: {error}") from None
 
 
-def _add_references(client, schema: RegistrySchema, named: dict, seen: set) -> None:
+def _add_references(client: Any, schema: RegistrySchema, named: dict,
+                    seen: set) -> None:
     for reference in schema.references or ():
         key = (reference.subject, reference.version)
         if key in seen:
@@ -240,7 +241,7 @@ def _marshmallow_schema(schema: Any) -> CompiledSchema | None:
     return None
 
 
-def _user_schema(client, schema: Any) -> tuple[AvroModel, str]:
+def _user_schema(client: Any, schema: Any) -> tuple[AvroModel, str | None]:
     """The Avro schema given to a serializer or deserializer, and its text."""
     if isinstance(schema, RegistrySchema):
         return _from_registry(client, schema, "the schema"), schema.schema_str
@@ -283,10 +284,11 @@ class _Codec:
             return  # tier 0 serves it for good
         # prepare() hands this future to the caller: a concurrent.futures one,
         # whatever the background compiler's own type
-        self.future = Future()
-        self.future.set_running_or_notify_cancel()
+        future: Future = Future()
+        self.future = future
+        future.set_running_or_notify_cancel()
 
-        def swap(job) -> None:
+        def swap(job: Job) -> None:
             error = job.exception()
             try:
                 if error is None:
@@ -295,9 +297,9 @@ class _Codec:
                     on_compiled(what, error)
             finally:  # the swap is done when the future says so
                 if error is None:
-                    self.future.set_result(job.result())
+                    future.set_result(job.result())
                 else:
-                    self.future.set_exception(error)
+                    future.set_exception(error)
 
         compiler.submit(key, make, what).add_done_callback(swap)
 
@@ -338,7 +340,7 @@ def _named_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags,
     return ResolvingInterpreter(writer, reader, flags, naming).load_from
 
 
-def _in_message(load: Callable, body, start: int, *args) -> Any:
+def _in_message(load: Callable, body: Any, start: int, *args: Any) -> Any:
     """``load(body, False, *args)`` of a message's body, a DecodeError's
     offset counted from the message's first byte (as tier 0's and the
     codecs' ``load_from`` count it)."""
@@ -377,7 +379,7 @@ def _bare_bytes(model: AvroModel) -> bool:
     return isinstance(model.root, Primitive) and model.root.name == "bytes"
 
 
-def _write_bare(header: bytes, obj) -> bytes:
+def _write_bare(header: bytes, obj: Any) -> bytes:
     if isinstance(obj, str):
         return header + obj.encode()
     if isinstance(obj, (bytes, bytearray, memoryview)):
@@ -386,7 +388,7 @@ def _write_bare(header: bytes, obj) -> bytes:
                              f"not {type(obj).__name__}")
 
 
-def _read_bare(data, start) -> bytes:
+def _read_bare(data: Any, start: int) -> bytes:
     return bytes(data[start:])
 
 
@@ -398,7 +400,7 @@ def _names_records_in_unions(model: AvroModel) -> bool:
                for avro in model.walk())
 
 
-def _wait(slots, timeout: float | None) -> bool:
+def _wait(slots: Iterable[_Codec], timeout: float | None) -> bool:
     deadline = None if timeout is None else time.monotonic() + timeout
     for slot in list(slots):
         if slot.future is None:

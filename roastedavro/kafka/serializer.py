@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 from confluent_kafka.schema_registry import (
     Schema as RegistrySchema,
@@ -73,11 +73,12 @@ class AvroSerializer(Serializer):
         "subject.name.strategy.type": None,
     }
 
-    def __init__(self, schema_registry_client, schema_str=None, to_dict=None, conf=None,
-                 rule_conf=None, rule_registry=None, *,
+    def __init__(self, schema_registry_client: Any, schema_str: Any = None,
+                 to_dict: Callable[[Any, SerializationContext], dict] | None = None,
+                 conf: dict | None = None, rule_conf: Any = None, rule_registry: Any = None, *,
                  flags: CompileFlags | None = None,
-                 compiler: BackgroundCompiler | None | str = "default",
-                 on_compiled: Callable[[str, BaseException | None], None] | None = None):
+                 compiler: BackgroundCompiler | None | Literal["default"] = "default",
+                 on_compiled: Callable[[str, BaseException | None], None] | None = None) -> None:
         schema = schema_str
         if to_dict is not None and not callable(to_dict):
             raise ValueError("to_dict must be callable with the signature "
@@ -100,6 +101,8 @@ class AvroSerializer(Serializer):
             raise ValueError("cannot enable both use.latest.version and auto.register.schemas")
         self._subject_name = _strategy(settings)
         self._marshmallow = _marshmallow_schema(schema)
+        self._model: AvroModel | None
+        self._text: str | None
         if self._marshmallow is not None:
             self._model = self._marshmallow.avro_model
             self._text = json.dumps(self._marshmallow.avro_schema())
@@ -124,7 +127,7 @@ class AvroSerializer(Serializer):
         #: values written by each path (COMPILED, FALLBACK)
         self.stats = PathCounts()
 
-    def __call__(self, obj, ctx: SerializationContext | None = None) -> bytes | None:
+    def __call__(self, obj: Any, ctx: SerializationContext | None = None) -> bytes | None:
         if obj is None:
             return None
         # MessageField is an Enum: identity, not its Python-level hash
@@ -140,7 +143,7 @@ class AvroSerializer(Serializer):
         self.stats[path] += 1
         return dump(header, obj)
 
-    def _target(self, ctx) -> tuple[bytes, _Codec]:
+    def _target(self, ctx: SerializationContext | None) -> tuple[bytes, _Codec]:
         subject = self._subject_name(ctx, self._record_name)
         if subject is None:
             raise SerializationError(
@@ -169,6 +172,8 @@ class AvroSerializer(Serializer):
                     f"subject {subject!r}: the schema registry failed: {error}") from error
             model = self._model if schema is None else _from_registry(
                 registry, schema, f"schema id {schema_id}")
+            # without a schema of its own the serializer takes the registry's (__init__)
+            assert model is not None
             target = (wire_header(schema_id), self._slot(model, schema_id))
             if not self._use_latest:
                 self._targets[(ctx.topic, ctx.field is _KEY) if ctx is not None else None] = target
@@ -181,16 +186,18 @@ class AvroSerializer(Serializer):
             return slot
         flags = self._flags
         marshmallow = self._marshmallow
+        fallback: Callable[[bytes, Any], bytes]
         if marshmallow is not None:
+            assert self._model is not None    # the CompiledSchema's
             if model.canonical_form() != self._model.canonical_form():
                 raise SerializationError(
                     f"schema id {schema_id} in the registry is not the CompiledSchema's "
                     f"{type(marshmallow).__name__} schema; a CompiledSchema writes its own schema")
 
-            def fallback(header, obj):
+            def fallback(header: bytes, obj: Any) -> bytes:
                 return header + marshmallow._dump_uncompiled(obj)
 
-            def make(build):
+            def make(build: str) -> Callable[[bytes, Any], bytes]:
                 if marshmallow._roasted_codec is None:
                     marshmallow.compile(flags, build=build)
                 dump = marshmallow.dump_compiled
@@ -205,7 +212,7 @@ class AvroSerializer(Serializer):
             # tier 0 until the compiled codec is ready: the same bytes and errors
             fallback = Interpreter(model, flags).dump_prefixed
 
-            def make(build):
+            def make(build: str) -> Callable[[bytes, Any], bytes]:
                 return _compiled_codec(model, flags, None, build)._writer().dump_prefixed
 
         slot = self._codecs[key] = _Codec(

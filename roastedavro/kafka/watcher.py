@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:
+    from roastedavro.kafka.deserializer import AvroDeserializer
 
 log = logging.getLogger("roastedavro.kafka")
 
@@ -22,8 +25,8 @@ class RegistryWatcher:
     returns the schema ids it found new.
     """
 
-    def __init__(self, schema_registry_client, subjects: Iterable[str], deserializers=(),
-                 interval: float = 30.0):
+    def __init__(self, schema_registry_client: Any, subjects: Iterable[str],
+                 deserializers: Iterable[AvroDeserializer] = (), interval: float = 30.0) -> None:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self._registry = schema_registry_client
@@ -90,5 +93,5 @@ class RegistryWatcher:
     def __enter__(self) -> RegistryWatcher:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
