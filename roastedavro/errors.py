@@ -14,7 +14,7 @@ class DecodeError(ValueError):
         self.reason = message
         self.offset = offset
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.offset))
 
 
@@ -49,7 +49,7 @@ class TextDecodeError(DecodeError, UnicodeDecodeError):
     def __str__(self) -> str:
         return self.args[0]
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.offset, self.object, self.start, self.end))
 
 
@@ -77,7 +77,7 @@ class DumpError(Exception):
     the public entry points turn it into a marshmallow ``ValidationError``.
     """
 
-    def __init__(self, messages, path=None):
+    def __init__(self, messages: object, path: list | None = None) -> None:
         super().__init__(messages)
         self.messages = messages if isinstance(messages, (list, dict)) else [messages]
         self.path = path if path is not None else []
@@ -95,7 +95,7 @@ class SchemaError(ValueError):
         self.reason = message
         self.path = path
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.path))
 
 
@@ -114,7 +114,7 @@ class SchemaResolutionError(SchemaError):
         self.writer_path = writer_path
         self.reader_path = reader_path
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.writer_path, self.reader_path))
 
 
@@ -127,7 +127,7 @@ class DatumError(ValueError, TypeError):
     SHOWN_PARTS = 24
 
     def __init__(self, message: str, path: tuple = ()):
-        def text(parts):
+        def text(parts: tuple) -> str:
             return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
                            for part in parts)
         half = self.SHOWN_PARTS // 2
@@ -140,5 +140,5 @@ class DatumError(ValueError, TypeError):
         self.reason = message
         self.path = tuple(path)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[object, ...]:
         return (type(self), (self.reason, self.path))

@@ -62,7 +62,7 @@ class CompileFlags:
     annotate: bool = False
     validate: bool = True
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.optimize not in ("-O0", "-Og", "-O1", "-O2", "-O3", "-Os"):
             raise ValueError(f"optimize must be one of -O0 -Og -O1 -O2 -O3 -Os, "
                              f"not {self.optimize!r}")

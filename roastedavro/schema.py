@@ -9,7 +9,7 @@ import logging
 import sys
 import threading
 from functools import partial
-from typing import Any
+from typing import Any, BinaryIO, Iterable, Iterator
 
 from marshmallow import Schema, ValidationError
 from marshmallow.decorators import PRE_DUMP
@@ -132,7 +132,7 @@ class CompiledSchema(Schema):
     #: the flags of the attached codec (read_file pays for records with its item_allowance)
     _roasted_flags: CompileFlags | None = None
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._roasted_lock = threading.Lock()
 
@@ -231,10 +231,11 @@ class CompiledSchema(Schema):
             uncompiled = _Uncompiled(self, flags)
             self._roasted_flags = flags
             self._roasted_uncompiled = uncompiled
-            self.dump_compiled = uncompiled.dump
-            self.load_compiled = uncompiled.load
+            # the instance's entry points from now on (as _bind_entry_points)
+            self.dump_compiled = uncompiled.dump  # type: ignore[method-assign]
+            self.load_compiled = uncompiled.load  # type: ignore[method-assign]
 
-    def _bind_entry_points(self, codec, flags: CompileFlags) -> None:
+    def _bind_entry_points(self, codec: Any, flags: CompileFlags) -> None:
         plan = self._plan()
         load_reasons = [
             (where, what) for where, what in plan.load_reasons
@@ -256,8 +257,8 @@ class CompiledSchema(Schema):
         # From now on the codec's own methods are this instance's
         # dump_compiled/load_compiled: no Python frame between the caller and
         # the generated code.
-        self.dump_compiled = codec.dump
-        self.load_compiled = codec.load
+        self.dump_compiled = codec.dump  # type: ignore[method-assign]
+        self.load_compiled = codec.load  # type: ignore[method-assign]
 
     # -- dump and load ------------------------------------------------------
 
@@ -273,7 +274,7 @@ class CompiledSchema(Schema):
         self._attach()
         return self.dump_compiled(obj, many)
 
-    def load_compiled(self, data, many: bool | None = None, writer_schema: Any = None) -> Any:
+    def load_compiled(self, data: Any, many: bool | None = None, writer_schema: Any = None) -> Any:
         """The loaded value of Avro binary ``data``, as marshmallow's ``load`` returns it.
 
         ``writer_schema`` (an Avro schema as dict, JSON text or
@@ -292,7 +293,7 @@ class CompiledSchema(Schema):
 
     # -- container files ------------------------------------------------------
 
-    def write_file(self, fo, objs, codec: str = "null", **options: Any) -> None:
+    def write_file(self, fo: BinaryIO, objs: Iterable[Any], codec: str = "null", **options: Any) -> None:
         """Write ``objs`` to ``fo`` as an Avro object container file of
         :meth:`avro_schema`, each record as :meth:`dump_compiled` writes it
         (validation and hooks included), a block at a time.
@@ -307,7 +308,7 @@ class CompiledSchema(Schema):
         writer.write_many(objs)
         writer.close()
 
-    def read_file(self, fo, **options: Any):
+    def read_file(self, fo: BinaryIO, **options: Any) -> Iterator[Any]:
         """The records of an Avro container file, each as :meth:`load_compiled`
         returns it, a block at a time. A file written with another version
         of the schema is read by resolution (``writer_schema``). The options
@@ -401,6 +402,7 @@ class CompiledSchema(Schema):
             except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
                 # marshmallow's own conversions raise these: find the field
                 raise _dump_error_of(self, plan.root, obj, many, error) from None
+            datum: Any
             try:
                 if many:
                     datum = each_in_path(partial(record_dump_datum, plan.root), dumped)
@@ -419,7 +421,7 @@ class CompiledSchema(Schema):
                 messages = {part: messages}
             raise ValidationError(messages) from None
 
-    def _load_with_marshmallow(self, data, many: bool, flags: CompileFlags | None = None,
+    def _load_with_marshmallow(self, data: Any, many: bool, flags: CompileFlags | None = None,
                                checked: bool = False) -> Any:
         """marshmallow's ``load`` of Avro binary ``data`` of this schema, read
         by tier 0. Unless the compiled reader has ``checked`` them, the bytes
@@ -438,7 +440,9 @@ class CompiledSchema(Schema):
                 raise
         one, array = plan.interpreters(flags)
         raw = array.load(data) if many else one.load(data)
-        if not checked and plan.reads_decimals and plan.decimal_scan.maybe_wide(raw, many):
+        # (decimal_scan is set where the plan reads decimals)
+        if not checked and plan.reads_decimals and plan.decimal_scan.maybe_wide(  # type: ignore[union-attr]
+                raw, many):
             wide = _wide_decimal(plan, data, many, None)
             if wide is not None:
                 raise wide
@@ -482,7 +486,7 @@ class _Uncompiled:
                 "Expected a single record, got a list; pass many=True to write a list of records."]})
         return self.schema._dump_uncompiled(obj, bool(many), self.flags)
 
-    def load(self, data, many: bool | None = None, writer_schema: Any = None) -> Any:
+    def load(self, data: Any, many: bool | None = None, writer_schema: Any = None) -> Any:
         if many is None:
             many = self.many
         if writer_schema is not None:

@@ -22,6 +22,7 @@ from roastedavro._support import coerce
 from roastedavro.errors import CompileError, DumpError
 
 if TYPE_CHECKING:
+    from roastedavro.avro.types import Schema
     from roastedavro.codegen import FunctionEmitter
     from roastedavro.visitor import NamedTypes, SchemaVisitor
 
@@ -238,9 +239,11 @@ class Encoder:
         depth)``); each distinct type's are generated once per module. Their
         errors are DumpErrors and DecodeErrors, to which the record's code
         adds the field's path."""
-        return fn.module.fragment(self.declared_in(fn.record.namespace), fn.hint)
+        # a marshmallow schema's module (codegen.RecordModuleEmitter)
+        return fn.module.fragment(  # type: ignore[attr-defined]
+            self.declared_in(fn.record.namespace), fn.hint)
 
-    def declared_in(self, namespace: str | None):
+    def declared_in(self, namespace: str | None) -> Schema:
         """This field's Avro type as a parsed schema (roastedavro.avro), as it
         is inside a record of ``namespace`` (as avro_schema() writes it): its
         named types take that namespace, so their names are the ones the
@@ -264,8 +267,9 @@ class Encoder:
                                    "fields": [{"name": "value", "type": written}]})
         except (SchemaError, TypeError, ValueError) as error:
             raise self.error(f"the Avro type {written!r} is not valid: {error}") from None
-        named = {name: avro for name, avro in parsed.named.items() if name != parsed.root.name}
-        return Schema(parsed.root.fields[0].type, named)
+        root: Any = parsed.root    # the wrapper record
+        named = {name: avro for name, avro in parsed.named.items() if name != root.name}
+        return Schema(root.fields[0].type, named)
 
     # -- helpers for subclasses -------------------------------------------
 

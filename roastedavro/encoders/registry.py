@@ -6,13 +6,15 @@ then the nearest class in its MRO that has an encoder, then the fallback.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from marshmallow import fields
 
 from roastedavro.encoders.base import Encoder
 
 
 class EncoderRegistry:
-    def __init__(self, encoders=()):
+    def __init__(self, encoders: Iterable[type[Encoder]] = ()) -> None:
         self._by_field_class: dict[type, type[Encoder]] = {}
         for encoder in encoders:
             self.register(encoder)
