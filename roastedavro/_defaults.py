@@ -76,6 +76,7 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
                     pass
         elif kind == "string":
             if isinstance(value, str):
+                encoded: bytes | None
                 try:
                     encoded = value.encode("utf-8")
                 except UnicodeEncodeError:

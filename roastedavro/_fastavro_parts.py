@@ -61,7 +61,7 @@ def _load_alone(full: str) -> ModuleType:
     loaded = importlib.util.module_from_spec(spec)
     sys.modules[full] = loaded
     try:
-        spec.loader.exec_module(loaded)
+        spec.loader.exec_module(loaded)  # type: ignore[union-attr]  # a source file's spec has a loader
     except BaseException:
         sys.modules.pop(full, None)
         raise
@@ -94,7 +94,7 @@ class _Loader:
 
     def exec_module(self, package: ModuleType) -> None:
         # the package is fastavro's own again once it runs
-        package.__loader__ = package.__spec__.loader = self.loader
+        package.__loader__ = package.__spec__.loader = self.loader  # type: ignore[union-attr]  # a package's
         self.loader.exec_module(package)
         _imported()
 

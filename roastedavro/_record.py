@@ -197,26 +197,26 @@ def _process(cls: Any, eq: bool, frozen: bool) -> Any:
     if frozen:
         names = tuple(spec.name for spec in specs)
         namespace["__record_cls"], namespace["__record_names"] = cls, names
-        for method, arguments, call in (("__setattr__", "self, name, value", "name, value"),
-                                        ("__delattr__", "self, name", "name")):
+        for method, parameters, call in (("__setattr__", "self, name, value", "name, value"),
+                                         ("__delattr__", "self, name", "name")):
             if method in cls.__dict__:
                 raise TypeError(f"Cannot overwrite attribute {method} in class {cls.__name__}")
-            setattr(cls, method, _function(method, arguments, [
+            setattr(cls, method, _function(method, parameters, [
                 "if type(self) is __record_cls or name in __record_names:",
                 "    from dataclasses import FrozenInstanceError",
                 f"    raise FrozenInstanceError(f\"cannot {'assign to' if method == '__setattr__' else 'delete'} field {{name!r}}\")",
                 f"super(__record_cls, self).{method}({call})"], namespace, qualname))
     if "__match_args__" not in cls.__dict__:
-        cls.__match_args__ = tuple(spec.name for spec in specs)
+        cls.__match_args__ = tuple(spec.name for spec in specs)  # type: ignore[misc]  # a new class's
     if cls.__doc__ is None:
         # dataclasses' (inspect.signature's) text of the signature
-        shown = []
+        shown_fields = []
         for spec in specs:
             text = f"{spec.name}: {spec.type!r}" if isinstance(spec.type, str) else spec.name
             if spec.default is not MISSING:
                 text += f" = {spec.default!r}"
             elif spec.default_factory is not MISSING:
                 text += " = <factory>"
-            shown.append(text)
-        cls.__doc__ = f"{cls.__name__}({', '.join(shown)})"
+            shown_fields.append(text)
+        cls.__doc__ = f"{cls.__name__}({', '.join(shown_fields)})"
     return cls

@@ -10,13 +10,14 @@ from __future__ import annotations
 import datetime
 import decimal
 from collections.abc import Mapping
+from typing import Any
 
 from roastedavro.errors import DumpError
 
 _TYPE_NAMES = {str: "string", int: "integer", float: "number", bool: "boolean"}
 
 
-def _validation_error() -> type:
+def _validation_error() -> Any:
     # marshmallow's ValidationError, imported when first needed (an except
     # clause is evaluated only when an exception is raised): codecs of plain
     # Avro schemas never import marshmallow

@@ -67,7 +67,7 @@ def reads_as(avro: AvroType) -> str | None:
         if kind == "boolean":
             return "bool"
         if kind == "int":
-            return {"date": "date", "time-millis": "time"}.get(name, "int")
+            return {"date": "date", "time-millis": "time"}.get(name, "int")  # type: ignore[arg-type]  # None too
         if kind == "long":
             if name in _TIMESTAMPS_READ:
                 return "datetime"
@@ -78,7 +78,8 @@ def reads_as(avro: AvroType) -> str | None:
             return "Decimal" if name in ("decimal", "big-decimal") else "bytes"
         return "UUID" if name == "uuid" else "str"
     if isinstance(avro, Fixed):
-        return {"decimal": "Decimal", "uuid": "UUID", "duration": "Duration"}.get(name, "bytes")
+        return {"decimal": "Decimal", "uuid": "UUID", "duration": "Duration"}.get(
+            name, "bytes")  # type: ignore[arg-type]  # None too
     if isinstance(avro, Enum):
         return "str"
     if isinstance(avro, Array):
@@ -286,7 +287,7 @@ def _prepare(datum: Any, avro: AvroType) -> Any:
             elif name == "decimal":
                 if isinstance(datum, decimal.Decimal):
                     return decimal_bytes(datum, logical.scale, logical.precision,
-                                         avro.size if kind == "fixed" else 0)
+                                         avro.size if kind == "fixed" else 0)  # type: ignore[attr-defined]
             elif name == "uuid":
                 return str(datum) if isinstance(datum, uuid.UUID) else datum
             elif name in ("time-millis", "time-micros"):
@@ -342,7 +343,7 @@ def accepts(datum: Any, avro: AvroType, schema: Schema) -> bool:
         if kind in ("int", "long"):
             low, high = INT_RANGE if kind == "int" else LONG_RANGE
             return (isinstance(datum, numbers.Integral) and not isinstance(datum, bool)
-                    and low <= datum <= high)
+                    and low <= datum <= high)  # type: ignore[operator]  # an Integral compares with ints
         if kind in ("float", "double"):
             return isinstance(datum, numbers.Real) and not isinstance(datum, bool)
         return isinstance(datum, (bytes, bytearray))  # bytes

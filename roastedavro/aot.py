@@ -33,7 +33,7 @@ import time
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Any, Callable, Iterable
 
 from roastedavro import __version__, compiler
 from roastedavro.errors import CompileError
@@ -187,7 +187,7 @@ def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFla
     """Builds the codecs into ``package_dir`` with a manifest; returns the manifest."""
     package_dir.mkdir(parents=True, exist_ok=True)
     unique = {codec.key(flags): codec for codec in codecs}
-    manifest = {"format": FORMAT, "roastedavro": __version__, "ext_suffix": compiler.EXT_SUFFIX,
+    manifest: dict[str, Any] = {"format": FORMAT, "roastedavro": __version__, "ext_suffix": compiler.EXT_SUFFIX,
                 "python": sys.version.split()[0], "flags": flags.build_key(), "codecs": {}}
     compiler._compiler_command()  # no C compiler: fail before the pool starts
     done = 0

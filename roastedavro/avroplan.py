@@ -6,6 +6,8 @@ code generator)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from roastedavro._unionrule import always_exact, reads_as
 from roastedavro.avro.types import (
     Array,
@@ -199,7 +201,8 @@ class _MinSizes:
         for _ in range(64):
             changed = False
             for name in self.records:
-                size = min(sum(self.of(field.type) for field in schema.named[name].fields), 2**40)
+                record: Any = schema.named[name]    # a Record (self.records)
+                size = min(sum(self.of(field.type) for field in record.fields), 2**40)
                 if size != self.records[name]:
                     self.records[name] = size
                     changed = True

@@ -142,7 +142,7 @@ class BackgroundCompiler:
         #: seconds the last TIMINGS_KEPT finished jobs took, by key (for reports)
         self.timings: dict[Hashable, float] = {}
 
-    def submit(self, key: Hashable, make: Make, what: str = "codec") -> Job:
+    def submit(self, key: Hashable, make: Make, what: object = "codec") -> Job:
         """A future (a :class:`Job`) of ``make(self.build)``, run on the background thread.
 
         ``what`` names the codec in the log. The future's result is the codec,

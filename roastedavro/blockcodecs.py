@@ -52,7 +52,7 @@ def _lz4_encode(data: bytes, level) -> bytes:
     return _lz4_block().compress(data)
 
 
-def _lz4_decode(data: bytes, limit: int) -> bytes:
+def _lz4_decode(data: bytes, limit: int) -> bytes | bytearray:
     block = _lz4_block()
     if len(data) < 4:
         raise ValueError("an lz4 block shorter than its 4-byte size")
@@ -73,7 +73,7 @@ def _lz4_decode(data: bytes, limit: int) -> bytes:
     return output
 
 
-def _bounded(output: bytes, limit: int, codec: str) -> bytes:
+def _bounded(output: bytes | bytearray, limit: int, codec: str) -> bytes | bytearray:
     if len(output) > limit:
         raise ValueError(f"the {codec} data decompresses to more than {limit} bytes "
                          "(max_block_size)")
@@ -105,7 +105,7 @@ def _streamed(decompressor, data: bytes, limit: int, codec: str):
     return _bounded(output, limit, codec)
 
 
-def _deflate_decode(data: bytes, limit: int) -> bytes:
+def _deflate_decode(data: bytes, limit: int) -> bytes | bytearray:
     return _streamed(zlib.decompressobj(-15), data, limit, "deflate")
 
 
@@ -124,7 +124,7 @@ def _bzip2_encode(data: bytes, level: int | None) -> bytes:
     return bz2.compress(data, level or 9)
 
 
-def _bzip2_decode(data: bytes, limit: int) -> bytes:
+def _bzip2_decode(data: bytes, limit: int) -> bytes | bytearray:
     import bz2
 
     return _streamed(bz2.BZ2Decompressor(), data, limit, "bzip2")
@@ -136,7 +136,7 @@ def _xz_encode(data: bytes, level: int | None) -> bytes:
     return lzma.compress(data, lzma.FORMAT_XZ, preset=level if level is not None else 6)
 
 
-def _xz_decode(data: bytes, limit: int) -> bytes:
+def _xz_decode(data: bytes, limit: int) -> bytes | bytearray:
     import lzma
 
     try:
@@ -168,7 +168,7 @@ def _snappy_length(body) -> tuple[int, int]:
     raise ValueError("the snappy data does not start with a valid length")
 
 
-def _snappy_decode(data: bytes, limit: int, cramjam) -> bytes:
+def _snappy_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
     # the block is raw snappy data, then the CRC-32 of the uncompressed data
     # (4 bytes, big-endian), as the specification says
     if len(data) < 5:
@@ -208,7 +208,7 @@ def _zstd_content_size(data: bytes) -> int | None:
     return value + 256 if width == 2 else value
 
 
-def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes:
+def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
     declared = _zstd_content_size(data)
     if declared is not None and declared > limit:
         raise ValueError(f"the zstandard data declares {declared} bytes, more than {limit} "
@@ -244,7 +244,8 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes:
 class _Codec:
     name: str
     encode: Callable[[bytes, int | None], bytes]
-    decode: Callable[[bytes, int], bytes]
+    #: the data decompressed: bytes or a bytearray
+    decode: Callable[[bytes, int], bytes | bytearray]
 
 
 def _cramjam_codec(name: str, encode, decode) -> _Codec:

@@ -81,7 +81,7 @@ def _cython_version() -> str:
                 if found:
                     return found.group(1)
         import Cython as module
-    return module.__version__
+    return module.__version__  # type: ignore[union-attr]  # imported just above where it was not
 
 
 def build_key(source: str, flags: CompileFlags) -> str:

@@ -83,7 +83,7 @@ def _write_message(stream, body: bytes) -> None:
     stream.flush()
 
 
-def _timeout_expired() -> type:
+def _timeout_expired() -> type[Exception]:
     import subprocess  # imported already by the worker that waits
 
     return subprocess.TimeoutExpired
@@ -148,7 +148,7 @@ class _BuildWorker:
         killed if it does not within ``_STOP_WAIT`` seconds (or at once)."""
         for stream in (self.process.stdin, self.process.stdout):
             with contextlib.suppress(OSError, ValueError):
-                stream.close()
+                stream.close()  # type: ignore[union-attr]  # the process's pipes
         try:
             self.process.wait(timeout=_STOP_WAIT if wait else 0)
         except _timeout_expired():
@@ -233,7 +233,7 @@ class _WorkerPool:
         for worker in [*self._idle, *self._busy]:
             for stream in (worker.process.stdin, worker.process.stdout):
                 with contextlib.suppress(OSError, ValueError):
-                    stream.close()
+                    stream.close()  # type: ignore[union-attr]  # the process's pipes
         self._idle = []
         self._busy = set()
         self._key = None

@@ -27,7 +27,7 @@ from pathlib import Path
 try:
     import fcntl
 except ImportError:  # pragma: no cover - not on POSIX: threads are still serialized
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # tested before use
 
 from roastedavro.buildenv import CACHE_ENV, EXT_SUFFIX, cache_dir
 from roastedavro.errors import CompileError

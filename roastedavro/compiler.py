@@ -156,7 +156,7 @@ class _CodecLoader(importlib.machinery.ExtensionFileLoader):
         super().__init__(name, path)
         self._source = source
 
-    def get_source(self, fullname: str) -> str:
+    def get_source(self, fullname: str) -> str:  # type: ignore[override]  # the generated source
         return self._source
 
 
@@ -167,6 +167,7 @@ def _import(name: str, path: Path, source: str) -> ModuleType:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     loader = _CodecLoader(name, str(path), source)
     spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    assert spec is not None and spec.loader is not None    # made from the loader given
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

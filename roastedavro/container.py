@@ -223,7 +223,7 @@ class FileReader:
         self.skipped.append(Skipped(number, error.offset,
                                     self._source.offset if found else None, error.reason))
 
-    def decompress(self, block: Block) -> bytes:
+    def decompress(self, block: Block) -> bytes | bytearray:
         """The block's data, decompressed (at most ``max_block_size`` bytes;
         bytes or a bytearray)."""
         try:
@@ -244,7 +244,7 @@ class FileReader:
         except DecodeError as error:
             raise self._records_error(error, block, data) from None
 
-    def _records_error(self, error: DecodeError, block: Block, data: bytes) -> ContainerError:
+    def _records_error(self, error: DecodeError, block: Block, data: bytes | bytearray) -> ContainerError:
         """The ContainerError of a block whose records cannot be read."""
         reason = error.reason
         if reason.startswith("item budget exceeded"):
@@ -282,7 +282,7 @@ class FileReader:
                 f"allowance left", block.offset, block.number)
         self._allowance = size + allowance - block.count
 
-    def decode_records(self, data: bytes, count: int) -> list:
+    def decode_records(self, data: bytes | bytearray, count: int) -> list:
         """``count`` records from a block's decompressed data. Records and
         the items of their arrays and maps are paid for from one budget per
         file: the blocks' bytes so far plus the codec's item_allowance (a

@@ -48,7 +48,7 @@ class MissingSchemaError(ContainerError, KeyError):
 
 
 def _container_error(reason: str, offset: int, block: int | None,
-                     kind: type | None = None) -> ContainerError:
+                     kind: type[ContainerError] | None = None) -> ContainerError:
     error = (kind or ContainerError).__new__(kind or ContainerError)
     DecodeError.__init__(error, reason, offset)
     error.block = block

@@ -130,7 +130,7 @@ class ModuleEmitter:
         if PART_FUNCTION.match(name):
             # part_...: the names of wide records' functions (a binding no
             # longer shares their class, but generated text stays unambiguous)
-            name = base = f"bound_{name}"
+            name = base = f"bound_{name}"  # type: ignore[assignment]  # an identifier too
         n = 2
         # never a name of the module's skeleton or runtime (max_depth, ...)
         while name in self.bindings or name in RESERVED or name in self._functions:

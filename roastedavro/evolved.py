@@ -77,7 +77,7 @@ class WrittenRecord:
     """How a nested record of the writer is read as the schema's ``record``."""
 
     record: RecordPlan
-    steps: tuple
+    steps: tuple | None    # None while they are being made
 
 
 @dataclasses.dataclass(frozen=True)
@@ -136,7 +136,7 @@ class _Planner:
         self.writer, self.reader = resolution.writer, resolution.reader
         self.by_name = {record.full_name: record for record in records}
         self.flags = flags
-        self.skipper = None    # the writer's schema, whose nodes skip the fields dropped
+        self.skipper: Interpreter | None = None    # the writer's schema, whose nodes skip the fields dropped
         #: the schema record's ident -> its WrittenRecord (the steps are
         #: None while they are being planned: a record that contains itself)
         self.nested: dict[str, WrittenRecord] = {}

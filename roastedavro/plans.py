@@ -63,7 +63,7 @@ class ValuePlan:
 
     @property
     def null_message(self) -> str:
-        return self.encoder.field.error_messages["null"]
+        return self.encoder.field.error_messages["null"]  # type: ignore[return-value]  # a str
 
     def default_datum(self, value: Any) -> Any:
         """The Avro value of a default given for this position (see

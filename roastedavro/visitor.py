@@ -114,7 +114,7 @@ class SchemaVisitor:
         # never write_long, read_str, ...: the runtime's and skeleton's names
         while (ident in self._idents or f"write_{ident}" in RESERVED
                or f"read_{ident}" in RESERVED or ident in RESERVED):
-            ident, n = f"{base}{n}", n + 1
+            ident, n = f"{base}{n}", n + 1  # type: ignore[assignment]  # an identifier too
         self._idents.add(ident)
         return ident
 

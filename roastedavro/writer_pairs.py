@@ -16,6 +16,7 @@ from roastedavro.errors import DatumError, DecodeError
 from roastedavro.flags import CompileFlags
 
 if TYPE_CHECKING:    # annotations only: roastedavro.schema imports this module
+    from roastedavro.schema import CompiledSchema as _CompiledSchema
     from roastedavro.schema import EntryPoints
 
 #: the CompiledSchema class, set by roastedavro.schema when it defines it (a
@@ -38,7 +39,7 @@ class _Pairs:
 
     LIMIT = 256
 
-    def __init__(self, schema: CompiledSchema | None = None, codec: Any = None,
+    def __init__(self, schema: _CompiledSchema | None = None, codec: Any = None,
                  switches: EntryPoints | None = None):
         self.by_json: dict = {}
         self.given: dict = {}
@@ -66,7 +67,9 @@ class _Pairs:
         """A one-pass codec's entry points: the schema codec's, with
         marshmallow's path given the bytes in this schema's layout."""
         load = self.codec.load_with_marshmallow
-        self.switches.bind(pair_codec, lambda data, many: load(rearranger.transcode(data), many))
+        # (switches: given where one-pass codecs are made)
+        self.switches.bind(  # type: ignore[union-attr]
+            pair_codec, lambda data, many: load(rearranger.transcode(data), many))
 
     def find(self, writer_schema: Any, many: bool):
         key = _given_key(writer_schema, many)
@@ -216,7 +219,7 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
     if isinstance(writer_schema, CompiledSchema) or (
             isinstance(writer_schema, type) and issubclass(writer_schema, CompiledSchema)):
         writer = writer_schema().avro_model if isinstance(writer_schema, type) \
-            else writer_schema.avro_model
+            else writer_schema.avro_model  # type: ignore[attr-defined]  # a CompiledSchema
     elif isinstance(writer_schema, AvroSchema):
         writer = writer_schema
     else:

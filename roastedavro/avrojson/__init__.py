@@ -248,7 +248,7 @@ class AvroJSON:
         if whole:
             item_allowance = CompileFlags.item_allowance
         budget = self._budget
-        budget[0] = len(data) + item_allowance - count
+        budget[0] = len(data) + item_allowance - count  # type: ignore[operator]  # set above if None
         if budget[0] < 0:
             self.items_left = 0
             # a file's later blocks get what the earlier ones left: say both

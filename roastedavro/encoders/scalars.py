@@ -95,7 +95,7 @@ class BooleanEncoder(Encoder):
 class NumberEncoder(FloatEncoder):
     """marshmallow 3's concrete ``Number`` field (a float); abstract in marshmallow 4."""
 
-    field_class = fields.Number
+    field_class = fields.Number  # type: ignore[assignment]  # Float's base class
 
     def emit_read(self, fn, target):
         # Number has no allow_nan: marshmallow loads NaN as it is

@@ -58,7 +58,7 @@ class TypeNameChooser:
         self.indexes = indexes
 
     def choose(self, value: Any) -> tuple[int, Any]:
-        kind = self.one_of.get_obj_type(value)
+        kind = self.one_of.get_obj_type(value)  # type: ignore[attr-defined]  # a OneOfSchema
         if kind is None:
             raise DumpError([f"Unknown object class: {type(value).__name__}"])
         try:
@@ -259,7 +259,8 @@ class _RecordUnionField(Encoder):
         self.item = item
         self.many = many
         # one value: null is a branch of the union; many: the list may be null
-        self.never_null = self.accepts_none = not many
+        # this encoder's own, by ``many``
+        self.never_null = self.accepts_none = not many  # type: ignore[misc]
         self.holds_null = item.with_null
         if many:
             self.items = visitor.plain_value(item)

@@ -527,7 +527,8 @@ class _FileReader(FileReader):
         except FileEndedError as error:
             raise TruncatedFileError.of(error) from None
 
-    def _records_error(self, error: DecodeError, block: _StoredBlock, data: bytes) -> ContainerError:
+    def _records_error(self, error: DecodeError, block: _StoredBlock,
+                       data: bytes | bytearray) -> ContainerError:
         contained = super()._records_error(error, block, data)
         if isinstance(error, UnreadableDatumError):
             return UnreadableDataError.of(contained, writer_path="", reader_path="")
@@ -585,7 +586,7 @@ class Block:
     record count in the file) and ``size`` (its bytes in the file, sync
     marker included). Iterating it gives its records."""
 
-    def __init__(self, owner: _FileReader, stored: _StoredBlock, data: bytes):
+    def __init__(self, owner: _FileReader, stored: _StoredBlock, data: bytes | bytearray):
         self.bytes_ = io.BytesIO(data)
         self.num_records = stored.count
         self.codec = stored.codec
