@@ -300,7 +300,8 @@ def decimal_bytes(value: Any, scale: int, precision: int, size: int) -> bytes:
         raise refused("a Decimal", value)
     if not value.is_finite():
         raise DumpError(f"{value} cannot be written as an Avro decimal")
-    sign, digits, exponent = value.as_tuple()
+    exponent: int
+    sign, digits, exponent = value.as_tuple()  # type: ignore[assignment]  # finite: an int
     where = f"decimal({precision}, {scale})"
     if len(digits) > precision:
         raise DumpError(f"{value} has {len(digits)} digits, more than the precision of {where}")
@@ -368,7 +369,8 @@ def big_decimal_bytes(value: Any) -> bytes:
         raise refused("a Decimal", value)
     if not value.is_finite():
         raise DumpError(f"{value} cannot be written as an Avro big-decimal")
-    sign, digits, exponent = value.as_tuple()
+    exponent: int
+    sign, digits, exponent = value.as_tuple()  # type: ignore[assignment]  # finite: an int
     scale = -exponent
     if not INT_RANGE[0] <= scale <= INT_RANGE[1]:
         raise DumpError(f"{shown(value)}: its scale does not fit an Avro int")
@@ -393,18 +395,18 @@ def _zigzag(data: bytes, position: int) -> tuple[int, int] | None:
 
 def _big_decimal_problem(data: bytes) -> str | None:
     """Why raw bytes are not a big-decimal the reader reads back, or None."""
-    length = _zigzag(data, 0)
-    if length is None:
+    found = _zigzag(data, 0)
+    if found is None:
         return "no length of the unscaled value"
-    length, position = length
+    length, position = found
     if length <= 0:
         return "the unscaled value is empty" if length == 0 else "a negative length"
     if length > len(data) - position:
         return f"the unscaled value's {length} bytes run past the end"
-    scale = _zigzag(data, position + length)
-    if scale is None:
+    found = _zigzag(data, position + length)
+    if found is None:
         return "no scale after the unscaled value"
-    scale, position = scale
+    scale, position = found
     if not INT_RANGE[0] <= scale <= INT_RANGE[1]:
         return "the scale does not fit an Avro int"
     if position != len(data):

@@ -60,7 +60,7 @@ class _Dataclass:
     def __init__(self, attribute: str):
         self.attribute = attribute
 
-    def __get__(self, instance, owner):
+    def __get__(self, instance: object, owner: Any) -> Any:
         twin = owner.__dict__.get("_record_twin")
         if twin is None:
             import dataclasses

@@ -50,7 +50,7 @@ class Job:
 
     __slots__ = ("_finished", "_guard", "_result", "_error", "_callbacks", "seconds")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._finished = threading.Event()
         self._guard = threading.Lock()
         self._result: Any = None

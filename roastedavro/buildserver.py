@@ -164,7 +164,7 @@ class _WorkerPool:
     started with the same environment (``key``); a request with another key
     retires the idle ones, and the busy ones as they finish."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._guard = threading.Condition()
         self._key: tuple | None = None
         self._idle: list[_BuildWorker] = []

@@ -46,7 +46,7 @@ class FunctionLines:
     generators' function emitters build on (roastedavro.codegen's
     FunctionEmitter, roastedavro.avrogen_function's _Function)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.lines: list[Code] = []
         #: name -> (C type, initial value or None), declared at the top
         self.c_locals: dict[str, tuple[str, str | None]] = {}
@@ -89,7 +89,7 @@ class ModuleEmitter:
     so each compiled schema instance holds its own.
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.bindings: dict[str, Any] = {}
         self._names_by_id: dict[int, str] = {}
         #: (emitter, rendered functions[, the names they define])

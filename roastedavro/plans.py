@@ -118,7 +118,7 @@ class RecordPlan:
 class NamedTypes:
     """Writes each named type in full the first time, by name afterwards."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.defined: set[str] = set()
 
     def named(self, definition: dict) -> Any:

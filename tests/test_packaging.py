@@ -46,7 +46,7 @@ from roastedavro import AvroCodec, CompiledSchema
 package = pathlib.Path(roastedavro.__file__).resolve().parent
 # the installed copy, not the checkout's
 assert pathlib.Path(sys.prefix).resolve() in package.parents, (sys.prefix, package)
-for name in ("py.typed", "_runtime.pxd", "_runtime.pyx"):
+for name in ("py.typed", "_runtime.pxd", "_runtime.pyx", "_runtime.pyi", "_tier0.pyi", "_dropin.pyi"):
     assert (package / name).is_file(), name
 assert list((package / "templates").glob("*.j2")), "no templates"
 import roastedavro.avro, roastedavro.encoders, roastedavro.fastavro  # noqa: E401,F401
@@ -106,7 +106,8 @@ def check_sdist(path):
     for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "CHANGELOG.md",
                  "CONTRIBUTING.md", "PKG-INFO",
                  "roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
-                 "roastedavro/_tier0.pyx", "roastedavro/_dropin.pyx", "roastedavro/py.typed"):
+                 "roastedavro/_tier0.pyx", "roastedavro/_dropin.pyx", "roastedavro/py.typed",
+                 "roastedavro/_runtime.pyi", "roastedavro/_tier0.pyi", "roastedavro/_dropin.pyi"):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
@@ -126,7 +127,8 @@ def check_wheel(path):
         metadata_name = next(name for name in files if name.endswith(".dist-info/METADATA"))
         metadata = email.parser.BytesParser().parsebytes(archive.read(metadata_name))
     for name in ("roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
-                 "roastedavro/py.typed"):
+                 "roastedavro/py.typed", "roastedavro/_runtime.pyi", "roastedavro/_tier0.pyi",
+                 "roastedavro/_dropin.pyi"):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
