@@ -67,7 +67,8 @@ def reads_as(avro: AvroType) -> str | None:
         if kind == "boolean":
             return "bool"
         if kind == "int":
-            return {"date": "date", "time-millis": "time"}.get(name, "int")  # type: ignore[arg-type]  # None too
+            return {"date": "date", "time-millis": "time"}.get(  # (None too)
+                name, "int")  # type: ignore[arg-type]
         if kind == "long":
             if name in _TIMESTAMPS_READ:
                 return "datetime"

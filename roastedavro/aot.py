@@ -187,8 +187,9 @@ def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFla
     """Builds the codecs into ``package_dir`` with a manifest; returns the manifest."""
     package_dir.mkdir(parents=True, exist_ok=True)
     unique = {codec.key(flags): codec for codec in codecs}
-    manifest: dict[str, Any] = {"format": FORMAT, "roastedavro": __version__, "ext_suffix": compiler.EXT_SUFFIX,
-                "python": sys.version.split()[0], "flags": flags.build_key(), "codecs": {}}
+    manifest: dict[str, Any] = {
+        "format": FORMAT, "roastedavro": __version__, "ext_suffix": compiler.EXT_SUFFIX,
+        "python": sys.version.split()[0], "flags": flags.build_key(), "codecs": {}}
     compiler._compiler_command()  # no C compiler: fail before the pool starts
     done = 0
     workers = max(1, min(jobs or os.cpu_count() or 1, len(unique) or 1))

@@ -267,8 +267,8 @@ class _Checker:
             if rtype in _PRIMITIVES:
                 return ()
             if rtype == "ARRAY":
-                return self.pair("items", self.child("reader", reader, cast(Array, reader.avro).items, "items",
-                                                     reader.path + "[]"),
+                return self.pair("items", self.child("reader", reader, cast(Array, reader.avro).items,
+                                                     "items", reader.path + "[]"),
                                  self.child("writer", writer, cast(Array, writer.avro).items, "items",
                                             writer.path + "[]"), location)
             if rtype == "MAP":

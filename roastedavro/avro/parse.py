@@ -614,9 +614,9 @@ class _Parser:
         if kind in ("record", "error"):
             if not isinstance(value, dict):
                 return "a record default must be a JSON object"
-            # a record, by its kind
-            if not avro.fields and avro.name in self.named and self.named[avro.name] is not avro:  # type: ignore[attr-defined]
-                avro = self.named[avro.name]  # type: ignore[attr-defined]
+            record: Any = avro    # a record, by its kind
+            if not record.fields and record.name in self.named and self.named[record.name] is not record:
+                avro = self.named[record.name]
             for field in avro.fields:  # type: ignore[attr-defined]
                 if field.name in value:
                     problem = self.default_problem(field.type, value[field.name])
