@@ -9,11 +9,11 @@ Python type its Avro type needs inline; this module handles the rest:
   that is not a dict, a tuple or other iterable for an array, bytearray and
   memoryview for bytes, a str subclass, an ISO date string for a date;
 - the union branch fastavro's ``write_union`` chooses when the type of a
-  value alone does not decide it (:class:`UnionChooser`);
-- field defaults, written as their schema JSON says (:func:`encode_default`);
+  value alone does not decide it (``UnionChooser``);
+- field defaults, written as their schema JSON says (``encode_default``);
 - the logical types fastavro 1.13 does not know, as the specification
   defines them: ``big-decimal`` (a Decimal), ``duration`` (a
-  :class:`Duration`), ``uuid`` on ``fixed(16)`` (a UUID), and
+  ``Duration``), ``uuid`` on ``fixed(16)`` (a UUID), and
   ``timestamp-nanos`` / ``local-timestamp-nanos`` (an int of nanoseconds, as
   fastavro reads them; a datetime is also written).
 

@@ -6,7 +6,7 @@ compression libraries (about 10 MB of RSS and 35 ms); roastedavro needs its
 ``parse_schema`` and exception classes. While fastavro is not imported, the
 modules holding them are loaded alone, under their own names: a later
 ``import fastavro`` finds them in ``sys.modules`` and uses them, so the
-classes are fastavro's. :func:`when_imported` runs a function once fastavro
+classes are fastavro's. ``when_imported`` runs a function once fastavro
 itself has been imported (by anyone).
 """
 

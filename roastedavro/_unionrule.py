@@ -91,7 +91,7 @@ def reads_as(avro: AvroType) -> str | None:
 
 
 def kind_of(datum: Any) -> str | None:
-    """A datum's Python type by the names of :func:`reads_as` (subclasses as
+    """A datum's Python type by the names of ``reads_as`` (subclasses as
     their base), or None for values whose branch only validation decides."""
     if datum is None:
         return "None"

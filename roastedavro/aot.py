@@ -5,7 +5,7 @@ codecs of the sources exactly as ``CompiledSchema.compile()`` and
 ``AvroCodec`` would at run time, builds them in parallel (a process pool),
 and writes a wheel ``NAME-VERSION-TAG.whl`` tagged for this Python and
 platform. Installed next to the service, the wheel's codecs are found by
-:mod:`roastedavro.precompiled` (the entry point group ``roastedavro.codecs``),
+``roastedavro.precompiled`` (the entry point group ``roastedavro.codecs``),
 so the service starts no compiler.
 
 A SOURCE is ``module:Class`` (a CompiledSchema, imported as the service

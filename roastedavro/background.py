@@ -2,7 +2,7 @@
 
 A service that meets a schema it has not compiled yet (a new writer version
 in a Kafka topic, say) must not stop while Cython and the C compiler run for
-seconds. :class:`BackgroundCompiler` builds codecs one at a time on a daemon
+seconds. ``BackgroundCompiler`` builds codecs one at a time on a daemon
 thread; the build itself runs in a child Python process (``build="child"``),
 so the thread only waits, without the GIL, and the threads that serve
 messages keep their speed. The finished codec is handed to a callback, which
@@ -143,7 +143,7 @@ class BackgroundCompiler:
         self.timings: dict[Hashable, float] = {}
 
     def submit(self, key: Hashable, make: Make, what: object = "codec") -> Job:
-        """A future (a :class:`Job`) of ``make(self.build)``, run on the background thread.
+        """A future (a ``Job``) of ``make(self.build)``, run on the background thread.
 
         ``what`` names the codec in the log. The future's result is the codec,
         or its exception is the build's error; a finished future's ``seconds``

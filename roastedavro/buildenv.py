@@ -4,7 +4,7 @@ cache folder and whether it can be trusted, and whether a schema's codec
 may be stored there.
 
 A process served by the interpreter or by stored codecs asks these
-questions on its first call; the builder (:mod:`roastedavro.compiler`,
+questions on its first call; the builder (``roastedavro.compiler``,
 Cython, the C compiler, the build workers) is imported only by a process
 that builds or loads a codec.
 """
@@ -73,9 +73,9 @@ _private_guard = threading.Lock()
 
 
 def trusted_cache_dir() -> Path:
-    """The folder codecs are loaded from and built into: :func:`cache_dir`, or,
-    if that folder is not private to the user (see :func:`_unsafe`), a private
-    temporary folder of this process, with a :class:`CacheFolderWarning`."""
+    """The folder codecs are loaded from and built into: ``cache_dir``, or,
+    if that folder is not private to the user (see ``_unsafe``), a private
+    temporary folder of this process, with a ``CacheFolderWarning``."""
     directory = cache_dir()
     problem = _unsafe(directory)
     if problem is None:
@@ -147,7 +147,7 @@ def compiler_missing() -> str | None:
 
 def may_be_stored(fingerprint: str) -> bool:
     """Whether a codec module of the schema with this fingerprint (hex, as
-    :func:`roastedavro.compiler.load` takes it) may be precompiled or cached: False when no package
+    ``roastedavro.compiler.load`` takes it) may be precompiled or cached: False when no package
     of precompiled codecs is installed and the cache holds no module named
     for the fingerprint. Looking a codec up means generating its source (its
     key), which a process need not do, nor import the generator for, when

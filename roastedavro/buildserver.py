@@ -90,7 +90,7 @@ def _timeout_expired() -> type[Exception]:
 
 
 class _BuildWorker:
-    """One build process; used by one thread at a time (see :class:`_WorkerPool`)."""
+    """One build process; used by one thread at a time (see ``_WorkerPool``)."""
 
     def __init__(self, key: tuple, env: dict, directory: Path):
         import subprocess
@@ -160,7 +160,7 @@ class _BuildWorker:
 
 
 class _WorkerPool:
-    """The build processes of this process: at most :data:`BUILD_WORKERS`, all
+    """The build processes of this process: at most ``BUILD_WORKERS``, all
     started with the same environment (``key``); a request with another key
     retires the idle ones, and the busy ones as they finish."""
 
@@ -419,7 +419,7 @@ def serve_build(request: bytes, directory: Path, private: tuple[int, ...] = ()) 
 
     The process's first build runs in it, with a fresh Context: it loads
     what Cython loads once per process (its lazily imported parts, lexicon,
-    utility code). Every later build is forked off (see :func:`_fork_build`)."""
+    utility code). Every later build is forked off (see ``_fork_build``)."""
     global _warm
     building._serving = True
     building._private_fds = private

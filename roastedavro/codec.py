@@ -7,7 +7,7 @@ conventions and the few values fastavro writes that are refused here).
 Single-object encoding (the specification's "Single object encoding": the
 marker C3 01, the schema's CRC-64-AVRO fingerprint as 8 little-endian
 bytes, then the datum) is ``dump_single`` and ``load_single``; a
-:class:`SchemaStore` reads messages of several schemas by their fingerprint.
+``SchemaStore`` reads messages of several schemas by their fingerprint.
 """
 
 from __future__ import annotations
@@ -166,7 +166,7 @@ class AvroCodec:
     ``build`` says where an eager build runs: ``"here"`` (the default),
     ``"child"`` (in a child Python process, so a thread constructing the codec
     leaves the rest of the program running at full speed) or ``"never"``
-    (raise :class:`roastedavro.errors.NotCompiledError` at once when the
+    (raise ``roastedavro.errors.NotCompiledError`` at once when the
     codec is neither cached nor precompiled).
     """
 

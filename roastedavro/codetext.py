@@ -4,20 +4,20 @@ Schemas come from registries, ``.avsc`` files and other teams' code, so every
 name, symbol, logical type, size, default, message or class name in them is
 untrusted. It reaches the generated Cython through three channels only:
 
-1. :func:`identifier`: a name of ``[A-Za-z_][A-Za-z0-9_]*``, whatever the text;
-2. :func:`literal`: the ``repr`` of an exact ``str``, ``int``, ``float``,
+1. ``identifier``: a name of ``[A-Za-z_][A-Za-z0-9_]*``, whatever the text;
+2. ``literal``: the ``repr`` of an exact ``str``, ``int``, ``float``,
    ``bool``, ``bytes`` or ``None`` (or a tuple of them); any other object is
    bound as a constant of the codec (``FunctionEmitter.bind``);
-3. :func:`checked_int`: an exact ``int`` (not a ``bool``, not a ``str``) within
+3. ``checked_int``: an exact ``int`` (not a ``bool``, not a ``str``) within
    stated bounds.
 
-Comments go through :func:`comment`, which keeps a small alphabet that cannot
+Comments go through ``comment``, which keeps a small alphabet that cannot
 end a comment or a line.
 
 Two checks make a slip impossible to ship rather than merely unlikely:
-:class:`Code` marks text built through these channels, and the Jinja
+``Code`` marks text built through these channels, and the Jinja
 environment refuses to render anything else (see emitter); and
-:func:`check_function` tokenizes every generated function and refuses a name
+``check_function`` tokenizes every generated function and refuses a name
 that neither the templates, the runtime nor the emitters provided, a dunder
 attribute, an f-string, or anything the tokenizer cannot read.
 """

@@ -13,7 +13,7 @@ here) and processes (a lock file).
 A cache folder is trusted only when it belongs to the current user and no
 one else can write to it (as pip does for its cache): anyone who can put a
 file there can run code in every process that loads a codec from it. Any
-other folder is bypassed with a :class:`CacheFolderWarning`; codecs are then
+other folder is bypassed with a ``CacheFolderWarning``; codecs are then
 built in a private temporary folder of the process.
 """
 
@@ -65,7 +65,7 @@ def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None 
     Python process, started at the first such build and reused by later ones:
     a thread waiting for it holds no GIL, so the rest of the program runs on
     at full speed) or ``"never"`` (raise
-    :class:`NotCompiledError`, without waiting for a build another thread
+    ``NotCompiledError``, without waiting for a build another thread
     has under way). ``ROASTEDAVRO_COMPILE=never`` makes every build "never".
     """
     if build not in BUILD_MODES:

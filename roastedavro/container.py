@@ -10,7 +10,7 @@ to ``sync_interval`` bytes or more, as fastavro and Java end blocks.
 
 Reading streams block by block from any binary file object, seekable or not,
 in memory bounded by the largest block (and ``max_block_size`` for what a
-block decompresses to). Damage is a :class:`ContainerError` naming the
+block decompresses to). Damage is a ``ContainerError`` naming the
 block and its file offset; ``on_damage="skip"`` instead skips a damaged
 block, finds the first sync marker after the block's start and goes on,
 recording what it skipped. Records and their arrays' and maps' items are paid
@@ -93,6 +93,7 @@ class Block:
     stored: int = 0
 
     def records(self) -> list:
+        """The block's records, decoded (and decompressed) now."""
         return self._reader._decode(self)
 
     def __iter__(self) -> Iterator[Any]:
@@ -101,10 +102,12 @@ class Block:
     # fastavro's names
     @property
     def num_records(self) -> int:
+        """fastavro's name of ``count``: the records in the block."""
         return self.count
 
     @property
     def bytes_(self) -> bytes:
+        """fastavro's name of ``data``: the block's bytes as stored."""
         return self.data
 
 
@@ -128,7 +131,7 @@ class FileReader:
     "skip" (the block is skipped, reading resumes after the first sync
     marker after the block's start, and ``skipped`` lists what was passed
     over). ``flags.item_allowance`` is the file's allowance of records and
-    items beyond the bytes read (see :meth:`decode_records`).
+    items beyond the bytes read (see ``decode_records``).
     """
 
     #: the rules the file's schema is parsed by (the fastavro drop-in's: "fastavro")
@@ -181,6 +184,8 @@ class FileReader:
 
     @property
     def schema(self) -> Schema:
+        """The schema the records are read as (the reader schema, else the
+        file's)."""
         return self.reader_schema
 
     def _next_block(self) -> Block | None:
@@ -262,7 +267,7 @@ class FileReader:
 
     def charge_records(self, block: Block, size: int) -> None:
         """For a decoder of a block's ``size`` bytes of decompressed data
-        other than :meth:`decode_records` (Avro JSON, marshmallow): pay for
+        other than ``decode_records`` (Avro JSON, marshmallow): pay for
         the block's records from the file's budget, as decode_records does
         (records only: that decoder holds their arrays' and maps' items to
         its own budget), or a ContainerError."""
@@ -429,11 +434,13 @@ class FileWriter:
             fo.write(_header_bytes(self.schema, self.codec, metadata or {}, self.sync_marker))
 
     def write(self, record: Any) -> None:
+        """Adds one record; blocks are written as they fill."""
         self._pending.append(record)
         if len(self._pending) >= self._batch:
             self._encode_pending()
 
     def write_many(self, records: Iterable[Any]) -> None:
+        """Adds the records of an iterable, as ``write`` does each."""
         if self.encode_next is not None:
             # the codec takes the records from the iterator itself
             if self._pending:
@@ -543,6 +550,8 @@ class FileWriter:
             self.fo.flush()
 
     def close(self) -> None:
+        """Writes the last block (the file object stays open: it is the
+        caller's)."""
         self.flush()
 
     def __enter__(self) -> FileWriter:
@@ -561,7 +570,7 @@ def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "
 
     Appending first checks the frame of every block (its count, size and
     sync marker, seeking over the data): records appended after damage
-    would be lost to readers, so a damaged file is a :class:`ContainerError`
+    would be lost to readers, so a damaged file is a ``ContainerError``
     naming the damage. ``repair=True`` truncates a file whose last block was
     cut short (a write that did not finish) to its last whole block first;
     damage with a sync marker after it is refused even then."""
@@ -586,7 +595,7 @@ def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "
 def append(fo: BinaryIO, records: Iterable[Any], *, repair: bool = False, **options: Any) -> None:
     """Append ``records`` to the container file ``fo`` (opened ``"r+b"`` or
     ``"a+b"``), with its own schema, codec and sync marker; a damaged file is
-    a ContainerError (``repair``: see :func:`write_file`)."""
+    a ContainerError (``repair``: see ``write_file``)."""
     if _existing_header(fo) is None:
         raise ContainerError("cannot append: the file is empty", 0)
     fo.seek(0)

@@ -85,7 +85,7 @@ class _Source:
     A stream that cannot seek (a pipe, a socket's) is never read past the
     bytes used, so what follows the file stays the stream's, as fastavro
     leaves it (a buffered stream's varints are parsed from ``peek()``); a
-    seekable one is read in chunks and put back with :meth:`settle`."""
+    seekable one is read in chunks and put back with ``settle``."""
 
     def __init__(self, fo: BinaryIO):
         self.fo = fo

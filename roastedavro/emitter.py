@@ -1,12 +1,12 @@
 """What the code generators share: the Jinja2 environment that renders only
-checked code, the module being generated (:class:`ModuleEmitter`: the
+checked code, the module being generated (``ModuleEmitter``: the
 objects its codec binds, key slots, the functions to check), one generated
-function's lines and C locals (:class:`FunctionLines`), how a wide record's
+function's lines and C locals (``FunctionLines``), how a wide record's
 functions are split, and the generated module itself.
 
-The marshmallow generator (:mod:`roastedavro.codegen`), the Avro generator
-(:mod:`roastedavro.avrogen`) and the resolving reader's
-(:mod:`roastedavro.resolvegen`) build on it; it imports none of them.
+The marshmallow generator (``roastedavro.codegen``), the Avro generator
+(``roastedavro.avrogen``) and the resolving reader's
+(``roastedavro.resolvegen``) build on it; it imports none of them.
 """
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ class ModuleEmitter:
         return Code(f"self.bound.{self._binding(obj, name)}")
 
     def bind_interpreter(self, interpreter: Any, name: str) -> Code:
-        """A tier-0 interpreter bound as :meth:`bind` does, which each codec
+        """A tier-0 interpreter bound as ``bind`` does, which each codec
         object gives its own nesting bound (``max_depth``)."""
         attribute = self._binding(interpreter, name)
         if attribute not in self.interpreters:

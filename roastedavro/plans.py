@@ -1,7 +1,7 @@
 """The plan of a marshmallow schema the visitor makes, and what reads it.
 
-A :class:`RecordPlan` per record: its fields (:class:`FieldPlan`), each
-written by an encoder (:class:`ValuePlan`), with its Avro name, keys and
+A ``RecordPlan`` per record: its fields (``FieldPlan``), each
+written by an encoder (``ValuePlan``), with its Avro name, keys and
 defaults. The code generator turns plans into source; the encoders and the
 uncompiled path use the helpers below to convert values as the generated
 code does. Plans import no encoder, visitor or generator.
@@ -67,7 +67,7 @@ class ValuePlan:
 
     def default_datum(self, value: Any) -> Any:
         """The Avro value of a default given for this position (see
-        :meth:`Encoder.default_datum`); None where null is allowed."""
+        ``Encoder.default_datum``); None where null is allowed."""
         if value is None and not self.encoder.accepts_none:
             if self.nullable:
                 return None

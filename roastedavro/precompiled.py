@@ -4,7 +4,7 @@ A package of codecs declares itself in the entry point group
 ``roastedavro.codecs`` (name and value: its import name) and carries a
 manifest, ``roastedavro-codecs.json``, beside its modules: the roastedavro
 version and extension suffix it was built for, and for each codec the key it
-answers to (:func:`roastedavro.compiler.aot_key`), its module name, file and
+answers to (``roastedavro.compiler.aot_key``), its module name, file and
 SHA-256. A package built for another roastedavro or another Python ABI, or
 whose manifest is malformed (an entry without its module, file or SHA-256),
 is ignored as a whole, with a warning naming it: other codecs keep working. A
@@ -62,7 +62,7 @@ def lookup(key: str) -> Precompiled | None:
 
 def lookup_possible() -> bool:
     """Whether any usable precompiled codec is installed (the unusable are
-    warned about, as by :func:`lookup`)."""
+    warned about, as by ``lookup``)."""
     return bool(_index())
 
 

@@ -150,7 +150,7 @@ class CompiledSchema(Schema):
 
     @property
     def avro_model(self) -> AvroSchema:
-        """The same schema as :class:`roastedavro.avro.Schema` (canonical form, fingerprints)."""
+        """The same schema as ``roastedavro.avro.Schema`` (canonical form, fingerprints)."""
         return self._plan().schema
 
     # -- compiling ----------------------------------------------------------
@@ -159,7 +159,7 @@ class CompiledSchema(Schema):
         return f"{type(self).__module__}.{type(self).__qualname__}"
 
     def compile_to_string(self, flags: CompileFlags | None = None) -> str:
-        """The Cython source that :meth:`compile` builds."""
+        """The Cython source that ``compile`` builds."""
         plan = self._plan()
         return generate_module(plan.root, plan.records, self._label(),
                                (flags or CompileFlags()).build_key(), plan.fingerprint).source
@@ -169,7 +169,7 @@ class CompiledSchema(Schema):
 
         ``build`` says where a codec missing from the compile cache is built:
         ``"here"`` (the default), ``"child"`` (a child Python process) or
-        ``"never"`` (raise :class:`roastedavro.errors.NotCompiledError`).
+        ``"never"`` (raise ``roastedavro.errors.NotCompiledError``).
         """
         flags = flags or CompileFlags()
         # "never" does not wait for a build under way in another thread
@@ -194,7 +194,7 @@ class CompiledSchema(Schema):
 
     @property
     def tier(self) -> str | None:
-        """What serves :meth:`dump_compiled` and :meth:`load_compiled`:
+        """What serves ``dump_compiled`` and ``load_compiled``:
         ``"compiled"`` (the schema's compiled codec), ``"interpreter"``
         (marshmallow's ``dump``/``load`` with tier 0 writing and reading the
         bytes, where the schema cannot be compiled), or None before the
@@ -268,7 +268,7 @@ class CompiledSchema(Schema):
         ``many=True`` writes a list of records as one Avro array. Raises
         ``marshmallow.ValidationError`` naming the field path when a value
         cannot be written. Compiles the schema on first use; where it cannot
-        be compiled (see :attr:`tier`), writes the same bytes through
+        be compiled (see ``tier``), writes the same bytes through
         marshmallow's ``dump`` and tier 0.
         """
         self._attach()
@@ -278,14 +278,14 @@ class CompiledSchema(Schema):
         """The loaded value of Avro binary ``data``, as marshmallow's ``load`` returns it.
 
         ``writer_schema`` (an Avro schema as dict, JSON text or
-        :class:`roastedavro.avro.Schema`, or another CompiledSchema) reads data
+        ``roastedavro.avro.Schema``, or another CompiledSchema) reads data
         written with another version of the schema: the bytes are
         rearranged into this schema's (fields moved, dropped, defaults
-        added; see README "Schema evolution"), or where they need
-        converting resolved by the pair's AvroCodec, then loaded. Malformed bytes raise :class:`roastedavro.DecodeError`
+        added; see docs/evolution.md), or where they need
+        converting resolved by the pair's AvroCodec, then loaded. Malformed bytes raise ``roastedavro.DecodeError``
         with the offset; a writer schema whose data this schema cannot read
-        raises :class:`roastedavro.SchemaResolutionError`. Compiles the schema
-        on first use; where it cannot be compiled (see :attr:`tier`), tier 0
+        raises ``roastedavro.SchemaResolutionError``. Compiles the schema
+        on first use; where it cannot be compiled (see ``tier``), tier 0
         reads the bytes and marshmallow's ``load`` makes the same result.
         """
         self._attach()
@@ -295,10 +295,10 @@ class CompiledSchema(Schema):
 
     def write_file(self, fo: BinaryIO, objs: Iterable[Any], codec: str = "null", **options: Any) -> None:
         """Write ``objs`` to ``fo`` as an Avro object container file of
-        :meth:`avro_schema`, each record as :meth:`dump_compiled` writes it
+        ``avro_schema``, each record as ``dump_compiled`` writes it
         (validation and hooks included), a block at a time.
 
-        ``codec`` and the options are :class:`roastedavro.container.FileWriter`'s
+        ``codec`` and the options are ``roastedavro.container.FileWriter``'s
         (``sync_interval``, ``metadata``, ``sync_marker``, ``codec_compression_level``).
         """
         from roastedavro.container import FileWriter
@@ -309,10 +309,10 @@ class CompiledSchema(Schema):
         writer.close()
 
     def read_file(self, fo: BinaryIO, **options: Any) -> Iterator[Any]:
-        """The records of an Avro container file, each as :meth:`load_compiled`
+        """The records of an Avro container file, each as ``load_compiled``
         returns it, a block at a time. A file written with another version
         of the schema is read by resolution (``writer_schema``). The options
-        are :class:`roastedavro.container.FileReader`'s (``max_block_size``,
+        are ``roastedavro.container.FileReader``'s (``max_block_size``,
         ``on_damage``)."""
         from roastedavro.container import ContainerError, FileReader
 

@@ -10,7 +10,7 @@ optimisation; a policy says when to build it:
     as ``CompiledSchema.compile()`` always does;
 ``hot``
     in the background, in a child process, once the schema has done enough
-    work to repay the build (:data:`HOT_AFTER` bytes written and read); a
+    work to repay the build (``HOT_AFTER`` bytes written and read); a
     precompiled or cached codec is used as soon as it is found;
 ``never``
     tier 0, unless a precompiled or cached codec exists (looked up off the
@@ -19,7 +19,7 @@ optimisation; a policy says when to build it:
 ``ROASTEDAVRO_COMPILE`` sets the policy of every entry point that is not
 given one; ``never`` there forbids compiling anywhere (a deployment without
 a compiler), whatever a codec asks for. Where no C compiler is installed,
-``eager`` and ``hot`` serve from tier 0 (:func:`roastedavro.buildenv.compiler_missing`
+``eager`` and ``hot`` serve from tier 0 (``roastedavro.buildenv.compiler_missing``
 says why).
 """
 
@@ -109,7 +109,7 @@ class Engine:
     codec can be found). Both
     have the entry points of a compiled codec module's ``Codec``. Objects
     that serve calls from ``current`` (AvroCodec instances) subscribe with
-    :meth:`subscribe` and are told to rebind when it changes: the swap is one
+    ``subscribe`` and are told to rebind when it changes: the swap is one
     attribute assignment per entry point, so a caller never waits for it.
     """
 

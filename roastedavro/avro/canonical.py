@@ -2,8 +2,8 @@
 
 The fingerprints are the schema's identity in single-object encoding,
 container files and registries. The canonical form itself is written with
-the model (:func:`roastedavro.avro.types.parsing_canonical_form`, re-exported
-by :mod:`roastedavro.avro`).
+the model (``roastedavro.avro.types.parsing_canonical_form``, re-exported
+by ``roastedavro.avro``).
 """
 
 from __future__ import annotations

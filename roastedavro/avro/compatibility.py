@@ -1,6 +1,6 @@
 """Schema compatibility: may a reader's schema read what a writer's schema wrote?
 
-:func:`check_compatibility` decides as Java Avro 1.12's
+``check_compatibility`` decides as Java Avro 1.12's
 ``SchemaCompatibility.checkReaderWriterCompatibility`` does, which is the rule
 schema registries apply, and reports the same incompatibilities in the same
 order, with Java's types, locations (JSON pointers into the reader's schema)
@@ -12,7 +12,7 @@ of its first computation) wherever the same pair of schema nodes meets again,
 and a union's branches are tried against the other side from a fresh
 location (of a writer's branch that a reader's union lacks, only that is
 reported, at the branch's index).
-:func:`check_mode` composes it as a registry's compatibility modes
+``check_mode`` composes it as a registry's compatibility modes
 (BACKWARD, FORWARD, FULL, transitive or not) do.
 
 The checker judges schemas, not data, and is stricter than reading is:
@@ -64,13 +64,13 @@ class Incompatibility:
     """One reason why a reader cannot read all that a writer may write.
 
     ``type``, ``location`` and ``message`` are Java's: the type is one of
-    :data:`INCOMPATIBILITY_TYPES`, the location a JSON pointer into the
+    ``INCOMPATIBILITY_TYPES``, the location a JSON pointer into the
     reader's schema (``/fields/1/type/symbols``; ``/`` is the root).
     ``reader_path`` and ``writer_path`` say where in each schema for a
     human (``shop.Order.lines[].qty``; ``<type>`` marks a union's branch,
     ``""`` is the root of a schema that is not a named type).
 
-    :func:`check_mode` sets ``version``, the 0-based index in its
+    ``check_mode`` sets ``version``, the 0-based index in its
     ``previous`` list of the version compared with, and ``direction``:
     ``"backward"`` when the new schema is the reader of that version's
     data, ``"forward"`` when that version is the reader of the new one's.
@@ -112,12 +112,12 @@ class CompatibilityResult:
 def check_compatibility(reader: Any, writer: Any) -> CompatibilityResult:
     """Whether data written with ``writer`` can always be read with ``reader``.
 
-    Both are :class:`~roastedavro.avro.Schema` objects or anything
-    :func:`~roastedavro.avro.parse_schema` takes (a dict, a list, a type
+    Both are ``roastedavro.avro.Schema`` objects or anything
+    ``roastedavro.avro.parse_schema`` takes (a dict, a list, a type
     name, JSON text). The verdict and every incompatibility are those of
     Java Avro 1.12's ``SchemaCompatibility.checkReaderWriterCompatibility``.
 
-    Raises :class:`~roastedavro.errors.SchemaError` for a schema that is not
+    Raises ``roastedavro.errors.SchemaError`` for a schema that is not
     valid, where Java throws (a reader field that matches more than one
     writer field by its name and aliases), and for schemas nested too deeply
     for Python's recursion limit.
@@ -136,7 +136,7 @@ def check_mode(schema: Any, previous: Iterable[Any], mode: str = "BACKWARD") -> 
     """Whether a registry in ``mode`` accepts ``schema`` after the ``previous`` versions.
 
     ``previous`` are the versions registered before, oldest first (the
-    registry's order); ``mode`` one of :data:`MODES` (any letter case), with
+    registry's order); ``mode`` one of ``MODES`` (any letter case), with
     Confluent Schema Registry's meaning:
 
     * BACKWARD: the new schema reads data written with the latest version;
@@ -145,7 +145,7 @@ def check_mode(schema: Any, previous: Iterable[Any], mode: str = "BACKWARD") -> 
     * the ``_TRANSITIVE`` modes: the same against every previous version;
     * NONE: anything goes (as does any schema when there is no previous version).
 
-    Each pair is judged by :func:`check_compatibility`. The result holds the
+    Each pair is judged by ``check_compatibility``. The result holds the
     incompatibilities of every version compared, the latest version first
     (backward before forward for one version), each with its ``version``
     (index in ``previous``) and ``direction`` set.
@@ -209,7 +209,7 @@ class _Checker:
     """Java's ReaderWriterCompatibilityChecker over our schema model.
 
     One memo of results per check, keyed by the pair of nodes (by Java
-    object identity, emulated by :attr:`_Node.key`). A location is a list
+    object identity, emulated by ``_Node.key``). A location is a list
     of JSON-pointer tokens, the first (the root's, dropped when written) "".
     """
 

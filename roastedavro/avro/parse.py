@@ -4,7 +4,7 @@ One parser for every front end. It follows the specification, and Java's
 ``Schema.Parser`` (the reference implementation) where the specification is
 silent: names and namespaces, duplicate and unknown names, unions, defaults
 checked against their types, logical types ignored when invalid. Every
-refusal is a :class:`SchemaError` naming where in the schema it is and the
+refusal is a ``SchemaError`` naming where in the schema it is and the
 rule it breaks.
 """
 
@@ -95,7 +95,7 @@ DIALECTS = ("avro", "fastavro")
 
 def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None, *,
                  validate: bool = True, dialect: str = "avro") -> Schema:
-    """A :class:`Schema` from a dict, list, JSON text, type name or Schema.
+    """A ``Schema`` from a dict, list, JSON text, type name or Schema.
 
     ``named`` are named types defined elsewhere (other files) that this
     schema may use by name. ``validate=False`` accepts names outside the

@@ -1,6 +1,6 @@
 """Schema resolution: how data written with one schema is read with another.
 
-:func:`resolve` walks a writer's and a reader's schema together, by the
+``resolve`` walks a writer's and a reader's schema together, by the
 rules of the Avro 1.12 specification's "Schema Resolution", and decides
 where the specification leaves room as Java's ``Resolver`` does (Java's
 reader is the reference): the writer's names are first renamed by the
@@ -18,8 +18,8 @@ specification do not compare records' names).
 
 The result is a plain plan, nothing read yet: code generation compiles it
 once per pair (one function per pair of records). As in Java, a part that
-cannot be read is an :class:`Unreadable` node rather than an exception:
-:meth:`Resolution.check` raises a SchemaResolutionError for the first one
+cannot be read is an ``Unreadable`` node rather than an exception:
+``Resolution.check`` raises a SchemaResolutionError for the first one
 that every datum reaches; those under a writer union's branch are left for
 the data to reach (reading such a branch is then an error of that datum).
 """

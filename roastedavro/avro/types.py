@@ -2,13 +2,13 @@
 
 A parsed schema is a tree of these types. A named type (record, error, enum,
 fixed) is defined once, where it first appears; every later use of it,
-including a record's use of itself, is a :class:`NamedRef` to its full name,
-as in the schema's JSON. :class:`Schema` holds the tree with a table of the
+including a record's use of itself, is a ``NamedRef`` to its full name,
+as in the schema's JSON. ``Schema`` holds the tree with a table of the
 named definitions, so a reference is one dictionary lookup and the tree has no
 cycles: the types compare, hash and print like any value.
 
 The schema's text forms are written here too: its full JSON
-(:meth:`Schema.to_dict`) and the specification's "Parsing Canonical Form for
+(``Schema.to_dict``) and the specification's "Parsing Canonical Form for
 Schemas", as Java's ``SchemaNormalization.toParsingForm`` writes it: only the
 attributes that matter for reading (type, name, fields, symbols, items,
 values, size), full names, no whitespace.
@@ -98,6 +98,9 @@ def _props_field() -> Any:
 
 @record(frozen=True)
 class Primitive(AvroType):
+    """A primitive type (null, boolean, int, long, float, double, bytes,
+    string), with its logical type where it has a valid one."""
+
     name: str
     logical: Logical | None = None
     props: tuple[tuple[str, Any], ...] = _props_field()
@@ -132,6 +135,9 @@ class NamedType(AvroType):
 
 @record(frozen=True)
 class Fixed(NamedType):
+    """A named fixed-size byte string (``size`` bytes), with its logical
+    type where it has a valid one (decimal, duration, uuid)."""
+
     size: int = 0
     aliases: tuple[str, ...] = ()
     logical: Logical | None = None
@@ -148,6 +154,9 @@ class Fixed(NamedType):
 
 @record(frozen=True)
 class Enum(NamedType):
+    """A named enum: its symbols, in order (their index is what is written),
+    and the default a reader uses for a symbol it does not know."""
+
     symbols: tuple[str, ...] = ()
     #: the symbol a reader uses for a symbol it does not know (None: no default)
     default: str | None = None
@@ -165,6 +174,9 @@ class Enum(NamedType):
 
 @record(frozen=True)
 class Field:
+    """A record's field: its name, type, default (``NO_DEFAULT`` when it has
+    none), order, aliases, doc and other properties."""
+
     name: str
     type: AvroType
     #: the default as a JSON value (NO_DEFAULT when the field has none)
@@ -181,6 +193,8 @@ class Field:
 
 @record(frozen=True)
 class Record(NamedType):
+    """A named record: its fields, in the order they are written."""
+
     fields: tuple[Field, ...] = ()
     aliases: tuple[str, ...] = ()
     doc: str | None = None
@@ -204,6 +218,8 @@ class Record(NamedType):
 
 @record(frozen=True)
 class Array(AvroType):
+    """An array of ``items``."""
+
     items: AvroType
     props: tuple[tuple[str, Any], ...] = _props_field()
 
@@ -217,6 +233,8 @@ class Array(AvroType):
 
 @record(frozen=True)
 class Map(AvroType):
+    """A map of string keys to ``values``."""
+
     values: AvroType
     props: tuple[tuple[str, Any], ...] = _props_field()
 
@@ -230,6 +248,8 @@ class Map(AvroType):
 
 @record(frozen=True)
 class Union(AvroType):
+    """A union of ``branches``; the index of the branch is what is written."""
+
     branches: tuple[AvroType, ...]
 
     @property
@@ -240,7 +260,7 @@ class Union(AvroType):
 @record(frozen=True)
 class NamedRef(AvroType):
     """A use of a named type defined elsewhere in the schema (or enclosing it:
-    recursion). ``name`` is the full name; :meth:`Schema.deref` finds it."""
+    recursion). ``name`` is the full name; ``Schema.deref`` finds it."""
 
     name: str
 
@@ -279,7 +299,7 @@ AnyType = _Union[Primitive, Fixed, Enum, Record, Array, Map, Union, NamedRef]
 class Schema:
     """A parsed Avro schema: the root type and the named types it defines.
 
-    Build one with :func:`roastedavro.avro.parse_schema` (or ``load_schema``
+    Build one with ``roastedavro.avro.parse_schema`` (or ``load_schema``
     for ``.avsc`` files). Equal when their Parsing Canonical Forms are equal
     and their full JSON is equal.
     """
@@ -346,6 +366,7 @@ class Schema:
         return to_json_value(self)
 
     def to_json(self) -> str:
+        """The schema as compact JSON text, every property kept."""
         if self._json is None:
             self._json = json.dumps(self.to_dict(), separators=(",", ":"), ensure_ascii=False)
         return self._json
@@ -373,6 +394,8 @@ def _quote(text: str) -> str:
 
 
 def parsing_canonical_form(schema: Schema) -> str:
+    """The specification's Parsing Canonical Form of ``schema``: what decides
+    its bytes, in one normal text (the same as ``Schema.canonical_form()``)."""
     out: list[str] = []
     seen: set[str] = set()
 

@@ -41,9 +41,9 @@ the reader's JSON values by ``roastedavro.avro.resolve``'s plan, a reader
 union's value under the branch resolution chose, as Java's resolving reader
 and JsonEncoder print it.
 
-A value that cannot be written raises :class:`roastedavro.errors.DatumError`
+A value that cannot be written raises ``roastedavro.errors.DatumError``
 naming its path, with AvroCodec's message for it. JSON that does not match
-the schema raises :class:`JSONDecodeError` (a ValueError) naming its path.
+the schema raises ``JSONDecodeError`` (a ValueError) naming its path.
 
 Reading is as Java's JsonDecoder (``from_json`` refuses the bare ``NaN``,
 ``Infinity`` and ``-Infinity`` Python's json module would take: they are not
@@ -97,7 +97,7 @@ def _parsed(schema: Any) -> Schema:
 class AvroJSON:
     """Avro's JSON encoding of one schema's datums.
 
-    ``schema`` is a parsed :class:`~roastedavro.avro.Schema`, or a dict, list
+    ``schema`` is a parsed ``roastedavro.avro.Schema``, or a dict, list
     or JSON text for ``roastedavro.avro.parse_schema``. With a
     ``reader_schema``, JSON written with ``schema`` is read as the reader's
     datum (schema resolution, through AvroCodec: the JSON is read as
@@ -143,7 +143,7 @@ class AvroJSON:
         ``{"<branch>": ...}`` object around it (as fastavro's
         ``write_union_type=False``; such JSON cannot be read back in general).
 
-        Raises :class:`~roastedavro.errors.DatumError` naming the path of a
+        Raises ``roastedavro.errors.DatumError`` naming the path of a
         value that cannot be written."""
         if union_type:
             write = self._write
@@ -179,7 +179,7 @@ class AvroJSON:
         ``from_json`` reads them): a float is then rounded once from the
         decimal, as Java does, where a Python float was rounded to a double
         first. Raises
-        :class:`JSONDecodeError` naming the path where the JSON does not match."""
+        ``JSONDecodeError`` naming the path where the JSON does not match."""
         read = self._read
         if read is None:
             read = self._read = _Readers(self.schema, self.defaults,
@@ -220,9 +220,9 @@ class AvroJSON:
         With a ``reader_schema``, the reader's values (schema resolution, as
         Java's resolving reader reads them: a reader union's value under the
         branch resolution chose). Raises
-        :class:`~roastedavro.errors.DecodeError` with the byte offset (also
+        ``roastedavro.errors.DecodeError`` with the byte offset (also
         for bytes left over after the last datum), and
-        :class:`~roastedavro.errors.SchemaResolutionError` if the reader's
+        ``roastedavro.errors.SchemaResolutionError`` if the reader's
         schema cannot read the writer's.
 
         The datums and the items of their arrays and maps are paid for from
@@ -292,7 +292,7 @@ class AvroJSON:
         """JSON values (``json.loads`` output) in Avro's JSON encoding as the
         Avro binary of ``schema``'s datum, without a Python datum between: a
         union's value in the branch the JSON names (``{"float": 1.5}`` is a
-        float, never a double). Raises :class:`JSONDecodeError` naming the
+        float, never a double). Raises ``JSONDecodeError`` naming the
         path where the JSON does not match."""
         write = self._to_binary
         if write is None:

@@ -49,7 +49,7 @@ _FLT_OVERFLOW_MIDPOINT = 2.0**128 - 2.0**103
 class JSONDecodeError(ValueError):
     """JSON that is not a value of the schema in Avro's JSON encoding (or not
     JSON at all). ``path`` names the field, index or key, outermost first, as
-    :class:`roastedavro.errors.DatumError`'s does; ``reason`` is the message
+    ``roastedavro.errors.DatumError``'s does; ``reason`` is the message
     without it."""
 
     __module__ = "roastedavro.avrojson"    # where users import it from

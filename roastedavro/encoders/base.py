@@ -31,18 +31,18 @@ class Encoder:
     """Base class of the code generators for one marshmallow field class.
 
     Subclasses set ``field_class`` and ``avro_types`` (or implement
-    :meth:`avro_type`), and either the conversions :meth:`emit_to_avro` and
-    :meth:`emit_from_avro` (the Avro type's own code writes and reads the
-    converted value) or the whole :meth:`emit_write` and :meth:`emit_read`.
-    Register them with :func:`roastedavro.register_encoder`.
+    ``avro_type``), and either the conversions ``emit_to_avro`` and
+    ``emit_from_avro`` (the Avro type's own code writes and reads the
+    converted value) or the whole ``emit_write`` and ``emit_read``.
+    Register them with ``roastedavro.register_encoder``.
 
     Inside emitted code these names are available:
 
-    ``w``     the ``Writer*`` being written to (write side)
-    ``r``     the ``Reader*`` being read from (read side)
-    ``obj``   the object the current record is dumped from (write side)
-    ``depth`` the nesting depth of the current record
-    ``self``  the codec, holding every object bound with ``fn.bind``
+    - ``w``: the ``Writer*`` being written to (write side)
+    - ``r``: the ``Reader*`` being read from (read side)
+    - ``obj``: the object the current record is dumped from (write side)
+    - ``depth``: the nesting depth of the current record
+    - ``self``: the codec, holding every object bound with ``fn.bind``
 
     plus every primitive of ``roastedavro._runtime`` (``write_long``,
     ``read_str``, ``convert``, ...).
@@ -147,8 +147,8 @@ class Encoder:
 
         A default is the deserialized value (a datetime, a Decimal, an enum
         member, as marshmallow's ``load`` returns it); this converts it as the
-        compiled writer converts that value (:meth:`writer_value`, then
-        :meth:`dump_datum`), so the schema's default holds the bytes the
+        compiled writer converts that value (``writer_value``, then
+        ``dump_datum``), so the schema's default holds the bytes the
         writer would write. For encoders with a ``python_type`` the default
         must also read back as itself (a timestamp-millis drops
         microseconds, a DateTime loads aware UTC values): otherwise the
@@ -169,7 +169,7 @@ class Encoder:
         return datum
 
     def load_default_datum(self, value: Any) -> Any:
-        """:meth:`default_datum` of the field's own ``load_default``, which
+        """``default_datum`` of the field's own ``load_default``, which
         marshmallow's ``load({})`` returns as it is given: an encoder whose
         load returns another form (Pluck) checks it reads back as itself."""
         return self.default_datum(value)
@@ -211,7 +211,7 @@ class Encoder:
 
     def emit_to_avro(self, fn: FunctionEmitter, value: str) -> None:
         """Emit lines that turn the Python value in variable ``value`` into
-        the Avro value of :meth:`avro_type` (fastavro's conventions: a dict
+        the Avro value of ``avro_type`` (fastavro's conventions: a dict
         for a record, a str for an enum, ...), assigned to ``value`` again.
         The default emits nothing: the value already is one."""
 
@@ -222,13 +222,13 @@ class Encoder:
 
     def emit_write(self, fn: FunctionEmitter, value: str) -> None:
         """Emit lines that write the Python object in variable ``value``:
-        by default :meth:`emit_to_avro`, then the Avro type's own writer."""
+        by default ``emit_to_avro``, then the Avro type's own writer."""
         self.emit_to_avro(fn, value)
         fn.line(f"self.{self.avro_functions(fn)}_write(w, {value}, depth)")
 
     def emit_read(self, fn: FunctionEmitter, target: str) -> None:
         """Emit lines that read one value and assign it to ``target``: by
-        default the Avro type's own reader, then :meth:`emit_from_avro`."""
+        default the Avro type's own reader, then ``emit_from_avro``."""
         fn.line(f"{target} = self.{self.avro_functions(fn)}_read(r, depth)")
         self.emit_from_avro(fn, target)
 
@@ -284,6 +284,8 @@ class Encoder:
 
     @property
     def custom_deserialize(self) -> bool:
+        """True when the field's class overrides ``_deserialize``: loaded
+        values then go through the field's own ``_deserialize``."""
         return type(self.field)._deserialize is not self.field_class._deserialize
 
     def emit_write_value(self, fn: FunctionEmitter, value: str, writer: str,
@@ -314,6 +316,7 @@ class Encoder:
             fn.flag_invalid(target)
 
     def error(self, message: str) -> CompileError:
+        """A ``CompileError`` naming this field's path and class."""
         return CompileError(f"field {self.path!r} ({type(self.field).__name__}): {message}")
 
 

@@ -39,7 +39,7 @@ class FallbackEncoder(Encoder):
                 "no encoder is registered for this field class. Say what goes on the wire "
                 "with metadata={'avro': <Avro type>} (the value then goes through the "
                 "field's own serialize/deserialize), or register an encoder with "
-                "roastedavro.register_encoder (see Encoder in the README)"
+                "roastedavro.register_encoder (see docs/encoders.md)"
             )
         try:
             #: the declared type as roastedavro's schema model (avro.types.Schema)

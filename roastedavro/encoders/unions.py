@@ -5,7 +5,7 @@ records (with "null" first where the field allows None):
 
 - a ``Nested`` field of a marshmallow-oneofschema ``OneOfSchema``: its
   ``get_obj_type`` names the branch on dump, as its own ``dump`` does;
-- :class:`roastedavro.fields.Union`: the first branch whose class the
+- ``roastedavro.fields.Union``: the first branch whose class the
   object is an instance of.
 
 On load the branch read says which schema loads the record, with that
@@ -367,7 +367,7 @@ class OneOfSchemaEncoder(_RecordUnionField):
 
 
 class UnionEncoder(_RecordUnionField):
-    """:class:`roastedavro.fields.Union`: its branches' records, in order;
+    """``roastedavro.fields.Union``: its branches' records, in order;
     the first branch whose class the object is an instance of writes it."""
 
     field_class = Union

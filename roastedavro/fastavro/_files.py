@@ -14,7 +14,7 @@ schema, codec and sync marker.
 forms, and raise what fastavro raises: fastavro's ``SchemaResolutionError``
 for data the reader's schema cannot read, ``UnicodeDecodeError`` for text
 that is not UTF-8, ``EOFError`` for a file cut short (each also a
-:class:`roastedavro.container.ContainerError` naming the block and offset).
+``roastedavro.container.ContainerError`` naming the block and offset).
 """
 
 from __future__ import annotations
@@ -624,8 +624,8 @@ class Block:
 
 class block_reader(_FileReader):
     """The blocks of an Avro container file (fastavro's ``block_reader``):
-    each a :class:`Block`, decompressed as it is reached; iterating a block
-    gives its records. The attributes are :class:`reader`'s."""
+    each a ``Block``, decompressed as it is reached; iterating a block
+    gives its records. The attributes are ``reader``'s."""
 
     def _iterate(self) -> Iterator[Block]:
         self._check_codec()

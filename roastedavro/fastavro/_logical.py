@@ -5,7 +5,7 @@ fastavro calls ``fastavro.write.LOGICAL_WRITERS["<type>-<logicalType>"]``
 that key, and ``fastavro.read.LOGICAL_READERS[key]`` (``read(datum,
 writer_schema, reader_schema)``) after reading one. The standard keys
 fastavro registers itself are roastedavro's own logical types; any other
-registered key makes a :class:`Plan` for the schemas that use it: the datum
+registered key makes a ``Plan`` for the schemas that use it: the datum
 is walked along fastavro's parsed form of the schema and the registered
 functions are applied at those nodes only, around the codec's own writing
 and reading. A schema that uses no such key gets no plan and its codec is

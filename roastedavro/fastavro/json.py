@@ -9,7 +9,7 @@ fastavro would read back strings), and both forms are read. Where fastavro
 departs from Java's JSON encoding otherwise, Java's is taken: a float as
 the shortest decimal of its 32-bit value, and JSON that
 does not match the schema is a
-:class:`roastedavro.avrojson.JSONDecodeError` naming its path. As in fastavro, a value read for a float is the double its
+``roastedavro.avrojson.JSONDecodeError`` naming its path. As in fastavro, a value read for a float is the double its
 JSON number gives (Python has no 32-bit float). fastavro's
 ``strict``, ``strict_allow_default`` and ``disable_tuple_notation`` options
 are checked as fastavro checks them; a custom ``encoder`` or ``decoder``
@@ -74,7 +74,7 @@ def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type
     """Write ``records`` to the text stream ``fo`` in Avro's JSON encoding, one
     per line (fastavro's ``json_writer``). ``write_union_type=False`` writes
     union values without their ``{"<branch>": ...}`` object. A record that
-    cannot be written raises :class:`roastedavro.errors.DatumError` naming its
+    cannot be written raises ``roastedavro.errors.DatumError`` naming its
     path (with ``validator=True``, a ValidationError that is fastavro's too);
     the records before it have been written. ``strict``,
     ``strict_allow_default`` and ``disable_tuple_notation`` are fastavro's."""

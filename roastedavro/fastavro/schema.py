@@ -43,7 +43,7 @@ def load_schema(schema_path: str | Path, *, repo: Any = None, named_schemas: dic
                 _write_hint: bool = True, _injected_schemas: Any = None) -> Any:
     """The schema in an ``.avsc`` file, names from ``<folder>/<name>.avsc``
     loaded as needed: fastavro's ``load_schema``, its refusals raised as in
-    :func:`parse_schema`."""
+    ``parse_schema``."""
     try:
         loaded = _fastavro_load_schema(schema_path, repo=repo, named_schemas=named_schemas,
                                        _write_hint=_write_hint,

@@ -1,6 +1,6 @@
 """Kafka serializers with a Confluent-compatible schema registry.
 
-:class:`AvroSerializer` and :class:`AvroDeserializer` take the arguments of
+``AvroSerializer`` and ``AvroDeserializer`` take the arguments of
 confluent-kafka's and write and read the same bytes (the Confluent wire
 format: a zero byte, the schema id as 4 big-endian bytes, then Avro binary),
 through compiled codecs. They never wait for a compile: a schema without a
@@ -8,7 +8,7 @@ compiled codec is served at once by the runtime's bounded generic decoder
 (the compiled codecs' limits, checked before fastavro reads the bytes) while
 the codec builds in a child process, and the codec takes over when it is
 ready.
-:class:`RegistryWatcher` compiles new versions of subjects before their
+``RegistryWatcher`` compiles new versions of subjects before their
 first message.
 
 Needs confluent-kafka (``pip install '.[kafka]'`` from the source tree), whose

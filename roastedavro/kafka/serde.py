@@ -3,7 +3,7 @@ AvroDeserializer (deserializer.py) share: the wire format, their
 configuration, the schemas (from the registry, as confluent-kafka's fastavro
 sees them), and the swappable codec slot.
 
-Each writer schema has one :class:`_Codec` slot holding ``(path, function)``.
+Each writer schema has one ``_Codec`` slot holding ``(path, function)``.
 It starts on the compiled codec when the compile cache has it, and otherwise
 on tier 0 (the interpreter, with the codecs' limits) while the background
 compiler builds the codec; the finished codec replaces the tuple in one

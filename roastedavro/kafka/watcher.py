@@ -42,6 +42,9 @@ class RegistryWatcher:
         self._thread: threading.Thread | None = None
 
     def poll(self) -> list[int]:
+        """Looks once for new versions of the subjects and has every
+        deserializer prepare (compile) each; returns the new schema ids.
+        Registry failures are logged and kept in ``last_error``."""
         found: list[int] = []
         errors = []
         for subject in self.subjects:
@@ -73,6 +76,7 @@ class RegistryWatcher:
         return found
 
     def start(self) -> RegistryWatcher:
+        """Polls every ``interval`` seconds on a daemon thread; returns self."""
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()
             self._thread = threading.Thread(target=self._run, name="roastedavro-registry-watcher",
@@ -81,6 +85,7 @@ class RegistryWatcher:
         return self
 
     def stop(self, timeout: float | None = 10.0) -> None:
+        """Ends the polling thread, waiting up to ``timeout`` seconds for it."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
