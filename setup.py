@@ -18,14 +18,11 @@ atexit.register(shutil.rmtree, scratch, ignore_errors=True)
 
 setup(
     ext_modules=[
-        Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"],
-                  extra_compile_args=["-O2", "-g0"]),
+        Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"], extra_compile_args=["-O2", "-g0"]),
         # tier 0: the interpreter of plain Avro schemas (no compiler needed at run time)
-        Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"],
-                  extra_compile_args=["-O2", "-g0"]),
+        Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"], extra_compile_args=["-O2", "-g0"]),
         # roastedavro.fastavro's per-call paths
-        Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"],
-                  extra_compile_args=["-O2", "-g0"]),
+        Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"], extra_compile_args=["-O2", "-g0"]),
     ],
     cmdclass={"build_ext": build_ext},
     options={

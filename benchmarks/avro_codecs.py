@@ -54,6 +54,7 @@ DROP_IN = "roastedavro.fastavro"
 
 # -- timing -------------------------------------------------------------------------
 
+
 def timed_batch(fn, inputs: list, n: int) -> int:
     """ns taken by ``n`` passes of ``fn(x)`` over ``inputs``, with the GC off (as timeit)."""
     enabled = gc.isenabled()
@@ -99,7 +100,9 @@ def measure_case(contenders: dict, repeats: int, target_ns: float) -> dict:
     for (name, op), values in samples.items():
         median = statistics.median(values)
         results.setdefault(name, {})[op] = {
-            "ns": median, "min_ns": min(values), "max_ns": max(values),
+            "ns": median,
+            "min_ns": min(values),
+            "max_ns": max(values),
             "spread": (max(values) - min(values)) / median if median else 0.0,
             "passes_per_loop": passes[name, op],
             "samples_ns": [round(v, 2) for v in values],
@@ -111,8 +114,7 @@ def ratios(timings: dict, op: str) -> dict[str, float]:
     base = timings.get(BASELINE, {}).get(op)
     if not base:
         return {}
-    return {name: base["ns"] / ops[op]["ns"] for name, ops in timings.items()
-            if op in ops and name != STEPS}
+    return {name: base["ns"] / ops[op]["ns"] for name, ops in timings.items() if op in ops and name != STEPS}
 
 
 def per_call(timings: dict, op: str) -> dict[str, float] | None:
@@ -125,8 +127,12 @@ def per_call(timings: dict, op: str) -> dict[str, float] | None:
         ours = timings[DROP_IN][op]["ns"] - steps
     except KeyError:
         return None
-    result = {"steps_ns": steps, "fastavro_ns": theirs, "drop_in_ns": ours,
-              "net_ratio": theirs / ours if ours > 0 else float("inf")}
+    result = {
+        "steps_ns": steps,
+        "fastavro_ns": theirs,
+        "drop_in_ns": ours,
+        "net_ratio": theirs / ours if ours > 0 else float("inf"),
+    }
     codec = timings.get("AvroCodec", {}).get(op)
     if codec:
         result["over_avrocodec_ns"] = ours - codec["ns"]
@@ -143,23 +149,34 @@ def summarize(results: dict, names: tuple[str, ...]) -> dict:
         for op in OPS:
             entry[op] = {}
             for name in names:
-                values = [results[c]["ratio"][op][name] for c in case_names
-                          if name in results[c].get("ratio", {}).get(op, {})]
+                values = [
+                    results[c]["ratio"][op][name]
+                    for c in case_names
+                    if name in results[c].get("ratio", {}).get(op, {})
+                ]
                 entry[op][name] = {"geomean_ratio": geomean(values), "cases": len(values)}
-        calls = {op: [results[c]["per_call"][op] for c in case_names
-                      if (results[c].get("per_call") or {}).get(op)] for op in OPS}
+        calls = {
+            op: [results[c]["per_call"][op] for c in case_names if (results[c].get("per_call") or {}).get(op)]
+            for op in OPS
+        }
         if any(calls.values()):
-            entry["per_call"] = {op: {
-                "cases": len(values),
-                "net_ratio": geomean([v["net_ratio"] for v in values]),
-                "over_avrocodec_ns": statistics.median(
-                    [v["over_avrocodec_ns"] for v in values if "over_avrocodec_ns" in v] or [0])}
-                for op, values in calls.items() if values}
+            entry["per_call"] = {
+                op: {
+                    "cases": len(values),
+                    "net_ratio": geomean([v["net_ratio"] for v in values]),
+                    "over_avrocodec_ns": statistics.median(
+                        [v["over_avrocodec_ns"] for v in values if "over_avrocodec_ns" in v] or [0]
+                    ),
+                }
+                for op, values in calls.items()
+                if values
+            }
         summary[group] = entry
     return summary
 
 
 # -- environment ------------------------------------------------------------------------
+
 
 def environment(args, names: tuple[str, ...]) -> dict:
     from importlib.metadata import PackageNotFoundError, version
@@ -174,16 +191,24 @@ def environment(args, names: tuple[str, ...]) -> dict:
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",
-        "python": sys.version.split()[0], "platform": platform.platform(), "cpu": cpu,
-        "cpus": os.cpu_count(), "git_commit": commit, "contenders": list(names),
-        "versions": {package: installed(package) for package in
-                     ("roastedavro", "fastavro", "cerializer", "spavro", "Cython")},
-        "repeats": args.repeats, "target_loop_ms": args.target_ms,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "contenders": list(names),
+        "versions": {
+            package: installed(package)
+            for package in ("roastedavro", "fastavro", "cerializer", "spavro", "Cython")
+        },
+        "repeats": args.repeats,
+        "target_loop_ms": args.target_ms,
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
 
 # -- output --------------------------------------------------------------------------------
+
 
 def markdown(report: dict, names: tuple[str, ...]) -> str:
     env, results, summary = report["environment"], report["cases"], report["summary"]
@@ -217,33 +242,41 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
                 partial = "" if per["cases"] in (0, len(entry["cases"])) else f" ({per['cases']})"
                 cells.append(fmt_x(per["geomean_ratio"]) + partial)
         lines.append(f"| {group} ({len(entry['cases'])}) | " + " | ".join(cells) + " |")
-    lines += ["", "A number in parentheses after a geometric mean: the cases it covers, when "
-              "fewer than the group (the rest were n/a).", ""]
+    lines += [
+        "",
+        "A number in parentheses after a geometric mean: the cases it covers, when "
+        "fewer than the group (the rest were n/a).",
+        "",
+    ]
     if any("per_call" in entry for entry in summary.values()):
         lines += [
-            f"## {DROP_IN} per call: net of the BytesIO steps", "",
+            f"## {DROP_IN} per call: net of the BytesIO steps",
+            "",
             "fastavro and the drop-in are timed as user code calls them: `schemaless_writer(out, "
             "parsed, datum)` into one BytesIO rewound and truncated before and read with "
             "`getvalue()` after, `schemaless_reader(source, parsed, None)` from a BytesIO "
             f"rewound before. Those steps, with the stream taking in the message's bytes "
             f"(`out.write(message)`), timed alone in the same interleaved rounds (*{STEPS}*), "
             "are taken away from both here: the ratio of the libraries' own work, and the "
-            "drop-in's ns beyond AvroCodec's (median over the cases).", "",
-            "| cases | net ratio dump | net ratio load | over AvroCodec dump, ns "
-            "| over AvroCodec load, ns |",
-            "| --- | ---: | ---: | ---: | ---: |"]
+            "drop-in's ns beyond AvroCodec's (median over the cases).",
+            "",
+            "| cases | net ratio dump | net ratio load | over AvroCodec dump, ns | over AvroCodec load, ns |",
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
         for group, entry in summary.items():
             calls = entry.get("per_call", {})
             cells = [fmt_x(calls[op]["net_ratio"]) if op in calls else "n/a" for op in OPS]
-            cells += [f"{calls[op]['over_avrocodec_ns']:.0f}" if op in calls else "n/a"
-                      for op in OPS]
+            cells += [f"{calls[op]['over_avrocodec_ns']:.0f}" if op in calls else "n/a" for op in OPS]
             lines.append(f"| {group} ({len(entry['cases'])}) | " + " | ".join(cells) + " |")
         lines.append("")
 
     for op in OPS:
-        lines += [f"## {op}: ns per datum (ratio over fastavro)", "",
-                  "| case | datums | bytes | " + " | ".join(names) + " |",
-                  "| --- | ---: | ---: | " + " | ".join("---:" for _ in names) + " |"]
+        lines += [
+            f"## {op}: ns per datum (ratio over fastavro)",
+            "",
+            "| case | datums | bytes | " + " | ".join(names) + " |",
+            "| --- | ---: | ---: | " + " | ".join("---:" for _ in names) + " |",
+        ]
         for case_name, result in results.items():
             if "timings" not in result:
                 lines.append(f"| {case_name} | | | " + " | ".join("error" for _ in names) + " |")
@@ -257,28 +290,41 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
                     cells.append(fmt_ns(timing["ns"]))
                 else:
                     cells.append(f"{fmt_ns(timing['ns'])} ({fmt_x(result['ratio'][op][name])})")
-            lines.append(f"| {case_name} | {result['datums']} | {result['mean_bytes']:,.0f} | "
-                         + " | ".join(cells) + " |")
+            lines.append(
+                f"| {case_name} | {result['datums']} | {result['mean_bytes']:,.0f} | "
+                + " | ".join(cells)
+                + " |"
+            )
         lines.append("")
 
-    lines += ["## Setup", "",
-              "Seconds to set up each contender in the benchmark process (parsing, and for "
-              "AvroCodec and cerializer compiling; an AvroCodec found in the on-disk cache is "
-              "not compiled again, cerializer keeps Cython's inline cache in ~/.cython).", "",
-              "| case | " + " | ".join(names) + " |",
-              "| --- | " + " | ".join("---:" for _ in names) + " |"]
+    lines += [
+        "## Setup",
+        "",
+        "Seconds to set up each contender in the benchmark process (parsing, and for "
+        "AvroCodec and cerializer compiling; an AvroCodec found in the on-disk cache is "
+        "not compiled again, cerializer keeps Cython's inline cache in ~/.cython).",
+        "",
+        "| case | " + " | ".join(names) + " |",
+        "| --- | " + " | ".join("---:" for _ in names) + " |",
+    ]
     for case_name, result in results.items():
         setup = result.get("setup_s", {})
-        lines.append(f"| {case_name} | " + " | ".join(
-            f"{setup[n]:.2f}" if setup.get(n) is not None else "" for n in names) + " |")
+        lines.append(
+            f"| {case_name} | "
+            + " | ".join(f"{setup[n]:.2f}" if setup.get(n) is not None else "" for n in names)
+            + " |"
+        )
     lines.append("")
 
-    lines += ["## Checks", "",
-              "Before timing, every datum is written by fastavro (the reference bytes) and read "
-              "back by fastavro (the reference values). Each contender must write the same bytes "
-              "and read each message to the same values with the same Python types (a `str` "
-              "is not a `UUID`, `1` is not `True`, `Decimal('1.50')` is not `Decimal('1.5')`).",
-              ""]
+    lines += [
+        "## Checks",
+        "",
+        "Before timing, every datum is written by fastavro (the reference bytes) and read "
+        "back by fastavro (the reference values). Each contender must write the same bytes "
+        "and read each message to the same values with the same Python types (a `str` "
+        "is not a `UUID`, `1` is not `True`, `Decimal('1.50')` is not `Decimal('1.5')`).",
+        "",
+    ]
     excluded = []
     for case_name, result in results.items():
         if "error" in result:
@@ -291,33 +337,46 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
                 if checks.get(op):
                     excluded.append(f"- {case_name} / {name} {op}: n/a, {checks[op]}")
     lines += excluded or ["Every contender agrees with fastavro on every case."]
-    lines += ["", "Contender setup: AvroCodec `AvroCodec(schema).dump(datum)` / `.load(bytes)`; "
-              "roastedavro.fastavro and fastavro: `parse_schema` once, then `schemaless_writer` "
-              "/ `schemaless_reader(fo, parsed, None)`; cerializer `Cerializer(...)."
-              "serialize_into` / `deserialize_from`; spavro `fast_binary.get_writer` / "
-              "`get_reader` of the parsed schema (what its DatumWriter/DatumReader call). "
-              "Stream-based contenders write into one reused BytesIO (rewound, truncated, "
-              "`getvalue()`) and read from one BytesIO per message (rewound); AvroCodec takes "
-              "and returns bytes.", ""]
+    lines += [
+        "",
+        "Contender setup: AvroCodec `AvroCodec(schema).dump(datum)` / `.load(bytes)`; "
+        "roastedavro.fastavro and fastavro: `parse_schema` once, then `schemaless_writer` "
+        "/ `schemaless_reader(fo, parsed, None)`; cerializer `Cerializer(...)."
+        "serialize_into` / `deserialize_from`; spavro `fast_binary.get_writer` / "
+        "`get_reader` of the parsed schema (what its DatumWriter/DatumReader call). "
+        "Stream-based contenders write into one reused BytesIO (rewound, truncated, "
+        "`getvalue()`) and read from one BytesIO per message (rewound); AvroCodec takes "
+        "and returns bytes.",
+        "",
+    ]
     return "\n".join(lines)
 
 
 # -- main ----------------------------------------------------------------------------------
 
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.avro_codecs",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.avro_codecs", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="3 repeats instead of 15")
     parser.add_argument("--cases", help="comma-separated case names")
-    parser.add_argument("--groups", help="comma-separated groups: classic, realistic, more, all "
-                        "(default classic,realistic)")
-    parser.add_argument("--contenders", help="comma-separated contenders (default: all; fastavro "
-                        "is always included)")
+    parser.add_argument(
+        "--groups", help="comma-separated groups: classic, realistic, more, all (default classic,realistic)"
+    )
+    parser.add_argument(
+        "--contenders", help="comma-separated contenders (default: all; fastavro is always included)"
+    )
     parser.add_argument("--repeats", type=int, help="interleaved repeats (default 15, quick 3)")
-    parser.add_argument("--target-ms", type=float, default=30.0,
-                        help="target duration of one timed loop (default 30 ms)")
-    parser.add_argument("--cerializer-max-fields", type=int, default=100,
-                        help="skip cerializer for records with more top-level fields")
+    parser.add_argument(
+        "--target-ms", type=float, default=30.0, help="target duration of one timed loop (default 30 ms)"
+    )
+    parser.add_argument(
+        "--cerializer-max-fields",
+        type=int,
+        default=100,
+        help="skip cerializer for records with more top-level fields",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     args = parser.parse_args(argv)
     if args.repeats is None:
@@ -343,11 +402,14 @@ def main(argv: list[str] | None = None) -> dict:
         if unknown:
             raise SystemExit(f"unknown contender(s) {sorted(unknown)}; known: {', '.join(names)}")
         names = tuple(n for n in names if n in wanted)
-    selected = select_cases(args.cases.split(",") if args.cases else None,
-                            args.groups.split(",") if args.groups else None)
+    selected = select_cases(
+        args.cases.split(",") if args.cases else None, args.groups.split(",") if args.groups else None
+    )
     env = environment(args, names)
-    log(f"plain Avro codecs: {env['mode']} mode, {len(selected)} cases, {args.repeats} repeats, "
-        f"{', '.join(names)}; Python {env['python']}, {env['cpu']}")
+    log(
+        f"plain Avro codecs: {env['mode']} mode, {len(selected)} cases, {args.repeats} repeats, "
+        f"{', '.join(names)}; Python {env['python']}, {env['cpu']}"
+    )
     target_ns = args.target_ms * 1e6
 
     results: dict[str, dict] = {}
@@ -365,8 +427,10 @@ def main(argv: list[str] | None = None) -> dict:
         entry["datums"] = len(messages)
         entry["mean_bytes"] = sum(map(len, messages)) / len(messages)
         entry["setup_s"] = {n: c.setup_s for n, c in contenders.items()}
-        entry["checks"] = {n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
-                           for n, c in contenders.items()}
+        entry["checks"] = {
+            n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
+            for n, c in contenders.items()
+        }
         if BASELINE in contenders and DROP_IN in contenders:
             contenders[STEPS] = contenders_module.bytesio_steps(messages)
         timings = measure_case(contenders, args.repeats, target_ns)
@@ -379,22 +443,28 @@ def main(argv: list[str] | None = None) -> dict:
             row = " ".join(f"{n}={fmt_x(r)}" for n, r in entry["ratio"][op].items() if n != BASELINE)
             parts.append(f"{op} fastavro {fmt_ns(base)} ns, {row}")
         excluded = [f"{n} {op}" for n, c in entry["checks"].items() for op in OPS if c[op]]
-        log(f"{case.name:18s} " + " | ".join(parts)
+        log(
+            f"{case.name:18s} "
+            + " | ".join(parts)
             + f"  [{time.perf_counter() - case_started:.0f} s]"
-            + (f"  n/a: {', '.join(excluded)}" if excluded else ""))
+            + (f"  n/a: {', '.join(excluded)}" if excluded else "")
+        )
 
     env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    report: dict[str, Any] = {"environment": env, "cases": results,
-                              "summary": summarize(results, names)}
+    report: dict[str, Any] = {"environment": env, "cases": results, "summary": summarize(results, names)}
     report["elapsed_s"] = round(time.perf_counter() - started_all, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "avro_codecs.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     (args.out / "avro_codecs.md").write_text(markdown(report, names))
     for group, entry in report["summary"].items():
-        log(f"geomean ratio over fastavro ({group}, {len(entry['cases'])} cases): "
-            + "; ".join(f"{op} " + " ".join(
-                f"{n}={fmt_x(entry[op][n]['geomean_ratio'])}" for n in names if n != BASELINE)
-                for op in OPS))
+        log(
+            f"geomean ratio over fastavro ({group}, {len(entry['cases'])} cases): "
+            + "; ".join(
+                f"{op} "
+                + " ".join(f"{n}={fmt_x(entry[op][n]['geomean_ratio'])}" for n in names if n != BASELINE)
+                for op in OPS
+            )
+        )
     log(f"wrote {args.out / 'avro_codecs.json'} and avro_codecs.md in {report['elapsed_s']:.0f} s")
     return report
 

@@ -58,17 +58,22 @@ class AvroCase:
 CASES: dict[str, AvroCase] = {}
 
 
-def register(name: str, group: str, schema: dict, make_datum, description: str,
-             batch: int = BATCH) -> None:
-    CASES[name] = AvroCase(name, group, schema, make_datum, sum(map(ord, name)) * 7919,
-                           description, batch)
+def register(name: str, group: str, schema: dict, make_datum, description: str, batch: int = BATCH) -> None:
+    CASES[name] = AvroCase(name, group, schema, make_datum, sum(map(ord, name)) * 7919, description, batch)
 
 
 # -- the classic set and the others from benchmarks/schemas.py ----------------------
 
 #: the wide record of 500 fields is left out: its codecs take minutes to compile
-MORE = ("market_tick", "wide_10", "wide_50", "array_1000_long", "array_1000_record",
-        "timestamp_micros", "uuid")
+MORE = (
+    "market_tick",
+    "wide_10",
+    "wide_50",
+    "array_1000_long",
+    "array_1000_record",
+    "timestamp_micros",
+    "uuid",
+)
 #: datums per timed call for the cases whose datums are large
 SMALL_BATCH = {"wide_50": 20, "array_1000_long": 5, "array_1000_record": 3}
 
@@ -78,8 +83,14 @@ def _from_marshmallow(case: classic_schemas.Case) -> None:
         return avro_values(make_record(rng))
 
     group = "classic" if case.group == "classic" else "more"
-    register(case.name, group, case.schema().avro_schema(), make_datum, case.description,
-             SMALL_BATCH.get(case.name, BATCH))
+    register(
+        case.name,
+        group,
+        case.schema().avro_schema(),
+        make_datum,
+        case.description,
+        SMALL_BATCH.get(case.name, BATCH),
+    )
 
 
 for _case in classic_schemas.cases():
@@ -112,7 +123,7 @@ def timestamp_us(rng: random.Random) -> datetime.datetime:
 
 def decimal_places(rng: random.Random, places: int, digits: int) -> decimal.Decimal:
     """A decimal with exactly ``places`` digits after the point and at most ``digits`` in all."""
-    return decimal.Decimal(rng.randint(-10**digits + 1, 10**digits - 1)).scaleb(-places)
+    return decimal.Decimal(rng.randint(-(10**digits) + 1, 10**digits - 1)).scaleb(-places)
 
 
 def positive_decimal(rng: random.Random, places: int, digits: int) -> decimal.Decimal:
@@ -140,39 +151,70 @@ TIME_MILLIS = {"type": "int", "logicalType": "time-millis"}
 EVENT_KINDS = ["PAGE_VIEW", "CLICK", "ADD_TO_CART", "PURCHASE", "SEARCH", "SCROLL", "ERROR"]
 
 EVENT = {
-    "type": "record", "name": "AppEvent", "namespace": "bench.events",
+    "type": "record",
+    "name": "AppEvent",
+    "namespace": "bench.events",
     "doc": "One event from a web or mobile client.",
     "fields": [
         {"name": "event_id", "type": UUID},
         {"name": "occurred_at", "type": TIMESTAMP_MILLIS},
         {"name": "received_at", "type": ["null", TIMESTAMP_MICROS], "default": None},
         {"name": "kind", "type": {"type": "enum", "name": "EventKind", "symbols": EVENT_KINDS}},
-        {"name": "platform", "type": {"type": "enum", "name": "Platform",
-                                      "symbols": ["WEB", "IOS", "ANDROID"], "default": "WEB"}},
+        {
+            "name": "platform",
+            "type": {
+                "type": "enum",
+                "name": "Platform",
+                "symbols": ["WEB", "IOS", "ANDROID"],
+                "default": "WEB",
+            },
+        },
         {"name": "user_id", "type": ["null", "string"], "default": None},
         {"name": "session_id", "type": "string"},
         {"name": "sequence", "type": "int"},
         {"name": "page", "type": ["null", "string"], "default": None},
         {"name": "referrer", "type": ["null", "string"], "default": None},
         {"name": "attributes", "type": {"type": "map", "values": "string"}},
-        {"name": "payload", "default": None, "type": [
-            "null", "string", "long", "double", "boolean",
-            {"type": "record", "name": "Click", "fields": [
-                {"name": "element_id", "type": "string"},
-                {"name": "x", "type": "int"},
-                {"name": "y", "type": "int"},
-                {"name": "button", "type": {"type": "enum", "name": "Button",
-                                            "symbols": ["LEFT", "MIDDLE", "RIGHT"]}},
-            ]},
-            {"type": "record", "name": "Purchase", "fields": [
-                {"name": "order_id", "type": "string"},
-                {"name": "sku", "type": "string"},
-                {"name": "quantity", "type": "int"},
-                {"name": "unit_price_cents", "type": "long"},
-                {"name": "currency", "type": "string"},
-                {"name": "coupon", "type": ["null", "string"], "default": None},
-            ]},
-        ]},
+        {
+            "name": "payload",
+            "default": None,
+            "type": [
+                "null",
+                "string",
+                "long",
+                "double",
+                "boolean",
+                {
+                    "type": "record",
+                    "name": "Click",
+                    "fields": [
+                        {"name": "element_id", "type": "string"},
+                        {"name": "x", "type": "int"},
+                        {"name": "y", "type": "int"},
+                        {
+                            "name": "button",
+                            "type": {
+                                "type": "enum",
+                                "name": "Button",
+                                "symbols": ["LEFT", "MIDDLE", "RIGHT"],
+                            },
+                        },
+                    ],
+                },
+                {
+                    "type": "record",
+                    "name": "Purchase",
+                    "fields": [
+                        {"name": "order_id", "type": "string"},
+                        {"name": "sku", "type": "string"},
+                        {"name": "quantity", "type": "int"},
+                        {"name": "unit_price_cents", "type": "long"},
+                        {"name": "currency", "type": "string"},
+                        {"name": "coupon", "type": ["null", "string"], "default": None},
+                    ],
+                },
+            ],
+        },
         {"name": "duration_ms", "type": ["null", "int"], "default": None},
         {"name": "is_bot", "type": "boolean", "default": False},
     ],
@@ -183,37 +225,48 @@ PAGES = ("/", "/search", "/cart", "/checkout", "/account", "/product/{}", "/cate
 
 def _payload(rng: random.Random, kind: str) -> Any:
     if kind == "CLICK":
-        return {"element_id": f"btn-{word(rng)}", "x": rng.randint(0, 1920),
-                "y": rng.randint(0, 4000), "button": rng.choice(("LEFT", "LEFT", "LEFT", "RIGHT"))}
+        return {
+            "element_id": f"btn-{word(rng)}",
+            "x": rng.randint(0, 1920),
+            "y": rng.randint(0, 4000),
+            "button": rng.choice(("LEFT", "LEFT", "LEFT", "RIGHT")),
+        }
     if kind == "PURCHASE":
-        return {"order_id": ident(rng, 16), "sku": f"SKU-{rng.randint(10000, 99999)}",
-                "quantity": rng.randint(1, 5), "unit_price_cents": rng.randint(99, 250_000),
-                "currency": rng.choice(("EUR", "USD", "CHF")),
-                "coupon": maybe(rng, 0.3, lambda: ident(rng, 8).upper())}
+        return {
+            "order_id": ident(rng, 16),
+            "sku": f"SKU-{rng.randint(10000, 99999)}",
+            "quantity": rng.randint(1, 5),
+            "unit_price_cents": rng.randint(99, 250_000),
+            "currency": rng.choice(("EUR", "USD", "CHF")),
+            "coupon": maybe(rng, 0.3, lambda: ident(rng, 8).upper()),
+        }
     if kind == "SEARCH":
-        return text(rng, rng.randint(1, 4))            # the query: string
+        return text(rng, rng.randint(1, 4))  # the query: string
     if kind == "SCROLL":
-        return rng.uniform(0.0, 1.0)                     # depth: double
+        return rng.uniform(0.0, 1.0)  # depth: double
     if kind == "ADD_TO_CART":
-        return rng.randint(10**6, 10**12)                # product id: long
+        return rng.randint(10**6, 10**12)  # product id: long
     if kind == "ERROR":
-        return rng.random() < 0.5                        # fatal or not: boolean
-    return None                                          # PAGE_VIEW
+        return rng.random() < 0.5  # fatal or not: boolean
+    return None  # PAGE_VIEW
 
 
 def _event(rng: random.Random) -> dict:
     kind = rng.choice(EVENT_KINDS)
     occurred = timestamp_ms(rng)
     page = rng.choice(PAGES).format(rng.randint(1, 50_000))
-    attributes = {"locale": rng.choice(("en-GB", "de-CH", "cs-CZ", "pt-BR")),
-                  "app_version": f"{rng.randint(1, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}"}
+    attributes = {
+        "locale": rng.choice(("en-GB", "de-CH", "cs-CZ", "pt-BR")),
+        "app_version": f"{rng.randint(1, 9)}.{rng.randint(0, 30)}.{rng.randint(0, 9)}",
+    }
     for _ in range(rng.randint(0, 6)):
         attributes[f"utm_{word(rng)}"] = word(rng)
     return {
         "event_id": a_uuid(rng),
         "occurred_at": occurred,
-        "received_at": maybe(rng, 0.8, lambda: occurred + datetime.timedelta(
-            microseconds=rng.randint(1_000, 3_000_000))),
+        "received_at": maybe(
+            rng, 0.8, lambda: occurred + datetime.timedelta(microseconds=rng.randint(1_000, 3_000_000))
+        ),
         "kind": kind,
         "platform": rng.choice(("WEB", "WEB", "IOS", "ANDROID")),
         "user_id": maybe(rng, 0.6, lambda: f"u-{ident(rng, 10)}"),
@@ -228,25 +281,40 @@ def _event(rng: random.Random) -> dict:
     }
 
 
-register("event", "realistic", EVENT, _event,
-         "app event: uuid, timestamps, 2 enums, optional strings, map<string> of 2-8, "
-         "payload union [null, string, long, double, boolean, Click, Purchase]")
+register(
+    "event",
+    "realistic",
+    EVENT,
+    _event,
+    "app event: uuid, timestamps, 2 enums, optional strings, map<string> of 2-8, "
+    "payload union [null, string, long, double, boolean, Click, Purchase]",
+)
 
 
 # -- trade: logical types ------------------------------------------------------------------
 
 TRADE = {
-    "type": "record", "name": "Trade", "namespace": "bench.trading",
+    "type": "record",
+    "name": "Trade",
+    "namespace": "bench.trading",
     "fields": [
         {"name": "trade_id", "type": UUID},
         {"name": "order_id", "type": ["null", UUID], "default": None},
         {"name": "symbol", "type": "string"},
-        {"name": "side", "type": {"type": "enum", "name": "Side",
-                                  "symbols": ["BUY", "SELL", "SELL_SHORT"]}},
+        {"name": "side", "type": {"type": "enum", "name": "Side", "symbols": ["BUY", "SELL", "SELL_SHORT"]}},
         {"name": "quantity", "type": decimal_type(18, 6)},
         {"name": "price", "type": decimal_type(18, 6)},
-        {"name": "notional", "type": {"type": "fixed", "name": "Notional", "size": 12,
-                                      "logicalType": "decimal", "precision": 28, "scale": 6}},
+        {
+            "name": "notional",
+            "type": {
+                "type": "fixed",
+                "name": "Notional",
+                "size": 12,
+                "logicalType": "decimal",
+                "precision": 28,
+                "scale": 6,
+            },
+        },
         {"name": "fee", "type": ["null", decimal_type(18, 6)], "default": None},
         {"name": "executed_at", "type": TIMESTAMP_MICROS},
         {"name": "trade_date", "type": DATE},
@@ -272,45 +340,70 @@ def _trade(rng: random.Random) -> dict:
         "quantity": quantity,
         "price": price,
         # exactly the product to 6 places, at most 22 + 6 digits
-        "notional": (quantity * price).quantize(decimal.Decimal("0.000001"),
-                                                rounding=decimal.ROUND_HALF_EVEN),
+        "notional": (quantity * price).quantize(
+            decimal.Decimal("0.000001"), rounding=decimal.ROUND_HALF_EVEN
+        ),
         "fee": maybe(rng, 0.6, lambda: positive_decimal(rng, 6, 8)),
         "executed_at": executed,
         "trade_date": trade_date,
         "settlement_date": maybe(rng, 0.8, lambda: trade_date + datetime.timedelta(days=2)),
-        "session_open": datetime.time(rng.choice((8, 9, 15)), rng.choice((0, 30)),
-                                      0, rng.randint(0, 999) * 1000),
+        "session_open": datetime.time(
+            rng.choice((8, 9, 15)), rng.choice((0, 30)), 0, rng.randint(0, 999) * 1000
+        ),
         "venue": maybe(rng, 0.9, lambda: rng.choice(("XNAS", "XNYS", "XLON", "XSWX"))),
         "counterparty": maybe(rng, 0.5, lambda: f"CP-{ident(rng, 6).upper()}"),
         "is_block": rng.random() < 0.05,
     }
 
 
-register("trade", "realistic", TRADE, _trade,
-         "trade: 2 uuid, 4 decimals (bytes 18,6 and fixed 12 bytes 28,6), timestamp-micros, "
-         "2 dates, time-millis, enum, 5 optional fields")
+register(
+    "trade",
+    "realistic",
+    TRADE,
+    _trade,
+    "trade: 2 uuid, 4 decimals (bytes 18,6 and fixed 12 bytes 28,6), timestamp-micros, "
+    "2 dates, time-millis, enum, 5 optional fields",
+)
 
 
 # -- telemetry: large arrays of numbers -------------------------------------------------------
 
 TELEMETRY = {
-    "type": "record", "name": "TelemetryBatch", "namespace": "bench.telemetry",
+    "type": "record",
+    "name": "TelemetryBatch",
+    "namespace": "bench.telemetry",
     "fields": [
         {"name": "device_id", "type": "string"},
-        {"name": "sensor", "type": {"type": "enum", "name": "SensorKind",
-                                    "symbols": ["TEMPERATURE", "PRESSURE", "VIBRATION", "CURRENT"]}},
+        {
+            "name": "sensor",
+            "type": {
+                "type": "enum",
+                "name": "SensorKind",
+                "symbols": ["TEMPERATURE", "PRESSURE", "VIBRATION", "CURRENT"],
+            },
+        },
         {"name": "firmware", "type": ["null", "string"], "default": None},
         {"name": "start", "type": TIMESTAMP_MICROS},
         {"name": "interval_us", "type": "long"},
         {"name": "samples", "type": {"type": "array", "items": "double"}},
         {"name": "counters", "type": {"type": "array", "items": "long"}},
         {"name": "tags", "type": {"type": "map", "values": "string"}},
-        {"name": "location", "default": None, "type": ["null", {
-            "type": "record", "name": "Location", "fields": [
-                {"name": "lat", "type": "double"},
-                {"name": "lon", "type": "double"},
-                {"name": "altitude_m", "type": "float"},
-            ]}]},
+        {
+            "name": "location",
+            "default": None,
+            "type": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "Location",
+                    "fields": [
+                        {"name": "lat", "type": "double"},
+                        {"name": "lon", "type": "double"},
+                        {"name": "altitude_m", "type": "float"},
+                    ],
+                },
+            ],
+        },
     ],
 }
 
@@ -334,17 +427,32 @@ def _telemetry(rng: random.Random) -> dict:
         "interval_us": rng.choice((1_000, 10_000, 100_000)),
         "samples": samples,
         "counters": counters,
-        "tags": {"site": rng.choice(CITIES), "line": f"L{rng.randint(1, 9)}",
-                 "unit": rng.choice(("C", "kPa", "mm/s", "A"))},
-        "location": maybe(rng, 0.8, lambda: {
-            "lat": rng.uniform(-90, 90), "lon": rng.uniform(-180, 180),
-            "altitude_m": float32(rng.uniform(0, 3000))}),
+        "tags": {
+            "site": rng.choice(CITIES),
+            "line": f"L{rng.randint(1, 9)}",
+            "unit": rng.choice(("C", "kPa", "mm/s", "A")),
+        },
+        "location": maybe(
+            rng,
+            0.8,
+            lambda: {
+                "lat": rng.uniform(-90, 90),
+                "lon": rng.uniform(-180, 180),
+                "altitude_m": float32(rng.uniform(0, 3000)),
+            },
+        ),
     }
 
 
-register("telemetry", "realistic", TELEMETRY, _telemetry,
-         "telemetry batch: 1,000 doubles, 1,000 longs, metadata (enum, timestamp, map, "
-         "optional record with a float)", batch=4)
+register(
+    "telemetry",
+    "realistic",
+    TELEMETRY,
+    _telemetry,
+    "telemetry batch: 1,000 doubles, 1,000 longs, metadata (enum, timestamp, map, "
+    "optional record with a float)",
+    batch=4,
+)
 
 
 # -- order: nested records, unions of records, decimals ---------------------------------------
@@ -353,60 +461,110 @@ AMOUNT = decimal_type(12, 2)
 ORDER_STATUSES = ["PENDING", "PAID", "SHIPPED", "DELIVERED", "CANCELLED", "REFUNDED"]
 
 ORDER = {
-    "type": "record", "name": "Order", "namespace": "bench.shop",
+    "type": "record",
+    "name": "Order",
+    "namespace": "bench.shop",
     "fields": [
         {"name": "order_id", "type": UUID},
         {"name": "order_number", "type": "long"},
         {"name": "created_at", "type": TIMESTAMP_MILLIS},
-        {"name": "status", "type": {"type": "enum", "name": "OrderStatus",
-                                    "symbols": ORDER_STATUSES}},
-        {"name": "customer", "type": {"type": "record", "name": "Customer", "fields": [
-            {"name": "customer_id", "type": "long"},
-            {"name": "name", "type": "string"},
-            {"name": "email", "type": "string"},
-            {"name": "phone", "type": ["null", "string"], "default": None},
-            {"name": "tier", "type": {"type": "enum", "name": "Tier",
-                                      "symbols": ["STANDARD", "SILVER", "GOLD"]}},
-        ]}},
-        {"name": "shipping_address", "default": None, "type": ["null", {
-            "type": "record", "name": "Address", "fields": [
-                {"name": "line1", "type": "string"},
-                {"name": "line2", "type": ["null", "string"], "default": None},
-                {"name": "city", "type": "string"},
-                {"name": "postcode", "type": "string"},
-                {"name": "region", "type": ["null", "string"], "default": None},
-                {"name": "country", "type": "string"},
-            ]}]},
+        {"name": "status", "type": {"type": "enum", "name": "OrderStatus", "symbols": ORDER_STATUSES}},
+        {
+            "name": "customer",
+            "type": {
+                "type": "record",
+                "name": "Customer",
+                "fields": [
+                    {"name": "customer_id", "type": "long"},
+                    {"name": "name", "type": "string"},
+                    {"name": "email", "type": "string"},
+                    {"name": "phone", "type": ["null", "string"], "default": None},
+                    {
+                        "name": "tier",
+                        "type": {"type": "enum", "name": "Tier", "symbols": ["STANDARD", "SILVER", "GOLD"]},
+                    },
+                ],
+            },
+        },
+        {
+            "name": "shipping_address",
+            "default": None,
+            "type": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "Address",
+                    "fields": [
+                        {"name": "line1", "type": "string"},
+                        {"name": "line2", "type": ["null", "string"], "default": None},
+                        {"name": "city", "type": "string"},
+                        {"name": "postcode", "type": "string"},
+                        {"name": "region", "type": ["null", "string"], "default": None},
+                        {"name": "country", "type": "string"},
+                    ],
+                },
+            ],
+        },
         {"name": "billing_address", "type": ["null", "Address"], "default": None},
-        {"name": "lines", "type": {"type": "array", "items": {
-            "type": "record", "name": "OrderLine", "fields": [
-                {"name": "sku", "type": "string"},
-                {"name": "description", "type": "string"},
-                {"name": "quantity", "type": "int"},
-                {"name": "unit_price", "type": AMOUNT},
-                {"name": "discount", "type": ["null", AMOUNT], "default": None},
-                {"name": "line_total", "type": AMOUNT},
-            ]}}},
-        {"name": "payment", "type": [
-            {"type": "record", "name": "CardPayment", "fields": [
-                {"name": "brand", "type": {"type": "enum", "name": "CardBrand",
-                                           "symbols": ["VISA", "MASTERCARD", "AMEX"]}},
-                {"name": "last4", "type": "string"},
-                {"name": "auth_code", "type": "string"},
-                {"name": "amount", "type": AMOUNT},
-            ]},
-            {"type": "record", "name": "BankTransfer", "fields": [
-                {"name": "iban", "type": "string"},
-                {"name": "bic", "type": ["null", "string"], "default": None},
-                {"name": "reference", "type": "string"},
-                {"name": "amount", "type": AMOUNT},
-            ]},
-            {"type": "record", "name": "Voucher", "fields": [
-                {"name": "code", "type": "string"},
-                {"name": "expires", "type": DATE},
-                {"name": "amount", "type": AMOUNT},
-            ]},
-        ]},
+        {
+            "name": "lines",
+            "type": {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "OrderLine",
+                    "fields": [
+                        {"name": "sku", "type": "string"},
+                        {"name": "description", "type": "string"},
+                        {"name": "quantity", "type": "int"},
+                        {"name": "unit_price", "type": AMOUNT},
+                        {"name": "discount", "type": ["null", AMOUNT], "default": None},
+                        {"name": "line_total", "type": AMOUNT},
+                    ],
+                },
+            },
+        },
+        {
+            "name": "payment",
+            "type": [
+                {
+                    "type": "record",
+                    "name": "CardPayment",
+                    "fields": [
+                        {
+                            "name": "brand",
+                            "type": {
+                                "type": "enum",
+                                "name": "CardBrand",
+                                "symbols": ["VISA", "MASTERCARD", "AMEX"],
+                            },
+                        },
+                        {"name": "last4", "type": "string"},
+                        {"name": "auth_code", "type": "string"},
+                        {"name": "amount", "type": AMOUNT},
+                    ],
+                },
+                {
+                    "type": "record",
+                    "name": "BankTransfer",
+                    "fields": [
+                        {"name": "iban", "type": "string"},
+                        {"name": "bic", "type": ["null", "string"], "default": None},
+                        {"name": "reference", "type": "string"},
+                        {"name": "amount", "type": AMOUNT},
+                    ],
+                },
+                {
+                    "type": "record",
+                    "name": "Voucher",
+                    "fields": [
+                        {"name": "code", "type": "string"},
+                        {"name": "expires", "type": DATE},
+                        {"name": "amount", "type": AMOUNT},
+                    ],
+                },
+            ],
+        },
         {"name": "subtotal", "type": AMOUNT},
         {"name": "tax", "type": AMOUNT},
         {"name": "total", "type": AMOUNT},
@@ -420,26 +578,37 @@ CENT = decimal.Decimal("0.01")
 
 
 def _address(rng: random.Random) -> dict:
-    return {"line1": f"{rng.randint(1, 300)} {word(rng).title()} Street",
-            "line2": maybe(rng, 0.3, lambda: f"Flat {rng.randint(1, 40)}"),
-            "city": rng.choice(CITIES), "postcode": ident(rng, 5).upper(),
-            "region": maybe(rng, 0.4, lambda: word(rng).title()),
-            "country": rng.choice(("CH", "CZ", "BR", "GB", "US", "NO"))}
+    return {
+        "line1": f"{rng.randint(1, 300)} {word(rng).title()} Street",
+        "line2": maybe(rng, 0.3, lambda: f"Flat {rng.randint(1, 40)}"),
+        "city": rng.choice(CITIES),
+        "postcode": ident(rng, 5).upper(),
+        "region": maybe(rng, 0.4, lambda: word(rng).title()),
+        "country": rng.choice(("CH", "CZ", "BR", "GB", "US", "NO")),
+    }
 
 
 def _payment(rng: random.Random, amount: decimal.Decimal) -> dict:
     kind = rng.choice(("card", "card", "card", "bank", "voucher"))
     if kind == "card":
-        return {"brand": rng.choice(("VISA", "MASTERCARD", "AMEX")),
-                "last4": f"{rng.randint(0, 9999):04d}", "auth_code": ident(rng, 6).upper(),
-                "amount": amount}
+        return {
+            "brand": rng.choice(("VISA", "MASTERCARD", "AMEX")),
+            "last4": f"{rng.randint(0, 9999):04d}",
+            "auth_code": ident(rng, 6).upper(),
+            "amount": amount,
+        }
     if kind == "bank":
-        return {"iban": f"CH{rng.randint(10, 99)}{rng.randint(10**16, 10**17 - 1)}",
-                "bic": maybe(rng, 0.5, lambda: ident(rng, 8).upper()),
-                "reference": f"INV-{rng.randint(10**5, 10**6)}", "amount": amount}
-    return {"code": ident(rng, 10).upper(),
-            "expires": datetime.date(2025, 1, 1) + datetime.timedelta(days=rng.randint(0, 700)),
-            "amount": amount}
+        return {
+            "iban": f"CH{rng.randint(10, 99)}{rng.randint(10**16, 10**17 - 1)}",
+            "bic": maybe(rng, 0.5, lambda: ident(rng, 8).upper()),
+            "reference": f"INV-{rng.randint(10**5, 10**6)}",
+            "amount": amount,
+        }
+    return {
+        "code": ident(rng, 10).upper(),
+        "expires": datetime.date(2025, 1, 1) + datetime.timedelta(days=rng.randint(0, 700)),
+        "amount": amount,
+    }
 
 
 def _order(rng: random.Random) -> dict:
@@ -448,9 +617,16 @@ def _order(rng: random.Random) -> dict:
         quantity = rng.randint(1, 6)
         unit = positive_decimal(rng, 2, 6)
         discount = maybe(rng, 0.25, lambda: (unit * quantity * decimal.Decimal("0.1")).quantize(CENT))
-        lines.append({"sku": f"SKU-{rng.randint(10000, 99999)}", "description": text(rng, 3),
-                      "quantity": quantity, "unit_price": unit, "discount": discount,
-                      "line_total": unit * quantity - (discount or 0)})
+        lines.append(
+            {
+                "sku": f"SKU-{rng.randint(10000, 99999)}",
+                "description": text(rng, 3),
+                "quantity": quantity,
+                "unit_price": unit,
+                "discount": discount,
+                "line_total": unit * quantity - (discount or 0),
+            }
+        )
     subtotal = sum((line["line_total"] for line in lines), decimal.Decimal("0.00"))
     tax = (subtotal * decimal.Decimal("0.081")).quantize(CENT)
     name = word(rng)
@@ -460,11 +636,13 @@ def _order(rng: random.Random) -> dict:
         "order_number": rng.randint(10**6, 10**10),
         "created_at": timestamp_ms(rng),
         "status": rng.choice(ORDER_STATUSES),
-        "customer": {"customer_id": rng.randint(1, 10**8),
-                     "name": f"{name.title()} {word(rng).title()}",
-                     "email": f"{name}.{ident(rng, 4)}@example.com",
-                     "phone": maybe(rng, 0.5, lambda: f"+41 {rng.randint(10**8, 10**9 - 1)}"),
-                     "tier": rng.choice(("STANDARD", "STANDARD", "SILVER", "GOLD"))},
+        "customer": {
+            "customer_id": rng.randint(1, 10**8),
+            "name": f"{name.title()} {word(rng).title()}",
+            "email": f"{name}.{ident(rng, 4)}@example.com",
+            "phone": maybe(rng, 0.5, lambda: f"+41 {rng.randint(10**8, 10**9 - 1)}"),
+            "tier": rng.choice(("STANDARD", "STANDARD", "SILVER", "GOLD")),
+        },
         "shipping_address": shipping,
         "billing_address": shipping if rng.random() < 0.5 else maybe(rng, 0.5, lambda: _address(rng)),
         "lines": lines,
@@ -478,10 +656,15 @@ def _order(rng: random.Random) -> dict:
     }
 
 
-register("order", "realistic", ORDER, _order,
-         "order: customer record, [null, Address] twice (named, then by reference), "
-         "1-8 line records, payment union [CardPayment, BankTransfer, Voucher], decimals",
-         batch=50)
+register(
+    "order",
+    "realistic",
+    ORDER,
+    _order,
+    "order: customer record, [null, Address] twice (named, then by reference), "
+    "1-8 line records, payment union [CardPayment, BankTransfer, Voucher], decimals",
+    batch=50,
+)
 
 
 def cases(names: list[str] | None = None, groups: list[str] | None = None) -> list[AvroCase]:
@@ -489,8 +672,7 @@ def cases(names: list[str] | None = None, groups: list[str] | None = None) -> li
     if names:
         unknown = set(names) - set(CASES)
         if unknown:
-            raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}; "
-                             f"known: {', '.join(CASES)}")
+            raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}; known: {', '.join(CASES)}")
         return [c for c in CASES.values() if c.name in names]
     wanted = set(groups or DEFAULT_GROUPS)
     if "all" in wanted:

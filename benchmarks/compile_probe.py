@@ -57,17 +57,21 @@ def main(argv: list[str]) -> None:
     # sanity: the codec works
     record = case.record()
     schema.load_compiled(schema.dump_compiled(record))
-    print(json.dumps({
-        "case": name,
-        "compile_s": compile_s,
-        "built": "cc" in timing,
-        "cython_s": timing.get("cython"),
-        "cc_s": timing.get("cc"),
-        "import_module_s": timing.get("load"),
-        "in_memory_recompile_s": in_memory_s,
-        "import_s": imported,
-        "max_rss_kib": peak_rss_kib(),
-    }))
+    print(
+        json.dumps(
+            {
+                "case": name,
+                "compile_s": compile_s,
+                "built": "cc" in timing,
+                "cython_s": timing.get("cython"),
+                "cc_s": timing.get("cc"),
+                "import_module_s": timing.get("load"),
+                "in_memory_recompile_s": in_memory_s,
+                "import_s": imported,
+                "max_rss_kib": peak_rss_kib(),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -89,8 +89,14 @@ print(json.dumps({"dump_ns": best["dump"] * 1e9, "load_ns": best["load"] * 1e9,
 def _run(tree: Path, args: list[str], cache: str) -> dict:
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=cache, PYTHONPATH=str(tree))
     # from outside any checkout: PYTHONPATH decides which roastedavro is imported
-    completed = subprocess.run([sys.executable, *args], cwd=tempfile.gettempdir(), env=env,
-                               capture_output=True, text=True, timeout=1800)
+    completed = subprocess.run(
+        [sys.executable, *args],
+        cwd=tempfile.gettempdir(),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     if completed.returncode != 0:
         tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
         raise RuntimeError(" | ".join(tail))
@@ -108,8 +114,12 @@ def _compile(tree: Path, case: str, warm: bool) -> dict:
     finally:
         shutil.rmtree(cache, ignore_errors=True)
     codegen = result["compile_s"] - (result["cython_s"] or 0) - (result["cc_s"] or 0)
-    return {"total_s": result["compile_s"], "cython_s": result["cython_s"],
-            "cc_s": result["cc_s"], "other_s": codegen}
+    return {
+        "total_s": result["compile_s"],
+        "cython_s": result["cython_s"],
+        "cc_s": result["cc_s"],
+        "other_s": codegen,
+    }
 
 
 def _speed(tree: Path, case: str, cache: str) -> dict:
@@ -121,17 +131,19 @@ def _best(samples: list[dict]) -> dict:
     if "dump_ns" in best:
         # the rounds' best times, and the median of their ratios over fastavro
         # (measured in the same process, interleaved: less exposed to a noisy round)
-        return {"dump_ns": min(s["dump_ns"] for s in samples),
-                "load_ns": min(s["load_ns"] for s in samples),
-                "dump_x": statistics.median(s["dump_x"] for s in samples),
-                "load_x": statistics.median(s["load_x"] for s in samples)}
+        return {
+            "dump_ns": min(s["dump_ns"] for s in samples),
+            "load_ns": min(s["load_ns"] for s in samples),
+            "dump_x": statistics.median(s["dump_x"] for s in samples),
+            "load_x": statistics.median(s["load_x"] for s in samples),
+        }
     return best
 
 
-def measure(trees: dict[str, Path], cases: list[str], rounds: int, log,
-            compile_time: bool = True) -> dict:
-    samples: dict = {label: {case: {"cold": [], "warm": [], "speed": []} for case in cases}
-                     for label in trees}
+def measure(trees: dict[str, Path], cases: list[str], rounds: int, log, compile_time: bool = True) -> dict:
+    samples: dict = {
+        label: {case: {"cold": [], "warm": [], "speed": []} for case in cases} for label in trees
+    }
     caches = {label: tempfile.mkdtemp(prefix="roastedavro-speed-") for label in trees}
     try:
         for round_number in range(1, rounds + 1):
@@ -140,20 +152,28 @@ def measure(trees: dict[str, Path], cases: list[str], rounds: int, log,
                     for kind in ("cold", "warm") if compile_time else ():
                         sample = _compile(tree, case, warm=kind == "warm")
                         samples[label][case][kind].append(sample)
-                        log(f"round {round_number} {label:8s} {case:10s} {kind} "
+                        log(
+                            f"round {round_number} {label:8s} {case:10s} {kind} "
                             f"{sample['total_s']:6.2f} s (Cython {sample['cython_s']:.2f} s, "
-                            f"C compiler {sample['cc_s']:.2f} s)")
+                            f"C compiler {sample['cc_s']:.2f} s)"
+                        )
                     speed = _speed(tree, case, caches[label])
                     samples[label][case]["speed"].append(speed)
-                    log(f"round {round_number} {label:8s} {case:10s} dump {speed['dump_ns']:9.0f} ns "
+                    log(
+                        f"round {round_number} {label:8s} {case:10s} dump {speed['dump_ns']:9.0f} ns "
                         f"({speed['dump_x']:.1f}x fastavro)  load {speed['load_ns']:9.0f} ns "
-                        f"({speed['load_x']:.1f}x fastavro)")
+                        f"({speed['load_x']:.1f}x fastavro)"
+                    )
     finally:
         for cache in caches.values():
             shutil.rmtree(cache, ignore_errors=True)
-    return {label: {case: {kind: _best(values) for kind, values in by_kind.items() if values}
-                    for case, by_kind in by_case.items()}
-            for label, by_case in samples.items()}
+    return {
+        label: {
+            case: {kind: _best(values) for kind, values in by_kind.items() if values}
+            for case, by_kind in by_case.items()
+        }
+        for label, by_case in samples.items()
+    }
 
 
 def _fields(case: str) -> str:
@@ -165,12 +185,17 @@ def _fields(case: str) -> str:
 def markdown(results: dict, rounds: int) -> str:
     labels = list(results)
     cases = list(results[labels[0]])
-    lines = [f"Best of {rounds} rounds, each a fresh process with an empty cache; "
-             f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-             f"Python {platform.python_version()}.", ""]
-    lines += ["| schema | fields | version | cold process s | (Cython / C compiler) | "
-              "warm process s | (Cython / C compiler) | dump ns (× fastavro) | load ns (× fastavro) |",
-              "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"Best of {rounds} rounds, each a fresh process with an empty cache; "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}.",
+        "",
+    ]
+    lines += [
+        "| schema | fields | version | cold process s | (Cython / C compiler) | "
+        "warm process s | (Cython / C compiler) | dump ns (× fastavro) | load ns (× fastavro) |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for case in cases:
         for label in labels:
             entry = results[label][case]
@@ -180,7 +205,8 @@ def markdown(results: dict, rounds: int) -> str:
                 f"{cold['cython_s']:.2f} / {cold['cc_s']:.2f} | {warm['total_s']:.2f} | "
                 f"{warm['cython_s']:.2f} / {warm['cc_s']:.2f} | "
                 f"{speed['dump_ns']:,.0f} ({speed['dump_x']:.1f}×) | "
-                f"{speed['load_ns']:,.0f} ({speed['load_x']:.1f}×) |")
+                f"{speed['load_ns']:,.0f} ({speed['load_x']:.1f}×) |"
+            )
     return "\n".join(lines) + "\n"
 
 
@@ -194,15 +220,19 @@ def _worker_sources(case: str) -> dict:
 
     schema = CASES[case].schema()
     plan = schema._plan()
-    marshmallow = generate_module(plan.root, plan.records, schema._label(),
-                                  CompileFlags().build_key(), plan.fingerprint).source
+    marshmallow = generate_module(
+        plan.root, plan.records, schema._label(), CompileFlags().build_key(), plan.fingerprint
+    ).source
     avro = parse_schema(schema.avro_schema())
-    return {"marshmallow": (marshmallow, plan.fingerprint),
-            "avro": (generate_avro_module(avro).source, f"{avro.fingerprint():016x}")}
+    return {
+        "marshmallow": (marshmallow, plan.fingerprint),
+        "avro": (generate_avro_module(avro).source, f"{avro.fingerprint():016x}"),
+    }
 
 
-def worker_times(cases: list[str], rounds: int, log,
-                 kinds: tuple[str, ...] = ("marshmallow", "avro")) -> dict:
+def worker_times(
+    cases: list[str], rounds: int, log, kinds: tuple[str, ...] = ("marshmallow", "avro")
+) -> dict:
     """Seconds per build="child" build, cold and warm build process (best round)."""
     import time
 
@@ -231,10 +261,15 @@ def worker_times(cases: list[str], rounds: int, log,
                         total = time.perf_counter() - started
                     finally:
                         shutil.rmtree(cache, ignore_errors=True)
-                    sample = {"total_s": total, "cython_s": compiler.last_timing.get("cython", 0.0),
-                              "cc_s": compiler.last_timing.get("cc", 0.0)}
-                    log(f"round {round_number} {case:10s} {kind:11s} {state} {total:6.2f} s "
-                        f"(Cython {sample['cython_s']:.2f} s, C compiler {sample['cc_s']:.2f} s)")
+                    sample = {
+                        "total_s": total,
+                        "cython_s": compiler.last_timing.get("cython", 0.0),
+                        "cc_s": compiler.last_timing.get("cc", 0.0),
+                    }
+                    log(
+                        f"round {round_number} {case:10s} {kind:11s} {state} {total:6.2f} s "
+                        f"(Cython {sample['cython_s']:.2f} s, C compiler {sample['cc_s']:.2f} s)"
+                    )
                     key = (case, kind, state)
                     if key not in best or total < best[key]["total_s"]:
                         best[key] = sample
@@ -243,25 +278,34 @@ def worker_times(cases: list[str], rounds: int, log,
 
 
 def worker_markdown(best: dict, rounds: int) -> str:
-    lines = [f"build=\"child\" builds, best of {rounds} rounds; {os.cpu_count()} cores, "
-             f"Python {platform.python_version()}.", "",
-             "| schema | fields | kind | new build process s | (Cython / C compiler) | "
-             "warm build process s | (Cython / C compiler) |",
-             "| --- | ---: | --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f'build="child" builds, best of {rounds} rounds; {os.cpu_count()} cores, '
+        f"Python {platform.python_version()}.",
+        "",
+        "| schema | fields | kind | new build process s | (Cython / C compiler) | "
+        "warm build process s | (Cython / C compiler) |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
     for (case, kind, state), cold in best.items():
         if state != "cold":
             continue
         warm = best[(case, kind, "warm")]
-        lines.append(f"| {case} | {_fields(case)} | {kind} | {cold['total_s']:.2f} | "
-                     f"{cold['cython_s']:.2f} / {cold['cc_s']:.2f} | {warm['total_s']:.2f} | "
-                     f"{warm['cython_s']:.2f} / {warm['cc_s']:.2f} |")
+        lines.append(
+            f"| {case} | {_fields(case)} | {kind} | {cold['total_s']:.2f} | "
+            f"{cold['cython_s']:.2f} / {cold['cc_s']:.2f} | {warm['total_s']:.2f} | "
+            f"{warm['cython_s']:.2f} / {warm['cc_s']:.2f} |"
+        )
     return "\n".join(lines) + "\n"
 
 
 def speed_markdown(results: dict, this: str, other: str, rounds: int) -> str:
     """Both trees' compiled speed per case, and this tree's change."""
-    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                            capture_output=True, text=True).stdout.strip() or "unknown"
+    commit = (
+        subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+        ).stdout.strip()
+        or "unknown"
+    )
     lines = [
         f"# Compiled speed, {this} against {other}",
         "",
@@ -279,7 +323,8 @@ def speed_markdown(results: dict, this: str, other: str, rounds: int) -> str:
         lines.append(
             f"| {case} | {theirs['dump_ns']:,.0f} | {mine['dump_ns']:,.0f} | "
             f"{(mine['dump_ns'] / theirs['dump_ns'] - 1) * 100:+.1f}% | {theirs['load_ns']:,.0f} | "
-            f"{mine['load_ns']:,.0f} | {(mine['load_ns'] / theirs['load_ns'] - 1) * 100:+.1f}% |")
+            f"{mine['load_ns']:,.0f} | {(mine['load_ns'] / theirs['load_ns'] - 1) * 100:+.1f}% |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -290,30 +335,40 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--against", type=Path, help="another checkout, measured interleaved")
     parser.add_argument("--label", default="this", help="this tree's label in the table")
     parser.add_argument("--against-label", default="other")
-    parser.add_argument("--speed-only", action="store_true",
-                        help="only the compiled code's speed (prints its table, writes nothing)")
+    parser.add_argument(
+        "--speed-only",
+        action="store_true",
+        help="only the compiled code's speed (prints its table, writes nothing)",
+    )
     parser.add_argument("--kinds", default="marshmallow,avro", help="with --worker")
-    parser.add_argument("--worker", action="store_true",
-                        help="builds by the build process behind build=\"child\", cold and warm")
+    parser.add_argument(
+        "--worker",
+        action="store_true",
+        help='builds by the build process behind build="child", cold and warm',
+    )
     args = parser.parse_args(argv)
     if args.worker:
         cases = [case.strip() for case in args.cases.split(",") if case.strip()]
-        best = worker_times(cases, args.rounds, lambda line: print(line, flush=True),
-                            tuple(args.kinds.split(",")))
+        best = worker_times(
+            cases, args.rounds, lambda line: print(line, flush=True), tuple(args.kinds.split(","))
+        )
         print(worker_markdown(best, args.rounds))
         return
     trees = {args.label: ROOT}
     if args.against is not None:
         trees[args.against_label] = args.against.resolve()
     cases = [case.strip() for case in args.cases.split(",") if case.strip()]
-    results = measure(trees, cases, args.rounds, lambda line: print(line, flush=True),
-                      compile_time=not args.speed_only)
+    results = measure(
+        trees, cases, args.rounds, lambda line: print(line, flush=True), compile_time=not args.speed_only
+    )
     if args.speed_only:
         for label, by_case in results.items():
             for case, entry in by_case.items():
                 speed = entry["speed"]
-                print(f"{label:10s} {case:12s} dump {speed['dump_ns']:9.0f} ns ({speed['dump_x']:.1f}x)"
-                      f"  load {speed['load_ns']:9.0f} ns ({speed['load_x']:.1f}x)")
+                print(
+                    f"{label:10s} {case:12s} dump {speed['dump_ns']:9.0f} ns ({speed['dump_x']:.1f}x)"
+                    f"  load {speed['load_ns']:9.0f} ns ({speed['load_x']:.1f}x)"
+                )
         if args.against is not None:
             # the compiled code of two versions, case by case: speed_against.md
             RESULTS.mkdir(exist_ok=True)
@@ -322,9 +377,17 @@ def main(argv: list[str] | None = None) -> None:
             print(table)
         return
     RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "compile_time.json").write_text(json.dumps(
-        {"rounds": args.rounds, "results": results,
-         "trees": {label: str(tree) for label, tree in trees.items()}}, indent=2) + "\n")
+    (RESULTS / "compile_time.json").write_text(
+        json.dumps(
+            {
+                "rounds": args.rounds,
+                "results": results,
+                "trees": {label: str(tree) for label, tree in trees.items()},
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     table = markdown(results, args.rounds)
     (RESULTS / "compile_time.md").write_text(table)
     print(table)

@@ -134,8 +134,12 @@ DIRECTIONS = ("write", "read")
 JAVA_LEVELS = {"zstandard": 3}
 SYNC_MARKER = random.Random(2024).randbytes(16)
 WORK = Path(os.environ.get("TMPDIR", "/tmp")) / "roastedavro-bench-container"
-COLORS = {"fastavro": "#8c8c8c", "roastedavro.fastavro": "#d95f02",
-          "roastedavro.container": "#7f2704", JAVA: "#1b9e77"}
+COLORS = {
+    "fastavro": "#8c8c8c",
+    "roastedavro.fastavro": "#d95f02",
+    "roastedavro.container": "#7f2704",
+    JAVA: "#1b9e77",
+}
 
 
 # -- contenders --------------------------------------------------------------------------
@@ -173,18 +177,33 @@ def python_contenders(schema: dict) -> dict[str, Contender]:
 
     return {
         "fastavro": Contender(
-            "fastavro", fastavro_write, fastavro.reader,
-            {"write": "fastavro.writer(fo, fastavro.parse_schema(schema), records, codec=codec)",
-             "read": "fastavro.reader(fo)"}),
+            "fastavro",
+            fastavro_write,
+            fastavro.reader,
+            {
+                "write": "fastavro.writer(fo, fastavro.parse_schema(schema), records, codec=codec)",
+                "read": "fastavro.reader(fo)",
+            },
+        ),
         "roastedavro.fastavro": Contender(
-            "roastedavro.fastavro", drop_in_write, drop_in.reader,
-            {"write": "roastedavro.fastavro.writer(fo, roastedavro.fastavro.parse_schema(schema), "
-                      "records, codec=codec)",
-             "read": "roastedavro.fastavro.reader(fo)"}),
+            "roastedavro.fastavro",
+            drop_in_write,
+            drop_in.reader,
+            {
+                "write": "roastedavro.fastavro.writer(fo, roastedavro.fastavro.parse_schema(schema), "
+                "records, codec=codec)",
+                "read": "roastedavro.fastavro.reader(fo)",
+            },
+        ),
         "roastedavro.container": Contender(
-            "roastedavro.container", container_write, container.FileReader,
-            {"write": "roastedavro.container.write_file(fo, schema, records, codec)",
-             "read": "roastedavro.container.FileReader(fo)"}),
+            "roastedavro.container",
+            container_write,
+            container.FileReader,
+            {
+                "write": "roastedavro.container.write_file(fo, schema, records, codec)",
+                "read": "roastedavro.container.FileReader(fo)",
+            },
+        ),
     }
 
 
@@ -241,20 +260,23 @@ class AvroTools:
         argv = ["java", "-jar", str(self.jar), *map(str, args)]
         with open(stdout_path, "wb") as out:
             started = time.perf_counter()
-            completed = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE,
-                                       stdin=subprocess.DEVNULL)
+            completed = subprocess.run(argv, stdout=out, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
             seconds = time.perf_counter() - started
         if completed.returncode != 0:
-            raise RuntimeError(f"avro-tools {' '.join(map(str, args))} exited with "
-                               f"{completed.returncode}: "
-                               f"{completed.stderr.decode('utf-8', 'replace')[-2000:]}")
+            raise RuntimeError(
+                f"avro-tools {' '.join(map(str, args))} exited with "
+                f"{completed.returncode}: "
+                f"{completed.stderr.decode('utf-8', 'replace')[-2000:]}"
+            )
         return seconds
 
     def fromjson_args(self, codec: str) -> list[str]:
         level = JAVA_LEVELS.get(codec)
-        return (["fromjson", "--codec", codec]
-                + (["--level", str(level)] if level is not None else [])
-                + ["--schema-file", self.schema_file, self.json_file])
+        return (
+            ["fromjson", "--codec", codec]
+            + (["--level", str(level)] if level is not None else [])
+            + ["--schema-file", self.schema_file, self.json_file]
+        )
 
     def write(self, codec: str, out: Path) -> float:
         return self._run(self.fromjson_args(codec), out)
@@ -265,8 +287,12 @@ class AvroTools:
     def startup(self) -> float:
         """A JVM start with avro-tools' main class and nothing to do (its usage text)."""
         started = time.perf_counter()
-        subprocess.run(["java", "-jar", str(self.jar)], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            ["java", "-jar", str(self.jar)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
         return time.perf_counter() - started
 
 
@@ -338,9 +364,14 @@ def record_data(data: Any) -> tuple[int, str, int]:
     return count, digest.hexdigest(), blocks
 
 
-def sample_checks(contenders: dict[str, Contender], schema: dict, batch: list,
-                  codecs: list[str], missing: dict[str, str | None],
-                  log) -> tuple[list, dict, dict]:
+def sample_checks(
+    contenders: dict[str, Contender],
+    schema: dict,
+    batch: list,
+    codecs: list[str],
+    missing: dict[str, str | None],
+    log,
+) -> tuple[list, dict, dict]:
     """The reference values; per codec each contender's checks on ``batch``; per codec
     the contender whose files the readers read (fastavro, or roastedavro.container
     where fastavro cannot write the codec: ``missing[codec]`` says why)."""
@@ -372,17 +403,28 @@ def sample_checks(contenders: dict[str, Contender], schema: dict, batch: list,
                     # fastavro cannot read the file: its records' bytes must be those
                     # of fastavro's null-codec file
                     digest = record_data_digest(files[name])
-                    result["write"] = (None if digest == null_digest else
-                                       "the record data differ from fastavro's null file's")
+                    result["write"] = (
+                        None
+                        if digest == null_digest
+                        else "the record data differ from fastavro's null file's"
+                    )
                 else:
                     result["write"] = first_difference(fastavro.reader(buffer), reference)
             except Exception as error:  # noqa: BLE001 - reported, the contender is not timed
                 result["write"] = f"{type(error).__name__}: {_short(error)}"
-        source = next((name for name in (BASELINE, "roastedavro.container")
-                       if name in files and not entry[name]["write"]), None)
+        source = next(
+            (
+                name
+                for name in (BASELINE, "roastedavro.container")
+                if name in files and not entry[name]["write"]
+            ),
+            None,
+        )
         if source is None:
-            raise SystemExit(f"no file to read for {codec}: neither fastavro nor "
-                             f"roastedavro.container wrote one that fastavro reads back")
+            raise SystemExit(
+                f"no file to read for {codec}: neither fastavro nor "
+                f"roastedavro.container wrote one that fastavro reads back"
+            )
         sources[codec] = source
         for name, contender in contenders.items():
             result = entry[name]
@@ -392,19 +434,22 @@ def sample_checks(contenders: dict[str, Contender], schema: dict, batch: list,
                 result["read"] = contender.excluded[codec, "read"]
                 continue
             try:
-                result["read"] = first_difference(contender.read(io.BytesIO(files[source])),
-                                                  reference)
+                result["read"] = first_difference(contender.read(io.BytesIO(files[source])), reference)
             except Exception as error:  # noqa: BLE001
                 result["read"] = f"{type(error).__name__}: {_short(error)}"
         for name, contender in contenders.items():
             for direction in DIRECTIONS:
                 if entry[name].get(direction):
                     contender.excluded.setdefault((codec, direction), entry[name][direction])
-        log(f"check {codec:10s} " + "; ".join(
-            f"{name}: write {'ok' if not r.get('write') else 'FAILED'}"
-            + (" (same bytes)" if r.get("same_bytes_as_fastavro") else "")
-            + f", read {'ok' if not r.get('read') else 'FAILED'}"
-            for name, r in entry.items()))
+        log(
+            f"check {codec:10s} "
+            + "; ".join(
+                f"{name}: write {'ok' if not r.get('write') else 'FAILED'}"
+                + (" (same bytes)" if r.get("same_bytes_as_fastavro") else "")
+                + f", read {'ok' if not r.get('read') else 'FAILED'}"
+                for name, r in entry.items()
+            )
+        )
         for name, r in entry.items():
             for direction in DIRECTIONS:
                 if r.get(direction):
@@ -424,10 +469,18 @@ def rotated(names: list[str], by: int) -> list[str]:
     return names[by:] + names[:by]
 
 
-def run_rounds(contenders: dict[str, Contender], java: AvroTools | None, batch: list,
-               reference: list,
-               count: int, codecs: list[str], sources: dict[str, str], repeats: int,
-               java_rounds: int, log) -> tuple[dict, dict, dict]:
+def run_rounds(
+    contenders: dict[str, Contender],
+    java: AvroTools | None,
+    batch: list,
+    reference: list,
+    count: int,
+    codecs: list[str],
+    sources: dict[str, str],
+    repeats: int,
+    java_rounds: int,
+    log,
+) -> tuple[dict, dict, dict]:
     """Seconds per (codec, direction, contender): a list, one per round; the read
     inputs (per codec, the file of ``sources[codec]``, fastavro, of the first round);
     the full-size files' (records, digest of the record data) and sizes, per writer,
@@ -450,8 +503,7 @@ def run_rounds(contenders: dict[str, Contender], java: AvroTools | None, batch: 
                         sizes[codec][name] = out.stat().st_size
                         with open(out, "rb") as fo:
                             blocks[codec][name] = sum(1 for _ in fastavro.block_reader(fo))
-                        java_written[codec] = java_write_check(out, java.schema, reference,
-                                                               count)
+                        java_written[codec] = java_write_check(out, java.schema, reference, count)
                     out.unlink()
                 else:
                     contender = contenders[name]
@@ -489,12 +541,19 @@ def run_rounds(contenders: dict[str, Contender], java: AvroTools | None, batch: 
                     consume(contender.read(source))
                     elapsed = time.perf_counter() - started
                 seconds[codec]["read"].setdefault(name, []).append(elapsed)
-            log(f"round {round_number + 1}/{repeats} {codec:10s} " + "  ".join(
-                f"{d}: " + " ".join(f"{n} {count / seconds[codec][d][n][-1]:,.0f}/s"
-                                    for n in names if n in seconds[codec][d])
-                for d in DIRECTIONS))
-    return seconds, inputs, {"digests": digests, "sizes": sizes, "blocks": blocks,
-                             "java": java_written}
+            log(
+                f"round {round_number + 1}/{repeats} {codec:10s} "
+                + "  ".join(
+                    f"{d}: "
+                    + " ".join(
+                        f"{n} {count / seconds[codec][d][n][-1]:,.0f}/s"
+                        for n in names
+                        if n in seconds[codec][d]
+                    )
+                    for d in DIRECTIONS
+                )
+            )
+    return seconds, inputs, {"digests": digests, "sizes": sizes, "blocks": blocks, "java": java_written}
 
 
 def codec_alone(inputs: dict[str, bytes], count: int, repeats: int) -> dict:
@@ -521,18 +580,30 @@ def codec_alone(inputs: dict[str, bytes], count: int, repeats: int) -> dict:
             for data in compressed:
                 implementation.decode(data, container.MAX_BLOCK_SIZE)
             decode_s.append(time.perf_counter() - started)
-        result[codec] = {"blocks": len(blocks), "bytes": sum(map(len, blocks)),
-                         "compress_s": encode_s, "decompress_s": decode_s,
-                         "compress_records_per_s": count / min(encode_s),
-                         "decompress_records_per_s": count / min(decode_s)}
+        result[codec] = {
+            "blocks": len(blocks),
+            "bytes": sum(map(len, blocks)),
+            "compress_s": encode_s,
+            "decompress_s": decode_s,
+            "compress_records_per_s": count / min(encode_s),
+            "decompress_records_per_s": count / min(decode_s),
+        }
     return result
 
 
 # -- full-size checks --------------------------------------------------------------------------
 
 
-def full_checks(contenders: dict[str, Contender], java: AvroTools | None, inputs: dict,
-                written: dict, sources: dict, reference: list, count: int, log) -> dict:
+def full_checks(
+    contenders: dict[str, Contender],
+    java: AvroTools | None,
+    inputs: dict,
+    written: dict,
+    sources: dict,
+    reference: list,
+    count: int,
+    log,
+) -> dict:
     checks: dict = {}
     java_digests: dict = {}
     for codec, data in inputs.items():
@@ -549,19 +620,26 @@ def full_checks(contenders: dict[str, Contender], java: AvroTools | None, inputs
             entry.setdefault(name, {})["write"] = problem
         for name, contender in contenders.items():
             if name == BASELINE or (codec, "read") in contender.excluded:
-                continue   # fastavro is the reference reader
+                continue  # fastavro is the reference reader
             try:
                 entry.setdefault(name, {})["read"] = full_read_difference(
-                    contender.read(io.BytesIO(data)), reference, count)
+                    contender.read(io.BytesIO(data)), reference, count
+                )
             except Exception as error:  # noqa: BLE001
                 entry[name]["read"] = f"{type(error).__name__}: {_short(error)}"
         if java:
             entry.setdefault(JAVA, {})["write"] = written["java"].get(codec)
             entry[JAVA]["read"] = java_read_check(java, codec, reference, count, java_digests)
-        log(f"full-size check {codec:10s} " + "; ".join(
-            f"{name}: " + ", ".join(f"{d} {'ok' if not r.get(d) else 'FAILED: ' + r[d]}"
-                                    for d in DIRECTIONS if d in r)
-            for name, r in entry.items()))
+        log(
+            f"full-size check {codec:10s} "
+            + "; ".join(
+                f"{name}: "
+                + ", ".join(
+                    f"{d} {'ok' if not r.get(d) else 'FAILED: ' + r[d]}" for d in DIRECTIONS if d in r
+                )
+                for name, r in entry.items()
+            )
+        )
     return checks
 
 
@@ -576,8 +654,7 @@ def java_write_check(path: Path, schema: dict, reference: list, count: int) -> s
         if blocks != count:
             return f"{blocks} records, not {count}"
         with open(path, "rb") as fo:
-            head = first_difference(itertools.islice(fastavro.reader(fo), len(reference)),
-                                    reference)
+            head = first_difference(itertools.islice(fastavro.reader(fo), len(reference)), reference)
         if head:
             return f"read by fastavro: {head}"
         with open(path, "rb") as fo:
@@ -586,8 +663,7 @@ def java_write_check(path: Path, schema: dict, reference: list, count: int) -> s
         return f"{type(error).__name__}: {_short(error)}"
 
 
-def java_read_check(java: AvroTools, codec: str, reference: list, count: int,
-                    digests: dict) -> str | None:
+def java_read_check(java: AvroTools, codec: str, reference: list, count: int, digests: dict) -> str | None:
     """tojson of the read input: ``count`` lines, the same text for every codec, the first
     ``len(reference)`` read by fastavro's JSON reader equal to the reference."""
     out = WORK / f"tojson-{codec}.json"
@@ -627,15 +703,23 @@ def environment(args, java_jar: Path | None, java_note: str) -> dict:
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",
-        "python": sys.version.split()[0], "platform": platform.platform(), "cpu": cpu,
-        "cpus": os.cpu_count(), "git_commit": commit,
-        "versions": {package: installed(package) for package in
-                     ("roastedavro", "fastavro", "cramjam", "backports.zstd", "Cython")},
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "versions": {
+            package: installed(package)
+            for package in ("roastedavro", "fastavro", "cramjam", "backports.zstd", "Cython")
+        },
         "java": java_version() if java_jar else None,
         "avro_tools": java_jar.name if java_jar else None,
         "java_note": java_note or None,
-        "case": args.case, "records": args.records, "distinct": args.distinct,
-        "codecs": args.codecs, "repeats": args.repeats,
+        "case": args.case,
+        "records": args.records,
+        "distinct": args.distinct,
+        "codecs": args.codecs,
+        "repeats": args.repeats,
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
@@ -651,10 +735,13 @@ def summarize(seconds: dict, count: int) -> dict:
                 if not samples:
                     continue
                 best = min(samples)
-                row[name] = {"seconds": samples, "best_s": best,
-                             "median_s": statistics.median(samples),
-                             "records_per_s": count / best,
-                             "ratio": base / best if base else None}
+                row[name] = {
+                    "seconds": samples,
+                    "best_s": best,
+                    "median_s": statistics.median(samples),
+                    "records_per_s": count / best,
+                    "ratio": base / best if base else None,
+                }
             table[codec][direction] = row
     return table
 
@@ -667,8 +754,7 @@ def markdown(report: dict) -> str:
     env, table = report["environment"], report["table"]
     names = report["contenders"]
     count = env["records"]
-    command = "python -m benchmarks.container_files" + (" --quick" if env["mode"] == "quick"
-                                                        else "")
+    command = "python -m benchmarks.container_files" + (" --quick" if env["mode"] == "quick" else "")
     lines = [
         "# Object container files: write and read throughput, against fastavro",
         "",
@@ -676,8 +762,10 @@ def markdown(report: dict) -> str:
         f"({env['distinct']:,} distinct, cycled), best of {env['repeats']} interleaved rounds. "
         f"Python {env['python']}, {env['cpu']} ({env['cpus']} CPUs), {env['platform']}. "
         f"roastedavro {env['git_commit']}.",
-        "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items())
-        + (f"; {env['java']}, {env['avro_tools']}" if env.get("java") else "") + ".",
+        "Versions: "
+        + ", ".join(f"{k} {v}" for k, v in env["versions"].items())
+        + (f"; {env['java']}, {env['avro_tools']}" if env.get("java") else "")
+        + ".",
         f"Load average (1, 5, 15 min) at start {env['loadavg_at_start']}, at end "
         f"{env.get('loadavg_at_end')}: the machine is shared, so absolute figures move "
         "between runs; rounds are interleaved, so ratios move less. "
@@ -709,18 +797,25 @@ def markdown(report: dict) -> str:
             f"includes a JVM start ({report['java_startup_s']:.2f} s for avro-tools printing its "
             "usage) and Avro's JSON encoding parsed (fromjson) or printed (tojson) for every "
             "record, so these are not codec-only figures. "
-            + ("avro-tools runs in the first round only: one run per codec and direction "
-               "(a run takes 10-25 s for 1,000,000 records)." if report["java_rounds"] == 1
-               else f"avro-tools runs in the first {report['java_rounds']} rounds only (best "
-                    f"of {report['java_rounds']})."),
+            + (
+                "avro-tools runs in the first round only: one run per codec and direction "
+                "(a run takes 10-25 s for 1,000,000 records)."
+                if report["java_rounds"] == 1
+                else f"avro-tools runs in the first {report['java_rounds']} rounds only (best "
+                f"of {report['java_rounds']})."
+            ),
             "",
         ]
     else:
         lines += [f"{JAVA}: not run ({env.get('java_note') or 'not available'}).", ""]
-    lines += ["## Records per second (ratio over fastavro)", "",
-              f"Best of {env['repeats']} rounds.", "",
-              "| codec | direction | " + " | ".join(names) + " |",
-              "| --- | --- | " + " | ".join("---:" for _ in names) + " |"]
+    lines += [
+        "## Records per second (ratio over fastavro)",
+        "",
+        f"Best of {env['repeats']} rounds.",
+        "",
+        "| codec | direction | " + " | ".join(names) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in names) + " |",
+    ]
     for codec in env["codecs"]:
         for direction in DIRECTIONS:
             row = table.get(codec, {}).get(direction, {})
@@ -732,68 +827,103 @@ def markdown(report: dict) -> str:
                 elif name == BASELINE:
                     cells.append(fmt_rate(entry["records_per_s"]))
                 else:
-                    cells.append(f"{fmt_rate(entry['records_per_s'])} "
-                                 f"({fmt_x(entry['ratio'])})")
+                    cells.append(f"{fmt_rate(entry['records_per_s'])} ({fmt_x(entry['ratio'])})")
             lines.append(f"| {codec} | {direction} | " + " | ".join(cells) + " |")
     lines += ["", "n/a: not run (see Checks and the notes above).", ""]
     target = report.get("target")
     if target:
-        lines += ["Target (at least 5× fastavro on the null codec, write and read): "
-                  + "; ".join(f"{t['contender']} {t['direction']} {fmt_x(t['ratio'])} "
-                              f"{'met' if t['ratio'] and t['ratio'] >= 5 else 'NOT met'}"
-                              for t in target) + ".", ""]
+        lines += [
+            "Target (at least 5× fastavro on the null codec, write and read): "
+            + "; ".join(
+                f"{t['contender']} {t['direction']} {fmt_x(t['ratio'])} "
+                f"{'met' if t['ratio'] and t['ratio'] >= 5 else 'NOT met'}"
+                for t in target
+            )
+            + ".",
+            "",
+        ]
     alone = report.get("codec_alone") or {}
     if alone:
-        lines += ["## The codec alone", "",
-                  "The record data of the blocks of fastavro's null file "
-                  f"({next(iter(alone.values()))['blocks']:,} blocks of about 16,000 bytes) "
-                  "compressed and decompressed block by block, nothing else, by the libraries "
-                  "roastedavro uses (zlib at its default level 6; cramjam's zstd at level 3), "
-                  f"best of {env['repeats']}, as records/s: what the compression alone allows "
-                  "a writer or a reader at most. fastavro uses the same zlib, and libzstd through "
-                  "backports.zstd, at the same levels.", "",
-                  "| codec | compress | decompress |", "| --- | ---: | ---: |"]
+        lines += [
+            "## The codec alone",
+            "",
+            "The record data of the blocks of fastavro's null file "
+            f"({next(iter(alone.values()))['blocks']:,} blocks of about 16,000 bytes) "
+            "compressed and decompressed block by block, nothing else, by the libraries "
+            "roastedavro uses (zlib at its default level 6; cramjam's zstd at level 3), "
+            f"best of {env['repeats']}, as records/s: what the compression alone allows "
+            "a writer or a reader at most. fastavro uses the same zlib, and libzstd through "
+            "backports.zstd, at the same levels.",
+            "",
+            "| codec | compress | decompress |",
+            "| --- | ---: | ---: |",
+        ]
         for codec, figures in alone.items():
-            lines.append(f"| {codec} | {fmt_rate(figures['compress_records_per_s'])} "
-                         f"| {fmt_rate(figures['decompress_records_per_s'])} |")
+            lines.append(
+                f"| {codec} | {fmt_rate(figures['compress_records_per_s'])} "
+                f"| {fmt_rate(figures['decompress_records_per_s'])} |"
+            )
         lines += [""]
-    lines += ["## File sizes", "",
-              "Bytes of each writer's file (the first round's), bytes per record and blocks. "
-              "fastavro and roastedavro end a block at about 16,000 bytes of records (their "
-              "default sync_interval), at other records (roastedavro sizes its batches by "
-              "the bytes per record so far), hence files of the same record data but not the "
-              "same bytes; avro-tools' blocks are of about 64,000 bytes (Java's "
-              "DataFileWriter default), which compress better.", "",
-              "| codec | " + " | ".join(names) + " |",
-              "| --- | " + " | ".join("---:" for _ in names) + " |"]
+    lines += [
+        "## File sizes",
+        "",
+        "Bytes of each writer's file (the first round's), bytes per record and blocks. "
+        "fastavro and roastedavro end a block at about 16,000 bytes of records (their "
+        "default sync_interval), at other records (roastedavro sizes its batches by "
+        "the bytes per record so far), hence files of the same record data but not the "
+        "same bytes; avro-tools' blocks are of about 64,000 bytes (Java's "
+        "DataFileWriter default), which compress better.",
+        "",
+        "| codec | " + " | ".join(names) + " |",
+        "| --- | " + " | ".join("---:" for _ in names) + " |",
+    ]
     for codec in env["codecs"]:
         sizes = report["sizes"].get(codec, {})
         blocks = report["blocks"].get(codec, {})
-        lines.append(f"| {codec} | " + " | ".join(
-            f"{sizes[n]:,} ({sizes[n] / count:.1f} B, {blocks.get(n, 0):,} blocks)"
-            if n in sizes else "n/a" for n in names) + " |")
-    lines += ["", "## Median of the rounds (records/s)", "",
-              "avro-tools: its run(s) as above.", "",
-              "| codec | direction | " + " | ".join(names) + " |",
-              "| --- | --- | " + " | ".join("---:" for _ in names) + " |"]
+        lines.append(
+            f"| {codec} | "
+            + " | ".join(
+                f"{sizes[n]:,} ({sizes[n] / count:.1f} B, {blocks.get(n, 0):,} blocks)"
+                if n in sizes
+                else "n/a"
+                for n in names
+            )
+            + " |"
+        )
+    lines += [
+        "",
+        "## Median of the rounds (records/s)",
+        "",
+        "avro-tools: its run(s) as above.",
+        "",
+        "| codec | direction | " + " | ".join(names) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in names) + " |",
+    ]
     for codec in env["codecs"]:
         for direction in DIRECTIONS:
             row = table.get(codec, {}).get(direction, {})
-            lines.append(f"| {codec} | {direction} | " + " | ".join(
-                fmt_rate(count / row[n]["median_s"]) if n in row else "n/a"
-                for n in names) + " |")
-    lines += ["", "## Checks", "",
-              f"Before timing, on the {env['distinct']:,} distinct records: each writer's file "
-              "read back by fastavro, and each reader on fastavro's file, strictly equal to "
-              "fastavro's own round trip (values and Python types). After timing, on the "
-              f"{count:,}-record files: each writer's file holds the same record count and "
-              "the same record bytes as fastavro's (blocks decompressed by fastavro and "
-              "concatenated); each roastedavro reader reads every record to the reference; "
-              "avro-tools' tojson prints every record, the same text for every codec, and "
-              "its first records read back by fastavro's JSON reader equal the reference.", "",
-              "| codec | contender | sample write | sample read | same bytes as fastavro "
-              "| full write | full read |",
-              "| --- | --- | --- | --- | --- | --- | --- |"]
+            lines.append(
+                f"| {codec} | {direction} | "
+                + " | ".join(fmt_rate(count / row[n]["median_s"]) if n in row else "n/a" for n in names)
+                + " |"
+            )
+    lines += [
+        "",
+        "## Checks",
+        "",
+        f"Before timing, on the {env['distinct']:,} distinct records: each writer's file "
+        "read back by fastavro, and each reader on fastavro's file, strictly equal to "
+        "fastavro's own round trip (values and Python types). After timing, on the "
+        f"{count:,}-record files: each writer's file holds the same record count and "
+        "the same record bytes as fastavro's (blocks decompressed by fastavro and "
+        "concatenated); each roastedavro reader reads every record to the reference; "
+        "avro-tools' tojson prints every record, the same text for every codec, and "
+        "its first records read back by fastavro's JSON reader equal the reference.",
+        "",
+        "| codec | contender | sample write | sample read | same bytes as fastavro "
+        "| full write | full read |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
 
     def verdict(value: Any, present: bool) -> str:
         if not present:
@@ -811,12 +941,17 @@ def markdown(report: dict) -> str:
                 f"| {verdict(s.get('read'), 'read' in s)} "
                 f"| {'-' if same is None else 'yes' if same else 'no'} "
                 f"| {verdict(f.get('write'), 'write' in f)} "
-                f"| {verdict(f.get('read'), 'read' in f)} |")
-    lines += ["", "-: not applicable (fastavro is the reference reader; avro-tools is checked "
-              "on the full-size files only). avro-tools' file is checked by its blocks' "
-              "record count, fastavro reading its first records and roastedavro.container "
-              "reading all of them to the reference: its record bytes are not fastavro's, "
-              "since Java writes a map's entries in its HashMap's order.", ""]
+                f"| {verdict(f.get('read'), 'read' in f)} |"
+            )
+    lines += [
+        "",
+        "-: not applicable (fastavro is the reference reader; avro-tools is checked "
+        "on the full-size files only). avro-tools' file is checked by its blocks' "
+        "record count, fastavro reading its first records and roastedavro.container "
+        "reading all of them to the reference: its record bytes are not fastavro's, "
+        "since Java writes a map's entries in its HashMap's order.",
+        "",
+    ]
     lines += ["![records/s per codec](container_files.png)", ""]
     return "\n".join(lines)
 
@@ -831,8 +966,15 @@ def chart(report: dict, path: Path) -> None:
     names, codecs = report["contenders"], env["codecs"]
     figure, axes = plt.subplots(1, 2, figsize=(13, 5.4), sharey=True)
     width = 0.8 / len(names)
-    top = max((entry["records_per_s"] for codec in codecs for direction in DIRECTIONS
-               for entry in table[codec][direction].values()), default=1)
+    top = max(
+        (
+            entry["records_per_s"]
+            for codec in codecs
+            for direction in DIRECTIONS
+            for entry in table[codec][direction].values()
+        ),
+        default=1,
+    )
     for axis, direction in zip(axes, DIRECTIONS):
         for index, name in enumerate(names):
             xs, ys, labels = [], [], []
@@ -852,12 +994,17 @@ def chart(report: dict, path: Path) -> None:
         axis.set_ylim(0, top / 1000 * 1.12)
     axes[0].set_ylabel("thousand records per second (higher is better)")
     axes[0].legend(loc="upper right", fontsize=9)
-    figure.suptitle(f"Avro container files: {env['records']:,} '{env['case']}' records, "
-                    f"best of {env['repeats']}; label: ratio over fastavro"
-                    + ("\navro-tools: end to end (JVM start, JSON), "
-                       + ("one run" if report["java_rounds"] == 1
-                          else f"best of {report['java_rounds']}") if JAVA in names else ""),
-                    fontsize=11)
+    figure.suptitle(
+        f"Avro container files: {env['records']:,} '{env['case']}' records, "
+        f"best of {env['repeats']}; label: ratio over fastavro"
+        + (
+            "\navro-tools: end to end (JVM start, JSON), "
+            + ("one run" if report["java_rounds"] == 1 else f"best of {report['java_rounds']}")
+            if JAVA in names
+            else ""
+        ),
+        fontsize=11,
+    )
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
@@ -867,21 +1014,30 @@ def chart(report: dict, path: Path) -> None:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.container_files",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.container_files", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="100,000 records instead of 1,000,000")
-    parser.add_argument("--records", type=int, help="records per file (default 1,000,000; "
-                        "quick 100,000)")
-    parser.add_argument("--distinct", type=int, default=10_000,
-                        help="different records, cycled (default 10,000)")
-    parser.add_argument("--case", default="event", choices=sorted(CASES),
-                        help="the records: a case of benchmarks/avro_schemas.py (default event)")
-    parser.add_argument("--codecs", default=",".join(CODECS),
-                        help=f"comma-separated (default {','.join(CODECS)})")
+    parser.add_argument("--records", type=int, help="records per file (default 1,000,000; quick 100,000)")
+    parser.add_argument(
+        "--distinct", type=int, default=10_000, help="different records, cycled (default 10,000)"
+    )
+    parser.add_argument(
+        "--case",
+        default="event",
+        choices=sorted(CASES),
+        help="the records: a case of benchmarks/avro_schemas.py (default event)",
+    )
+    parser.add_argument(
+        "--codecs", default=",".join(CODECS), help=f"comma-separated (default {','.join(CODECS)})"
+    )
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
-    parser.add_argument("--java-rounds", type=int, default=1,
-                        help="rounds avro-tools runs in, from the first (default 1: a run of "
-                        "it takes 10-25 s)")
+    parser.add_argument(
+        "--java-rounds",
+        type=int,
+        default=1,
+        help="rounds avro-tools runs in, from the first (default 1: a run of it takes 10-25 s)",
+    )
     parser.add_argument("--no-java", action="store_true", help="leave avro-tools out")
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     args = parser.parse_args(argv)
@@ -904,9 +1060,11 @@ def main(argv: list[str] | None = None) -> dict:
     case = CASES[args.case]
     java_jar, java_note = (None, "left out (--no-java)") if args.no_java else avro_tools_jar()
     env = environment(args, java_jar, java_note)
-    log(f"container files: {env['mode']} mode, {args.records:,} {args.case} records, "
+    log(
+        f"container files: {env['mode']} mode, {args.records:,} {args.case} records, "
         f"codecs {', '.join(args.codecs)}, {args.repeats} rounds; Python {env['python']}, "
-        f"{env['cpu']}; avro-tools: {java_jar or java_note}")
+        f"{env['cpu']}; avro-tools: {java_jar or java_note}"
+    )
 
     batch = make_batch(args.case, args.distinct)
     contenders = python_contenders(case.schema)
@@ -916,13 +1074,18 @@ def main(argv: list[str] | None = None) -> dict:
             log(reason)
             for direction in DIRECTIONS:
                 contenders[BASELINE].excluded[codec, direction] = reason
-    reference, sample, sources = sample_checks(contenders, case.schema, batch, args.codecs,
-                                               missing, log)
-    failed = [(codec, direction, reason) for codec in args.codecs for direction in DIRECTIONS
-              if (reason := sample[codec][BASELINE].get(direction)) and not missing.get(codec)]
+    reference, sample, sources = sample_checks(contenders, case.schema, batch, args.codecs, missing, log)
+    failed = [
+        (codec, direction, reason)
+        for codec in args.codecs
+        for direction in DIRECTIONS
+        if (reason := sample[codec][BASELINE].get(direction)) and not missing.get(codec)
+    ]
     if failed:
-        raise SystemExit("fastavro, the reference, fails its own checks: "
-                         + "; ".join(f"{c} {d}: {r}" for c, d, r in failed))
+        raise SystemExit(
+            "fastavro, the reference, fails its own checks: "
+            + "; ".join(f"{c} {d}: {r}" for c, d, r in failed)
+        )
 
     java = None
     java_startup = json_source_digest = None
@@ -939,28 +1102,40 @@ def main(argv: list[str] | None = None) -> dict:
         java.read(path, java.json_file)
         path.unlink()
         java_startup = min(java.startup() for _ in range(3))
-        log(f"avro-tools: JSON input {java.json_file.stat().st_size:,} bytes; JVM start "
-            f"{java_startup:.2f} s")
+        log(f"avro-tools: JSON input {java.json_file.stat().st_size:,} bytes; JVM start {java_startup:.2f} s")
 
     try:
-        seconds, inputs, written = run_rounds(contenders, java, batch, reference,
-                                              args.records, args.codecs, sources, args.repeats,
-                                              args.java_rounds, log)
-        full = full_checks(contenders, java, inputs, written, sources, reference, args.records,
-                           log)
+        seconds, inputs, written = run_rounds(
+            contenders,
+            java,
+            batch,
+            reference,
+            args.records,
+            args.codecs,
+            sources,
+            args.repeats,
+            args.java_rounds,
+            log,
+        )
+        full = full_checks(contenders, java, inputs, written, sources, reference, args.records, log)
         alone = codec_alone(inputs, args.records, args.repeats)
         for codec, figures in alone.items():
-            log(f"{codec} alone: compress {figures['compress_records_per_s']:,.0f} records/s, "
-                f"decompress {figures['decompress_records_per_s']:,.0f} records/s")
+            log(
+                f"{codec} alone: compress {figures['compress_records_per_s']:,.0f} records/s, "
+                f"decompress {figures['decompress_records_per_s']:,.0f} records/s"
+            )
     finally:
         if java:
             shutil.rmtree(WORK, ignore_errors=True)
     del inputs
     if java and "null" in written["digests"]:
         null_digest = written["digests"]["null"].get(BASELINE)
-        json_source = ("ok" if json_source_digest == null_digest else
-                       f"FAILED: the JSON's source file {json_source_digest} is not fastavro's "
-                       f"null file {null_digest}")
+        json_source = (
+            "ok"
+            if json_source_digest == null_digest
+            else f"FAILED: the JSON's source file {json_source_digest} is not fastavro's "
+            f"null file {null_digest}"
+        )
         log(f"avro-tools' JSON input made from the records of fastavro's null file: {json_source}")
         for entry in full.values():
             if json_source != "ok":
@@ -968,46 +1143,64 @@ def main(argv: list[str] | None = None) -> dict:
     names = list(contenders) + ([JAVA] if java else [])
     table = summarize(seconds, args.records)
     null = table.get("null", {})
-    target = [{"contender": name, "direction": direction,
-               "ratio": null[direction][name]["ratio"]}
-              for name in contenders if name != BASELINE for direction in DIRECTIONS
-              if name in null.get(direction, {})]
+    target = [
+        {"contender": name, "direction": direction, "ratio": null[direction][name]["ratio"]}
+        for name in contenders
+        if name != BASELINE
+        for direction in DIRECTIONS
+        if name in null.get(direction, {})
+    ]
     env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     calls = {name: c.call for name, c in contenders.items()}
     if java:
-        calls[JAVA] = {"write": "fromjson --codec C [--level 3] --schema-file S records.json "
-                                "> out.avro",
-                       "read": "tojson input-C.avro > /dev/null"}
+        calls[JAVA] = {
+            "write": "fromjson --codec C [--level 3] --schema-file S records.json > out.avro",
+            "read": "tojson input-C.avro > /dev/null",
+        }
     report: dict[str, Any] = {
-        "environment": env, "contenders": names, "calls": calls,
+        "environment": env,
+        "contenders": names,
+        "calls": calls,
         "fastavro_missing_codecs": {c: m for c, m in missing.items() if m},
         "read_inputs_written_by": sources,
-        "table": table, "sizes": written["sizes"], "blocks": written["blocks"],
+        "table": table,
+        "sizes": written["sizes"],
+        "blocks": written["blocks"],
         "record_data_digests": written["digests"],
-        "target": target, "codec_alone": alone, "sample_checks": sample,
+        "target": target,
+        "codec_alone": alone,
+        "sample_checks": sample,
         "full_checks": full,
-        "java_startup_s": java_startup, "java_rounds": min(args.java_rounds, args.repeats),
-        "excluded": {name: [{"codec": c, "direction": d, "reason": r}
-                            for (c, d), r in contender.excluded.items()]
-                     for name, contender in contenders.items()},
+        "java_startup_s": java_startup,
+        "java_rounds": min(args.java_rounds, args.repeats),
+        "excluded": {
+            name: [{"codec": c, "direction": d, "reason": r} for (c, d), r in contender.excluded.items()]
+            for name, contender in contenders.items()
+        },
     }
     report["elapsed_s"] = round(time.perf_counter() - started_all, 1)
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "container_files.json").write_text(
-        json.dumps(report, indent=1, default=str) + "\n")
+    (args.out / "container_files.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     (args.out / "container_files.md").write_text(markdown(report))
     try:
         chart(report, args.out / "container_files.png")
-    except ImportError as error:    # the bench extra's matplotlib
+    except ImportError as error:  # the bench extra's matplotlib
         log(f"no chart: {error} (pip install -e '.[bench]')")
     for codec in args.codecs:
         for direction in DIRECTIONS:
             row = table[codec][direction]
-            log(f"{codec:10s} {direction:5s} " + "  ".join(
-                f"{n} {fmt_rate(row[n]['records_per_s'])}/s ({fmt_x(row[n]['ratio'])})"
-                for n in names if n in row))
-    log(f"wrote {args.out / 'container_files.json'}, container_files.md and "
-        f"container_files.png in {report['elapsed_s']:.0f} s")
+            log(
+                f"{codec:10s} {direction:5s} "
+                + "  ".join(
+                    f"{n} {fmt_rate(row[n]['records_per_s'])}/s ({fmt_x(row[n]['ratio'])})"
+                    for n in names
+                    if n in row
+                )
+            )
+    log(
+        f"wrote {args.out / 'container_files.json'}, container_files.md and "
+        f"container_files.png in {report['elapsed_s']:.0f} s"
+    )
     return report
 
 

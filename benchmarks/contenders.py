@@ -134,6 +134,7 @@ def _reader(read: Callable[[io.BytesIO], Any], data: bytes) -> Callable[[Any], A
 
 # -- one factory per contender -------------------------------------------------------
 
+
 def make_roastedavro(case: Case, schema, record, data) -> Contender:
     return Contender("roastedavro", schema.dump_compiled, record, schema.load_compiled, data)
 
@@ -143,8 +144,11 @@ def make_fastavro(case: Case, schema, record, data) -> Contender:
     writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
     return Contender(
         "fastavro",
-        _writer(lambda out, value: writer(out, parsed, value)), avro_values(record),
-        _reader(lambda source: reader(source, parsed, None), data), data)
+        _writer(lambda out, value: writer(out, parsed, value)),
+        avro_values(record),
+        _reader(lambda source: reader(source, parsed, None), data),
+        data,
+    )
 
 
 def make_avro(case: Case, schema, record, data) -> Contender:
@@ -190,14 +194,15 @@ def make_cerializer(case: Case, schema, record, data) -> Contender:
     handler, schema_handler, utils = _cerializer_modules()
     avro = schema.avro_schema()
     if len(avro["fields"]) > CERIALIZER_MAX_FIELDS:
-        reason = (f"skipped: {len(avro['fields'])} fields > --cerializer-max-fields "
-                  f"{CERIALIZER_MAX_FIELDS} (cerializer 1.5.1 compiles a 50-field record in ~20 s; "
-                  "on the 2-CPU development machine the 500-field record ran Cython + gcc for "
-                  "~16 minutes on a 6.8 MB C file, then gcc exited with status 1)")
+        reason = (
+            f"skipped: {len(avro['fields'])} fields > --cerializer-max-fields "
+            f"{CERIALIZER_MAX_FIELDS} (cerializer 1.5.1 compiles a 50-field record in ~20 s; "
+            "on the 2-CPU development machine the 500-field record ran Cython + gcc for "
+            "~16 minutes on a 6.8 MB C file, then gcc exited with status 1)"
+        )
         return Contender("cerializer", dump_excluded=reason, load_excluded=reason)
     namespace, name = avro["namespace"], avro["name"]
-    schemata = schema_handler.CerializerSchemata(
-        [(utils.get_schema_identifier(namespace, name), avro)])
+    schemata = schema_handler.CerializerSchemata([(utils.get_schema_identifier(namespace, name), avro)])
     output: list[str] = []
     try:
         with quiet(output):
@@ -209,8 +214,11 @@ def make_cerializer(case: Case, schema, record, data) -> Contender:
     # like the other stream-based libraries (serialize()/deserialize() make a new BytesIO)
     return Contender(
         "cerializer",
-        _writer(lambda out, value: codec.serialize_into(out, value)), avro_values(record),
-        _reader(codec.deserialize_from, data), data)
+        _writer(lambda out, value: codec.serialize_into(out, value)),
+        avro_values(record),
+        _reader(codec.deserialize_from, data),
+        data,
+    )
 
 
 def make_marshmallow_fastavro(case: Case, schema, record, data) -> Contender:
@@ -222,8 +230,11 @@ def make_marshmallow_fastavro(case: Case, schema, record, data) -> Contender:
     dump_marshmallow, load_marshmallow = plain.dump, plain.load
     return Contender(
         "marshmallow+fastavro",
-        _writer(lambda out, value: writer(out, parsed, dump_marshmallow(value))), record,
-        _reader(lambda source: load_marshmallow(reader(source, parsed, None)), data), data)
+        _writer(lambda out, value: writer(out, parsed, dump_marshmallow(value))),
+        record,
+        _reader(lambda source: load_marshmallow(reader(source, parsed, None)), data),
+        data,
+    )
 
 
 def make_msgspec(case: Case, schema, record, data) -> Contender:
@@ -273,8 +284,11 @@ def build(case: Case, schema, names: tuple[str, ...] = CONTENDERS) -> tuple[dict
         try:
             contender = FACTORIES[name](case, schema, record, data)
         except Exception as error:  # noqa: BLE001 - report, don't crash
-            contender = Contender(name, dump_excluded=f"setup failed: {_short(error)}",
-                                  load_excluded=f"setup failed: {_short(error)}")
+            contender = Contender(
+                name,
+                dump_excluded=f"setup failed: {_short(error)}",
+                load_excluded=f"setup failed: {_short(error)}",
+            )
             contenders[name] = contender
             continue
         contenders[name] = contender
@@ -298,7 +312,8 @@ def _check_dump(contender: Contender, name: str, data: bytes) -> None:
         if name in AVRO_CONTENDERS and bytes(written) != data:
             contender.dump_excluded = (
                 f"bytes differ from roastedavro ({len(written)} vs {len(data)} bytes; "
-                f"first difference at byte {_first_difference(bytes(written), data)})")
+                f"first difference at byte {_first_difference(bytes(written), data)})"
+            )
 
 
 def _check_load(contender: Contender, name: str, expected: Any, record: Any) -> None:
@@ -313,10 +328,13 @@ def _check_load(contender: Contender, name: str, expected: Any, record: Any) -> 
         return
     if normalized(value) != expected:
         contender.load_excluded = "decoded values differ from roastedavro's: " + _difference(
-            normalized(value), expected)
+            normalized(value), expected
+        )
     if name == "roastedavro" and normalized(value) != normalized(record):
-        contender.notes.append("load_compiled(dump_compiled(record)) differs from the record: "
-                               + _difference(normalized(value), normalized(record)))
+        contender.notes.append(
+            "load_compiled(dump_compiled(record)) differs from the record: "
+            + _difference(normalized(value), normalized(record))
+        )
 
 
 def _first_difference(a: bytes, b: bytes) -> int:
@@ -339,7 +357,6 @@ def _difference(got: Any, want: Any, path: str = "") -> str:
                 return _difference(x, y, f"{path}[{index}]")
     text = f"{path or 'value'}: {got!r} != {want!r}"
     return text if len(text) <= 240 else text[:237] + "..."
-
 
 
 # -- contenders on plain Avro schemas (benchmarks/avro_codecs.py) ----------------------
@@ -422,28 +439,34 @@ def make_schema_roastedavro_fastavro(case, datums, messages) -> Contender:
     writer, reader = drop_in.schemaless_writer, drop_in.schemaless_reader
     writer(io.BytesIO(), parsed, datums[0])  # compiles the codec, outside the setup of others
     return Contender(
-        "roastedavro.fastavro", _schemaless_writer(writer, parsed), datums,
-        _schemaless_reader(reader, parsed), _sources(messages))
+        "roastedavro.fastavro",
+        _schemaless_writer(writer, parsed),
+        datums,
+        _schemaless_reader(reader, parsed),
+        _sources(messages),
+    )
 
 
 def make_schema_fastavro(case, datums, messages) -> Contender:
     parsed = fastavro.parse_schema(case.schema)
     writer, reader = fastavro.schemaless_writer, fastavro.schemaless_reader
     return Contender(
-        "fastavro", _schemaless_writer(writer, parsed), datums,
-        _schemaless_reader(reader, parsed), _sources(messages))
+        "fastavro",
+        _schemaless_writer(writer, parsed),
+        datums,
+        _schemaless_reader(reader, parsed),
+        _sources(messages),
+    )
 
 
 def make_schema_cerializer(case, datums, messages) -> Contender:
     handler, schema_handler, utils = _cerializer_modules()
     avro = case.schema
     if len(avro["fields"]) > CERIALIZER_MAX_FIELDS:
-        reason = (f"skipped: {len(avro['fields'])} fields > --cerializer-max-fields "
-                  f"{CERIALIZER_MAX_FIELDS}")
+        reason = f"skipped: {len(avro['fields'])} fields > --cerializer-max-fields {CERIALIZER_MAX_FIELDS}"
         return Contender("cerializer", dump_excluded=reason, load_excluded=reason)
     namespace, name = avro["namespace"], avro["name"]
-    schemata = schema_handler.CerializerSchemata(
-        [(utils.get_schema_identifier(namespace, name), avro)])
+    schemata = schema_handler.CerializerSchemata([(utils.get_schema_identifier(namespace, name), avro)])
     output: list[str] = []
     try:
         with quiet(output):
@@ -452,11 +475,16 @@ def make_schema_cerializer(case, datums, messages) -> Contender:
         # Cython's messages: "<file>.pyx:<line>:<column>: <message>"
         found = re.findall(r"\.pyx:(\d+):\d+: (.+)", "".join(output))
         messages = "; ".join(f"line {line}: {text}" for line, text in found[:3])
-        raise RuntimeError(f"{type(error).__name__} in the code cerializer generated: "
-                           f"{messages or _short(error)}") from None
+        raise RuntimeError(
+            f"{type(error).__name__} in the code cerializer generated: {messages or _short(error)}"
+        ) from None
     return Contender(
-        "cerializer", _writer(lambda out, value: codec.serialize_into(out, value)), datums,
-        _stream_reader(codec.deserialize_from), _sources(messages))
+        "cerializer",
+        _writer(lambda out, value: codec.serialize_into(out, value)),
+        datums,
+        _stream_reader(codec.deserialize_from),
+        _sources(messages),
+    )
 
 
 def make_schema_spavro(case, datums, messages) -> Contender:
@@ -511,8 +539,11 @@ def build_for_schema(case, names: tuple[str, ...] = SCHEMA_CONTENDERS) -> tuple[
         try:
             contender = SCHEMA_FACTORIES[name](case, datums, messages)
         except Exception as error:  # noqa: BLE001 - report, don't crash
-            contender = Contender(name, dump_excluded=f"setup failed: {_short(error)}",
-                                  load_excluded=f"setup failed: {_short(error)}")
+            contender = Contender(
+                name,
+                dump_excluded=f"setup failed: {_short(error)}",
+                load_excluded=f"setup failed: {_short(error)}",
+            )
         contender.setup_s = time.perf_counter() - started
         contenders[name] = contender
         if contender.dump_excluded is None:
@@ -529,9 +560,11 @@ def _check_batch_dump(contender: Contender, messages: list[bytes]) -> str | None
         except Exception as error:  # noqa: BLE001
             return f"datum {index}: dump raised {_short(error)}"
         if written != message:
-            return (f"datum {index}: bytes differ from fastavro's ({len(written)} vs "
-                    f"{len(message)} bytes; first difference at byte "
-                    f"{_first_difference(written, message)})")
+            return (
+                f"datum {index}: bytes differ from fastavro's ({len(written)} vs "
+                f"{len(message)} bytes; first difference at byte "
+                f"{_first_difference(written, message)})"
+            )
     return None
 
 
@@ -559,8 +592,11 @@ def strict_difference(got: Any, want: Any, path: str = "") -> str | None:
         if set(got) != set(want):
             missing = [key for key in want if key not in got]
             extra = [key for key in got if key not in want]
-            return _clip(f"{where}: keys differ" + (f", missing {missing}" if missing else "")
-                         + (f", unexpected {extra}" if extra else ""))
+            return _clip(
+                f"{where}: keys differ"
+                + (f", missing {missing}" if missing else "")
+                + (f", unexpected {extra}" if extra else "")
+            )
         for key in want:
             difference = strict_difference(got[key], want[key], f"{path}.{key}")
             if difference:

@@ -28,7 +28,9 @@ import fastavro
 import roastedavro.fastavro as dropin
 
 SCHEMA = {
-    "type": "record", "name": "Tick", "fields": [
+    "type": "record",
+    "name": "Tick",
+    "fields": [
         {"name": "symbol", "type": "string"},
         {"name": "price", "type": "double"},
         {"name": "size", "type": "int"},
@@ -58,9 +60,16 @@ class ReadOnly:
 
 
 def records(n: int) -> list[dict]:
-    return [{"symbol": f"SYM{i % 97}", "price": 100 + i / 8, "size": i % 1000,
-             "time": 1_700_000_000_000 + i, "venue": None if i % 3 else "XNAS"}
-            for i in range(n)]
+    return [
+        {
+            "symbol": f"SYM{i % 97}",
+            "price": 100 + i / 8,
+            "size": i % 1000,
+            "time": 1_700_000_000_000 + i,
+            "venue": None if i % 3 else "XNAS",
+        }
+        for i in range(n)
+    ]
 
 
 def pipe_of(data: bytes, buffered: bool):
@@ -108,8 +117,10 @@ def main() -> None:
         }
         readers = {"fastavro": fastavro.schemaless_reader, "roastedavro": dropin.schemaless_reader}
         expected = read_all(fastavro.schemaless_reader, io.BytesIO(data), schema)
-        print(f"{args.records:,} records of {len(data) / args.records:.1f} bytes; "
-              f"µs per record, best of {args.repeats}")
+        print(
+            f"{args.records:,} records of {len(data) / args.records:.1f} bytes; "
+            f"µs per record, best of {args.repeats}"
+        )
         print(f"{'stream':<22}{'fastavro':>10}{'roastedavro':>13}{'ratio':>8}")
         for name, make in sources.items():
             best = {}
@@ -123,8 +134,10 @@ def main() -> None:
                         read_all(read, fo, schema)
                         times.append(time.perf_counter() - began)
                 best[reader_name] = min(times) / args.records * 1e6
-            print(f"{name:<22}{best['fastavro']:>10.2f}{best['roastedavro']:>13.2f}"
-                  f"{best['fastavro'] / best['roastedavro']:>7.1f}x")
+            print(
+                f"{name:<22}{best['fastavro']:>10.2f}{best['roastedavro']:>13.2f}"
+                f"{best['fastavro'] / best['roastedavro']:>7.1f}x"
+            )
         os.unlink(gz_name)
 
 

@@ -67,25 +67,33 @@ import fastavro  # noqa: E402
 from benchmarks.avro_codecs import measure_case, ratios  # noqa: E402
 from benchmarks.avro_schemas import GROUPS, AvroCase  # noqa: E402
 from benchmarks.avro_schemas import cases as select_cases  # noqa: E402
-from benchmarks.contenders import (Contender, _short, _sources, _stream_reader,  # noqa: E402
-                                   fastavro_reference, strict_difference)
+from benchmarks.contenders import (  # noqa: E402
+    Contender,
+    _short,
+    _sources,
+    _stream_reader,
+    fastavro_reference,
+    strict_difference,
+)
 from benchmarks.run import cpu_and_commit, fmt_ns, fmt_x, geomean  # noqa: E402
 
 BASELINE = "fastavro"
 NAMES = ("fastavro", "AvroCodec", "roastedavro.fastavro")
 NOT_TIMED_DUMP = "not measured: this benchmark reads only"
-ADDED = ({"name": "added_note", "type": ["null", "string"], "default": None},
-         {"name": "added_count", "type": "long", "default": 0})
+ADDED = (
+    {"name": "added_note", "type": ["null", "string"], "default": None},
+    {"name": "added_count", "type": "long", "default": 0},
+)
 SKIP_CASE = "skip_big_array"
 SKIP_GROUP = "skip"
 
 
 # -- the reader schemas -------------------------------------------------------------
 
+
 def evolves(schema: Any) -> bool:
     """Whether the case's schema is a record with at least two fields."""
-    return (isinstance(schema, dict) and schema.get("type") == "record"
-            and len(schema.get("fields", ())) >= 2)
+    return isinstance(schema, dict) and schema.get("type") == "record" and len(schema.get("fields", ())) >= 2
 
 
 def evolved_reader(writer: dict) -> tuple[dict, dict]:
@@ -104,49 +112,73 @@ def evolved_reader(writer: dict) -> tuple[dict, dict]:
         taken.add(field["name"])
         reader["fields"].append(field)
         added.append(field)
-    return reader, {"dropped": dropped["name"], "added": [f["name"] for f in added],
-                    "defaults": {f["name"]: f["default"] for f in added}}
+    return reader, {
+        "dropped": dropped["name"],
+        "added": [f["name"] for f in added],
+        "defaults": {f["name"]: f["default"] for f in added},
+    }
 
 
-BIG = {"type": "record", "name": "Big", "namespace": "bench.evolution", "fields": [
-    {"name": "id", "type": "long"},
-    {"name": "history", "type": {"type": "array", "items": "long"}},
-]}
-BIG_READER = {"type": "record", "name": "Big", "namespace": "bench.evolution", "fields": [
-    {"name": "id", "type": "long"},
-]}
+BIG = {
+    "type": "record",
+    "name": "Big",
+    "namespace": "bench.evolution",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "history", "type": {"type": "array", "items": "long"}},
+    ],
+}
+BIG_READER = {
+    "type": "record",
+    "name": "Big",
+    "namespace": "bench.evolution",
+    "fields": [
+        {"name": "id", "type": "long"},
+    ],
+}
 BIG_ITEMS = 1000
 
 
 def _big(rng: random.Random) -> dict:
     # longs of 1 to 9 bytes as varints, mostly 4-5 (ids, timestamps in seconds, counters)
     bits = (6, 13, 20, 27, 31, 31, 31, 34, 41, 48, 62)
-    return {"id": rng.randint(1, 10**12),
-            "history": [rng.getrandbits(rng.choice(bits)) * rng.choice((1, -1))
-                        for _ in range(BIG_ITEMS)]}
+    return {
+        "id": rng.randint(1, 10**12),
+        "history": [rng.getrandbits(rng.choice(bits)) * rng.choice((1, -1)) for _ in range(BIG_ITEMS)],
+    }
 
 
-SKIP = AvroCase(SKIP_CASE, SKIP_GROUP, BIG, _big, sum(map(ord, SKIP_CASE)) * 7919,
-                f"writer {{id: long, history: array<long>}} with {BIG_ITEMS:,} items, "
-                "reader {id: long}: the array is skipped", batch=10)
+SKIP = AvroCase(
+    SKIP_CASE,
+    SKIP_GROUP,
+    BIG,
+    _big,
+    sum(map(ord, SKIP_CASE)) * 7919,
+    f"writer {{id: long, history: array<long>}} with {BIG_ITEMS:,} items, "
+    "reader {id: long}: the array is skipped",
+    batch=10,
+)
 
 
 # -- contenders -----------------------------------------------------------------------
 
+
 def make_fastavro(writer: dict, reader: dict, messages: list[bytes]) -> Contender:
     parsed_writer, parsed_reader = fastavro.parse_schema(writer), fastavro.parse_schema(reader)
     read = fastavro.schemaless_reader
-    return Contender("fastavro", dump_excluded=NOT_TIMED_DUMP,
-                     load=_stream_reader(lambda source: read(source, parsed_writer, parsed_reader)),
-                     load_input=_sources(messages))
+    return Contender(
+        "fastavro",
+        dump_excluded=NOT_TIMED_DUMP,
+        load=_stream_reader(lambda source: read(source, parsed_writer, parsed_reader)),
+        load_input=_sources(messages),
+    )
 
 
 def make_avrocodec(writer: dict, reader: dict, messages: list[bytes]) -> Contender:
     from roastedavro import AvroCodec
 
     codec = AvroCodec(reader, writer_schema=writer, compile="eager")
-    return Contender("AvroCodec", dump_excluded=NOT_TIMED_DUMP, load=codec.load,
-                     load_input=list(messages))
+    return Contender("AvroCodec", dump_excluded=NOT_TIMED_DUMP, load=codec.load, load_input=list(messages))
 
 
 def make_drop_in(writer: dict, reader: dict, messages: list[bytes]) -> Contender:
@@ -156,13 +188,15 @@ def make_drop_in(writer: dict, reader: dict, messages: list[bytes]) -> Contender
     parsed_writer, parsed_reader = drop_in.parse_schema(writer), drop_in.parse_schema(reader)
     read = drop_in.schemaless_reader
     read(io.BytesIO(messages[0]), parsed_writer, parsed_reader)  # compiles (or loads) the codec
-    return Contender("roastedavro.fastavro", dump_excluded=NOT_TIMED_DUMP,
-                     load=_stream_reader(lambda source: read(source, parsed_writer, parsed_reader)),
-                     load_input=_sources(messages))
+    return Contender(
+        "roastedavro.fastavro",
+        dump_excluded=NOT_TIMED_DUMP,
+        load=_stream_reader(lambda source: read(source, parsed_writer, parsed_reader)),
+        load_input=_sources(messages),
+    )
 
 
-FACTORIES = {"fastavro": make_fastavro, "AvroCodec": make_avrocodec,
-             "roastedavro.fastavro": make_drop_in}
+FACTORIES = {"fastavro": make_fastavro, "AvroCodec": make_avrocodec, "roastedavro.fastavro": make_drop_in}
 
 
 def check_loads(contender: Contender, values: list) -> str | None:
@@ -183,19 +217,21 @@ def build(case: AvroCase, reader: dict, changes: dict) -> tuple[dict[str, Conten
     datums = case.datums()
     messages, plain_values = fastavro_reference(case.schema, datums)
     parsed_writer, parsed_reader = fastavro.parse_schema(case.schema), fastavro.parse_schema(reader)
-    values = [fastavro.schemaless_reader(io.BytesIO(m), parsed_writer, parsed_reader)
-              for m in messages]
+    values = [fastavro.schemaless_reader(io.BytesIO(m), parsed_writer, parsed_reader) for m in messages]
     # fastavro itself, against what resolution must give: the writer-only reading
     # without the dropped field, with the defaults of the added ones
     baseline_note = None
     reader_names = [field["name"] for field in reader["fields"]]
     for index, (plain, resolved) in enumerate(zip(plain_values, values)):
-        expected = {name: plain[name] if name in plain else changes["defaults"][name]
-                    for name in reader_names}
+        expected = {
+            name: plain[name] if name in plain else changes["defaults"][name] for name in reader_names
+        }
         difference = strict_difference(resolved, expected)
         if difference:
-            baseline_note = (f"message {index}: fastavro's resolved value differs from its "
-                             f"writer-only reading with the reader's fields: {difference}")
+            baseline_note = (
+                f"message {index}: fastavro's resolved value differs from its "
+                f"writer-only reading with the reader's fields: {difference}"
+            )
             break
     contenders: dict[str, Contender] = {}
     for name in NAMES:
@@ -203,8 +239,9 @@ def build(case: AvroCase, reader: dict, changes: dict) -> tuple[dict[str, Conten
         try:
             contender = FACTORIES[name](case.schema, reader, messages)
         except Exception as error:  # noqa: BLE001 - report, don't crash
-            contender = Contender(name, dump_excluded=NOT_TIMED_DUMP,
-                                  load_excluded=f"setup failed: {_short(error)}")
+            contender = Contender(
+                name, dump_excluded=NOT_TIMED_DUMP, load_excluded=f"setup failed: {_short(error)}"
+            )
         contender.setup_s = time.perf_counter() - started
         if contender.load_excluded is None and name != BASELINE:
             contender.load_excluded = check_loads(contender, values)
@@ -214,11 +251,12 @@ def build(case: AvroCase, reader: dict, changes: dict) -> tuple[dict[str, Conten
 
 # -- allocations ----------------------------------------------------------------------
 
+
 def _traced_calls(load, inputs: list, calls: int) -> tuple[array, int]:
     """Per call, tracemalloc's peak during the call over the traced memory before it;
     and the growth of traced memory over all the calls (every result kept alive)."""
-    results: list = [None] * calls          # allocated before tracing starts:
-    peaks = array("q", bytes(8 * calls))    # storing into them allocates nothing
+    results: list = [None] * calls  # allocated before tracing starts:
+    peaks = array("q", bytes(8 * calls))  # storing into them allocates nothing
     # CPython keeps up to 80 freed dicts and lists for reuse; take them, so that every
     # result dict or list below is a new allocation
     hoard = [{"k": [index]} for index in range(200)]
@@ -265,18 +303,23 @@ def allocations(load, inputs: list, calls: int) -> dict:
     overhead_peak = sum(overhead_peaks) / calls
     peak = sum(peaks) / calls - overhead_peak
     retained = (growth - overhead_growth) / calls
-    return {"calls": calls, "peak_bytes": round(peak, 1),
-            "max_peak_bytes": max(peaks) - min(overhead_peaks),
-            "retained_bytes": round(retained, 1), "transient_bytes": round(peak - retained, 1),
-            "overhead": {"peak_bytes": overhead_peak, "growth_bytes": overhead_growth}}
+    return {
+        "calls": calls,
+        "peak_bytes": round(peak, 1),
+        "max_peak_bytes": max(peaks) - min(overhead_peaks),
+        "retained_bytes": round(retained, 1),
+        "transient_bytes": round(peak - retained, 1),
+        "overhead": {"peak_bytes": overhead_peak, "growth_bytes": overhead_growth},
+    }
 
 
 def _nothing(item: Any) -> None:
     return None
 
 
-def allocation_table(contenders: dict[str, Contender], writer: dict, messages: list[bytes],
-                     calls: int) -> dict:
+def allocation_table(
+    contenders: dict[str, Contender], writer: dict, messages: list[bytes], calls: int
+) -> dict:
     """``allocations`` of each checked contender, and two controls that build the array:
     fastavro and AvroCodec reading the same messages with the writer schema only."""
     from roastedavro import AvroCodec
@@ -288,13 +331,16 @@ def allocation_table(contenders: dict[str, Contender], writer: dict, messages: l
     parsed = fastavro.parse_schema(writer)
     read = fastavro.schemaless_reader
     table["control: fastavro, writer schema only"] = allocations(
-        _stream_reader(lambda source: read(source, parsed, None)), _sources(messages), calls)
+        _stream_reader(lambda source: read(source, parsed, None)), _sources(messages), calls
+    )
     table["control: AvroCodec, writer schema only"] = allocations(
-        AvroCodec(writer, compile="eager").load, list(messages), calls)
+        AvroCodec(writer, compile="eager").load, list(messages), calls
+    )
     return table
 
 
 # -- environment ------------------------------------------------------------------------
+
 
 def environment(args) -> dict:
     from importlib.metadata import PackageNotFoundError, version
@@ -309,17 +355,22 @@ def environment(args) -> dict:
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",
-        "python": sys.version.split()[0], "platform": platform.platform(), "cpu": cpu,
-        "cpus": os.cpu_count(), "git_commit": commit, "contenders": list(NAMES),
-        "versions": {package: installed(package)
-                     for package in ("roastedavro", "fastavro", "Cython")},
-        "repeats": args.repeats, "target_loop_ms": args.target_ms,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "contenders": list(NAMES),
+        "versions": {package: installed(package) for package in ("roastedavro", "fastavro", "Cython")},
+        "repeats": args.repeats,
+        "target_loop_ms": args.target_ms,
         "allocation_calls": args.alloc_calls,
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
 
 # -- summary and output ------------------------------------------------------------------
+
 
 def summarize(results: dict) -> dict:
     """Geometric means of each contender's ratio: over all the schema cases, over
@@ -338,8 +389,9 @@ def summarize(results: dict) -> dict:
     for group, names in groups.items():
         entry: dict[str, Any] = {"cases": names}
         for contender in NAMES:
-            values = [results[n]["ratio"][contender] for n in names
-                      if contender in results[n].get("ratio", {})]
+            values = [
+                results[n]["ratio"][contender] for n in names if contender in results[n].get("ratio", {})
+            ]
             entry[contender] = {"geomean_ratio": geomean(values), "cases": len(values)}
         summary[group] = entry
     return summary
@@ -362,7 +414,7 @@ def markdown(report: dict) -> str:
         f"Regenerate: `python -m benchmarks.evolution` (full) or `--quick`. The data of each "
         "case (benchmarks/avro_schemas.py, every record with at least two fields) is written "
         "by fastavro with the case's schema; it is read with a reader schema that drops the "
-        "writer's last field and adds `added_note: [\"null\", \"string\"] = null` and "
+        'writer\'s last field and adds `added_note: ["null", "string"] = null` and '
         "`added_count: long = 0`. `skip_big_array`: a writer `{id: long, history: "
         f"array<long>}}` ({BIG_ITEMS:,} items) read by a reader `{{id: long}}`. ns per datum "
         "(a timed call goes over a batch of different datums); ratio = fastavro ns / "
@@ -387,15 +439,23 @@ def markdown(report: dict) -> str:
             cells.append(fmt_x(per["geomean_ratio"]) + partial)
         label = "all schema cases" if group == "all" else group
         lines.append(f"| {label} ({len(entry['cases'])}) | " + " | ".join(cells) + " |")
-    lines += ["", "A number in parentheses after a geometric mean: the cases it covers, when "
-              "fewer than the group (the rest were n/a). `skip` is not part of `all`.", "",
-              "## Load with resolution: ns per datum (ratio over fastavro)", "",
-              "| case | group | datums | bytes | dropped | " + " | ".join(NAMES) + " |",
-              "| --- | --- | ---: | ---: | --- | " + " | ".join("---:" for _ in NAMES) + " |"]
+    lines += [
+        "",
+        "A number in parentheses after a geometric mean: the cases it covers, when "
+        "fewer than the group (the rest were n/a). `skip` is not part of `all`.",
+        "",
+        "## Load with resolution: ns per datum (ratio over fastavro)",
+        "",
+        "| case | group | datums | bytes | dropped | " + " | ".join(NAMES) + " |",
+        "| --- | --- | ---: | ---: | --- | " + " | ".join("---:" for _ in NAMES) + " |",
+    ]
     for case_name, result in results.items():
         if "timings" not in result:
-            lines.append(f"| {case_name} | {result.get('group', '')} | | | | "
-                         + " | ".join("error" for _ in NAMES) + " |")
+            lines.append(
+                f"| {case_name} | {result.get('group', '')} | | | | "
+                + " | ".join("error" for _ in NAMES)
+                + " |"
+            )
             continue
         cells = []
         for name in NAMES:
@@ -406,15 +466,17 @@ def markdown(report: dict) -> str:
                 cells.append(fmt_ns(timing["ns"]))
             else:
                 cells.append(f"{fmt_ns(timing['ns'])} ({fmt_x(result['ratio'][name])})")
-        lines.append(f"| {case_name} | {result['group']} | {result['datums']} | "
-                     f"{result['mean_bytes']:,.0f} | `{result['changes']['dropped']}` | "
-                     + " | ".join(cells) + " |")
+        lines.append(
+            f"| {case_name} | {result['group']} | {result['datums']} | "
+            f"{result['mean_bytes']:,.0f} | `{result['changes']['dropped']}` | " + " | ".join(cells) + " |"
+        )
     lines.append("")
 
     skip = results.get(SKIP_CASE, {})
     if skip.get("allocations"):
         lines += [
-            f"## {SKIP_CASE}: Python memory per call", "",
+            f"## {SKIP_CASE}: Python memory per call",
+            "",
             "Measured with tracemalloc (the GC off, after a warm-up, every result kept "
             f"alive), over {env['allocation_calls']:,} calls cycling through the "
             f"{skip['datums']} messages. *peak*: the mean over the calls of (tracemalloc's "
@@ -432,36 +494,51 @@ def markdown(report: dict) -> str:
             "empty and every result is a new allocation; the same loop around a function "
             "that allocates nothing gives the method's own bytes, subtracted. For scale, "
             f"`sys.getsizeof` of a result dict and its `id` int: {skip.get('result_size')} "
-            "bytes.", "",
+            "bytes.",
+            "",
             "| reader | peak bytes | retained bytes | transient bytes | largest peak |",
-            "| --- | ---: | ---: | ---: | ---: |"]
+            "| --- | ---: | ---: | ---: | ---: |",
+        ]
         for name, numbers in skip["allocations"].items():
-            lines.append(f"| {name} | {numbers['peak_bytes']:,.0f} | "
-                         f"{numbers['retained_bytes']:,.0f} | {numbers['transient_bytes']:,.0f} "
-                         f"| {numbers['max_peak_bytes']:,} |")
+            lines.append(
+                f"| {name} | {numbers['peak_bytes']:,.0f} | "
+                f"{numbers['retained_bytes']:,.0f} | {numbers['transient_bytes']:,.0f} "
+                f"| {numbers['max_peak_bytes']:,} |"
+            )
         lines.append("")
 
-    lines += ["## Setup", "",
-              "Seconds to set up each contender in the benchmark process (parsing; AvroCodec "
-              "and roastedavro.fastavro also compile the resolving codec for the pair, or load "
-              "it from the on-disk cache, ROASTEDAVRO_CACHE_DIR; the drop-in's setup includes "
-              "one read).", "",
-              "| case | added | " + " | ".join(NAMES) + " |",
-              "| --- | --- | " + " | ".join("---:" for _ in NAMES) + " |"]
+    lines += [
+        "## Setup",
+        "",
+        "Seconds to set up each contender in the benchmark process (parsing; AvroCodec "
+        "and roastedavro.fastavro also compile the resolving codec for the pair, or load "
+        "it from the on-disk cache, ROASTEDAVRO_CACHE_DIR; the drop-in's setup includes "
+        "one read).",
+        "",
+        "| case | added | " + " | ".join(NAMES) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in NAMES) + " |",
+    ]
     for case_name, result in results.items():
         setup = result.get("setup_s", {})
         added = ", ".join(f"`{n}`" for n in result.get("changes", {}).get("added", []))
-        lines.append(f"| {case_name} | {added} | " + " | ".join(
-            f"{setup[n]:.2f}" if setup.get(n) is not None else "" for n in NAMES) + " |")
+        lines.append(
+            f"| {case_name} | {added} | "
+            + " | ".join(f"{setup[n]:.2f}" if setup.get(n) is not None else "" for n in NAMES)
+            + " |"
+        )
     lines.append("")
 
-    lines += ["## Checks", "",
-              "Before timing, fastavro reads every message with the writer and reader schemas "
-              "(the reference values). Each contender must read every message to the same "
-              "values with the same Python types (a `str` is not a `UUID`, `1` is not `True`, "
-              "`Decimal('1.50')` is not `Decimal('1.5')`), else it is not timed on that case. "
-              "fastavro's resolved values are also checked against its writer-only reading "
-              "restricted to the reader's fields, with the defaults of the added fields.", ""]
+    lines += [
+        "## Checks",
+        "",
+        "Before timing, fastavro reads every message with the writer and reader schemas "
+        "(the reference values). Each contender must read every message to the same "
+        "values with the same Python types (a `str` is not a `UUID`, `1` is not `True`, "
+        "`Decimal('1.50')` is not `Decimal('1.5')`), else it is not timed on that case. "
+        "fastavro's resolved values are also checked against its writer-only reading "
+        "restricted to the reader's fields, with the defaults of the added fields.",
+        "",
+    ]
     notes = []
     for case_name, result in results.items():
         if "error" in result:
@@ -473,27 +550,41 @@ def markdown(report: dict) -> str:
                 notes.append(f"- {case_name} / {name}: n/a, {reason}")
     lines += notes or ["Every contender reads every message of every case to fastavro's values."]
     if report.get("not_applicable"):
-        lines += ["", "Not run (root not a record of at least two fields): "
-                  + ", ".join(report["not_applicable"]) + "."]
+        lines += [
+            "",
+            "Not run (root not a record of at least two fields): "
+            + ", ".join(report["not_applicable"])
+            + ".",
+        ]
     lines.append("")
     return "\n".join(lines)
 
 
 # -- main ------------------------------------------------------------------------------------
 
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.evolution",
-                                     description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.evolution", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true", help="3 repeats instead of 15")
     parser.add_argument("--cases", help=f"comma-separated case names ({SKIP_CASE} included)")
-    parser.add_argument("--groups", help="comma-separated groups of benchmarks/avro_schemas.py: "
-                        f"{', '.join(GROUPS)} (default: all; {SKIP_CASE} always runs unless "
-                        "--cases leaves it out)")
+    parser.add_argument(
+        "--groups",
+        help="comma-separated groups of benchmarks/avro_schemas.py: "
+        f"{', '.join(GROUPS)} (default: all; {SKIP_CASE} always runs unless "
+        "--cases leaves it out)",
+    )
     parser.add_argument("--repeats", type=int, help="interleaved repeats (default 15, quick 3)")
-    parser.add_argument("--target-ms", type=float, default=30.0,
-                        help="target duration of one timed loop (default 30 ms)")
-    parser.add_argument("--alloc-calls", type=int, default=1000,
-                        help=f"calls per contender for the tracemalloc figures of {SKIP_CASE}")
+    parser.add_argument(
+        "--target-ms", type=float, default=30.0, help="target duration of one timed loop (default 30 ms)"
+    )
+    parser.add_argument(
+        "--alloc-calls",
+        type=int,
+        default=1000,
+        help=f"calls per contender for the tracemalloc figures of {SKIP_CASE}",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     args = parser.parse_args(argv)
     if args.repeats is None:
@@ -519,8 +610,10 @@ def main(argv: list[str] | None = None) -> dict:
     not_applicable = [c.name for c in selected if not evolves(c.schema)]
     selected = [c for c in selected if evolves(c.schema)]
     env = environment(args)
-    log(f"schema evolution: {env['mode']} mode, {len(selected) + run_skip} cases, "
-        f"{args.repeats} repeats, {', '.join(NAMES)}; Python {env['python']}, {env['cpu']}")
+    log(
+        f"schema evolution: {env['mode']} mode, {len(selected) + run_skip} cases, "
+        f"{args.repeats} repeats, {', '.join(NAMES)}; Python {env['python']}, {env['cpu']}"
+    )
     if not_applicable:
         log(f"not run (root not a record of >= 2 fields): {', '.join(not_applicable)}")
     target_ns = args.target_ms * 1e6
@@ -530,8 +623,12 @@ def main(argv: list[str] | None = None) -> dict:
         plan.append((SKIP, BIG_READER, {"dropped": "history", "added": [], "defaults": {}}))
     results: dict[str, dict] = {}
     for case, reader, changes in plan:
-        entry: dict[str, Any] = {"group": case.group, "description": case.description,
-                                 "changes": changes, "reader_schema": reader}
+        entry: dict[str, Any] = {
+            "group": case.group,
+            "description": case.description,
+            "changes": changes,
+            "reader_schema": reader,
+        }
         results[case.name] = entry
         case_started = time.perf_counter()
         try:
@@ -550,32 +647,41 @@ def main(argv: list[str] | None = None) -> dict:
         entry["timings"] = timings
         entry["ratio"] = ratios(timings, "load")
         if case.name == SKIP_CASE:
-            entry["allocations"] = allocation_table(contenders, case.schema, messages,
-                                                    args.alloc_calls)
+            entry["allocations"] = allocation_table(contenders, case.schema, messages, args.alloc_calls)
             first = reference["values"][0]
             entry["result_size"] = sys.getsizeof(first) + sum(map(sys.getsizeof, first.values()))
         base = timings.get(BASELINE, {}).get("load", {}).get("ns")
         row = " ".join(f"{n}={fmt_x(r)}" for n, r in entry["ratio"].items() if n != BASELINE)
         excluded = [n for n, reason in entry["checks"].items() if reason]
-        log(f"{case.name:18s} fastavro {fmt_ns(base)} ns, {row}"
+        log(
+            f"{case.name:18s} fastavro {fmt_ns(base)} ns, {row}"
             f"  [{time.perf_counter() - case_started:.0f} s]"
             + (f"  n/a: {', '.join(excluded)}" if excluded else "")
-            + ("  (fastavro baseline note)" if reference["baseline_note"] else ""))
+            + ("  (fastavro baseline note)" if reference["baseline_note"] else "")
+        )
         for name, numbers in entry.get("allocations", {}).items():
-            log(f"  {name:40s} peak {numbers['peak_bytes']:8,.0f} B/call, retained "
+            log(
+                f"  {name:40s} peak {numbers['peak_bytes']:8,.0f} B/call, retained "
                 f"{numbers['retained_bytes']:8,.0f} B/call, transient "
-                f"{numbers['transient_bytes']:8,.0f} B/call")
+                f"{numbers['transient_bytes']:8,.0f} B/call"
+            )
 
     env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    report: dict[str, Any] = {"environment": env, "cases": results,
-                              "summary": summarize(results), "not_applicable": not_applicable}
+    report: dict[str, Any] = {
+        "environment": env,
+        "cases": results,
+        "summary": summarize(results),
+        "not_applicable": not_applicable,
+    }
     report["elapsed_s"] = round(time.perf_counter() - started_all, 1)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "evolution.json").write_text(json.dumps(report, indent=1, default=str) + "\n")
     (args.out / "evolution.md").write_text(markdown(report))
     for group, entry in report["summary"].items():
-        log(f"geomean ratio over fastavro ({group}, {len(entry['cases'])} cases): "
-            + " ".join(f"{n}={fmt_x(entry[n]['geomean_ratio'])}" for n in NAMES if n != BASELINE))
+        log(
+            f"geomean ratio over fastavro ({group}, {len(entry['cases'])} cases): "
+            + " ".join(f"{n}={fmt_x(entry[n]['geomean_ratio'])}" for n in NAMES if n != BASELINE)
+        )
     log(f"wrote {args.out / 'evolution.json'} and evolution.md in {report['elapsed_s']:.0f} s")
     return report
 

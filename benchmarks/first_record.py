@@ -65,8 +65,10 @@ def case_schemas(names) -> dict[str, tuple[dict, object]]:
     for name in names:
         if name in wide:
             case = wide[name]
-            found[name] = (case.schema().avro_schema(),
-                           avro_values(case.make_record(random.Random(len(name)))))
+            found[name] = (
+                case.schema().avro_schema(),
+                avro_values(case.make_record(random.Random(len(name)))),
+            )
         else:
             case = avro_schemas.CASES[name]
             found[name] = (case.schema, case.datums()[0])
@@ -126,8 +128,7 @@ def measure(schema: dict, datum) -> dict[str, float]:
     t3 = time.perf_counter_ns()
     if data != expected:
         raise AssertionError("tier 0's first record's bytes differ from fastavro's")
-    times.update({"parse": (t1 - t0) / 1e6, "program": (t2 - t1) / 1e6,
-                  "first dump": (t3 - t2) / 1e6})
+    times.update({"parse": (t1 - t0) / 1e6, "program": (t2 - t1) / 1e6, "first dump": (t3 - t2) / 1e6})
     return times
 
 
@@ -135,13 +136,39 @@ def warm_up() -> None:
     """Imports and one other codec, made and used, as a running program has."""
     from roastedavro import AvroCodec
 
-    schema = {"type": "record", "name": f"Warm_{uuid.uuid4().hex[:12]}", "fields": [
-        {"name": f"f{i}", "type": kind} for i, kind in
-        enumerate(["string", "long", "double", "boolean", "int", ["null", "string"],
-                   {"type": "array", "items": "string"}, {"type": "map", "values": "long"},
-                   "bytes", "float"])]}
-    datum = {"f0": "a", "f1": 1, "f2": 1.5, "f3": True, "f4": 2, "f5": None, "f6": ["x"],
-             "f7": {"k": 3}, "f8": b"\x00", "f9": 0.5}
+    schema = {
+        "type": "record",
+        "name": f"Warm_{uuid.uuid4().hex[:12]}",
+        "fields": [
+            {"name": f"f{i}", "type": kind}
+            for i, kind in enumerate(
+                [
+                    "string",
+                    "long",
+                    "double",
+                    "boolean",
+                    "int",
+                    ["null", "string"],
+                    {"type": "array", "items": "string"},
+                    {"type": "map", "values": "long"},
+                    "bytes",
+                    "float",
+                ]
+            )
+        ],
+    }
+    datum = {
+        "f0": "a",
+        "f1": 1,
+        "f2": 1.5,
+        "f3": True,
+        "f4": 2,
+        "f5": None,
+        "f6": ["x"],
+        "f7": {"k": 3},
+        "f8": b"\x00",
+        "f9": 0.5,
+    }
     codec = AvroCodec(schema)
     codec.load(codec.dump(datum))
     settle(codec)
@@ -154,8 +181,7 @@ def profile(schema: dict, datum, top: int) -> str:
 
     unseen = fresh(schema)
     text = []
-    for label, run in (("parse_schema", lambda: parse_schema(unseen)),
-                       ("Interpreter(parsed)", None)):
+    for label, run in (("parse_schema", lambda: parse_schema(unseen)), ("Interpreter(parsed)", None)):
         if run is None:
             parsed = parse_schema(unseen)
             run = lambda parsed=parsed: Interpreter(parsed)  # noqa: E731
@@ -186,7 +212,7 @@ def markdown(env: dict, results: dict[str, dict[str, list[float]]], fields: dict
         "(a schema neither the process nor the codec cache has seen), in a process that has "
         "imported roastedavro and made one other codec. *AvroCodec*: `AvroCodec(schema)."
         "dump(datum)` with the default policy (tier 0 at once, the cache lookup in the "
-        "background); *never*: `compile=\"never\"` (the cache lookup on the caller's thread); "
+        'background); *never*: `compile="never"` (the cache lookup on the caller\'s thread); '
         "then the parts of tier 0 on its own: `parse_schema`, `Interpreter(parsed)` and its "
         "first `dump`. Every first record's bytes equal fastavro's. The aim is under "
         f"{AIM_MS:g} ms for 500 fields.",
@@ -195,20 +221,22 @@ def markdown(env: dict, results: dict[str, dict[str, list[float]]], fields: dict
         "| --- | ---: | " + " | ".join("---:" for _ in COLUMNS) + " |",
     ]
     for name, columns in results.items():
-        lines.append(f"| {name} | {fields[name]} | "
-                     + " | ".join(fmt(columns[c]) for c in COLUMNS) + " |")
+        lines.append(f"| {name} | {fields[name]} | " + " | ".join(fmt(columns[c]) for c in COLUMNS) + " |")
     lines.append("")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.first_record",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: "
-                        + ", ".join(CASES))
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.first_record", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--cases", default=",".join(CASES), help="comma-separated, of: " + ", ".join(CASES))
     parser.add_argument("--rounds", type=int, default=20, help="fresh schemas per case")
-    parser.add_argument("--profile", action="store_true",
-                        help="print cProfile of parse_schema and Interpreter(...) for wide_500")
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="print cProfile of parse_schema and Interpreter(...) for wide_500",
+    )
     parser.add_argument("--top", type=int, default=25, help="functions per profile")
     parser.add_argument("--out", type=Path, default=HERE / "results", help="output folder")
     args = parser.parse_args(argv)
@@ -225,9 +253,15 @@ def main(argv: list[str] | None = None) -> dict:
         print(profile(schema, datum, args.top))
         return {}
     cpu, commit = cpu_and_commit()
-    env = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "python": sys.version.split()[0],
-           "cpu": cpu, "cpus": os.cpu_count(), "git_commit": commit, "rounds": args.rounds,
-           "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
+    env = {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "python": sys.version.split()[0],
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "rounds": args.rounds,
+        "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
     results: dict[str, dict[str, list[float]]] = {n: {c: [] for c in COLUMNS} for n in names}
     for _ in range(args.rounds):
         for name in names:  # the cases interleaved, round by round
@@ -235,8 +269,7 @@ def main(argv: list[str] | None = None) -> dict:
                 results[name][column].append(ms)
     env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
     fields = {n: len(schemas[n][0]["fields"]) for n in names}
-    print(f"{'case':10s} {'fields':>6s} " + " ".join(f"{c:>16s}" for c in COLUMNS)
-          + "   (ms, min / median)")
+    print(f"{'case':10s} {'fields':>6s} " + " ".join(f"{c:>16s}" for c in COLUMNS) + "   (ms, min / median)")
     for name, columns in results.items():
         print(f"{name:10s} {fields[name]:6d} " + " ".join(f"{fmt(columns[c]):>16s}" for c in COLUMNS))
     print(f"load average {env['loadavg_at_start']} -> {env['loadavg_at_end']}")

@@ -84,7 +84,8 @@ if not __package__:  # run as a script: make `benchmarks` importable
 
 from confluent_kafka.schema_registry import SchemaRegistryClient  # noqa: E402
 from confluent_kafka.schema_registry.avro import (  # noqa: E402
-    AvroDeserializer as ConfluentDeserializer, AvroSerializer as ConfluentSerializer,
+    AvroDeserializer as ConfluentDeserializer,
+    AvroSerializer as ConfluentSerializer,
 )
 from confluent_kafka.serialization import MessageField, SerializationContext  # noqa: E402
 
@@ -105,10 +106,24 @@ TARGETS = {"serialize": 5.0, "deserialize": 3.0}
 #: confluent-kafka's serializers with the TOPIC strategy: no association lookups
 TOPIC = {"subject.name.strategy.type": "TOPIC"}
 #: the default cases: those a Kafka topic carries (records), from avro_schemas.py
-DEFAULT_CASES = ("event", "trade", "telemetry", "order",                     # realistic
-                 "int", "str", "union", "decimal", "date_int", "map_str",    # classic
-                 "nested", "reference",
-                 "market_tick", "wide_10", "wide_50", "uuid")                # more
+DEFAULT_CASES = (
+    "event",
+    "trade",
+    "telemetry",
+    "order",  # realistic
+    "int",
+    "str",
+    "union",
+    "decimal",
+    "date_int",
+    "map_str",  # classic
+    "nested",
+    "reference",
+    "market_tick",
+    "wide_10",
+    "wide_50",
+    "uuid",
+)  # more
 #: marshmallow CompiledSchema cases (benchmarks/schemas.py), shown as "<name> (CompiledSchema)"
 MARSHMALLOW_CASES = ("market_tick", "nested")
 MARSHMALLOW_GROUP = "CompiledSchema"
@@ -117,6 +132,7 @@ COMPILE_TIMEOUT = 900.0
 
 
 # -- timing (benchmarks/avro_codecs.py's, with confluent-kafka's two-argument calls) --
+
 
 def timed_calls(fn, inputs: list, ctx, n: int) -> int:
     """ns taken by ``n`` passes of ``fn(x, ctx)`` over ``inputs``, with the GC off."""
@@ -143,8 +159,7 @@ def calibrate(fn, inputs: list, ctx, target_ns: float) -> int:
         n *= 10 if elapsed < target_ns / 100 else 2
 
 
-def measure(jobs: list[tuple[str, str, Callable, list]], ctx, repeats: int,
-            target_ns: float) -> dict:
+def measure(jobs: list[tuple[str, str, Callable, list]], ctx, repeats: int, target_ns: float) -> dict:
     """Median ns per call of each (contender, op) job, repeats interleaved round-robin."""
     passes = {(name, op): calibrate(fn, inputs, ctx, target_ns) for name, op, fn, inputs in jobs}
     samples: dict[tuple[str, str], list[float]] = {key: [] for key in passes}
@@ -158,14 +173,18 @@ def measure(jobs: list[tuple[str, str, Callable, list]], ctx, repeats: int,
     for (name, op), values in samples.items():
         median = statistics.median(values)
         results.setdefault(name, {})[op] = {
-            "ns": median, "min_ns": min(values), "max_ns": max(values),
+            "ns": median,
+            "min_ns": min(values),
+            "max_ns": max(values),
             "spread": (max(values) - min(values)) / median if median else 0.0,
-            "passes_per_loop": passes[name, op], "samples_ns": [round(v, 2) for v in values],
+            "passes_per_loop": passes[name, op],
+            "samples_ns": [round(v, 2) for v in values],
         }
     return results
 
 
 # -- part 1: calls -------------------------------------------------------------------------
+
 
 @dataclasses.dataclass
 class CallCase:
@@ -184,9 +203,16 @@ def avro_call_case(name: str, registry) -> CallCase:
     case = AVRO_CASES[name]
     text = json.dumps(case.schema)
     return CallCase(
-        name, case.group, case.description, f"bench-{name}", case.datums(),
-        AvroSerializer(registry, case.schema), ConfluentSerializer(registry, text, conf=TOPIC),
-        AvroDeserializer(registry), ConfluentDeserializer(registry, conf=TOPIC))
+        name,
+        case.group,
+        case.description,
+        f"bench-{name}",
+        case.datums(),
+        AvroSerializer(registry, case.schema),
+        ConfluentSerializer(registry, text, conf=TOPIC),
+        AvroDeserializer(registry),
+        ConfluentDeserializer(registry, conf=TOPIC),
+    )
 
 
 def marshmallow_call_case(name: str, registry) -> CallCase:
@@ -200,13 +226,16 @@ def marshmallow_call_case(name: str, registry) -> CallCase:
     plain = case.schema()
     text = json.dumps(plain.avro_schema())
     return CallCase(
-        f"{name} ({MARSHMALLOW_GROUP})", MARSHMALLOW_GROUP, case.description,
-        f"bench-marshmallow-{name}", records,
+        f"{name} ({MARSHMALLOW_GROUP})",
+        MARSHMALLOW_GROUP,
+        case.description,
+        f"bench-marshmallow-{name}",
+        records,
         AvroSerializer(registry, case.schema),
         ConfluentSerializer(registry, text, to_dict=lambda obj, ctx: plain.dump(obj), conf=TOPIC),
         AvroDeserializer(registry, case.schema),
-        ConfluentDeserializer(registry, text, from_dict=lambda value, ctx: plain.load(value),
-                              conf=TOPIC))
+        ConfluentDeserializer(registry, text, from_dict=lambda value, ctx: plain.load(value), conf=TOPIC),
+    )
 
 
 def check_call_case(case: CallCase, ctx) -> tuple[dict, list[bytes]]:
@@ -218,14 +247,18 @@ def check_call_case(case: CallCase, ctx) -> tuple[dict, list[bytes]]:
     started = time.perf_counter()
     case.ours_serializer(case.datums[0], ctx)
     case.ours_deserializer(messages[0], ctx)
-    built = (case.ours_serializer.wait_compiled(COMPILE_TIMEOUT)
-             and case.ours_deserializer.wait_compiled(COMPILE_TIMEOUT))
+    built = case.ours_serializer.wait_compiled(COMPILE_TIMEOUT) and case.ours_deserializer.wait_compiled(
+        COMPILE_TIMEOUT
+    )
     checks["first_calls_s"] = round(time.perf_counter() - started, 3)
-    checks["first_paths"] = {"serialize": dict(case.ours_serializer.stats),
-                             "deserialize": dict(case.ours_deserializer.stats)}
+    checks["first_paths"] = {
+        "serialize": dict(case.ours_serializer.stats),
+        "deserialize": dict(case.ours_deserializer.stats),
+    }
     if not built:
         checks["serialize"] = checks["deserialize"] = (
-            f"the codecs did not compile within {COMPILE_TIMEOUT:.0f} s")
+            f"the codecs did not compile within {COMPILE_TIMEOUT:.0f} s"
+        )
         return checks, messages
     before = (case.ours_serializer.stats[FALLBACK], case.ours_deserializer.stats[FALLBACK])
     for index, (datum, message) in enumerate(zip(case.datums, messages)):
@@ -235,8 +268,9 @@ def check_call_case(case: CallCase, ctx) -> tuple[dict, list[bytes]]:
             checks["serialize"] = f"datum {index}: raised {_short(error)}"
             break
         if written != message:
-            checks["serialize"] = (f"datum {index}: bytes differ from confluent-kafka's "
-                                   f"({len(written)} vs {len(message)} bytes)")
+            checks["serialize"] = (
+                f"datum {index}: bytes differ from confluent-kafka's ({len(written)} vs {len(message)} bytes)"
+            )
             break
     for index, message in enumerate(messages):
         try:
@@ -247,8 +281,10 @@ def check_call_case(case: CallCase, ctx) -> tuple[dict, list[bytes]]:
             break
         difference = strict_difference(got, want)
         if difference:
-            checks["deserialize"] = (f"message {index}: value differs from confluent-kafka's "
-                                     f"({'==' if got == want else '!='}): {difference}")
+            checks["deserialize"] = (
+                f"message {index}: value differs from confluent-kafka's "
+                f"({'==' if got == want else '!='}): {difference}"
+            )
             break
     after = (case.ours_serializer.stats[FALLBACK], case.ours_deserializer.stats[FALLBACK])
     compiled = (case.ours_serializer.stats[COMPILED], case.ours_deserializer.stats[COMPILED])
@@ -260,8 +296,7 @@ def check_call_case(case: CallCase, ctx) -> tuple[dict, list[bytes]]:
     return checks, messages
 
 
-def run_calls(names: list[str], marshmallow: list[str], repeats: int, target_ns: float,
-              log) -> dict:
+def run_calls(names: list[str], marshmallow: list[str], repeats: int, target_ns: float, log) -> dict:
     registry = SchemaRegistryClient.new_client({"url": "mock://bench"})
     plan = [(n, avro_call_case) for n in names] + [(n, marshmallow_call_case) for n in marshmallow]
     results: dict[str, dict] = {}
@@ -274,8 +309,7 @@ def run_calls(names: list[str], marshmallow: list[str], repeats: int, target_ns:
             log(f"{name:28s} ERROR {results[name]['error']}")
             continue
         ctx = SerializationContext(case.topic, MessageField.VALUE)
-        entry: dict[str, Any] = {"group": case.group, "description": case.description,
-                                 "topic": case.topic}
+        entry: dict[str, Any] = {"group": case.group, "description": case.description, "topic": case.topic}
         results[case.name] = entry
         try:
             checks, messages = check_call_case(case, ctx)
@@ -288,35 +322,42 @@ def run_calls(names: list[str], marshmallow: list[str], repeats: int, target_ns:
         entry["mean_bytes"] = sum(map(len, messages)) / len(messages)
         jobs = []
         if checks["serialize"] is None:
-            jobs += [(OURS, "serialize", case.ours_serializer, case.datums),
-                     (THEIRS, "serialize", case.theirs_serializer, case.datums)]
+            jobs += [
+                (OURS, "serialize", case.ours_serializer, case.datums),
+                (THEIRS, "serialize", case.theirs_serializer, case.datums),
+            ]
         if checks["deserialize"] is None:
-            jobs += [(OURS, "deserialize", case.ours_deserializer, messages),
-                     (THEIRS, "deserialize", case.theirs_deserializer, messages)]
-        fallback_before = (case.ours_serializer.stats[FALLBACK],
-                           case.ours_deserializer.stats[FALLBACK])
+            jobs += [
+                (OURS, "deserialize", case.ours_deserializer, messages),
+                (THEIRS, "deserialize", case.theirs_deserializer, messages),
+            ]
+        fallback_before = (case.ours_serializer.stats[FALLBACK], case.ours_deserializer.stats[FALLBACK])
         timings = measure(jobs, ctx, repeats, target_ns)
-        fallback_after = (case.ours_serializer.stats[FALLBACK],
-                          case.ours_deserializer.stats[FALLBACK])
-        entry["fallback_calls_while_timed"] = [b - a for a, b in zip(fallback_before,
-                                                                     fallback_after)]
+        fallback_after = (case.ours_serializer.stats[FALLBACK], case.ours_deserializer.stats[FALLBACK])
+        entry["fallback_calls_while_timed"] = [b - a for a, b in zip(fallback_before, fallback_after)]
         if fallback_after != fallback_before:
             entry["error"] = "roastedavro took the uncompiled path while timed"
         entry["timings"] = timings
-        entry["ratio"] = {op: timings[THEIRS][op]["ns"] / timings[OURS][op]["ns"]
-                          for op in OPS if op in timings.get(OURS, {})}
-        entry["stats"] = {"serialize": dict(case.ours_serializer.stats),
-                          "deserialize": dict(case.ours_deserializer.stats)}
+        entry["ratio"] = {
+            op: timings[THEIRS][op]["ns"] / timings[OURS][op]["ns"]
+            for op in OPS
+            if op in timings.get(OURS, {})
+        }
+        entry["stats"] = {
+            "serialize": dict(case.ours_serializer.stats),
+            "deserialize": dict(case.ours_deserializer.stats),
+        }
         parts = []
         for op in OPS:
             if op in entry["ratio"]:
-                parts.append(f"{op} {fmt_ns(timings[OURS][op]['ns'])} vs "
-                             f"{fmt_ns(timings[THEIRS][op]['ns'])} ns = "
-                             f"{fmt_x(entry['ratio'][op])}")
+                parts.append(
+                    f"{op} {fmt_ns(timings[OURS][op]['ns'])} vs "
+                    f"{fmt_ns(timings[THEIRS][op]['ns'])} ns = "
+                    f"{fmt_x(entry['ratio'][op])}"
+                )
             else:
                 parts.append(f"{op} n/a ({checks[op]})")
-        log(f"{case.name:28s} " + " | ".join(parts)
-            + f"  [{time.perf_counter() - started:.0f} s]")
+        log(f"{case.name:28s} " + " | ".join(parts) + f"  [{time.perf_counter() - started:.0f} s]")
     return results
 
 
@@ -332,14 +373,18 @@ def summarize_calls(results: dict) -> dict:
         entry: dict[str, Any] = {"cases": names}
         for op in OPS:
             values = [results[n]["ratio"][op] for n in names if op in results[n]["ratio"]]
-            entry[op] = {"geomean_ratio": geomean(values), "cases": len(values),
-                         "min_ratio": min(values) if values else None,
-                         "max_ratio": max(values) if values else None}
+            entry[op] = {
+                "geomean_ratio": geomean(values),
+                "cases": len(values),
+                "min_ratio": min(values) if values else None,
+                "max_ratio": max(values) if values else None,
+            }
         summary[group] = entry
     return summary
 
 
 # -- the servers ---------------------------------------------------------------------------
+
 
 def load_services():
     # as tests/services.py: a name of its own for the script's module
@@ -388,14 +433,18 @@ def _cpu(broker_pid: int | None) -> tuple:
 def _cpu_since(before: tuple, broker_pid: int | None, count: int) -> dict:
     wall, own, broker = before
     now = _cpu(broker_pid)
-    return {"client_cpu_us_per_message": (now[1] - own) / count * 1e6,
-            "client_cpu_share": (now[1] - own) / (now[0] - wall),
-            "broker_cpu_us_per_message": ((now[2] - broker) / count * 1e6
-                                          if broker is not None and now[2] is not None else None)}
+    return {
+        "client_cpu_us_per_message": (now[1] - own) / count * 1e6,
+        "client_cpu_share": (now[1] - own) / (now[0] - wall),
+        "broker_cpu_us_per_message": (
+            (now[2] - broker) / count * 1e6 if broker is not None and now[2] is not None else None
+        ),
+    }
 
 
-def produce_run(bootstrap: str, topic: str, values: list, count: int, serializer,
-                broker_pid: int | None = None) -> dict:
+def produce_run(
+    bootstrap: str, topic: str, values: list, count: int, serializer, broker_pid: int | None = None
+) -> dict:
     """``count`` messages (``values`` cycled) through one SerializingProducer."""
     from confluent_kafka import SerializingProducer
 
@@ -422,19 +471,33 @@ def produce_run(bootstrap: str, topic: str, values: list, count: int, serializer
     queued = time.perf_counter()
     left = producer.flush(300)
     done = time.perf_counter()
-    return {"messages": count, "seconds": done - started, "produce_loop_s": queued - started,
-            "flush_s": done - queued, "not_delivered": left, "queue_full_waits": full,
-            "messages_per_s": count / (done - started), **_cpu_since(cpu, broker_pid, count)}
+    return {
+        "messages": count,
+        "seconds": done - started,
+        "produce_loop_s": queued - started,
+        "flush_s": done - queued,
+        "not_delivered": left,
+        "queue_full_waits": full,
+        "messages_per_s": count / (done - started),
+        **_cpu_since(cpu, broker_pid, count),
+    }
 
 
-def consume_run(bootstrap: str, topic: str, count: int, deserializer,
-                broker_pid: int | None = None, timeout: float = 600.0) -> dict:
+def consume_run(
+    bootstrap: str,
+    topic: str,
+    count: int,
+    deserializer,
+    broker_pid: int | None = None,
+    timeout: float = 600.0,
+) -> dict:
     """Reads ``count`` messages of ``topic`` with a DeserializingConsumer of a fresh group;
     keeps every SAMPLE_EVERY-th value."""
     from confluent_kafka import DeserializingConsumer
 
-    conf = dict(CONSUMER_CONF, **{"bootstrap.servers": bootstrap,
-                                  "group.id": f"bench-{uuid.uuid4().hex[:12]}"})
+    conf = dict(
+        CONSUMER_CONF, **{"bootstrap.servers": bootstrap, "group.id": f"bench-{uuid.uuid4().hex[:12]}"}
+    )
     if deserializer is not None:
         conf["value.deserializer"] = deserializer
     consumer = DeserializingConsumer(conf)
@@ -464,13 +527,19 @@ def consume_run(bootstrap: str, topic: str, count: int, deserializer,
     finally:
         consumer.close()
     seconds = done - first if first is not None else None
-    return {"messages": got, "seconds": seconds, "wait_first_s": (first or done) - subscribed,
-            "messages_per_s": (got - 1) / seconds if seconds else None, "samples": samples,
-            **used}
+    return {
+        "messages": got,
+        "seconds": seconds,
+        "wait_first_s": (first or done) - subscribed,
+        "messages_per_s": (got - 1) / seconds if seconds else None,
+        "samples": samples,
+        **used,
+    }
 
 
-def run_e2e(kafka, registry_url: str, case_name: str, count: int, rounds: int,
-            call_repeats: int, log) -> dict:
+def run_e2e(
+    kafka, registry_url: str, case_name: str, count: int, rounds: int, call_repeats: int, log
+) -> dict:
     from confluent_kafka.admin import AdminClient, NewTopic
 
     case = AVRO_CASES[case_name]
@@ -482,10 +551,16 @@ def run_e2e(kafka, registry_url: str, case_name: str, count: int, rounds: int,
     theirs = ConfluentSerializer(client, text, conf=TOPIC)
     ours_reader = AvroDeserializer(client)
     theirs_reader = ConfluentDeserializer(client, conf=TOPIC)
-    result: dict[str, Any] = {"case": case_name, "description": case.description,
-                              "messages": count, "rounds": rounds, "datums": len(datums),
-                              "producer_conf": PRODUCER_CONF, "consumer_conf": CONSUMER_CONF,
-                              "checks": {}}
+    result: dict[str, Any] = {
+        "case": case_name,
+        "description": case.description,
+        "messages": count,
+        "rounds": rounds,
+        "datums": len(datums),
+        "producer_conf": PRODUCER_CONF,
+        "consumer_conf": CONSUMER_CONF,
+        "checks": {},
+    }
 
     # both sides on one subject: the same bytes, read to the same values
     check_ctx = SerializationContext(f"bench-e2e-check-{run}", MessageField.VALUE)
@@ -495,8 +570,9 @@ def run_e2e(kafka, registry_url: str, case_name: str, count: int, rounds: int,
     assert ours.wait_compiled(COMPILE_TIMEOUT) and ours_reader.wait_compiled(COMPILE_TIMEOUT)
     same_bytes = [ours(datum, check_ctx) for datum in datums] == messages
     expected = [theirs_reader(message, check_ctx) for message in messages]
-    same_values = all(strict_difference(ours_reader(m, check_ctx), want) is None
-                      for m, want in zip(messages, expected))
+    same_values = all(
+        strict_difference(ours_reader(m, check_ctx), want) is None for m, want in zip(messages, expected)
+    )
     result["checks"]["same_bytes"] = same_bytes
     result["checks"]["same_values"] = same_values
     result["mean_bytes"] = sum(map(len, messages)) / len(messages)
@@ -505,23 +581,39 @@ def run_e2e(kafka, registry_url: str, case_name: str, count: int, rounds: int,
         return result
 
     # the calls of part 1 again, with this registry's HTTP client (its caches warm)
-    calls = measure([(OURS, "serialize", ours, datums), (THEIRS, "serialize", theirs, datums),
-                     (OURS, "deserialize", ours_reader, messages),
-                     (THEIRS, "deserialize", theirs_reader, messages)],
-                    check_ctx, call_repeats, 30e6)
+    calls = measure(
+        [
+            (OURS, "serialize", ours, datums),
+            (THEIRS, "serialize", theirs, datums),
+            (OURS, "deserialize", ours_reader, messages),
+            (THEIRS, "deserialize", theirs_reader, messages),
+        ],
+        check_ctx,
+        call_repeats,
+        30e6,
+    )
     result["calls"] = calls
     result["calls_ratio"] = {op: calls[THEIRS][op]["ns"] / calls[OURS][op]["ns"] for op in OPS}
-    log("  calls with the registry's HTTP client: " + ", ".join(
-        f"{op} {fmt_ns(calls[OURS][op]['ns'])} vs {fmt_ns(calls[THEIRS][op]['ns'])} ns = "
-        f"{fmt_x(result['calls_ratio'][op])}" for op in OPS))
+    log(
+        "  calls with the registry's HTTP client: "
+        + ", ".join(
+            f"{op} {fmt_ns(calls[OURS][op]['ns'])} vs {fmt_ns(calls[THEIRS][op]['ns'])} ns = "
+            f"{fmt_x(result['calls_ratio'][op])}"
+            for op in OPS
+        )
+    )
 
     contenders = {RAW: (None, None), OURS: (ours, ours_reader), THEIRS: (theirs, theirs_reader)}
     short = {RAW: "raw", OURS: "roastedavro", THEIRS: "confluent"}
-    topics = {(r, name): f"bench-e2e-{case_name}-{short[name]}-{run}-{r}"
-              for r in range(rounds) for name in contenders}
+    topics = {
+        (r, name): f"bench-e2e-{case_name}-{short[name]}-{run}-{r}"
+        for r in range(rounds)
+        for name in contenders
+    }
     admin = AdminClient({"bootstrap.servers": kafka.bootstrap})
-    for future in admin.create_topics([NewTopic(t, num_partitions=1, replication_factor=1)
-                                       for t in topics.values()]).values():
+    for future in admin.create_topics(
+        [NewTopic(t, num_partitions=1, replication_factor=1) for t in topics.values()]
+    ).values():
         future.result(60)
     # register each topic's subject and fetch its schema before the timed runs
     for (r, name), topic in topics.items():
@@ -534,28 +626,31 @@ def run_e2e(kafka, registry_url: str, case_name: str, count: int, rounds: int,
     runs: dict[str, list] = {name: [] for name in contenders}
     order = list(contenders)
     for r in range(rounds):
-        rotated = order[r % len(order):] + order[:r % len(order)]
+        rotated = order[r % len(order) :] + order[: r % len(order)]
         for name in rotated:
             serializer, _ = contenders[name]
             values = messages if serializer is None else datums
             fallback = ours.stats[FALLBACK]
-            produced = produce_run(kafka.bootstrap, topics[r, name], values, count, serializer,
-                                   kafka.pid)
+            produced = produce_run(kafka.bootstrap, topics[r, name], values, count, serializer, kafka.pid)
             if name == OURS and ours.stats[FALLBACK] != fallback:
                 produced["error"] = "roastedavro took the uncompiled path"
             runs[name].append({"round": r, "topic": topics[r, name], "produce": produced})
-            log(f"  produce {name:18s} round {r}: {produced['messages_per_s']:10,.0f} msg/s "
+            log(
+                f"  produce {name:18s} round {r}: {produced['messages_per_s']:10,.0f} msg/s "
                 f"({produced['seconds']:.1f} s; loop {produced['produce_loop_s']:.1f} s, flush "
-                f"{produced['flush_s']:.2f} s, queue full {produced['queue_full_waits']}x)")
+                f"{produced['flush_s']:.2f} s, queue full {produced['queue_full_waits']}x)"
+            )
         for name in rotated:
             _, deserializer = contenders[name]
             fallback = ours_reader.stats[FALLBACK]
-            consumed = consume_run(kafka.bootstrap, topics[r, name], count, deserializer,
-                                   kafka.pid)
+            consumed = consume_run(kafka.bootstrap, topics[r, name], count, deserializer, kafka.pid)
             samples = consumed.pop("samples")
             want = messages if deserializer is None else expected
-            wrong = [index for index, value in enumerate(samples)
-                     if value != want[(index * SAMPLE_EVERY) % len(want)]]
+            wrong = [
+                index
+                for index, value in enumerate(samples)
+                if value != want[(index * SAMPLE_EVERY) % len(want)]
+            ]
             consumed["samples_checked"] = len(samples)
             consumed["samples_wrong"] = len(wrong)
             if name == OURS and ours_reader.stats[FALLBACK] != fallback:
@@ -564,36 +659,50 @@ def run_e2e(kafka, registry_url: str, case_name: str, count: int, rounds: int,
                 consumed["error"] = f"consumed {consumed['messages']} of {count} messages"
             runs[name][r]["consume"] = consumed
             rate = consumed["messages_per_s"]
-            log(f"  consume {name:18s} round {r}: "
-                + (f"{rate:10,.0f} msg/s ({consumed['seconds']:.1f} s after "
-                   f"{consumed['wait_first_s']:.1f} s to the first message)" if rate else "n/a")
+            log(
+                f"  consume {name:18s} round {r}: "
+                + (
+                    f"{rate:10,.0f} msg/s ({consumed['seconds']:.1f} s after "
+                    f"{consumed['wait_first_s']:.1f} s to the first message)"
+                    if rate
+                    else "n/a"
+                )
                 + (f", {len(wrong)} of {len(samples)} sampled values WRONG" if wrong else "")
-                + (f"  ERROR {consumed['error']}" if consumed.get("error") else ""))
+                + (f"  ERROR {consumed['error']}" if consumed.get("error") else "")
+            )
     result["runs"] = runs
     best: dict[str, dict] = {}
     for name, entries in runs.items():
         best[name] = {}
         for direction in ("produce", "consume"):
-            rates = [e[direction]["messages_per_s"] for e in entries
-                     if e.get(direction, {}).get("messages_per_s")
-                     and not e[direction].get("error")]
+            rates = [
+                e[direction]["messages_per_s"]
+                for e in entries
+                if e.get(direction, {}).get("messages_per_s") and not e[direction].get("error")
+            ]
             best[name][direction] = max(rates) if rates else None
     result["best_messages_per_s"] = best
-    result["us_per_message"] = {name: {d: (1e6 / rate if rate else None)
-                                       for d, rate in rates.items()}
-                                for name, rates in best.items()}
-    result["ratio"] = {d: (best[OURS][d] / best[THEIRS][d]
-                           if best[OURS][d] and best[THEIRS][d] else None)
-                       for d in ("produce", "consume")}
+    result["us_per_message"] = {
+        name: {d: (1e6 / rate if rate else None) for d, rate in rates.items()} for name, rates in best.items()
+    }
+    result["ratio"] = {
+        d: (best[OURS][d] / best[THEIRS][d] if best[OURS][d] and best[THEIRS][d] else None)
+        for d in ("produce", "consume")
+    }
     # the most any serializer could gain here: confluent-kafka's time per message against
     # the client library's own (no serializer)
-    result["ceiling_ratio"] = {d: (best[RAW][d] / best[THEIRS][d]
-                                   if best[RAW][d] and best[THEIRS][d] else None)
-                               for d in ("produce", "consume")}
+    result["ceiling_ratio"] = {
+        d: (best[RAW][d] / best[THEIRS][d] if best[RAW][d] and best[THEIRS][d] else None)
+        for d in ("produce", "consume")
+    }
     us = result["us_per_message"]
     result["serde_us_per_message"] = {
-        name: {d: (us[name][d] - us[RAW][d] if us[name][d] and us[RAW][d] else None)
-               for d in ("produce", "consume")} for name in NAMES}
+        name: {
+            d: (us[name][d] - us[RAW][d] if us[name][d] and us[RAW][d] else None)
+            for d in ("produce", "consume")
+        }
+        for name in NAMES
+    }
     result["stats"] = {"serialize": dict(ours.stats), "deserialize": dict(ours_reader.stats)}
     result["client_cpu"] = client_cpu_summary(runs)
     return result
@@ -607,31 +716,53 @@ def client_cpu_summary(runs: dict) -> dict:
     for name, entries in runs.items():
         least[name] = {}
         for direction in ("produce", "consume"):
-            values = [e[direction]["client_cpu_us_per_message"] for e in entries
-                      if e.get(direction, {}).get("client_cpu_us_per_message")
-                      and not e[direction].get("error")]
+            values = [
+                e[direction]["client_cpu_us_per_message"]
+                for e in entries
+                if e.get(direction, {}).get("client_cpu_us_per_message") and not e[direction].get("error")
+            ]
             least[name][direction] = min(values) if values else None
 
     def over(a: str, b: str, direction: str) -> float | None:
         x, y = least.get(a, {}).get(direction), least.get(b, {}).get(direction)
         return x / y if x and y else None
 
-    return {"us_per_message": least,
-            "ratio": {d: over(THEIRS, OURS, d) for d in ("produce", "consume")},
-            "ceiling_ratio": {d: over(THEIRS, RAW, d) for d in ("produce", "consume")},
-            "serde_us_per_message": {
-                name: {d: (least[name][d] - least[RAW][d]
-                           if least.get(name, {}).get(d) and least.get(RAW, {}).get(d) else None)
-                       for d in ("produce", "consume")} for name in NAMES}}
+    return {
+        "us_per_message": least,
+        "ratio": {d: over(THEIRS, OURS, d) for d in ("produce", "consume")},
+        "ceiling_ratio": {d: over(THEIRS, RAW, d) for d in ("produce", "consume")},
+        "serde_us_per_message": {
+            name: {
+                d: (
+                    least[name][d] - least[RAW][d]
+                    if least.get(name, {}).get(d) and least.get(RAW, {}).get(d)
+                    else None
+                )
+                for d in ("produce", "consume")
+            }
+            for name in NAMES
+        },
+    }
 
 
 # -- part 3: never blocked -----------------------------------------------------------------
 
+
 def wide_schema(fields: int, name: str) -> dict:
-    kinds = ["long", "string", "double", ["null", "string"],
-             {"type": "long", "logicalType": "timestamp-micros"}, "boolean"]
-    return {"type": "record", "name": name, "namespace": "bench.kafka",
-            "fields": [{"name": f"f{n}", "type": kinds[n % len(kinds)]} for n in range(fields)]}
+    kinds = [
+        "long",
+        "string",
+        "double",
+        ["null", "string"],
+        {"type": "long", "logicalType": "timestamp-micros"},
+        "boolean",
+    ]
+    return {
+        "type": "record",
+        "name": name,
+        "namespace": "bench.kafka",
+        "fields": [{"name": f"f{n}", "type": kinds[n % len(kinds)]} for n in range(fields)],
+    }
 
 
 def wide_value(schema: dict, seed: int) -> dict:
@@ -641,7 +772,7 @@ def wide_value(schema: dict, seed: int) -> dict:
     for field in schema["fields"]:
         kind = field["type"]
         if kind == "long":
-            value[field["name"]] = rng.randrange(-10**12, 10**12)
+            value[field["name"]] = rng.randrange(-(10**12), 10**12)
         elif kind == "string":
             value[field["name"]] = f"s{rng.randrange(10**6)}"
         elif kind == "double":
@@ -665,8 +796,7 @@ def _usage() -> tuple[float, float, float, float | None]:
         busy = (sum(jiffies) - jiffies[3] - jiffies[4]) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         busy = None
-    return (time.perf_counter(), own.ru_utime + own.ru_stime,
-            children.ru_utime + children.ru_stime, busy)
+    return (time.perf_counter(), own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime, busy)
 
 
 def _others_cpus(before: tuple, after: tuple) -> float | None:
@@ -693,8 +823,7 @@ def _rate_loop(read, messages: list, ctx, seconds: float) -> tuple[float, float]
     return count / wall, (time.thread_time() - cpu) / wall
 
 
-def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout: float,
-                       log) -> dict:
+def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout: float, log) -> dict:
     """One fresh schema, one fresh compile cache: a deserializer's first message, its speed
     while the codec builds (``build``), the swap, and its speed after."""
     cache = tempfile.mkdtemp(prefix="roastedavro-bench-kafka-cache-")
@@ -751,25 +880,29 @@ def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout
                     break
         finally:
             gc.enable()
-        wrong = sum(strict_difference(reader(m, ctx), w) is not None
-                    for m, w in zip(messages, want))
+        wrong = sum(strict_difference(reader(m, ctx), w) is not None for m, w in zip(messages, want))
         entry: dict[str, Any] = {
-            "build": build, "fields": fields, "cache_dir": "fresh (empty)",
+            "build": build,
+            "fields": fields,
+            "cache_dir": "fresh (empty)",
             "mean_bytes": sum(map(len, messages)) / len(messages),
             "first_message_ms": (first_done - started) * 1e3,
-            "first_message_correct": correct_first, "wrong_after": wrong,
-            "idle_fallback_per_s": idle_rate, "reader_cpu_share_idle": idle_cpu_share,
+            "first_message_correct": correct_first,
+            "wrong_after": wrong,
+            "idle_fallback_per_s": idle_rate,
+            "reader_cpu_share_idle": idle_cpu_share,
             "stats": dict(reader.stats),
             "build_s": next(iter(compiler.timings.values()), None),
             "loadavg_1min_at_start": round(load_before, 2),
             "other_processes_cpus_idle": idle_others,
-            "other_processes_cpus_during_compile": (_others_cpus(first_usage, usage_at_swap[0])
-                                                    if usage_at_swap else None),
+            "other_processes_cpus_during_compile": (
+                _others_cpus(first_usage, usage_at_swap[0]) if usage_at_swap else None
+            ),
         }
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         entry["child_processes_cpu_s"] = round(
-            children.ru_utime + children.ru_stime
-            - children_before.ru_utime - children_before.ru_stime, 2)
+            children.ru_utime + children.ru_stime - children_before.ru_utime - children_before.ru_stime, 2
+        )
         if not swapped:
             entry["error"] = f"no swap within {timeout:.0f} s"
             return entry
@@ -785,8 +918,7 @@ def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout
             # the CPU time the reading thread got over the window: below 1, it waited (for
             # the GIL, or for a CPU the other processes had)
             last = [b for b in batches if b[0] <= swap_at][-1]
-            entry["reader_cpu_share_during_compile"] = ((last[2] - first_cpu)
-                                                        / (last[0] - first_done))
+            entry["reader_cpu_share_during_compile"] = (last[2] - first_cpu) / (last[0] - first_done)
             ends = [first_done] + [t for t, _ in during]
             gaps = [b - a for a, b in zip(ends, ends[1:])]
             entry["batch_ms_median"] = statistics.median(gaps) * 1e3
@@ -803,9 +935,9 @@ def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout
         if len(after) >= 2:
             entry["compiled_per_s"] = (after[-1][1] - after[0][1]) / (after[-1][0] - after[0][0])
             tail = [b for b in batches if b[0] >= swap_at + 0.5]
-            entry["reader_cpu_share_after"] = ((tail[-1][2] - tail[0][2])
-                                               / (tail[-1][0] - tail[0][0]))
-        log(f"  build={build}: first message {entry['first_message_ms']:.0f} ms; fastavro "
+            entry["reader_cpu_share_after"] = (tail[-1][2] - tail[0][2]) / (tail[-1][0] - tail[0][0])
+        log(
+            f"  build={build}: first message {entry['first_message_ms']:.0f} ms; fastavro "
             f"{entry.get('during_compile_per_s', 0):,.0f} msg/s while compiling (idle "
             f"{idle_rate:,.0f}), longest pause {entry.get('longest_pause_ms', 0):.0f} ms; "
             f"swap after {entry['swap_after_s']:.1f} s; compiled "
@@ -814,7 +946,8 @@ def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout
             f"{idle_cpu_share:.0%} idle; build {entry['build_s'] or 0:.1f} s, child processes' "
             f"CPU {entry['child_processes_cpu_s']:.1f} s; other processes' CPUs "
             f"{fmt_cpus(entry['other_processes_cpus_during_compile'])} while compiling, "
-            f"{fmt_cpus(idle_others)} idle")
+            f"{fmt_cpus(idle_others)} idle"
+        )
         return entry
     finally:
         if saved is None:
@@ -825,11 +958,14 @@ def never_blocked_mode(client, fields: int, build: str, settle_s: float, timeout
 
 
 def run_never_blocked(client, fields: int, settle_s: float, timeout: float, log) -> dict:
-    return {build: never_blocked_mode(client, fields, build, settle_s, timeout, log)
-            for build in ("child", "here")}
+    return {
+        build: never_blocked_mode(client, fields, build, settle_s, timeout, log)
+        for build in ("child", "here")
+    }
 
 
 # -- environment -------------------------------------------------------------------------
+
 
 def environment(args, services) -> dict:
     from importlib.metadata import PackageNotFoundError, version
@@ -844,27 +980,41 @@ def environment(args, services) -> dict:
 
     cpu, commit = cpu_and_commit()
     try:
-        java = subprocess.run(["java", "-version"], capture_output=True, text=True,
-                              timeout=30).stderr.splitlines()[0]
+        java = subprocess.run(
+            ["java", "-version"], capture_output=True, text=True, timeout=30
+        ).stderr.splitlines()[0]
     except (OSError, IndexError, subprocess.SubprocessError):
         java = None
-    versions = {package: installed(package) for package in
-                ("roastedavro", "confluent-kafka", "fastavro", "Cython", "marshmallow")}
+    versions = {
+        package: installed(package)
+        for package in ("roastedavro", "confluent-kafka", "fastavro", "Cython", "marshmallow")
+    }
     versions["librdkafka"] = confluent_kafka.libversion()[0]
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",
-        "python": sys.version.split()[0], "platform": platform.platform(), "cpu": cpu,
-        "cpus": os.cpu_count(), "git_commit": commit, "versions": versions,
-        "servers": {"kafka": services.KAFKA_VERSION, "apicurio_registry": services.APICURIO_VERSION,
-                    "java": java, "jvm_flags": list(services.JVM_FLAGS)},
-        "repeats": args.repeats, "target_loop_ms": args.target_ms, "messages": args.messages,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "versions": versions,
+        "servers": {
+            "kafka": services.KAFKA_VERSION,
+            "apicurio_registry": services.APICURIO_VERSION,
+            "java": java,
+            "jvm_flags": list(services.JVM_FLAGS),
+        },
+        "repeats": args.repeats,
+        "target_loop_ms": args.target_ms,
+        "messages": args.messages,
         "compile_cache": os.environ.get(CACHE_ENV) or "(default)",
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
 
 # -- output --------------------------------------------------------------------------------
+
 
 def fmt_rate(value: float | None) -> str:
     return "n/a" if value is None else f"{value:,.0f}"
@@ -934,8 +1084,10 @@ def markdown(report: dict) -> str:
             cells = []
             for op in OPS:
                 per = entry[op]
-                cells += [fmt_x(per["geomean_ratio"]),
-                          f"{fmt_x(per['min_ratio'])} - {fmt_x(per['max_ratio'])}"]
+                cells += [
+                    fmt_x(per["geomean_ratio"]),
+                    f"{fmt_x(per['min_ratio'])} - {fmt_x(per['max_ratio'])}",
+                ]
             lines.append(f"| {group} ({len(entry['cases'])}) | " + " | ".join(cells) + " |")
         lines += [
             "",
@@ -950,13 +1102,17 @@ def markdown(report: dict) -> str:
             cells = []
             for op in OPS:
                 if op in entry["ratio"]:
-                    cells += [fmt_ns(entry["timings"][OURS][op]["ns"]),
-                              fmt_ns(entry["timings"][THEIRS][op]["ns"]),
-                              f"**{fmt_x(entry['ratio'][op])}**"]
+                    cells += [
+                        fmt_ns(entry["timings"][OURS][op]["ns"]),
+                        fmt_ns(entry["timings"][THEIRS][op]["ns"]),
+                        f"**{fmt_x(entry['ratio'][op])}**",
+                    ]
                 else:
                     cells += ["n/a", "n/a", "n/a"]
-            lines.append(f"| {name} | {entry['group']} | {entry['datums']} | "
-                         f"{entry['mean_bytes']:,.0f} | " + " | ".join(cells) + " |")
+            lines.append(
+                f"| {name} | {entry['group']} | {entry['datums']} | "
+                f"{entry['mean_bytes']:,.0f} | " + " | ".join(cells) + " |"
+            )
         lines += [
             "",
             f"The {MARSHMALLOW_GROUP} rows: roastedavro.kafka given the marshmallow "
@@ -977,10 +1133,12 @@ def markdown(report: dict) -> str:
                 reason = entry.get("checks", {}).get(op)
                 if reason:
                     notes.append(f"- {name} / {op}: not timed, {reason}")
-        lines += ["Checks: every datum serialized by roastedavro.kafka to confluent-kafka's "
-                  "bytes, every message deserialized to confluent-kafka's value with the same "
-                  "Python types. "
-                  + ("Exceptions:" if notes else "All cases passed."), ""] + notes
+        lines += [
+            "Checks: every datum serialized by roastedavro.kafka to confluent-kafka's "
+            "bytes, every message deserialized to confluent-kafka's value with the same "
+            "Python types. " + ("Exceptions:" if notes else "All cases passed."),
+            "",
+        ] + notes
         if notes:
             lines.append("")
 
@@ -990,15 +1148,15 @@ def markdown(report: dict) -> str:
         if e2e.get("error") or "best_messages_per_s" not in e2e:
             lines += [f"Not run: {e2e.get('error')}", ""]
         else:
-            best, us, serde = (e2e["best_messages_per_s"], e2e["us_per_message"],
-                               e2e["serde_us_per_message"])
+            best, us, serde = (e2e["best_messages_per_s"], e2e["us_per_message"], e2e["serde_us_per_message"])
             lines += [
                 f"{e2e['messages']:,} `{e2e['case']}` messages ({e2e['mean_bytes']:.0f} bytes "
                 f"each, {e2e['datums']} different datums cycled), one partition, produced with "
                 "`SerializingProducer` and consumed with `DeserializingConsumer` (a fresh group, "
                 "`auto.offset.reset=earliest`), each contender into its own topic"
                 + (f", best of {e2e['rounds']} rounds" if e2e["rounds"] > 1 else ", one round")
-                + ". Producer: `" + ", ".join(f"{k}={v}" for k, v in e2e["producer_conf"].items())
+                + ". Producer: `"
+                + ", ".join(f"{k}={v}" for k, v in e2e["producer_conf"].items())
                 + f"`, `poll(0)` every {POLL_EVERY:,} messages and on `BufferError`; its time runs "
                 "from the first `produce` to the end of `flush()`. Consumer: `poll(1.0)` per "
                 "message; its time runs from the first message received (after the group join) "
@@ -1017,9 +1175,12 @@ def markdown(report: dict) -> str:
                 lines.append(
                     f"| {name} | {fmt_rate(best[name]['produce'])} | "
                     f"{fmt_us(us[name]['produce'])} | "
-                    + (fmt_us(extra.get("produce")) if name != RAW else "") + " | "
+                    + (fmt_us(extra.get("produce")) if name != RAW else "")
+                    + " | "
                     f"{fmt_rate(best[name]['consume'])} | {fmt_us(us[name]['consume'])} | "
-                    + (fmt_us(extra.get("consume")) if name != RAW else "") + " |")
+                    + (fmt_us(extra.get("consume")) if name != RAW else "")
+                    + " |"
+                )
             ratio, ceiling = e2e["ratio"], e2e["ceiling_ratio"]
             lines += [
                 "",
@@ -1041,14 +1202,18 @@ def markdown(report: dict) -> str:
                 "",
                 "| contender | produce: client CPU µs/msg | serializer µs/msg | consume: client "
                 "CPU µs/msg | deserializer µs/msg |",
-                "| --- | ---: | ---: | ---: | ---: |"]
+                "| --- | ---: | ---: | ---: | ---: |",
+            ]
             for name in (RAW, OURS, THEIRS):
                 extra = cpu_serde.get(name, {})
                 lines.append(
                     f"| {name} | {fmt_us(least[name]['produce'])} | "
-                    + (fmt_us(extra.get("produce")) if name != RAW else "") + " | "
+                    + (fmt_us(extra.get("produce")) if name != RAW else "")
+                    + " | "
                     f"{fmt_us(least[name]['consume'])} | "
-                    + (fmt_us(extra.get("consume")) if name != RAW else "") + " |")
+                    + (fmt_us(extra.get("consume")) if name != RAW else "")
+                    + " |"
+                )
             lines += [
                 "",
                 "By client CPU, confluent-kafka over roastedavro.kafka: "
@@ -1059,9 +1224,14 @@ def markdown(report: dict) -> str:
                 "",
             ]
             raw = [run for run in e2e["runs"].get(RAW, []) if run.get("consume")]
-            shares = {d: [run[d].get("client_cpu_share") for run in raw
-                          if run[d].get("client_cpu_share") is not None]
-                      for d in ("produce", "consume")}
+            shares = {
+                d: [
+                    run[d].get("client_cpu_share")
+                    for run in raw
+                    if run[d].get("client_cpu_share") is not None
+                ]
+                for d in ("produce", "consume")
+            }
             if shares["produce"] and shares["consume"]:
                 lines += [
                     "With no serializer the client process was on a CPU "
@@ -1071,7 +1241,8 @@ def markdown(report: dict) -> str:
                     "`poll()` for the next fetched batch or for a CPU; a deserializer's work "
                     "partly fills those waits, so the wall-time ratios understate what the "
                     "serializers cost apart.",
-                    ""]
+                    "",
+                ]
             calls = e2e.get("calls")
             if calls:
                 lines += [
@@ -1084,7 +1255,8 @@ def markdown(report: dict) -> str:
                     f"{fmt_ns(calls[OURS]['deserialize']['ns'])} ns against "
                     f"{fmt_ns(calls[THEIRS]['deserialize']['ns'])} "
                     f"({fmt_x(e2e['calls_ratio']['deserialize'])}).",
-                    ""]
+                    "",
+                ]
             runs = e2e["runs"]
             lines += [
                 "Per run: seconds, and the CPU time per message of this process (the Python "
@@ -1095,7 +1267,8 @@ def markdown(report: dict) -> str:
                 "| contender | round | produce s (loop + flush) | client CPU µs/msg | broker CPU "
                 "µs/msg | consume s (wait for the first message) | client CPU µs/msg | broker "
                 "CPU µs/msg | sampled values wrong |",
-                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            ]
             for name, entries in runs.items():
                 for run in entries:
                     p, c = run["produce"], run.get("consume", {})
@@ -1107,10 +1280,15 @@ def markdown(report: dict) -> str:
                         f"{c.get('seconds') or 0:.1f} ({c.get('wait_first_s', 0):.1f}) | "
                         f"{fmt_us(c.get('client_cpu_us_per_message'))} | "
                         f"{fmt_us(c.get('broker_cpu_us_per_message'))} | "
-                        f"{c.get('samples_wrong', 'n/a')} of {c.get('samples_checked', 'n/a')} |")
-            errors = [f"- {name} round {run['round']} {d}: {run[d]['error']}"
-                      for name, entries in runs.items() for run in entries
-                      for d in ("produce", "consume") if run.get(d, {}).get("error")]
+                        f"{c.get('samples_wrong', 'n/a')} of {c.get('samples_checked', 'n/a')} |"
+                    )
+            errors = [
+                f"- {name} round {run['round']} {d}: {run[d]['error']}"
+                for name, entries in runs.items()
+                for run in entries
+                for d in ("produce", "consume")
+                if run.get(d, {}).get("error")
+            ]
             lines += [""] + (errors + [""] if errors else [])
 
     never = report.get("never_blocked")
@@ -1123,8 +1301,11 @@ def markdown(report: dict) -> str:
             f"{next(iter(never.values())).get('fields')} fields (long, string, double, "
             "[null, string], timestamp-micros, boolean) that no process has compiled, "
             "registered in the registry"
-            + (" (Apicurio, over HTTP)" if report.get("never_blocked_registry") == "apicurio"
-               else " (in memory)")
+            + (
+                " (Apicurio, over HTTP)"
+                if report.get("never_blocked_registry") == "apicurio"
+                else " (in memory)"
+            )
             + ". A `AvroDeserializer(client, compiler=BackgroundCompiler(build=...))` reads "
             "100 different messages in a loop from the first message on: fastavro reads while "
             "the codec builds in the background, then the compiled codec is swapped in. "
@@ -1150,8 +1331,10 @@ def markdown(report: dict) -> str:
         ]
         for build, entry in never.items():
             if entry.get("error"):
-                lines.append(f"| {build} | {entry.get('first_message_ms', 0):.0f} | "
-                             f"error: {entry['error']} | | | | | | | | |")
+                lines.append(
+                    f"| {build} | {entry.get('first_message_ms', 0):.0f} | "
+                    f"error: {entry['error']} | | | | | | | | |"
+                )
                 continue
             lines.append(
                 f"| {build} | {entry['first_message_ms']:.0f} | "
@@ -1166,10 +1349,13 @@ def markdown(report: dict) -> str:
                 f"{fmt_cpus(entry.get('other_processes_cpus_idle'))} | "
                 f"{entry['swap_after_s']:.1f} | "
                 f"{entry['build_s'] or 0:.1f} ({entry['child_processes_cpu_s']:.1f}) | "
-                f"{fmt_rate(entry.get('compiled_per_s'))} |")
-        bad = [f"- {b}: the first message or a later one differs from confluent-kafka's reading"
-               for b, e in never.items()
-               if not e.get("first_message_correct", True) or e.get("wrong_after")]
+                f"{fmt_rate(entry.get('compiled_per_s'))} |"
+            )
+        bad = [
+            f"- {b}: the first message or a later one differs from confluent-kafka's reading"
+            for b, e in never.items()
+            if not e.get("first_message_correct", True) or e.get("wrong_after")
+        ]
         lines += [""] + (bad + [""] if bad else [])
 
     notes = report.get("notes") or []
@@ -1180,35 +1366,46 @@ def markdown(report: dict) -> str:
 
 # -- main ------------------------------------------------------------------------------------
 
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.kafka",
-                                     description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="3 repeats and 100,000 messages instead of 15 and 1,000,000")
-    parser.add_argument("--cases", help="comma-separated Avro cases of benchmarks/avro_schemas.py "
-                        f"(default: {','.join(DEFAULT_CASES)})")
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.kafka", description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="3 repeats and 100,000 messages instead of 15 and 1,000,000"
+    )
+    parser.add_argument(
+        "--cases",
+        help=f"comma-separated Avro cases of benchmarks/avro_schemas.py (default: {','.join(DEFAULT_CASES)})",
+    )
     parser.add_argument("--groups", help=f"Avro cases by group instead: {', '.join(GROUPS)}, all")
-    parser.add_argument("--marshmallow-cases", default=",".join(MARSHMALLOW_CASES),
-                        help="comma-separated CompiledSchema cases of benchmarks/schemas.py "
-                        "('' for none)")
+    parser.add_argument(
+        "--marshmallow-cases",
+        default=",".join(MARSHMALLOW_CASES),
+        help="comma-separated CompiledSchema cases of benchmarks/schemas.py ('' for none)",
+    )
     parser.add_argument("--repeats", type=int, help="interleaved repeats (default 15, quick 3)")
-    parser.add_argument("--target-ms", type=float, default=30.0,
-                        help="target duration of one timed loop (default 30 ms)")
-    parser.add_argument("--messages", type=int,
-                        help="messages per end-to-end run (default 1,000,000, quick 100,000)")
+    parser.add_argument(
+        "--target-ms", type=float, default=30.0, help="target duration of one timed loop (default 30 ms)"
+    )
+    parser.add_argument(
+        "--messages", type=int, help="messages per end-to-end run (default 1,000,000, quick 100,000)"
+    )
     parser.add_argument("--e2e-case", default="trade", help="the end-to-end case (default trade)")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="end-to-end rounds, the best is reported (default 1)")
-    parser.add_argument("--fields", type=int, default=200,
-                        help="fields of the never-blocked schema (default 200)")
-    parser.add_argument("--settle-s", type=float, default=3.0,
-                        help="never blocked: seconds read after the swap (default 3)")
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="end-to-end rounds, the best is reported (default 1)"
+    )
+    parser.add_argument(
+        "--fields", type=int, default=200, help="fields of the never-blocked schema (default 200)"
+    )
+    parser.add_argument(
+        "--settle-s", type=float, default=3.0, help="never blocked: seconds read after the swap (default 3)"
+    )
     parser.add_argument("--skip-calls", action="store_true")
     parser.add_argument("--skip-e2e", action="store_true")
     parser.add_argument("--skip-never-blocked", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
-    parser.add_argument("--render", action="store_true",
-                        help="only rewrite kafka.md from the output folder's kafka.json")
+    parser.add_argument(
+        "--render", action="store_true", help="only rewrite kafka.md from the output folder's kafka.json"
+    )
     args = parser.parse_args(argv)
     if args.repeats is None:
         args.repeats = 3 if args.quick else 15
@@ -1246,10 +1443,15 @@ def main(argv: list[str] | None = None) -> dict:
     services = load_services()
     env = environment(args, services)
     given = argv if argv is not None else sys.argv[1:]
-    report: dict[str, Any] = {"environment": env, "notes": [],
-                              "command": " ".join(["python -m benchmarks.kafka", *given])}
-    log(f"roastedavro.kafka vs confluent-kafka: {env['mode']} mode; Python {env['python']}, "
-        f"{env['cpu']}; compile cache {env['compile_cache']}")
+    report: dict[str, Any] = {
+        "environment": env,
+        "notes": [],
+        "command": " ".join(["python -m benchmarks.kafka", *given]),
+    }
+    log(
+        f"roastedavro.kafka vs confluent-kafka: {env['mode']} mode; Python {env['python']}, "
+        f"{env['cpu']}; compile cache {env['compile_cache']}"
+    )
 
     if not args.skip_calls:
         names = selected_cases(args)
@@ -1258,8 +1460,10 @@ def main(argv: list[str] | None = None) -> dict:
         report["calls"] = run_calls(names, marshmallow, args.repeats, args.target_ms * 1e6, log)
         report["calls_summary"] = summarize_calls(report["calls"])
         for group, entry in report["calls_summary"].items():
-            log(f"   geomean ({group}, {len(entry['cases'])} cases): "
-                + ", ".join(f"{op} {fmt_x(entry[op]['geomean_ratio'])}" for op in OPS))
+            log(
+                f"   geomean ({group}, {len(entry['cases'])} cases): "
+                + ", ".join(f"{op} {fmt_x(entry[op]['geomean_ratio'])}" for op in OPS)
+            )
 
     need_servers = not (args.skip_e2e and args.skip_never_blocked)
     kafka = registry = None
@@ -1277,23 +1481,27 @@ def main(argv: list[str] | None = None) -> dict:
                 kafka.wait_ready()
             registry.wait_ready()
             report["servers_ready_s"] = round(time.perf_counter() - started, 1)
-            log(f"servers: Kafka {kafka.bootstrap if kafka else '(not needed)'}, registry "
-                f"{registry.url} (ready in {report['servers_ready_s']} s)")
+            log(
+                f"servers: Kafka {kafka.bootstrap if kafka else '(not needed)'}, registry "
+                f"{registry.url} (ready in {report['servers_ready_s']} s)"
+            )
         if not args.skip_e2e and kafka is not None:
-            log(f"2. end to end: {args.messages:,} {args.e2e_case} messages, "
-                f"{args.rounds} round(s)")
+            log(f"2. end to end: {args.messages:,} {args.e2e_case} messages, {args.rounds} round(s)")
             try:
-                report["e2e"] = run_e2e(kafka, registry.url, args.e2e_case, args.messages,
-                                        args.rounds, min(args.repeats, 5), log)
+                report["e2e"] = run_e2e(
+                    kafka, registry.url, args.e2e_case, args.messages, args.rounds, min(args.repeats, 5), log
+                )
             except Exception as error:  # noqa: BLE001 - report, keep the other parts
                 report["e2e"] = {"error": _short(error)}
                 log(f"   ERROR {report['e2e']['error']}")
             e2e = report["e2e"]
             if "ratio" in e2e:
-                log(f"   ratio produce {fmt_x(e2e['ratio']['produce'])}, consume "
+                log(
+                    f"   ratio produce {fmt_x(e2e['ratio']['produce'])}, consume "
                     f"{fmt_x(e2e['ratio']['consume'])}; ceiling (no serializer / confluent-kafka) "
                     f"{fmt_x(e2e['ceiling_ratio']['produce'])}, "
-                    f"{fmt_x(e2e['ceiling_ratio']['consume'])}")
+                    f"{fmt_x(e2e['ceiling_ratio']['consume'])}"
+                )
         if kafka is not None:  # the never-blocked part needs only the registry
             kafka.stop()
             kafka = None
@@ -1305,8 +1513,9 @@ def main(argv: list[str] | None = None) -> dict:
                 client = SchemaRegistryClient.new_client({"url": "mock://bench-never-blocked"})
                 report["never_blocked_registry"] = "mock"
             log(f"3. never blocked: {args.fields} fields, fresh compile cache")
-            report["never_blocked"] = run_never_blocked(client, args.fields, args.settle_s,
-                                                        COMPILE_TIMEOUT, log)
+            report["never_blocked"] = run_never_blocked(
+                client, args.fields, args.settle_s, COMPILE_TIMEOUT, log
+            )
     finally:
         for service in (kafka, registry):
             if service is not None:

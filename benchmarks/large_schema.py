@@ -48,8 +48,7 @@ _BUILD = (
 
 def _tree_rss_kib(root: int) -> int:
     """The summed resident size of ``root`` and its descendants, in KiB."""
-    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,rss="], capture_output=True,
-                             text=True).stdout
+    listing = subprocess.run(["ps", "-eo", "pid=,ppid=,rss="], capture_output=True, text=True).stdout
     children: dict[int, list[int]] = {}
     rss: dict[int, int] = {}
     for line in listing.splitlines():
@@ -72,9 +71,14 @@ def build_once(schema: Path, build: str, tree: Path | None) -> dict:
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(tree), env.get("PYTHONPATH")]))
     with tempfile.TemporaryDirectory() as cache:
         env["ROASTEDAVRO_CACHE_DIR"] = cache
-        process = subprocess.Popen([sys.executable, "-c", _BUILD, str(schema), build],
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   env=env, cwd=str(tree) if tree is not None else None)
+        process = subprocess.Popen(
+            [sys.executable, "-c", _BUILD, str(schema), build],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=str(tree) if tree is not None else None,
+        )
         peak = 0
         while process.poll() is None:
             peak = max(peak, _tree_rss_kib(process.pid))
@@ -83,8 +87,12 @@ def build_once(schema: Path, build: str, tree: Path | None) -> dict:
     if process.returncode != 0:
         raise RuntimeError(f"the build failed:\n{err}")
     timing = json.loads(out.strip().splitlines()[-1])
-    return {"total_s": round(timing["total_s"], 1), "cython_s": round(timing.get("cython", 0), 1),
-            "cc_s": round(timing.get("cc", 0), 1), "peak_mb": round(peak / 1024)}
+    return {
+        "total_s": round(timing["total_s"], 1),
+        "cython_s": round(timing.get("cython", 0), 1),
+        "cc_s": round(timing.get("cc", 0), 1),
+        "peak_mb": round(peak / 1024),
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -103,13 +111,18 @@ def main(argv: list[str] | None = None) -> dict:
             rows.append({"round": round_number, "tree": label, **result})
             print(f"round {round_number} {label}: {result}", flush=True)
     cpu, commit = cpu_and_commit()
-    report = {"schema": args.schema.name, "build": args.build, "cpu": cpu, "commit": commit,
-              "rows": rows}
-    lines = [f"# Building {args.schema.name} (build={args.build!r})", "",
-             "| round | tree | total s | Cython s | C compiler s | peak MB (process tree) |",
-             "| ---: | --- | ---: | ---: | ---: | ---: |"]
-    lines += [f"| {row['round']} | {row['tree']} | {row['total_s']} | {row['cython_s']} | "
-              f"{row['cc_s']} | {row['peak_mb']:,} |" for row in rows]
+    report = {"schema": args.schema.name, "build": args.build, "cpu": cpu, "commit": commit, "rows": rows}
+    lines = [
+        f"# Building {args.schema.name} (build={args.build!r})",
+        "",
+        "| round | tree | total s | Cython s | C compiler s | peak MB (process tree) |",
+        "| ---: | --- | ---: | ---: | ---: | ---: |",
+    ]
+    lines += [
+        f"| {row['round']} | {row['tree']} | {row['total_s']} | {row['cython_s']} | "
+        f"{row['cc_s']} | {row['peak_mb']:,} |"
+        for row in rows
+    ]
     lines.append("")
     stem = "large_schema" if args.build == "child" else f"large_schema_{args.build}"
     save_report(args.out, stem, report, lines)

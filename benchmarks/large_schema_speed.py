@@ -55,8 +55,7 @@ def simplest(schema, avro, seen: frozenset = frozenset()):
     if isinstance(avro, Record):
         if avro.name in seen:
             raise ValueError(f"{avro.name} contains itself without a way out")
-        return {field.name: simplest(schema, field.type, seen | {avro.name})
-                for field in avro.fields}
+        return {field.name: simplest(schema, field.type, seen | {avro.name}) for field in avro.fields}
     if isinstance(avro, Array):
         return []
     if isinstance(avro, Map):
@@ -65,8 +64,16 @@ def simplest(schema, avro, seen: frozenset = frozenset()):
         return avro.symbols[0]
     if isinstance(avro, Fixed):
         return bytes(avro.size)
-    return {"null": None, "boolean": False, "int": 0, "long": 0, "float": 0.0,
-            "double": 0.0, "bytes": b"", "string": ""}[avro.name]
+    return {
+        "null": None,
+        "boolean": False,
+        "int": 0,
+        "long": 0,
+        "float": 0.0,
+        "double": 0.0,
+        "bytes": b"",
+        "string": "",
+    }[avro.name]
 
 
 def field_count(value) -> int:
@@ -103,12 +110,11 @@ def worker(schema_path: Path, level: str, repeats: int) -> dict:
     from roastedavro.avro import load_schema
 
     if level == "-O1":
-        building._LARGE_C_FILE = 1 << 62    # the large-file rule off
+        building._LARGE_C_FILE = 1 << 62  # the large-file rule off
     schema = load_schema(str(schema_path))
     datum, which = the_datum(schema)
     out = io.BytesIO()
-    fastavro.schemaless_writer(out, fastavro.parse_schema(json.loads(schema_path.read_text())),
-                               datum)
+    fastavro.schemaless_writer(out, fastavro.parse_schema(json.loads(schema_path.read_text())), datum)
     expected = out.getvalue()
     started = time.perf_counter()
     codec = AvroCodec(schema, compile="eager")
@@ -119,14 +125,19 @@ def worker(schema_path: Path, level: str, repeats: int) -> dict:
         if data != expected:
             raise AssertionError(f"{label}: not fastavro's bytes")
         if each.load(data) != fastavro.schemaless_reader(
-                io.BytesIO(data), fastavro.parse_schema(json.loads(schema_path.read_text()))):
+            io.BytesIO(data), fastavro.parse_schema(json.loads(schema_path.read_text()))
+        ):
             raise AssertionError(f"{label}: not fastavro's value read back")
         contenders[label] = Contender(label, each.dump, [datum], each.load, [data])
     timings = measure_case(contenders, repeats, 20e6)
-    return {"level": level, "which": which, "bytes": len(expected), "build_s": build_s,
-            "cc_s": building.last_timing.get("cc"),
-            "ns": {label: {op: t[op]["ns"] for op in ("dump", "load")}
-                   for label, t in timings.items()}}
+    return {
+        "level": level,
+        "which": which,
+        "bytes": len(expected),
+        "build_s": build_s,
+        "cc_s": building.last_timing.get("cc"),
+        "ns": {label: {op: t[op]["ns"] for op in ("dump", "load")} for label, t in timings.items()},
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -151,12 +162,25 @@ def main(argv: list[str] | None = None) -> dict:
         for level in LEVELS if round_number % 2 == 0 else LEVELS[::-1]:
             env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=caches[level])
             done = subprocess.run(
-                [sys.executable, "-m", "benchmarks.large_schema_speed", str(args.schema.resolve()),
-                 f"--worker={level}", "--repeats", str(args.repeats)],
-                cwd=HERE.parent, env=env, capture_output=True, text=True, check=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "benchmarks.large_schema_speed",
+                    str(args.schema.resolve()),
+                    f"--worker={level}",
+                    "--repeats",
+                    str(args.repeats),
+                ],
+                cwd=HERE.parent,
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             runs[level].append(json.loads(done.stdout.strip().splitlines()[-1]))
-            print(f"round {round_number + 1} {level}: built in {runs[level][-1]['build_s']:.1f} s",
-                  flush=True)
+            print(
+                f"round {round_number + 1} {level}: built in {runs[level][-1]['build_s']:.1f} s", flush=True
+            )
     first = runs[LEVELS[0]][0]
 
     def median(level, who, op):
@@ -164,33 +188,49 @@ def main(argv: list[str] | None = None) -> dict:
 
     def relative(level, op):
         # each process's codec over its own tier 0: the processes' noise cancels
-        return statistics.median(run["ns"][level][op] / run["ns"]["tier 0"][op]
-                                 for run in runs[level])
+        return statistics.median(run["ns"][level][op] / run["ns"]["tier 0"][op] for run in runs[level])
 
     cpu, commit = cpu_and_commit()
     report = {
-        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "commit": commit,
-        "schema": args.schema.name, "datum": first["which"], "bytes": first["bytes"],
-        "repeats": args.repeats, "rounds": args.rounds,
-        "build": {level: {"build_s": round(runs[level][0]["build_s"], 1),
-                          "cc_s": round(runs[level][0]["cc_s"] or 0, 1)} for level in LEVELS},
-        "ns": {level: {op: round(median(level, level, op), 1) for op in ("dump", "load")}
-               for level in LEVELS},
-        "over_tier0": {level: {op: round(relative(level, op), 3) for op in ("dump", "load")}
-                       for level in LEVELS},
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "commit": commit,
+        "schema": args.schema.name,
+        "datum": first["which"],
+        "bytes": first["bytes"],
+        "repeats": args.repeats,
+        "rounds": args.rounds,
+        "build": {
+            level: {
+                "build_s": round(runs[level][0]["build_s"], 1),
+                "cc_s": round(runs[level][0]["cc_s"] or 0, 1),
+            }
+            for level in LEVELS
+        },
+        "ns": {
+            level: {op: round(median(level, level, op), 1) for op in ("dump", "load")} for level in LEVELS
+        },
+        "over_tier0": {
+            level: {op: round(relative(level, op), 3) for op in ("dump", "load")} for level in LEVELS
+        },
     }
-    lines = [f"# {args.schema.name}: compiled speed at -Og and -O1", "",
-             f"{report['date']}, commit {commit}, {args.rounds} rounds of a fresh process per "
-             f"build (in turn), {args.repeats} interleaved repeats each, median ns per datum; "
-             f"the datum: {first['which']}, {first['bytes']:,} bytes "
-             "(`python -m benchmarks.large_schema_speed`; its docstring: the method). "
-             "Time over tier 0's: the codec's ns over tier 0's in the same process.", "",
-             "| build | first build s (C compiler s) | dump ns | over tier 0 | load ns | over tier 0 |",
-             "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    lines = [
+        f"# {args.schema.name}: compiled speed at -Og and -O1",
+        "",
+        f"{report['date']}, commit {commit}, {args.rounds} rounds of a fresh process per "
+        f"build (in turn), {args.repeats} interleaved repeats each, median ns per datum; "
+        f"the datum: {first['which']}, {first['bytes']:,} bytes "
+        "(`python -m benchmarks.large_schema_speed`; its docstring: the method). "
+        "Time over tier 0's: the codec's ns over tier 0's in the same process.",
+        "",
+        "| build | first build s (C compiler s) | dump ns | over tier 0 | load ns | over tier 0 |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
     for level in LEVELS:
         build, ns, over = report["build"][level], report["ns"][level], report["over_tier0"][level]
-        lines.append(f"| {level} | {build['build_s']} ({build['cc_s']}) | {ns['dump']:,.0f} | "
-                     f"{over['dump']:.2f} | {ns['load']:,.0f} | {over['load']:.2f} |")
+        lines.append(
+            f"| {level} | {build['build_s']} ({build['cc_s']}) | {ns['dump']:,.0f} | "
+            f"{over['dump']:.2f} | {ns['load']:,.0f} | {over['load']:.2f} |"
+        )
     lines.append("")
     save_report(args.out, "large_schema_speed", report, lines)
     return report

@@ -142,10 +142,10 @@ class MeasureV2(CompiledSchema):
     class Meta:
         avro_name = "Measure"
 
-    id = fields.Integer(required=True)      # int -> long
+    id = fields.Integer(required=True)  # int -> long
     sensor = fields.String(required=True)
-    count = fields.Float(required=True)     # int -> double
-    value = fields.Float(required=True)     # float -> double
+    count = fields.Float(required=True)  # int -> double
+    value = fields.Float(required=True)  # float -> double
 
 
 # the renumbered case: an enum's symbols reordered and one added by the reader
@@ -200,8 +200,7 @@ class Contender:
 
 
 def messages(count: int) -> tuple[list[bytes], list[dict]]:
-    records = [{"id": n, "sku": f"SKU-{n % 97}", "quantity": n % 13, "price": n / 8}
-               for n in range(count)]
+    records = [{"id": n, "sku": f"SKU-{n % 97}", "quantity": n % 13, "price": n / 8} for n in range(count)]
     return written_by(OrderV1, records), records
 
 
@@ -246,10 +245,8 @@ def contenders(data: list[bytes]) -> dict[str, Contender]:
         "writer as dict": Contender(lambda m: one_pass(m, writer_schema=as_dict), data),
         "writer as JSON text": Contender(lambda m: one_pass(m, writer_schema=as_text), data),
         "writer as parsed Schema": Contender(lambda m: one_pass(m, writer_schema=as_model), data),
-        "rearranged, writer as class": Contender(
-            lambda m: rearranged(m, writer_schema=writer_class), data),
-        "rearranged, writer as dict": Contender(
-            lambda m: rearranged(m, writer_schema=as_dict), data),
+        "rearranged, writer as class": Contender(lambda m: rearranged(m, writer_schema=writer_class), data),
+        "rearranged, writer as dict": Contender(lambda m: rearranged(m, writer_schema=as_dict), data),
         "load_compiled, no writer schema": Contender(lambda m: one_pass(m), own),
         # called through a lambda as the others are (the harness calls each
         # contender with one argument; a keyword needs the lambda)
@@ -269,18 +266,24 @@ def written_by(writer_class, records: list[dict]) -> list[bytes]:
 
 
 def nested_messages(count: int) -> list[bytes]:
-    return written_by(PurchaseV1, [
-        {"id": n, "customer": {"name": f"c{n % 31}", "tier": n % 3, "country": "NL"},
-         "amount": n / 4} for n in range(count)])
+    return written_by(
+        PurchaseV1,
+        [
+            {"id": n, "customer": {"name": f"c{n % 31}", "tier": n % 3, "country": "NL"}, "amount": n / 4}
+            for n in range(count)
+        ],
+    )
 
 
 def promoted_messages(count: int) -> list[bytes]:
-    return written_by(MeasureV1, [
-        {"id": n * 1000, "sensor": f"s{n % 7}", "count": n, "value": n / 8} for n in range(count)])
+    return written_by(
+        MeasureV1, [{"id": n * 1000, "sensor": f"s{n % 7}", "count": n, "value": n / 8} for n in range(count)]
+    )
 
 
-def pair_contenders(case: str, slow_path: str, writer_class, reader_class,
-                    data: list[bytes]) -> dict[str, Contender]:
+def pair_contenders(
+    case: str, slow_path: str, writer_class, reader_class, data: list[bytes]
+) -> dict[str, Contender]:
     """The pair's one-pass codec, the path that serves it before that codec
     is built (``slow_path`` names it), and the pair's AvroCodec, each reading
     ``data`` with the writer given as its class."""
@@ -290,13 +293,16 @@ def pair_contenders(case: str, slow_path: str, writer_class, reader_class,
     # no codec to build a one-pass reader for: the slow path serves the pair
     slow.load_compiled.__self__.pairs.args[2].codec = None
     slow_load = slow.load_compiled
-    pair = AvroCodec(reader_class().avro_schema(), writer_schema=writer_class().avro_schema(),
-                     compile="eager")
+    pair = AvroCodec(
+        reader_class().avro_schema(), writer_schema=writer_class().avro_schema(), compile="eager"
+    )
     return {
         f"{case}, one pass, writer as class": Contender(
-            lambda m: one_pass(m, writer_schema=writer_class), data),
+            lambda m: one_pass(m, writer_schema=writer_class), data
+        ),
         f"{case}, {slow_path}, writer as class": Contender(
-            lambda m: slow_load(m, writer_schema=writer_class), data),
+            lambda m: slow_load(m, writer_schema=writer_class), data
+        ),
         f"{case}, AvroCodec pair .load": Contender(lambda m: pair.load(m), data),
     }
 
@@ -311,9 +317,18 @@ def promoted_contenders(data: list[bytes]) -> dict[str, Contender]:
 
 def renumbered_messages(count: int) -> list[bytes]:
     colours = list(WrittenColour)
-    return written_by(SwatchV1, [
-        {"id": n, "colour": colours[n % 3].name, "trim": None if n % 2 else colours[(n + 1) % 3].name,
-         "grams": n % 500} for n in range(count)])
+    return written_by(
+        SwatchV1,
+        [
+            {
+                "id": n,
+                "colour": colours[n % 3].name,
+                "trim": None if n % 2 else colours[(n + 1) % 3].name,
+                "grams": n % 500,
+            }
+            for n in range(count)
+        ],
+    )
 
 
 def renumbered_contenders(data: list[bytes]) -> dict[str, Contender]:
@@ -327,8 +342,10 @@ def check_pair(found: dict[str, Contender], writer_class, reader_class) -> None:
     writer = fastavro.parse_schema(writer_class().avro_schema())
     reader = fastavro.parse_schema(reader_class().avro_schema())
     for name, contender in found.items():
-        expected = [fastavro.schemaless_reader(io.BytesIO(message), writer, reader)
-                    for message in contender.load_input]
+        expected = [
+            fastavro.schemaless_reader(io.BytesIO(message), writer, reader)
+            for message in contender.load_input
+        ]
         if "AvroCodec" not in name:
             expected = [reader_class().load(value) for value in expected]
         if [contender.load(message) for message in contender.load_input] != expected:
@@ -369,20 +386,17 @@ def main(argv: list[str] | None = None) -> dict:
     commit = cpu_and_commit()[1] or "unknown"
     report = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "python": platform.python_version(), "commit": commit,
+        "python": platform.python_version(),
+        "commit": commit,
         "repeats": 5 if args.quick else 15,
         "ns": {name: round(t["load"]["ns"], 1) for name, t in timings.items()},
         "spread": {name: round(t["load"]["spread"], 3) for name, t in timings.items()},
         "nested_ns": {name: round(t["load"]["ns"], 1) for name, t in nested_timings.items()},
-        "nested_spread": {name: round(t["load"]["spread"], 3)
-                          for name, t in nested_timings.items()},
+        "nested_spread": {name: round(t["load"]["spread"], 3) for name, t in nested_timings.items()},
         "promoted_ns": {name: round(t["load"]["ns"], 1) for name, t in promoted_timings.items()},
-        "promoted_spread": {name: round(t["load"]["spread"], 3)
-                            for name, t in promoted_timings.items()},
-        "renumbered_ns": {name: round(t["load"]["ns"], 1)
-                          for name, t in renumbered_timings.items()},
-        "renumbered_spread": {name: round(t["load"]["spread"], 3)
-                              for name, t in renumbered_timings.items()},
+        "promoted_spread": {name: round(t["load"]["spread"], 3) for name, t in promoted_timings.items()},
+        "renumbered_ns": {name: round(t["load"]["ns"], 1) for name, t in renumbered_timings.items()},
+        "renumbered_spread": {name: round(t["load"]["spread"], 3) for name, t in renumbered_timings.items()},
     }
     lines = [
         "# load_compiled with a writer schema, in every form it can be given",

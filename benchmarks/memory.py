@@ -56,7 +56,7 @@ if not __package__:  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(HERE.parent))
 
 #: what each run executes (argv: the module to import as fa, the records per schema)
-SCRIPT = r'''
+SCRIPT = r"""
 import hashlib, io, json, os, resource, sys, time
 
 started = time.perf_counter()
@@ -144,7 +144,7 @@ print(json.dumps({
                                   "roastedavro.avrogen", "roastedavro.avrojson",
                                   "importlib.metadata") if m in sys.modules),
 }))
-'''
+"""
 
 #: configuration -> (module imported, ROASTEDAVRO_COMPILE or None)
 CONFIGS = {
@@ -164,16 +164,25 @@ def run_once(config: str, records: int, user_cache: bool, workdir: Path) -> dict
         if not user_cache:
             os.chmod(cache, 0o700)
             env["ROASTEDAVRO_CACHE_DIR"] = cache
-        done = subprocess.run([sys.executable, "-c", SCRIPT, module, str(records)], env=env,
-                              cwd=workdir, capture_output=True, text=True, timeout=900)
+        done = subprocess.run(
+            [sys.executable, "-c", SCRIPT, module, str(records)],
+            env=env,
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     if done.returncode != 0:
         raise RuntimeError(f"{config}: the script failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])
 
 
 def summary(values: list[float]) -> str:
-    return (f"{statistics.median(values):,.1f} ({min(values):,.1f}-{max(values):,.1f})"
-            if len(values) > 1 else f"{values[0]:,.1f}")
+    return (
+        f"{statistics.median(values):,.1f} ({min(values):,.1f}-{max(values):,.1f})"
+        if len(values) > 1
+        else f"{values[0]:,.1f}"
+    )
 
 
 def markdown(env: dict, runs: dict[str, list[dict]]) -> str:
@@ -196,9 +205,14 @@ def markdown(env: dict, runs: dict[str, list[dict]]) -> str:
             f"| {summary([r['rss_import_kb'] / 1024 for r in results])} "
             f"| {summary([r['rss_peak_kb'] / 1024 for r in results])} "
             f"| {summary([r['children_kb'] / 1024 for r in results])} "
-            f"| {', '.join(modules) or '-'} |")
-    lines += ["", "Checks: every configuration wrote fastavro's bytes (messages and container "
-              "blocks) and read every record.", ""]
+            f"| {', '.join(modules) or '-'} |"
+        )
+    lines += [
+        "",
+        "Checks: every configuration wrote fastavro's bytes (messages and container "
+        "blocks) and read every record.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -215,14 +229,17 @@ def _byte_compiled() -> None:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.memory",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.memory", description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=100_000, help="records per schema")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--configs", default=",".join(CONFIGS),
-                        help="comma-separated, of: " + ", ".join(CONFIGS))
-    parser.add_argument("--user-cache", action="store_true",
-                        help="the user's ROASTEDAVRO_CACHE_DIR instead of an empty one per run")
+    parser.add_argument(
+        "--configs", default=",".join(CONFIGS), help="comma-separated, of: " + ", ".join(CONFIGS)
+    )
+    parser.add_argument(
+        "--user-cache",
+        action="store_true",
+        help="the user's ROASTEDAVRO_CACHE_DIR instead of an empty one per run",
+    )
     parser.add_argument("--out", type=Path, default=HERE / "results", help="output folder")
     args = parser.parse_args(argv)
     configs = [c.strip() for c in args.configs.split(",")]
@@ -234,9 +251,16 @@ def main(argv: list[str] | None = None) -> dict:
 
     _byte_compiled()
     cpu, commit = cpu_and_commit()
-    env = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "python": sys.version.split()[0],
-           "cpu": cpu, "cpus": os.cpu_count(), "git_commit": commit, "rounds": args.rounds,
-           "records": args.records, "user_cache": args.user_cache}
+    env = {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "python": sys.version.split()[0],
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "rounds": args.rounds,
+        "records": args.records,
+        "user_cache": args.user_cache,
+    }
     runs: dict[str, list[dict]] = {c: [] for c in configs}
     expected = None
     with tempfile.TemporaryDirectory(prefix="roastedavro-memory-") as workdir:
@@ -251,11 +275,13 @@ def main(argv: list[str] | None = None) -> dict:
                 elif result["sha256"] != expected:
                     raise RuntimeError(f"{config} wrote other bytes than {configs[0]}")
                 runs[config].append(result)
-                print(f"round {number + 1} {config:28s} import {result['import_ms']:6.1f} ms  "
-                      f"after import {result['rss_import_kb'] / 1024:5.1f} MB  "
-                      f"peak {result['rss_peak_kb'] / 1024:5.1f} MB  "
-                      f"children {result['children_kb'] / 1024:5.1f} MB  {result['modules']}",
-                      flush=True)
+                print(
+                    f"round {number + 1} {config:28s} import {result['import_ms']:6.1f} ms  "
+                    f"after import {result['rss_import_kb'] / 1024:5.1f} MB  "
+                    f"peak {result['rss_peak_kb'] / 1024:5.1f} MB  "
+                    f"children {result['children_kb'] / 1024:5.1f} MB  {result['modules']}",
+                    flush=True,
+                )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "memory.json").write_text(json.dumps({"environment": env, "runs": runs}, indent=1))
     text = markdown(env, runs)

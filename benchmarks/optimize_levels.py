@@ -76,15 +76,16 @@ def measure(kind: str, case, repeats: int, target_ns: float) -> dict:
         # both builds write the same bytes and read the same values
         assert [dump(datum) for datum in datums] == messages, (case.name, level)
         assert [load(message) for message in messages] == [codecs["-O1"][1](m) for m in messages]
-    contenders = {level: Contender(level, dump, datums, load, messages)
-                  for level, (dump, load) in codecs.items()}
+    contenders = {
+        level: Contender(level, dump, datums, load, messages) for level, (dump, load) in codecs.items()
+    }
     timings = measure_case(contenders, repeats, target_ns)
     return {
-        "kind": kind, "case": case.name, "cc_s": cc,
-        "ns": {level: {op: timings[level][op]["ns"] for op in ("dump", "load")}
-               for level in LEVELS},
-        "min_ns": {level: {op: timings[level][op]["min_ns"] for op in ("dump", "load")}
-                   for level in LEVELS},
+        "kind": kind,
+        "case": case.name,
+        "cc_s": cc,
+        "ns": {level: {op: timings[level][op]["ns"] for op in ("dump", "load")} for level in LEVELS},
+        "min_ns": {level: {op: timings[level][op]["min_ns"] for op in ("dump", "load")} for level in LEVELS},
     }
 
 
@@ -93,33 +94,47 @@ def _geomean(values: list[float]) -> float:
 
 
 def report(rows: list[dict], meta: dict) -> str:
-    lines = ["# -Og against -O1: build time and speed", "",
-             f"{meta['date']}, {meta['repeats']} interleaved repeats, median ns per datum; "
-             f"Python {meta['python']}, {meta['cpus']} CPUs, gcc at the two levels "
-             "(`python -m benchmarks.optimize_levels`; its docstring: the method). "
-             "Ratio: -Og's ns over -O1's (above 1: -Og is slower). C compiler s: that build's "
-             "gcc time.", ""]
-    for kind, title in (("avro", "Plain Avro schemas (AvroCodec)"),
-                        ("marshmallow", "marshmallow schemas (CompiledSchema)")):
+    lines = [
+        "# -Og against -O1: build time and speed",
+        "",
+        f"{meta['date']}, {meta['repeats']} interleaved repeats, median ns per datum; "
+        f"Python {meta['python']}, {meta['cpus']} CPUs, gcc at the two levels "
+        "(`python -m benchmarks.optimize_levels`; its docstring: the method). "
+        "Ratio: -Og's ns over -O1's (above 1: -Og is slower). C compiler s: that build's "
+        "gcc time.",
+        "",
+    ]
+    for kind, title in (
+        ("avro", "Plain Avro schemas (AvroCodec)"),
+        ("marshmallow", "marshmallow schemas (CompiledSchema)"),
+    ):
         chosen = [row for row in rows if row["kind"] == kind]
         if not chosen:
             continue
         dump = [row["ns"]["-Og"]["dump"] / row["ns"]["-O1"]["dump"] for row in chosen]
         load = [row["ns"]["-Og"]["load"] / row["ns"]["-O1"]["load"] for row in chosen]
-        cc = [row["cc_s"]["-Og"] / row["cc_s"]["-O1"] for row in chosen
-              if row["cc_s"]["-O1"] and row["cc_s"]["-Og"]]
-        lines += [f"## {title}", "",
-                  f"Geometric mean over {len(chosen)} cases: dump {_geomean(dump):.3f}, "
-                  f"load {_geomean(load):.3f}, C compiler time {_geomean(cc):.3f}. "
-                  f"Worst: dump {max(dump):.3f}, load {max(load):.3f}.", "",
-                  "| case | C compiler s -O1 | -Og | dump ns -O1 | -Og | ratio | load ns -O1 | -Og | ratio |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        cc = [
+            row["cc_s"]["-Og"] / row["cc_s"]["-O1"]
+            for row in chosen
+            if row["cc_s"]["-O1"] and row["cc_s"]["-Og"]
+        ]
+        lines += [
+            f"## {title}",
+            "",
+            f"Geometric mean over {len(chosen)} cases: dump {_geomean(dump):.3f}, "
+            f"load {_geomean(load):.3f}, C compiler time {_geomean(cc):.3f}. "
+            f"Worst: dump {max(dump):.3f}, load {max(load):.3f}.",
+            "",
+            "| case | C compiler s -O1 | -Og | dump ns -O1 | -Og | ratio | load ns -O1 | -Og | ratio |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
         for row, d, ld in zip(chosen, dump, load):
             ns = row["ns"]
             lines.append(
                 f"| {row['case']} | {row['cc_s']['-O1']:.2f} | {row['cc_s']['-Og']:.2f} | "
                 f"{ns['-O1']['dump']:,.0f} | {ns['-Og']['dump']:,.0f} | {d:.3f} | "
-                f"{ns['-O1']['load']:,.0f} | {ns['-Og']['load']:,.0f} | {ld:.3f} |")
+                f"{ns['-O1']['load']:,.0f} | {ns['-Og']['load']:,.0f} | {ld:.3f} |"
+            )
         lines.append("")
     return "\n".join(lines)
 
@@ -138,22 +153,35 @@ def main(argv: list[str] | None = None) -> None:
 
     wanted = set(args.cases.split(",")) if args.cases else None
     kinds = args.kinds.split(",")
-    jobs = [("avro", case) for name, case in AVRO_CASES.items()
-            if "avro" in kinds and (wanted is None or name in wanted)]
-    jobs += [("marshmallow", case) for name, case in MM_CASES.items()
-             if "marshmallow" in kinds and (wanted is None or name in wanted)]
+    jobs = [
+        ("avro", case)
+        for name, case in AVRO_CASES.items()
+        if "avro" in kinds and (wanted is None or name in wanted)
+    ]
+    jobs += [
+        ("marshmallow", case)
+        for name, case in MM_CASES.items()
+        if "marshmallow" in kinds and (wanted is None or name in wanted)
+    ]
     rows = []
     for kind, case in jobs:
         started = time.perf_counter()
         rows.append(measure(kind, case, args.repeats, args.target_ms * 1e6))
         row = rows[-1]
-        print(f"{kind:11s} {case.name:22s} cc {row['cc_s']['-O1']:.2f}/{row['cc_s']['-Og']:.2f} s  "
-              f"dump {row['ns']['-Og']['dump'] / row['ns']['-O1']['dump']:.3f}  "
-              f"load {row['ns']['-Og']['load'] / row['ns']['-O1']['load']:.3f}  "
-              f"({time.perf_counter() - started:.0f} s)", flush=True)
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "repeats": args.repeats,
-            "python": platform.python_version(), "cpus": os.cpu_count(),
-            "load_average": os.getloadavg()}
+        print(
+            f"{kind:11s} {case.name:22s} cc {row['cc_s']['-O1']:.2f}/{row['cc_s']['-Og']:.2f} s  "
+            f"dump {row['ns']['-Og']['dump'] / row['ns']['-O1']['dump']:.3f}  "
+            f"load {row['ns']['-Og']['load'] / row['ns']['-O1']['load']:.3f}  "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
+    meta = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "repeats": args.repeats,
+        "python": platform.python_version(),
+        "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
+    }
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "optimize_levels.json").write_text(json.dumps({"meta": meta, "rows": rows}, indent=1))
     (args.out / "optimize_levels.md").write_text(report(rows, meta) + "\n")

@@ -58,6 +58,7 @@ def generic_path(schema) -> bool:
 
 # -- timing -------------------------------------------------------------------------
 
+
 def timed_loop(fn, arg, n: int) -> int:
     """ns taken by ``n`` calls of ``fn(arg)``, with the GC off (as timeit does)."""
     enabled = gc.isenabled()
@@ -85,7 +86,7 @@ def calibrate(fn, arg, target_ns: float) -> int:
 
 def measure_case(contenders: dict, repeats: int, target_ns: float) -> dict:
     """Median ns per call for each contender and direction, repeats interleaved round-robin."""
-    jobs = []   # (contender, op, fn, arg)
+    jobs = []  # (contender, op, fn, arg)
     for name, contender in contenders.items():
         if contender.dump_excluded is None:
             jobs.append((name, "dump", contender.dump, contender.dump_input))
@@ -115,6 +116,7 @@ def measure_case(contenders: dict, repeats: int, target_ns: float) -> dict:
 
 
 # -- memory ---------------------------------------------------------------------------
+
 
 def current_rss_kib() -> int:
     try:
@@ -153,9 +155,14 @@ def memory_flat_check(schema, record, checkpoints: list[int]) -> dict:
         _dump_load(schema, record, target - done)
         done = target
         gc.collect()
-        rss.append({"iterations": target, "rss_kib": current_rss_kib(),
-                    "growth_kib": current_rss_kib() - base,
-                    "elapsed_s": round(time.perf_counter() - started, 2)})
+        rss.append(
+            {
+                "iterations": target,
+                "rss_kib": current_rss_kib(),
+                "growth_kib": current_rss_kib() - base,
+                "elapsed_s": round(time.perf_counter() - started, 2),
+            }
+        )
     result["rss_baseline_kib"] = base
     result["rss"] = rss
 
@@ -171,8 +178,14 @@ def memory_flat_check(schema, record, checkpoints: list[int]) -> dict:
             done = target
             gc.collect()
             current, peak = tracemalloc.get_traced_memory()
-            traced.append({"iterations": target, "traced_bytes": current,
-                           "growth_bytes": current - traced_base, "peak_bytes": peak})
+            traced.append(
+                {
+                    "iterations": target,
+                    "traced_bytes": current,
+                    "growth_bytes": current - traced_base,
+                    "peak_bytes": peak,
+                }
+            )
         result["tracemalloc_baseline_bytes"] = traced_base
         result["tracemalloc"] = traced
     finally:
@@ -199,19 +212,29 @@ def leak_sweep(schema, record, per_call_ns: float, budget_s: float) -> dict:
     finally:
         tracemalloc.stop()
     per_iteration = (traced1 - traced0) / n
-    return {"iterations": n, "traced_growth_bytes": traced1 - traced0,
-            "traced_bytes_per_iteration": per_iteration, "rss_growth_kib": rss1 - rss0,
-            "suspect": per_iteration >= 1.0 and traced1 - traced0 > 65536}
+    return {
+        "iterations": n,
+        "traced_growth_bytes": traced1 - traced0,
+        "traced_bytes_per_iteration": per_iteration,
+        "rss_growth_kib": rss1 - rss0,
+        "suspect": per_iteration >= 1.0 and traced1 - traced0 > 65536,
+    }
 
 
 # -- compile cost ----------------------------------------------------------------------
+
 
 def _probe(name: str, cache: str) -> dict:
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=cache)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     completed = subprocess.run(
-        [sys.executable, "-m", "benchmarks.compile_probe", name], cwd=ROOT, env=env,
-        capture_output=True, text=True, timeout=900)
+        [sys.executable, "-m", "benchmarks.compile_probe", name],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if completed.returncode != 0:
         tail = (completed.stderr or completed.stdout).strip().splitlines()[-3:]
         raise RuntimeError(" | ".join(tail))
@@ -227,16 +250,21 @@ def compile_cost(names: list[str], log) -> dict:
             cold = _probe(name, cache)
             cached = _probe(name, cache)
             results[name] = {
-                "cold_s": cold["compile_s"], "cold_built": cold["built"],
-                "cython_s": cold["cython_s"], "cc_s": cold["cc_s"],
+                "cold_s": cold["compile_s"],
+                "cold_built": cold["built"],
+                "cython_s": cold["cython_s"],
+                "cc_s": cold["cc_s"],
                 "cold_max_rss_kib": cold["max_rss_kib"],
-                "cached_s": cached["compile_s"], "cached_built": cached["built"],
+                "cached_s": cached["compile_s"],
+                "cached_built": cached["built"],
                 "cached_max_rss_kib": cached["max_rss_kib"],
                 "in_memory_recompile_s": cached["in_memory_recompile_s"],
             }
-            log(f"  {name:20s} cold {cold['compile_s']:6.2f} s (cython {cold['cython_s'] or 0:.2f} s, "
+            log(
+                f"  {name:20s} cold {cold['compile_s']:6.2f} s (cython {cold['cython_s'] or 0:.2f} s, "
                 f"cc {cold['cc_s'] or 0:.2f} s)   cached {cached['compile_s'] * 1e3:7.1f} ms   "
-                f"codegen only {cached['in_memory_recompile_s'] * 1e3:6.1f} ms")
+                f"codegen only {cached['in_memory_recompile_s'] * 1e3:6.1f} ms"
+            )
         except Exception as error:  # noqa: BLE001
             results[name] = {"error": str(error)[:400]}
             log(f"  {name:20s} FAILED: {str(error)[:200]}")
@@ -246,6 +274,7 @@ def compile_cost(names: list[str], log) -> dict:
 
 
 # -- summaries -------------------------------------------------------------------------
+
 
 def geomean(values: list[float]) -> float | None:
     values = [v for v in values if v and v > 0]
@@ -277,8 +306,11 @@ def summarize(results: dict, contenders: tuple[str, ...], baseline: str) -> dict
         for op in ("dump", "load"):
             per = {}
             for contender in contenders:
-                values = [results[n]["speedup"][op][contender] for n in names
-                          if contender in results[n].get("speedup", {}).get(op, {})]
+                values = [
+                    results[n]["speedup"][op][contender]
+                    for n in names
+                    if contender in results[n].get("speedup", {}).get(op, {})
+                ]
                 per[contender] = {"geomean_speedup": geomean(values), "cases": len(values)}
             entry[op] = per
         entry["cases"] = names
@@ -286,13 +318,19 @@ def summarize(results: dict, contenders: tuple[str, ...], baseline: str) -> dict
     tick = results.get("market_tick", {}).get("timings", {})
     if "roastedavro" in tick and "msgspec" in tick:
         summary["market_tick_vs_msgspec"] = {
-            op: {"roastedavro_ns": tick["roastedavro"][op]["ns"], "msgspec_ns": tick["msgspec"][op]["ns"],
-                 "msgspec_over_roastedavro": tick["msgspec"][op]["ns"] / tick["roastedavro"][op]["ns"]}
-            for op in ("dump", "load") if op in tick["roastedavro"] and op in tick["msgspec"]}
+            op: {
+                "roastedavro_ns": tick["roastedavro"][op]["ns"],
+                "msgspec_ns": tick["msgspec"][op]["ns"],
+                "msgspec_over_roastedavro": tick["msgspec"][op]["ns"] / tick["roastedavro"][op]["ns"],
+            }
+            for op in ("dump", "load")
+            if op in tick["roastedavro"] and op in tick["msgspec"]
+        }
     return summary
 
 
 # -- environment ------------------------------------------------------------------------
+
 
 def cpu_and_commit() -> tuple[str, str | None]:
     """The CPU's model name, and the short git commit of the checkout (noting uncommitted
@@ -306,10 +344,12 @@ def cpu_and_commit() -> tuple[str, str | None]:
     except OSError:
         pass
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT,
-                                capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "roastedavro"], cwd=ROOT,
-                               capture_output=True, text=True).stdout.strip()
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "roastedavro"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
         commit += " (roastedavro/ has uncommitted changes)" if dirty else ""
     except OSError:
         commit = None
@@ -334,6 +374,7 @@ def environment(args) -> dict:
     def version(module: str) -> str | None:
         try:
             from importlib.metadata import version as v
+
             return v(module)
         except Exception:  # noqa: BLE001
             return None
@@ -342,18 +383,28 @@ def environment(args) -> dict:
     return {
         "date": time.strftime("%Y-%m-%d %H:%M:%S %z"),
         "mode": "quick" if args.quick else "full",
-        "python": sys.version.split()[0], "platform": platform.platform(), "cpu": cpu,
-        "cpus": os.cpu_count(), "git_commit": commit,
-        "versions": {"roastedavro": roastedavro.__version__, "fastavro": fastavro.__version__,
-                     "avro": version("avro"), "cerializer": version("cerializer"),
-                     "msgspec": msgspec.__version__, "marshmallow": version("marshmallow"),
-                     "Cython": Cython.__version__},
-        "repeats": args.repeats, "target_loop_ms": args.target_ms,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "versions": {
+            "roastedavro": roastedavro.__version__,
+            "fastavro": fastavro.__version__,
+            "avro": version("avro"),
+            "cerializer": version("cerializer"),
+            "msgspec": msgspec.__version__,
+            "marshmallow": version("marshmallow"),
+            "Cython": Cython.__version__,
+        },
+        "repeats": args.repeats,
+        "target_loop_ms": args.target_ms,
         "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
     }
 
 
 # -- output --------------------------------------------------------------------------------
+
 
 def fmt_ns(value: float | None) -> str:
     if value is None:
@@ -389,10 +440,12 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
         "",
     ]
     for op in ("dump", "load"):
-        lines += [f"## {op}", "",
-                  "| schema | " + " | ".join(f"{c} {op} ns" for c in contenders)
-                  + " | roastedavro vs fastavro |",
-                  "| --- | " + " | ".join("---:" for _ in contenders) + " | ---: |"]
+        lines += [
+            f"## {op}",
+            "",
+            "| schema | " + " | ".join(f"{c} {op} ns" for c in contenders) + " | roastedavro vs fastavro |",
+            "| --- | " + " | ".join("---:" for _ in contenders) + " | ---: |",
+        ]
         for name, result in results.items():
             if "timings" not in result:
                 lines.append(f"| {name} | " + " | ".join("error" for _ in contenders) + " | n/a |")
@@ -402,67 +455,101 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
             mark = "*" if result.get("generic_path") else ""
             ratio = result["speedup"].get(op, {}).get("roastedavro")
             lines.append(f"| {name}{mark} | " + " | ".join(cells) + f" | **{fmt_x(ratio)}** |")
-        for group, label in (("classic", "geomean speedup vs fastavro, classic set"),
-                             ("wide", "geomean speedup vs fastavro, wide"),
-                             ("array", "geomean speedup vs fastavro, arrays"),
-                             ("logical", "geomean speedup vs fastavro, logical types"),
-                             ("all", "geomean speedup vs fastavro, all cases")):
+        for group, label in (
+            ("classic", "geomean speedup vs fastavro, classic set"),
+            ("wide", "geomean speedup vs fastavro, wide"),
+            ("array", "geomean speedup vs fastavro, arrays"),
+            ("logical", "geomean speedup vs fastavro, logical types"),
+            ("all", "geomean speedup vs fastavro, all cases"),
+        ):
             per = summary[group][op]
-            cells = [fmt_x(per[c]["geomean_speedup"]) + ("" if per[c]["cases"] in
-                     (0, len(summary[group]["cases"])) else f" ({per[c]['cases']})")
-                     for c in contenders]
-            lines.append(f"| *{label}* | " + " | ".join(cells)
-                         + f" | **{fmt_x(per['roastedavro']['geomean_speedup'])}** |")
+            cells = [
+                fmt_x(per[c]["geomean_speedup"])
+                + ("" if per[c]["cases"] in (0, len(summary[group]["cases"])) else f" ({per[c]['cases']})")
+                for c in contenders
+            ]
+            lines.append(
+                f"| *{label}* | "
+                + " | ".join(cells)
+                + f" | **{fmt_x(per['roastedavro']['geomean_speedup'])}** |"
+            )
         lines.append("")
-    lines.append("Numbers in parentheses after a geometric mean: the cases it covers, when "
-                 "fewer than the group (the rest were n/a).")
+    lines.append(
+        "Numbers in parentheses after a geometric mean: the cases it covers, when "
+        "fewer than the group (the rest were n/a)."
+    )
     lines.append("")
     tick = summary.get("market_tick_vs_msgspec")
     if tick:
-        lines += ["## market_tick: roastedavro (Avro) vs msgspec (MessagePack + Struct)", "",
-                  "| | roastedavro ns | msgspec ns | msgspec / roastedavro |",
-                  "| --- | ---: | ---: | ---: |"]
+        lines += [
+            "## market_tick: roastedavro (Avro) vs msgspec (MessagePack + Struct)",
+            "",
+            "| | roastedavro ns | msgspec ns | msgspec / roastedavro |",
+            "| --- | ---: | ---: | ---: |",
+        ]
         for op, entry in tick.items():
-            lines.append(f"| {op} | {fmt_ns(entry['roastedavro_ns'])} | {fmt_ns(entry['msgspec_ns'])} "
-                         f"| {entry['msgspec_over_roastedavro']:.2f} |")
+            lines.append(
+                f"| {op} | {fmt_ns(entry['roastedavro_ns'])} | {fmt_ns(entry['msgspec_ns'])} "
+                f"| {entry['msgspec_over_roastedavro']:.2f} |"
+            )
         lines += ["", "Above 1: roastedavro is faster.", ""]
 
     memory = report.get("memory")
     if memory:
-        lines += ["## Memory", "",
-                  f"Peak RSS of the benchmark process (getrusage ru_maxrss; every contender "
-                  f"loaded, Cython's compiler imported): {memory['peak_rss_kib'] / 1024:.1f} MiB "
-                  f"(after the timing runs: {memory['peak_rss_after_timing_kib'] / 1024:.1f} MiB). "
-                  "A process that only loads cached roastedavro codecs: see \"peak RSS cached\" "
-                  "under Compile cost.", ""]
+        lines += [
+            "## Memory",
+            "",
+            f"Peak RSS of the benchmark process (getrusage ru_maxrss; every contender "
+            f"loaded, Cython's compiler imported): {memory['peak_rss_kib'] / 1024:.1f} MiB "
+            f"(after the timing runs: {memory['peak_rss_after_timing_kib'] / 1024:.1f} MiB). "
+            'A process that only loads cached roastedavro codecs: see "peak RSS cached" '
+            "under Compile cost.",
+            "",
+        ]
         flat = memory.get("flat_check")
         if flat:
-            lines += ["Flat-memory check, roastedavro dump_compiled + load_compiled of market_tick "
-                      "(after a 10,000-iteration warm-up; RSS pass, then a tracemalloc pass):", "",
-                      "| iterations | RSS | RSS growth | tracemalloc traced | traced growth |",
-                      "| ---: | ---: | ---: | ---: | ---: |"]
+            lines += [
+                "Flat-memory check, roastedavro dump_compiled + load_compiled of market_tick "
+                "(after a 10,000-iteration warm-up; RSS pass, then a tracemalloc pass):",
+                "",
+                "| iterations | RSS | RSS growth | tracemalloc traced | traced growth |",
+                "| ---: | ---: | ---: | ---: | ---: |",
+            ]
             for rss, traced in zip(flat["rss"], flat["tracemalloc"]):
-                lines.append(f"| {rss['iterations']:,} | {rss['rss_kib'] / 1024:.1f} MiB | "
-                             f"{rss['growth_kib']:+,} KiB | {traced['traced_bytes']:,} B | "
-                             f"{traced['growth_bytes']:+,} B |")
-            lines += ["", f"Flat: **{'yes' if flat['flat'] else 'NO'}** (at most 1 MiB RSS and "
-                      "64 KiB traced growth over the run).", ""]
+                lines.append(
+                    f"| {rss['iterations']:,} | {rss['rss_kib'] / 1024:.1f} MiB | "
+                    f"{rss['growth_kib']:+,} KiB | {traced['traced_bytes']:,} B | "
+                    f"{traced['growth_bytes']:+,} B |"
+                )
+            lines += [
+                "",
+                f"Flat: **{'yes' if flat['flat'] else 'NO'}** (at most 1 MiB RSS and "
+                "64 KiB traced growth over the run).",
+                "",
+            ]
         sweep = memory.get("leak_sweep")
         if sweep:
             suspects = [n for n, s in sweep.items() if s.get("suspect")]
-            lines += ["Leak sweep (every case, dump+load under tracemalloc): "
-                      + (f"**growth in {', '.join(suspects)}**" if suspects else "no case grows")
-                      + "; per case in results.json.", ""]
+            lines += [
+                "Leak sweep (every case, dump+load under tracemalloc): "
+                + (f"**growth in {', '.join(suspects)}**" if suspects else "no case grows")
+                + "; per case in results.json.",
+                "",
+            ]
 
     compile_results = report.get("compile")
     if compile_results:
-        lines += ["## Compile cost", "",
-                  "Cold: `compile()` in a fresh process with an empty `ROASTEDAVRO_CACHE_DIR` "
-                  "(code generation, Cython, C compiler, import). Cached: `compile()` in another "
-                  "fresh process with that cache (code generation + import of the cached module). "
-                  "Codegen only: a second instance's `compile()` in the same process.", "",
-                  "| schema | cold s | Cython s | cc s | cached ms | codegen only ms | peak RSS cold | peak RSS cached |",
-                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        lines += [
+            "## Compile cost",
+            "",
+            "Cold: `compile()` in a fresh process with an empty `ROASTEDAVRO_CACHE_DIR` "
+            "(code generation, Cython, C compiler, import). Cached: `compile()` in another "
+            "fresh process with that cache (code generation + import of the cached module). "
+            "Codegen only: a second instance's `compile()` in the same process.",
+            "",
+            "| schema | cold s | Cython s | cc s | cached ms | codegen only ms | peak RSS cold | peak RSS cached |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
         for name, entry in compile_results.items():
             if "error" in entry:
                 lines.append(f"| {name} | error: {entry['error'][:80]} | | | | | | |")
@@ -471,12 +558,17 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
                 f"| {name} | {entry['cold_s']:.2f} | {entry['cython_s'] or 0:.2f} | "
                 f"{entry['cc_s'] or 0:.2f} | {entry['cached_s'] * 1e3:.1f} | "
                 f"{entry['in_memory_recompile_s'] * 1e3:.1f} | {entry['cold_max_rss_kib'] / 1024:.0f} MiB | "
-                f"{entry['cached_max_rss_kib'] / 1024:.0f} MiB |")
+                f"{entry['cached_max_rss_kib'] / 1024:.0f} MiB |"
+            )
         lines.append("")
 
-    lines += ["## Checks", "",
-              "Before timing, each Avro writer's bytes are compared with roastedavro's and each "
-              "reader's decoded values with roastedavro's `load_compiled` result.", ""]
+    lines += [
+        "## Checks",
+        "",
+        "Before timing, each Avro writer's bytes are compared with roastedavro's and each "
+        "reader's decoded values with roastedavro's `load_compiled` result.",
+        "",
+    ]
     excluded = []
     for name, result in results.items():
         if "error" in result:
@@ -494,19 +586,27 @@ def markdown(report: dict, contenders: tuple[str, ...]) -> str:
     lines += excluded or ["All contenders agree on every case."]
     generic = [n for n, r in results.items() if r.get("generic_path")]
     raw = [f"{n} ({', '.join(r['raw_fields'])})" for n, r in results.items() if r.get("raw_fields")]
-    lines += ["", "Cases whose roastedavro codec uses the generic path (a value goes through "
-              "marshmallow's serialize/deserialize and fastavro, detected in the generated code): "
-              + (", ".join(generic) if generic else "none") + ". Cases with fields.Raw fields "
-              "(Avro bytes/fixed): " + (", ".join(raw) if raw else "none") + "."]
-    lines += ["", "Contender setup: roastedavro `dump_compiled`/`load_compiled`; fastavro "
-              "`schemaless_writer`/`schemaless_reader` with a parsed schema; avro "
-              "`DatumWriter`/`DatumReader` with `BinaryEncoder`/`BinaryDecoder`; cerializer "
-              "`serialize_into`/`deserialize_from`; marshmallow+fastavro `schema.dump` then "
-              "fastavro, fastavro then `schema.load`; msgspec `msgpack.Encoder().encode` / "
-              "`msgpack.Decoder(Struct).decode`. Stream-based libraries reuse one output BytesIO "
-              "(rewound, truncated, `getvalue()`) and one input BytesIO holding the message "
-              "(rewound); roastedavro and msgspec take and return bytes. Avro writers other than "
-              "roastedavro and marshmallow+fastavro get enum symbols as strings.", ""]
+    lines += [
+        "",
+        "Cases whose roastedavro codec uses the generic path (a value goes through "
+        "marshmallow's serialize/deserialize and fastavro, detected in the generated code): "
+        + (", ".join(generic) if generic else "none")
+        + ". Cases with fields.Raw fields "
+        "(Avro bytes/fixed): " + (", ".join(raw) if raw else "none") + ".",
+    ]
+    lines += [
+        "",
+        "Contender setup: roastedavro `dump_compiled`/`load_compiled`; fastavro "
+        "`schemaless_writer`/`schemaless_reader` with a parsed schema; avro "
+        "`DatumWriter`/`DatumReader` with `BinaryEncoder`/`BinaryDecoder`; cerializer "
+        "`serialize_into`/`deserialize_from`; marshmallow+fastavro `schema.dump` then "
+        "fastavro, fastavro then `schema.load`; msgspec `msgpack.Encoder().encode` / "
+        "`msgpack.Decoder(Struct).decode`. Stream-based libraries reuse one output BytesIO "
+        "(rewound, truncated, `getvalue()`) and one input BytesIO holding the message "
+        "(rewound); roastedavro and msgspec take and return bytes. Avro writers other than "
+        "roastedavro and marshmallow+fastavro get enum symbols as strings.",
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -519,8 +619,13 @@ def chart(report: dict, contenders: tuple[str, ...], baseline: str, path: Path) 
     results = {n: r for n, r in report["cases"].items() if "speedup" in r}
     names = list(results)
     shown = [c for c in contenders if c != baseline]
-    colors = {"roastedavro": "#c0392b", "avro": "#7f8c8d", "cerializer": "#2980b9",
-              "marshmallow+fastavro": "#8e44ad", "msgspec": "#27ae60"}
+    colors = {
+        "roastedavro": "#c0392b",
+        "avro": "#7f8c8d",
+        "cerializer": "#2980b9",
+        "marshmallow+fastavro": "#8e44ad",
+        "msgspec": "#27ae60",
+    }
     fig, axes = plt.subplots(2, 1, figsize=(max(12, 0.62 * len(names) + 3), 10), sharex=True)
     width = 0.8 / len(shown)
     for ax, op in zip(axes, ("dump", "load")):
@@ -546,10 +651,20 @@ def chart(report: dict, contenders: tuple[str, ...], baseline: str, path: Path) 
     axes[1].set_xlim(-0.6, len(names) - 0.4)
     handles, labels = axes[0].get_legend_handles_labels()
     env = report["environment"]
-    fig.suptitle(f"roastedavro benchmarks: speedup vs {baseline} per record ({env['mode']} mode, "
-                 f"Python {env['python']}, {env['cpu']})", fontsize=11)
-    fig.legend(handles, labels, ncol=len(shown), loc="upper center", bbox_to_anchor=(0.5, 0.965),
-               fontsize=9, frameon=False)
+    fig.suptitle(
+        f"roastedavro benchmarks: speedup vs {baseline} per record ({env['mode']} mode, "
+        f"Python {env['python']}, {env['cpu']})",
+        fontsize=11,
+    )
+    fig.legend(
+        handles,
+        labels,
+        ncol=len(shown),
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.965),
+        fontsize=9,
+        frameon=False,
+    )
     fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -557,24 +672,36 @@ def chart(report: dict, contenders: tuple[str, ...], baseline: str, path: Path) 
 
 # -- main ----------------------------------------------------------------------------------
 
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="3 repeats, 100k-iteration memory check, compile cost of a few cases")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="3 repeats, 100k-iteration memory check, compile cost of a few cases",
+    )
     parser.add_argument("--cases", help="comma-separated case names (default: all)")
     parser.add_argument("--groups", help="comma-separated groups: classic,market,wide,array,logical,extra")
-    parser.add_argument("--contenders", help="comma-separated contenders (default: all; "
-                        "roastedavro and fastavro are always included)")
+    parser.add_argument(
+        "--contenders",
+        help="comma-separated contenders (default: all; roastedavro and fastavro are always included)",
+    )
     parser.add_argument("--repeats", type=int, help="interleaved repeats (default 15, quick 3)")
-    parser.add_argument("--target-ms", type=float, default=30.0,
-                        help="target duration of one timed loop (default 30 ms)")
+    parser.add_argument(
+        "--target-ms", type=float, default=30.0, help="target duration of one timed loop (default 30 ms)"
+    )
     parser.add_argument("--skip-memory", action="store_true")
     parser.add_argument("--skip-compile-cost", action="store_true")
-    parser.add_argument("--compile-all", action="store_true",
-                        help="compile cost of every case in --quick mode too")
-    parser.add_argument("--cerializer-max-fields", type=int, default=100,
-                        help="skip cerializer for records with more top-level fields (its "
-                        "compile time explodes with width; default 100)")
+    parser.add_argument(
+        "--compile-all", action="store_true", help="compile cost of every case in --quick mode too"
+    )
+    parser.add_argument(
+        "--cerializer-max-fields",
+        type=int,
+        default=100,
+        help="skip cerializer for records with more top-level fields (its "
+        "compile time explodes with width; default 100)",
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     args = parser.parse_args(argv)
     if args.repeats is None:
@@ -600,18 +727,24 @@ def main(argv: list[str] | None = None) -> dict:
         if unknown:
             raise SystemExit(f"unknown contender(s) {sorted(unknown)}; known: {', '.join(names)}")
         names = tuple(n for n in names if n in wanted)
-    selected = select_cases(args.cases.split(",") if args.cases else None,
-                            args.groups.split(",") if args.groups else None)
+    selected = select_cases(
+        args.cases.split(",") if args.cases else None, args.groups.split(",") if args.groups else None
+    )
     env = environment(args)
-    log(f"roastedavro benchmarks: {env['mode']} mode, {len(selected)} cases, "
-        f"{args.repeats} repeats, Python {env['python']}, {env['cpu']}")
+    log(
+        f"roastedavro benchmarks: {env['mode']} mode, {len(selected)} cases, "
+        f"{args.repeats} repeats, Python {env['python']}, {env['cpu']}"
+    )
     target_ns = args.target_ms * 1e6
 
     results: dict[str, dict] = {}
     schemas: dict[str, Any] = {}
     for case in selected:
-        entry: dict[str, Any] = {"group": case.group, "description": case.description,
-                                 "raw_fields": list(case.raw_fields)}
+        entry: dict[str, Any] = {
+            "group": case.group,
+            "description": case.description,
+            "raw_fields": list(case.raw_fields),
+        }
         results[case.name] = entry
         case_started = time.perf_counter()
         try:
@@ -625,23 +758,26 @@ def main(argv: list[str] | None = None) -> dict:
         schemas[case.name] = (schema, reference["record"])
         entry["generic_path"] = generic_path(schema)
         entry["avro_bytes"] = len(reference["data"])
-        entry["checks"] = {n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
-                           for n, c in contenders.items()}
+        entry["checks"] = {
+            n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
+            for n, c in contenders.items()
+        }
         timings = measure_case(contenders, args.repeats, target_ns)
         entry["timings"] = timings
-        entry["speedup"] = {op: speedups(timings, op, contenders_module.BASELINE)
-                            for op in ("dump", "load")}
+        entry["speedup"] = {op: speedups(timings, op, contenders_module.BASELINE) for op in ("dump", "load")}
         ra = timings.get("roastedavro", {})
         fa = timings.get("fastavro", {})
         excluded = [f"{n} {op}" for n, c in entry["checks"].items() for op in ("dump", "load") if c[op]]
-        log(f"{case.name:20s} dump {fmt_ns(ra.get('dump', {}).get('ns')):>10} ns "
+        log(
+            f"{case.name:20s} dump {fmt_ns(ra.get('dump', {}).get('ns')):>10} ns "
             f"(fastavro {fmt_ns(fa.get('dump', {}).get('ns')):>10}, "
             f"{fmt_x(entry['speedup']['dump'].get('roastedavro')):>7})   "
             f"load {fmt_ns(ra.get('load', {}).get('ns')):>10} ns "
             f"(fastavro {fmt_ns(fa.get('load', {}).get('ns')):>10}, "
             f"{fmt_x(entry['speedup']['load'].get('roastedavro')):>7})   "
             f"[{time.perf_counter() - case_started:.0f} s]"
-            + (f"  n/a: {', '.join(excluded)}" if excluded else ""))
+            + (f"  n/a: {', '.join(excluded)}" if excluded else "")
+        )
 
     report: dict[str, Any] = {"environment": env, "cases": results}
     memory: dict[str, Any] = {"peak_rss_after_timing_kib": peak_rss_kib()}
@@ -652,9 +788,11 @@ def main(argv: list[str] | None = None) -> dict:
         flat = memory_flat_check(schema, record, checkpoints)
         memory["flat_check"] = flat
         for rss, traced in zip(flat["rss"], flat["tracemalloc"]):
-            log(f"  after {rss['iterations']:>9,}: RSS {rss['rss_kib'] / 1024:7.1f} MiB "
+            log(
+                f"  after {rss['iterations']:>9,}: RSS {rss['rss_kib'] / 1024:7.1f} MiB "
                 f"({rss['growth_kib']:+,} KiB since warm-up), tracemalloc {traced['traced_bytes']:,} B "
-                f"({traced['growth_bytes']:+,} B)")
+                f"({traced['growth_bytes']:+,} B)"
+            )
         log(f"  flat: {'yes' if flat['flat'] else 'NO'}")
     if not args.skip_memory and schemas:
         log("memory: leak sweep over every case ...")
@@ -664,8 +802,10 @@ def main(argv: list[str] | None = None) -> dict:
             per_call = sum(timings.get(op, {}).get("ns", 1000) for op in ("dump", "load"))
             sweep[name] = leak_sweep(schema, record, per_call, 0.15 if args.quick else 0.4)
             if sweep[name]["suspect"]:
-                log(f"  {name}: traced memory grows {sweep[name]['traced_bytes_per_iteration']:.1f} "
-                    f"B per dump+load")
+                log(
+                    f"  {name}: traced memory grows {sweep[name]['traced_bytes_per_iteration']:.1f} "
+                    f"B per dump+load"
+                )
         memory["leak_sweep"] = sweep
         log(f"  suspects: {[n for n, s in sweep.items() if s['suspect']] or 'none'}")
     memory["peak_rss_kib"] = peak_rss_kib()
@@ -693,14 +833,22 @@ def main(argv: list[str] | None = None) -> dict:
     for group in ("classic", "wide", "array", "logical"):
         per = report["summary"][group]
         if per["cases"]:
-            log(f"geomean speedup vs fastavro ({group}): "
-                + ", ".join(f"{op} " + " ".join(
-                    f"{c}={fmt_x(per[op][c]['geomean_speedup'])}" for c in names if c != "fastavro")
-                    for op in ("dump", "load")))
+            log(
+                f"geomean speedup vs fastavro ({group}): "
+                + ", ".join(
+                    f"{op} "
+                    + " ".join(
+                        f"{c}={fmt_x(per[op][c]['geomean_speedup'])}" for c in names if c != "fastavro"
+                    )
+                    for op in ("dump", "load")
+                )
+            )
     tick = report["summary"].get("market_tick_vs_msgspec")
     if tick:
-        log("market_tick msgspec ns / roastedavro ns: "
-            + ", ".join(f"{op} {e['msgspec_over_roastedavro']:.2f}" for op, e in tick.items()))
+        log(
+            "market_tick msgspec ns / roastedavro ns: "
+            + ", ".join(f"{op} {e['msgspec_over_roastedavro']:.2f}" for op, e in tick.items())
+        )
     log(f"wrote {args.out / 'results.json'}, results.md, chart.png in {report['elapsed_s']:.0f} s")
     return report
 

@@ -26,9 +26,13 @@ import roastedavro.fastavro as dropin
 
 def case(fields: int) -> tuple[dict, dict]:
     kinds = ["null", "long", "string"]
-    schema = {"type": "record", "name": f"Checked{fields}", "fields": [
-        {"name": f"f{i}", "type": kinds[i % 3] if i % 4 else ["null", "string"]}
-        for i in range(fields)]}
+    schema = {
+        "type": "record",
+        "name": f"Checked{fields}",
+        "fields": [
+            {"name": f"f{i}", "type": kinds[i % 3] if i % 4 else ["null", "string"]} for i in range(fields)
+        ],
+    }
     record = {f"f{i}": ([None, 5, "x"][i % 3] if i % 4 else "y") for i in range(fields)}
     return schema, record
 
@@ -52,16 +56,22 @@ def main() -> None:
         def read(given):
             dropin.schemaless_reader(io.BytesIO(data), given)
 
-        contenders = {"write dict": lambda: write(schema), "write text": lambda: write(text),
-                      "read dict": lambda: read(schema), "read text": lambda: read(text)}
+        contenders = {
+            "write dict": lambda: write(schema),
+            "write text": lambda: write(text),
+            "read dict": lambda: read(schema),
+            "read text": lambda: read(text),
+        }
         samples: dict[str, list[float]] = {name: [] for name in contenders}
         for _ in range(9):
             for name, call in contenders.items():
                 samples[name].append(min(timeit.repeat(call, number=20000, repeat=3)) / 20000 * 1e9)
         ns = {name: sorted(values)[len(values) // 2] for name, values in samples.items()}
-        print(f"| {fields} | {ns['write dict']:,.0f} | {ns['write text']:,.0f} | "
-              f"+{ns['write dict'] - ns['write text']:,.0f} | {ns['read dict']:,.0f} | "
-              f"{ns['read text']:,.0f} | +{ns['read dict'] - ns['read text']:,.0f} |")
+        print(
+            f"| {fields} | {ns['write dict']:,.0f} | {ns['write text']:,.0f} | "
+            f"+{ns['write dict'] - ns['write text']:,.0f} | {ns['read dict']:,.0f} | "
+            f"{ns['read text']:,.0f} | +{ns['read dict'] - ns['read text']:,.0f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -62,9 +62,16 @@ def case(name: str, group: str, struct, make_record, description: str, raw_field
     """Register the decorated CompiledSchema as benchmark case ``name``."""
 
     def register(schema_class):
-        CASES[name] = Case(name, group, schema_class, struct, make_record,
-                           seed=sum(map(ord, name)) * 7919, description=description,
-                           raw_fields=tuple(raw_fields))
+        CASES[name] = Case(
+            name,
+            group,
+            schema_class,
+            struct,
+            make_record,
+            seed=sum(map(ord, name)) * 7919,
+            description=description,
+            raw_fields=tuple(raw_fields),
+        )
         return schema_class
 
     return register
@@ -72,9 +79,34 @@ def case(name: str, group: str, struct, make_record, description: str, raw_field
 
 # -- value helpers ------------------------------------------------------------
 
-WORDS = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
-         "juliet", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
-         "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu")
+WORDS = (
+    "alpha",
+    "bravo",
+    "charlie",
+    "delta",
+    "echo",
+    "foxtrot",
+    "golf",
+    "hotel",
+    "india",
+    "juliet",
+    "kilo",
+    "lima",
+    "mike",
+    "november",
+    "oscar",
+    "papa",
+    "quebec",
+    "romeo",
+    "sierra",
+    "tango",
+    "uniform",
+    "victor",
+    "whiskey",
+    "xray",
+    "yankee",
+    "zulu",
+)
 CITIES = ("Zürich", "Praha", "São Paulo", "London", "New York", "Kraków", "Tokyo", "Oslo")
 SYMBOLS = ("AAPL", "MSFT", "NVDA", "AMZN", "GOOGL", "META", "TSLA", "BRK.B", "JPM", "V")
 
@@ -97,17 +129,17 @@ def blob(rng: random.Random, size: int) -> bytes:
 
 def int32(rng: random.Random) -> int:
     # a realistic spread of varint sizes: small counters and full-range values
-    return rng.choice((rng.randint(0, 127), rng.randint(-50_000, 50_000),
-                       rng.randint(-2**31, 2**31 - 1)))
+    return rng.choice((rng.randint(0, 127), rng.randint(-50_000, 50_000), rng.randint(-(2**31), 2**31 - 1)))
 
 
 def int64(rng: random.Random) -> int:
-    return rng.choice((rng.randint(0, 10_000), rng.randint(-2**40, 2**40),
-                       rng.randint(-2**63, 2**63 - 1)))
+    return rng.choice(
+        (rng.randint(0, 10_000), rng.randint(-(2**40), 2**40), rng.randint(-(2**63), 2**63 - 1))
+    )
 
 
 def money(rng: random.Random, places: int, digits: int) -> decimal.Decimal:
-    return decimal.Decimal(rng.randint(-10**digits + 1, 10**digits - 1)).scaleb(-places)
+    return decimal.Decimal(rng.randint(-(10**digits) + 1, 10**digits - 1)).scaleb(-places)
 
 
 def a_date(rng: random.Random) -> datetime.date:
@@ -115,13 +147,13 @@ def a_date(rng: random.Random) -> datetime.date:
 
 
 def a_time(rng: random.Random) -> datetime.time:
-    return datetime.time(rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59),
-                         rng.randint(0, 999_999))
+    return datetime.time(rng.randint(0, 23), rng.randint(0, 59), rng.randint(0, 59), rng.randint(0, 999_999))
 
 
 def a_timestamp(rng: random.Random) -> datetime.datetime:
-    return (datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
-            + datetime.timedelta(microseconds=rng.randint(0, 5 * 365 * 86_400 * 10**6)))
+    return datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc) + datetime.timedelta(
+        microseconds=rng.randint(0, 5 * 365 * 86_400 * 10**6)
+    )
 
 
 def avro_int(**kwargs) -> fields.Integer:
@@ -141,6 +173,7 @@ def meta(name: str):
 
 
 # -- enums (member names are the Avro symbols; values equal names for msgspec) --
+
 
 class Side(enum.Enum):
     BUY = "BUY"
@@ -166,16 +199,24 @@ class Venue(enum.Enum):
 
 # -- the classic set ------------------------------------------------------------
 
+
 class IntStruct(msgspec.Struct):
     quantity: int
     delta: int
     checksum: int
 
 
-@case("int", "classic", IntStruct,
-      lambda rng: {"quantity": rng.randint(0, 127), "delta": rng.randint(-50_000, 50_000),
-                   "checksum": rng.randint(-2**31, 2**31 - 1)},
-      "3 x int (1-, 3- and 5-byte varints)")
+@case(
+    "int",
+    "classic",
+    IntStruct,
+    lambda rng: {
+        "quantity": rng.randint(0, 127),
+        "delta": rng.randint(-50_000, 50_000),
+        "checksum": rng.randint(-(2**31), 2**31 - 1),
+    },
+    "3 x int (1-, 3- and 5-byte varints)",
+)
 class IntSchema(CompiledSchema):
     Meta = meta("IntRecord")
     quantity = avro_int(required=True)
@@ -189,10 +230,17 @@ class LongStruct(msgspec.Struct):
     count: int
 
 
-@case("long", "classic", LongStruct,
-      lambda rng: {"id": rng.randint(2**40, 2**62), "created_us": 1_700_000_000_000_000
-                   + rng.randint(0, 10**12), "count": rng.randint(0, 1000)},
-      "3 x long")
+@case(
+    "long",
+    "classic",
+    LongStruct,
+    lambda rng: {
+        "id": rng.randint(2**40, 2**62),
+        "created_us": 1_700_000_000_000_000 + rng.randint(0, 10**12),
+        "count": rng.randint(0, 1000),
+    },
+    "3 x long",
+)
 class LongSchema(CompiledSchema):
     Meta = meta("LongRecord")
     id = fields.Integer(required=True)
@@ -206,10 +254,17 @@ class DoubleStruct(msgspec.Struct):
     value: float
 
 
-@case("double", "classic", DoubleStruct,
-      lambda rng: {"lat": rng.uniform(-90, 90), "lon": rng.uniform(-180, 180),
-                   "value": rng.lognormvariate(3, 2)},
-      "3 x double")
+@case(
+    "double",
+    "classic",
+    DoubleStruct,
+    lambda rng: {
+        "lat": rng.uniform(-90, 90),
+        "lon": rng.uniform(-180, 180),
+        "value": rng.lognormvariate(3, 2),
+    },
+    "3 x double",
+)
 class DoubleSchema(CompiledSchema):
     Meta = meta("DoubleRecord")
     lat = fields.Float(required=True)
@@ -223,9 +278,13 @@ class BooleanStruct(msgspec.Struct):
     deleted: bool
 
 
-@case("boolean", "classic", BooleanStruct,
-      lambda rng: {"active": True, "verified": rng.random() < 0.5, "deleted": False},
-      "3 x boolean")
+@case(
+    "boolean",
+    "classic",
+    BooleanStruct,
+    lambda rng: {"active": True, "verified": rng.random() < 0.5, "deleted": False},
+    "3 x boolean",
+)
 class BooleanSchema(CompiledSchema):
     Meta = meta("BooleanRecord")
     active = fields.Boolean(required=True)
@@ -239,10 +298,13 @@ class StrStruct(msgspec.Struct):
     comment: str
 
 
-@case("str", "classic", StrStruct,
-      lambda rng: {"name": word(rng).title(), "city": rng.choice(CITIES[:2]),
-                   "comment": text(rng, 12)},
-      "3 x string (short, non-ASCII, ~80 chars)")
+@case(
+    "str",
+    "classic",
+    StrStruct,
+    lambda rng: {"name": word(rng).title(), "city": rng.choice(CITIES[:2]), "comment": text(rng, 12)},
+    "3 x string (short, non-ASCII, ~80 chars)",
+)
 class StrSchema(CompiledSchema):
     Meta = meta("StrRecord")
     name = fields.String(required=True)
@@ -255,9 +317,14 @@ class BytesStruct(msgspec.Struct):
     signature: bytes
 
 
-@case("bytes", "classic", BytesStruct,
-      lambda rng: {"payload": blob(rng, 64), "signature": blob(rng, 32)},
-      "2 x bytes (64 and 32 bytes)", raw_fields=("payload", "signature"))
+@case(
+    "bytes",
+    "classic",
+    BytesStruct,
+    lambda rng: {"payload": blob(rng, 64), "signature": blob(rng, 32)},
+    "2 x bytes (64 and 32 bytes)",
+    raw_fields=("payload", "signature"),
+)
 class BytesSchema(CompiledSchema):
     Meta = meta("BytesRecord")
     payload = avro_bytes(required=True)
@@ -269,9 +336,13 @@ class EnumStruct(msgspec.Struct):
     status: OrderStatus
 
 
-@case("enum", "classic", EnumStruct,
-      lambda rng: {"side": rng.choice(list(Side)), "status": rng.choice(list(OrderStatus))},
-      "2 x enum (2 and 5 symbols)")
+@case(
+    "enum",
+    "classic",
+    EnumStruct,
+    lambda rng: {"side": rng.choice(list(Side)), "status": rng.choice(list(OrderStatus))},
+    "2 x enum (2 and 5 symbols)",
+)
 class EnumSchema(CompiledSchema):
     Meta = meta("EnumRecord")
     side = fields.Enum(Side, required=True)
@@ -284,9 +355,13 @@ class UnionStruct(msgspec.Struct):
     referrer: Optional[str]
 
 
-@case("union", "classic", UnionStruct,
-      lambda rng: {"nickname": word(rng), "middle_name": None, "referrer": ident(rng)},
-      '3 x ["null", "string"] (2 strings, 1 null)')
+@case(
+    "union",
+    "classic",
+    UnionStruct,
+    lambda rng: {"nickname": word(rng), "middle_name": None, "referrer": ident(rng)},
+    '3 x ["null", "string"] (2 strings, 1 null)',
+)
 class UnionSchema(CompiledSchema):
     Meta = meta("UnionRecord")
     nickname = fields.String(allow_none=True)
@@ -299,9 +374,14 @@ class FixedStruct(msgspec.Struct):
     ip6: bytes
 
 
-@case("fixed", "classic", FixedStruct,
-      lambda rng: {"md5": blob(rng, 16), "ip6": blob(rng, 16)},
-      "2 x fixed(16)", raw_fields=("md5", "ip6"))
+@case(
+    "fixed",
+    "classic",
+    FixedStruct,
+    lambda rng: {"md5": blob(rng, 16), "ip6": blob(rng, 16)},
+    "2 x fixed(16)",
+    raw_fields=("md5", "ip6"),
+)
 class FixedSchema(CompiledSchema):
     Meta = meta("FixedRecord")
     md5 = avro_fixed("md5", 16, required=True)
@@ -313,9 +393,13 @@ class DecimalStruct(msgspec.Struct):
     amount: decimal.Decimal
 
 
-@case("decimal", "classic", DecimalStruct,
-      lambda rng: {"price": money(rng, 4, 8), "amount": money(rng, 2, 10)},
-      "2 x decimal on bytes (18,4) and (12,2)")
+@case(
+    "decimal",
+    "classic",
+    DecimalStruct,
+    lambda rng: {"price": money(rng, 4, 8), "amount": money(rng, 2, 10)},
+    "2 x decimal on bytes (18,4) and (12,2)",
+)
 class DecimalSchema(CompiledSchema):
     Meta = meta("DecimalRecord")
     price = fields.Decimal(places=4, metadata={"precision": 18}, required=True)
@@ -327,17 +411,43 @@ class FixedDecimalStruct(msgspec.Struct):
     notional: decimal.Decimal
 
 
-@case("fixed_decimal", "classic", FixedDecimalStruct,
-      lambda rng: {"price": money(rng, 4, 8), "notional": money(rng, 2, 20)},
-      "2 x decimal on fixed: (18,4) in 8 bytes, (30,2) in 16 bytes")
+@case(
+    "fixed_decimal",
+    "classic",
+    FixedDecimalStruct,
+    lambda rng: {"price": money(rng, 4, 8), "notional": money(rng, 2, 20)},
+    "2 x decimal on fixed: (18,4) in 8 bytes, (30,2) in 16 bytes",
+)
 class FixedDecimalSchema(CompiledSchema):
     Meta = meta("FixedDecimalRecord")
-    price = fields.Decimal(places=4, required=True, metadata={"avro": {
-        "type": "fixed", "name": "dec18_4", "size": 8, "logicalType": "decimal",
-        "precision": 18, "scale": 4}})
-    notional = fields.Decimal(places=2, required=True, metadata={"avro": {
-        "type": "fixed", "name": "dec30_2", "size": 16, "logicalType": "decimal",
-        "precision": 30, "scale": 2}})
+    price = fields.Decimal(
+        places=4,
+        required=True,
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": "dec18_4",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": 18,
+                "scale": 4,
+            }
+        },
+    )
+    notional = fields.Decimal(
+        places=2,
+        required=True,
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": "dec30_2",
+                "size": 16,
+                "logicalType": "decimal",
+                "precision": 30,
+                "scale": 2,
+            }
+        },
+    )
 
 
 class DateStruct(msgspec.Struct):
@@ -345,9 +455,13 @@ class DateStruct(msgspec.Struct):
     settle_date: datetime.date
 
 
-@case("date_int", "classic", DateStruct,
-      lambda rng: {"trade_date": a_date(rng), "settle_date": a_date(rng)},
-      "2 x int date")
+@case(
+    "date_int",
+    "classic",
+    DateStruct,
+    lambda rng: {"trade_date": a_date(rng), "settle_date": a_date(rng)},
+    "2 x int date",
+)
 class DateSchema(CompiledSchema):
     Meta = meta("DateRecord")
     trade_date = fields.Date(required=True)
@@ -359,9 +473,13 @@ class TimeStruct(msgspec.Struct):
     closes: datetime.time
 
 
-@case("time_micros", "classic", TimeStruct,
-      lambda rng: {"opens": a_time(rng), "closes": a_time(rng)},
-      "2 x long time-micros")
+@case(
+    "time_micros",
+    "classic",
+    TimeStruct,
+    lambda rng: {"opens": a_time(rng), "closes": a_time(rng)},
+    "2 x long time-micros",
+)
 class TimeSchema(CompiledSchema):
     Meta = meta("TimeRecord")
     opens = fields.Time(required=True)
@@ -372,9 +490,13 @@ class ArrayIntStruct(msgspec.Struct):
     values: list[int]
 
 
-@case("array_int", "classic", ArrayIntStruct,
-      lambda rng: {"values": [int32(rng) for _ in range(20)]},
-      "array of 20 int")
+@case(
+    "array_int",
+    "classic",
+    ArrayIntStruct,
+    lambda rng: {"values": [int32(rng) for _ in range(20)]},
+    "array of 20 int",
+)
 class ArrayIntSchema(CompiledSchema):
     Meta = meta("ArrayIntRecord")
     values = fields.List(avro_int(), required=True)
@@ -384,9 +506,13 @@ class ArrayStrStruct(msgspec.Struct):
     tags: list[str]
 
 
-@case("array_str", "classic", ArrayStrStruct,
-      lambda rng: {"tags": [word(rng) for _ in range(20)]},
-      "array of 20 string")
+@case(
+    "array_str",
+    "classic",
+    ArrayStrStruct,
+    lambda rng: {"tags": [word(rng) for _ in range(20)]},
+    "array of 20 string",
+)
 class ArrayStrSchema(CompiledSchema):
     Meta = meta("ArrayStrRecord")
     tags = fields.List(fields.String(), required=True)
@@ -396,9 +522,13 @@ class ArrayBoolStruct(msgspec.Struct):
     flags: list[bool]
 
 
-@case("array_bool", "classic", ArrayBoolStruct,
-      lambda rng: {"flags": [rng.random() < 0.5 for _ in range(20)]},
-      "array of 20 boolean")
+@case(
+    "array_bool",
+    "classic",
+    ArrayBoolStruct,
+    lambda rng: {"flags": [rng.random() < 0.5 for _ in range(20)]},
+    "array of 20 boolean",
+)
 class ArrayBoolSchema(CompiledSchema):
     Meta = meta("ArrayBoolRecord")
     flags = fields.List(fields.Boolean(), required=True)
@@ -409,9 +539,13 @@ class ArrayIntStrStruct(msgspec.Struct):
     names: list[str]
 
 
-@case("array_int_str", "classic", ArrayIntStrStruct,
-      lambda rng: {"ids": [int32(rng) for _ in range(10)], "names": [word(rng) for _ in range(10)]},
-      "array of 10 int + array of 10 string")
+@case(
+    "array_int_str",
+    "classic",
+    ArrayIntStrStruct,
+    lambda rng: {"ids": [int32(rng) for _ in range(10)], "names": [word(rng) for _ in range(10)]},
+    "array of 10 int + array of 10 string",
+)
 class ArrayIntStrSchema(CompiledSchema):
     Meta = meta("ArrayIntStrRecord")
     ids = fields.List(avro_int(), required=True)
@@ -422,9 +556,13 @@ class MapStrStruct(msgspec.Struct):
     attributes: dict[str, str]
 
 
-@case("map_str", "classic", MapStrStruct,
-      lambda rng: {"attributes": {f"{word(rng)}_{i}": ident(rng, 8) for i in range(10)}},
-      "map of 10 string")
+@case(
+    "map_str",
+    "classic",
+    MapStrStruct,
+    lambda rng: {"attributes": {f"{word(rng)}_{i}": ident(rng, 8) for i in range(10)}},
+    "map of 10 string",
+)
 class MapStrSchema(CompiledSchema):
     Meta = meta("MapStrRecord")
     attributes = fields.Dict(keys=fields.String(), values=fields.String(), required=True)
@@ -434,10 +572,13 @@ class MapIntNullStruct(msgspec.Struct):
     counts: dict[str, Optional[int]]
 
 
-@case("map_int_null", "classic", MapIntNullStruct,
-      lambda rng: {"counts": {f"{word(rng)}_{i}": (None if i % 3 == 2 else int32(rng))
-                              for i in range(10)}},
-      'map of 10 ["null", "int"] (a third null)')
+@case(
+    "map_int_null",
+    "classic",
+    MapIntNullStruct,
+    lambda rng: {"counts": {f"{word(rng)}_{i}": (None if i % 3 == 2 else int32(rng)) for i in range(10)}},
+    'map of 10 ["null", "int"] (a third null)',
+)
 class MapIntNullSchema(CompiledSchema):
     Meta = meta("MapIntNullRecord")
     counts = fields.Dict(keys=fields.String(), values=avro_int(allow_none=True), required=True)
@@ -496,20 +637,27 @@ def _order(rng: random.Random) -> dict:
     return {
         "order_id": rng.randint(10**9, 10**12),
         "customer": {
-            "id": rng.randint(1, 10**7), "name": f"{name.title()} {word(rng).title()}",
+            "id": rng.randint(1, 10**7),
+            "name": f"{name.title()} {word(rng).title()}",
             "email": f"{name}@example.com",
-            "address": {"street": f"{rng.randint(1, 200)} {word(rng).title()} Street",
-                        "city": rng.choice(CITIES), "postcode": ident(rng, 5),
-                        "country": rng.choice(("CH", "CZ", "BR", "GB", "US"))},
+            "address": {
+                "street": f"{rng.randint(1, 200)} {word(rng).title()} Street",
+                "city": rng.choice(CITIES),
+                "postcode": ident(rng, 5),
+                "country": rng.choice(("CH", "CZ", "BR", "GB", "US")),
+            },
         },
         "attributes": {"channel": "web", "campaign": word(rng), "coupon": ident(rng, 8)},
-        "totals": {kind: {"amount": round(rng.uniform(1, 500), 2), "currency": "EUR"}
-                   for kind in ("net", "tax", "gross")},
+        "totals": {
+            kind: {"amount": round(rng.uniform(1, 500), 2), "currency": "EUR"}
+            for kind in ("net", "tax", "gross")
+        },
     }
 
 
-@case("nested", "classic", OrderStruct, _order,
-      "record > record > record, a map of string and a map of records")
+@case(
+    "nested", "classic", OrderStruct, _order, "record > record > record, a map of string and a map of records"
+)
 class OrderSchema(CompiledSchema):
     Meta = meta("Order")
     order_id = fields.Integer(required=True)
@@ -540,9 +688,13 @@ def _point(rng: random.Random) -> dict:
     return {"x": rng.uniform(-1000, 1000), "y": rng.uniform(-1000, 1000), "label": word(rng)}
 
 
-@case("reference", "classic", SegmentStruct,
-      lambda rng: {"start": _point(rng), "end": _point(rng)},
-      "a named record (Point) used twice: defined, then referenced by name")
+@case(
+    "reference",
+    "classic",
+    SegmentStruct,
+    lambda rng: {"start": _point(rng), "end": _point(rng)},
+    "a named record (Point) used twice: defined, then referenced by name",
+)
 class SegmentSchema(CompiledSchema):
     Meta = meta("Segment")
     start = fields.Nested(PointSchema, required=True)
@@ -550,6 +702,7 @@ class SegmentSchema(CompiledSchema):
 
 
 # -- market tick ----------------------------------------------------------------
+
 
 class TickStruct(msgspec.Struct):
     symbol: str
@@ -560,12 +713,20 @@ class TickStruct(msgspec.Struct):
     flags: Optional[list[str]]
 
 
-@case("market_tick", "market", TickStruct,
-      lambda rng: {"symbol": rng.choice(SYMBOLS), "venue": rng.choice(list(Venue)),
-                   "price": round(rng.uniform(10, 900), 2), "size": rng.choice((100, 200, 300, 57)),
-                   "ts": 1_700_000_000_000_000_000 + rng.randint(0, 10**15),
-                   "flags": ["odd_lot", "intermarket_sweep"]},
-      "symbol, venue enum, price, size, ts, nullable array of flags")
+@case(
+    "market_tick",
+    "market",
+    TickStruct,
+    lambda rng: {
+        "symbol": rng.choice(SYMBOLS),
+        "venue": rng.choice(list(Venue)),
+        "price": round(rng.uniform(10, 900), 2),
+        "size": rng.choice((100, 200, 300, 57)),
+        "ts": 1_700_000_000_000_000_000 + rng.randint(0, 10**15),
+        "flags": ["odd_lot", "intermarket_sweep"],
+    },
+    "symbol, venue enum, price, size, ts, nullable array of flags",
+)
 class TickSchema(CompiledSchema):
     Meta = meta("MarketTick")
     symbol = fields.String(required=True)
@@ -579,18 +740,34 @@ class TickSchema(CompiledSchema):
 # -- wide records ---------------------------------------------------------------
 
 # the kinds of a wide record's fields, cycled; every odd field is nullable
-WIDE_KINDS = ("string", "long", "double", "boolean", "int", "string", "long", "double",
-              "array_string", "map_long")
+WIDE_KINDS = (
+    "string",
+    "long",
+    "double",
+    "boolean",
+    "int",
+    "string",
+    "long",
+    "double",
+    "array_string",
+    "map_long",
+)
 _WIDE_FIELD = {
     "string": (fields.String, str, lambda rng: ident(rng, rng.randint(4, 24))),
     "long": (fields.Integer, int, int64),
     "double": (fields.Float, float, lambda rng: rng.uniform(-1e6, 1e6)),
     "boolean": (fields.Boolean, bool, lambda rng: rng.random() < 0.5),
     "int": (avro_int, int, int32),
-    "array_string": (lambda **kw: fields.List(fields.String(), **kw), list[str],
-                     lambda rng: [word(rng) for _ in range(3)]),
-    "map_long": (lambda **kw: fields.Dict(keys=fields.String(), values=fields.Integer(), **kw),
-                 dict[str, int], lambda rng: {word(rng): int64(rng) for _ in range(2)}),
+    "array_string": (
+        lambda **kw: fields.List(fields.String(), **kw),
+        list[str],
+        lambda rng: [word(rng) for _ in range(3)],
+    ),
+    "map_long": (
+        lambda **kw: fields.Dict(keys=fields.String(), values=fields.Integer(), **kw),
+        dict[str, int],
+        lambda rng: {word(rng): int64(rng) for _ in range(2)},
+    ),
 }
 
 
@@ -618,9 +795,13 @@ def _wide_case(size: int) -> None:
     globals()[schema_class.__name__] = schema_class
     struct = msgspec.defstruct(f"Wide{size}Struct", struct_fields, module=__name__)
     globals()[struct.__name__] = struct
-    case(f"wide_{size}", "wide", struct, make_record,
-         f"{size} mixed fields (string, long, double, boolean, int, array, map), half nullable"
-         )(schema_class)
+    case(
+        f"wide_{size}",
+        "wide",
+        struct,
+        make_record,
+        f"{size} mixed fields (string, long, double, boolean, int, array, map), half nullable",
+    )(schema_class)
 
 
 for _size in (10, 50, 500):
@@ -629,13 +810,18 @@ for _size in (10, 50, 500):
 
 # -- arrays of 1,000 --------------------------------------------------------------
 
+
 class Array1000LongStruct(msgspec.Struct):
     values: list[int]
 
 
-@case("array_1000_long", "array", Array1000LongStruct,
-      lambda rng: {"values": [int64(rng) for _ in range(1000)]},
-      "array of 1,000 long")
+@case(
+    "array_1000_long",
+    "array",
+    Array1000LongStruct,
+    lambda rng: {"values": [int64(rng) for _ in range(1000)]},
+    "array of 1,000 long",
+)
 class Array1000LongSchema(CompiledSchema):
     Meta = meta("Array1000Long")
     values = fields.List(fields.Integer(), required=True)
@@ -660,16 +846,25 @@ class ItemSchema(CompiledSchema):
     active = fields.Boolean(required=True)
 
 
-@case("array_1000_record", "array", Array1000RecordStruct,
-      lambda rng: {"items": [{"id": i, "name": word(rng), "value": rng.uniform(0, 100),
-                              "active": rng.random() < 0.9} for i in range(1000)]},
-      "array of 1,000 records (long, string, double, boolean)")
+@case(
+    "array_1000_record",
+    "array",
+    Array1000RecordStruct,
+    lambda rng: {
+        "items": [
+            {"id": i, "name": word(rng), "value": rng.uniform(0, 100), "active": rng.random() < 0.9}
+            for i in range(1000)
+        ]
+    },
+    "array of 1,000 records (long, string, double, boolean)",
+)
 class Array1000RecordSchema(CompiledSchema):
     Meta = meta("Array1000Record")
     items = fields.List(fields.Nested(ItemSchema), required=True)
 
 
 # -- logical-type-heavy: a trade as a trading system keeps it ---------------------
+
 
 class TradeStruct(msgspec.Struct):
     trade_id: uuid.UUID
@@ -684,14 +879,24 @@ class TradeStruct(msgspec.Struct):
     settle_time: datetime.time
 
 
-@case("trade", "logical", TradeStruct,
-      lambda rng: {"trade_id": uuid.UUID(int=rng.getrandbits(128), version=4),
-                   "order_id": uuid.UUID(int=rng.getrandbits(128), version=4),
-                   "symbol": rng.choice(SYMBOLS), "side": rng.choice(list(Side)),
-                   "status": rng.choice(list(OrderStatus)), "price": money(rng, 4, 8),
-                   "quantity": money(rng, 2, 8), "executed_at": a_timestamp(rng),
-                   "trade_date": a_date(rng), "settle_time": a_time(rng)},
-      "2 uuid, 2 decimal, timestamp-micros, date, time-micros, 2 enum, string")
+@case(
+    "trade",
+    "logical",
+    TradeStruct,
+    lambda rng: {
+        "trade_id": uuid.UUID(int=rng.getrandbits(128), version=4),
+        "order_id": uuid.UUID(int=rng.getrandbits(128), version=4),
+        "symbol": rng.choice(SYMBOLS),
+        "side": rng.choice(list(Side)),
+        "status": rng.choice(list(OrderStatus)),
+        "price": money(rng, 4, 8),
+        "quantity": money(rng, 2, 8),
+        "executed_at": a_timestamp(rng),
+        "trade_date": a_date(rng),
+        "settle_time": a_time(rng),
+    },
+    "2 uuid, 2 decimal, timestamp-micros, date, time-micros, 2 enum, string",
+)
 class TradeSchema(CompiledSchema):
     Meta = meta("Trade")
     trade_id = fields.UUID(required=True)
@@ -708,14 +913,19 @@ class TradeSchema(CompiledSchema):
 
 # -- extras: logical types outside the classic set --------------------------------
 
+
 class TimestampStruct(msgspec.Struct):
     created: datetime.datetime
     updated: datetime.datetime
 
 
-@case("timestamp_micros", "extra", TimestampStruct,
-      lambda rng: {"created": a_timestamp(rng), "updated": a_timestamp(rng)},
-      "2 x long timestamp-micros (aware UTC datetimes)")
+@case(
+    "timestamp_micros",
+    "extra",
+    TimestampStruct,
+    lambda rng: {"created": a_timestamp(rng), "updated": a_timestamp(rng)},
+    "2 x long timestamp-micros (aware UTC datetimes)",
+)
 class TimestampSchema(CompiledSchema):
     Meta = meta("TimestampRecord")
     created = fields.DateTime(required=True)
@@ -727,10 +937,16 @@ class UUIDStruct(msgspec.Struct):
     trace: uuid.UUID
 
 
-@case("uuid", "extra", UUIDStruct,
-      lambda rng: {"id": uuid.UUID(int=rng.getrandbits(128), version=4),
-                   "trace": uuid.UUID(int=rng.getrandbits(128), version=4)},
-      "2 x string uuid")
+@case(
+    "uuid",
+    "extra",
+    UUIDStruct,
+    lambda rng: {
+        "id": uuid.UUID(int=rng.getrandbits(128), version=4),
+        "trace": uuid.UUID(int=rng.getrandbits(128), version=4),
+    },
+    "2 x string uuid",
+)
 class UUIDSchema(CompiledSchema):
     Meta = meta("UUIDRecord")
     id = fields.UUID(required=True)
@@ -743,8 +959,7 @@ def cases(names: list[str] | None = None, groups: list[str] | None = None) -> li
     if names:
         unknown = set(names) - set(CASES)
         if unknown:
-            raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}; "
-                             f"known: {', '.join(CASES)}")
+            raise SystemExit(f"unknown case(s): {', '.join(sorted(unknown))}; known: {', '.join(CASES)}")
         selected = [c for c in selected if c.name in names]
     if groups:
         selected = [c for c in selected if c.group in groups]

@@ -55,25 +55,44 @@ from roastedavro.flags import CompileFlags  # noqa: E402
 
 
 def _record(name, *fields):
-    return {"type": "record", "name": name,
-            "fields": [{"name": field, "type": kind} for field, kind in fields]}
+    return {
+        "type": "record",
+        "name": name,
+        "fields": [{"name": field, "type": kind} for field, kind in fields],
+    }
 
 
-DRAWING = {"type": "record", "name": "Drawing", "fields": [
-    {"name": "main", "type": ["null", _record("Circle", ("r", "double")),
-                              _record("Square", ("side", "double"), ("filled", "boolean")),
-                              _record("Label", ("text", "string"), ("size", "int"))]},
-    {"name": "others", "type": {"type": "array", "items": ["null", "Circle", "Square", "Label"]}},
-    {"name": "named", "type": {"type": "map", "values": ["null", "Circle", "Square", "Label"]}},
-    {"name": "layer", "type": _record("Layer", ("top", ["null", "Circle", "Square", "Label"]))},
-]}
+DRAWING = {
+    "type": "record",
+    "name": "Drawing",
+    "fields": [
+        {
+            "name": "main",
+            "type": [
+                "null",
+                _record("Circle", ("r", "double")),
+                _record("Square", ("side", "double"), ("filled", "boolean")),
+                _record("Label", ("text", "string"), ("size", "int")),
+            ],
+        },
+        {"name": "others", "type": {"type": "array", "items": ["null", "Circle", "Square", "Label"]}},
+        {"name": "named", "type": {"type": "map", "values": ["null", "Circle", "Square", "Label"]}},
+        {"name": "layer", "type": _record("Layer", ("top", ["null", "Circle", "Square", "Label"]))},
+    ],
+}
 
 
 def drawing_datums(count: int = 100) -> list:
     shapes = [None, {"r": 1.5}, {"side": 2.0, "filled": True}, {"text": "t", "size": 3}]
-    return [{"main": shapes[n % 4], "others": [shapes[(n + k) % 4] for k in range(n % 5)],
-             "named": {f"k{k}": shapes[(n * k) % 4] for k in range(n % 3)},
-             "layer": {"top": shapes[(n + 1) % 4]}} for n in range(count)]
+    return [
+        {
+            "main": shapes[n % 4],
+            "others": [shapes[(n + k) % 4] for k in range(n % 5)],
+            "named": {f"k{k}": shapes[(n * k) % 4] for k in range(n % 3)},
+            "layer": {"top": shapes[(n + 1) % 4]},
+        }
+        for n in range(count)
+    ]
 
 
 @contextlib.contextmanager
@@ -93,10 +112,17 @@ def compiled(schema: dict, in_place: bool):
     model = parse_schema(schema)
     with unions_in_place() if in_place else contextlib.nullcontext():
         generated = avrogen.generate_avro_module(model)
-    module = compiler.load(generated.source, flags, verify=generated.verify,
-                           fingerprint=f"{model.fingerprint():016x}", build="here")
-    return (module.Codec(generated.bindings, flags.max_depth, flags.max_items,
-                         flags.item_allowance), len(generated.source))
+    module = compiler.load(
+        generated.source,
+        flags,
+        verify=generated.verify,
+        fingerprint=f"{model.fingerprint():016x}",
+        build="here",
+    )
+    return (
+        module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance),
+        len(generated.source),
+    )
 
 
 def fastavro_reference(schema: dict, datums: list) -> tuple[list[bytes], list]:
@@ -120,8 +146,10 @@ def run_case(name: str, schema: dict, datums: list, repeats: int) -> dict:
             raise AssertionError(f"{name}, unions {label}: not fastavro's values")
         contenders[label] = Contender(label, codec.dump, datums, codec.load, messages)
     timings = measure_case(contenders, repeats, 30e6)
-    return {"sizes": sizes, **{label: {op: round(t[op]["ns"], 1) for op in ("dump", "load")}
-                               for label, t in timings.items()}}
+    return {
+        "sizes": sizes,
+        **{label: {op: round(t[op]["ns"], 1) for op in ("dump", "load")} for label, t in timings.items()},
+    }
 
 
 def large(path: Path) -> dict:
@@ -131,28 +159,37 @@ def large(path: Path) -> dict:
         with unions_in_place() if in_place else contextlib.nullcontext():
             started = time.perf_counter()
             generated = avrogen.generate_avro_module(model)
-            sizes[label] = {"chars": len(generated.source),
-                            "lines": generated.source.count("\n"),
-                            "bindings": len(generated.bindings),
-                            "generate_s": round(time.perf_counter() - started, 2)}
+            sizes[label] = {
+                "chars": len(generated.source),
+                "lines": generated.source.count("\n"),
+                "bindings": len(generated.bindings),
+                "generate_s": round(time.perf_counter() - started, 2),
+            }
     # one compile of the shared form, in a child with an empty cache
-    script = ("import json, sys, time; from roastedavro import compiler; "
-              "from roastedavro.avro import load_schema; from roastedavro.codec import AvroCodec; "
-              "t = time.perf_counter(); AvroCodec(load_schema(sys.argv[1]), compile='eager', "
-              "build='here'); print(json.dumps({'total_s': time.perf_counter() - t, "
-              "**compiler.last_timing}))")
+    script = (
+        "import json, sys, time; from roastedavro import compiler; "
+        "from roastedavro.avro import load_schema; from roastedavro.codec import AvroCodec; "
+        "t = time.perf_counter(); AvroCodec(load_schema(sys.argv[1]), compile='eager', "
+        "build='here'); print(json.dumps({'total_s': time.perf_counter() - t, "
+        "**compiler.last_timing}))"
+    )
     import tempfile
 
     with tempfile.TemporaryDirectory() as cache:
-        done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True,
-                              text=True, env={**__import__("os").environ,
-                                              "ROASTEDAVRO_CACHE_DIR": cache})
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(path)],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, "ROASTEDAVRO_CACHE_DIR": cache},
+        )
     if done.returncode != 0:
         raise RuntimeError(done.stderr)
     build = json.loads(done.stdout.splitlines()[-1])
     build["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
-    return {"source": sizes, "build": {k: round(v, 2) if isinstance(v, float) else v
-                                       for k, v in build.items()}}
+    return {
+        "source": sizes,
+        "build": {k: round(v, 2) if isinstance(v, float) else v for k, v in build.items()},
+    }
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -164,12 +201,15 @@ def main(argv: list[str] | None = None) -> dict:
     repeats = 5 if args.quick else 15
     cases = {name: (CASES[name].schema, CASES[name].datums()) for name in ("event", "order")}
     cases["drawing"] = (DRAWING, drawing_datums())
-    results = {name: run_case(name, schema, datums, repeats)
-               for name, (schema, datums) in cases.items()}
+    results = {name: run_case(name, schema, datums, repeats) for name, (schema, datums) in cases.items()}
     commit = cpu_and_commit()[1] or "unknown"
-    report = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-              "python": platform.python_version(), "commit": commit, "repeats": repeats,
-              "cases": results}
+    report = {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "python": platform.python_version(),
+        "commit": commit,
+        "repeats": repeats,
+        "cases": results,
+    }
     lines = [
         "# Long unions: generated once per module, or in place",
         "",
@@ -185,17 +225,21 @@ def main(argv: list[str] | None = None) -> dict:
         lines.append(
             f"| {name} | {result['in place']['dump']:,.0f} | {result['shared']['dump']:,.0f} "
             f"| {result['in place']['load']:,.0f} | {result['shared']['load']:,.0f} "
-            f"| {result['sizes']['in place']:,} | {result['sizes']['shared']:,} |")
+            f"| {result['sizes']['in place']:,} | {result['sizes']['shared']:,} |"
+        )
     if args.large is not None:
         report["large"] = large(args.large)
         source, build = report["large"]["source"], report["large"]["build"]
-        lines += ["", f"`{args.large.name}`: source in place {source['in place']['chars']:,} "
-                  f"characters ({source['in place']['lines']:,} lines, "
-                  f"{source['in place']['bindings']:,} bound constants), shared "
-                  f"{source['shared']['chars']:,} ({source['shared']['lines']:,} lines, "
-                  f"{source['shared']['bindings']:,}); the shared form built in "
-                  f"{build['total_s']} s (Cython {build.get('cython')} s, C compiler "
-                  f"{build.get('cc')} s), peak RSS {build['peak_rss_mb']:,} MB."]
+        lines += [
+            "",
+            f"`{args.large.name}`: source in place {source['in place']['chars']:,} "
+            f"characters ({source['in place']['lines']:,} lines, "
+            f"{source['in place']['bindings']:,} bound constants), shared "
+            f"{source['shared']['chars']:,} ({source['shared']['lines']:,} lines, "
+            f"{source['shared']['bindings']:,}); the shared form built in "
+            f"{build['total_s']} s (Cython {build.get('cython')} s, C compiler "
+            f"{build.get('cc')} s), peak RSS {build['peak_rss_mb']:,} MB.",
+        ]
     lines.append("")
     save_report(args.out, "shared_unions", report, lines)
     return report

@@ -34,8 +34,11 @@ if not __package__:
 
 
 def _schema(fields: int) -> dict:
-    return {"type": "record", "name": "Swap" + uuid.uuid4().hex[:10],
-            "fields": [{"name": f"f{i}", "type": "long"} for i in range(fields)]}
+    return {
+        "type": "record",
+        "name": "Swap" + uuid.uuid4().hex[:10],
+        "fields": [{"name": f"f{i}", "type": "long"} for i in range(fields)],
+    }
 
 
 def _loop(codec, value, calls: int, until_compiled: bool) -> tuple[list[float], int | None]:
@@ -58,7 +61,7 @@ def _loop(codec, value, calls: int, until_compiled: bool) -> tuple[list[float], 
         slot += 1
         if swapped is None and until_compiled and codec.tier == "compiled":
             swapped = n
-            calls = n + 100_000   # some calls on the compiled codec too
+            calls = n + 100_000  # some calls on the compiled codec too
         n += 1
         if until_compiled and n > 50_000_000:
             raise SystemExit("no swap after 50 million calls: is there a C compiler?")
@@ -72,9 +75,11 @@ def _report(name: str, times: list[float]) -> str:
     def at(q: float) -> float:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1e6
 
-    return (f"{name:28s} calls {len(times):>9,}  median {statistics.median(times) * 1e6:6.2f} us  "
-            f"p99.9 {at(0.999):7.1f} us  p99.99 {at(0.9999):8.1f} us  max {max(times) * 1e6:8.1f} us  "
-            f"over 1 ms {sum(1 for t in times if t > 1e-3)}")
+    return (
+        f"{name:28s} calls {len(times):>9,}  median {statistics.median(times) * 1e6:6.2f} us  "
+        f"p99.9 {at(0.999):7.1f} us  p99.99 {at(0.9999):8.1f} us  max {max(times) * 1e6:8.1f} us  "
+        f"over 1 ms {sum(1 for t in times if t > 1e-3)}"
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -90,11 +95,13 @@ def main(argv: list[str] | None = None) -> None:
     value = {f"f{i}": i * 1000 for i in range(args.fields)}
     hot = AvroCodec(_schema(args.fields))
     times, swapped = _loop(hot, value, 0, until_compiled=True)
-    window = times[max(0, swapped - 5_000):swapped + 5_000]
+    window = times[max(0, swapped - 5_000) : swapped + 5_000]
     still = AvroCodec(_schema(args.fields), compile="never")
     baseline, _ = _loop(still, value, len(times), until_compiled=False)
-    print(f"build in the background: {hot.stats['build_seconds']:.2f} s; swapped after "
-          f"{swapped:,} calls; load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"build in the background: {hot.stats['build_seconds']:.2f} s; swapped after "
+        f"{swapped:,} calls; load average {os.getloadavg()[0]:.2f}"
+    )
     print(_report("around the swap (10,000)", window))
     print(_report("whole run with the swap", times))
     print(_report("no build (tier 0 only)", baseline))

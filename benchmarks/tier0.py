@@ -69,6 +69,7 @@ TARGET = {"dump": 10.0, "load": 5.0}
 
 # -- contenders -------------------------------------------------------------------------
 
+
 def make_tier0(case, datums, messages):
     from roastedavro._tier0 import Interpreter
     from roastedavro.avro import parse_schema
@@ -88,8 +89,7 @@ def make_cavro(case, datums, messages):
     import cavro
 
     schema = cavro.Schema(case.schema, record_decodes_to_dict=True)
-    return contenders_module.Contender("cavro", schema.binary_encode, datums,
-                                       schema.binary_decode, messages)
+    return contenders_module.Contender("cavro", schema.binary_encode, datums, schema.binary_decode, messages)
 
 
 class MsgspecTypes:
@@ -165,8 +165,16 @@ class MsgspecTypes:
             return datetime.time
         if logical in ("timestamp-millis", "timestamp-micros"):
             return datetime.datetime
-        simple = {"null": type(None), "boolean": bool, "int": int, "long": int, "float": float,
-                  "double": float, "string": str, "bytes": bytes}
+        simple = {
+            "null": type(None),
+            "boolean": bool,
+            "int": int,
+            "long": int,
+            "float": float,
+            "double": float,
+            "string": str,
+            "bytes": bytes,
+        }
         if kind in simple:
             return simple[kind]
         if kind == "array":
@@ -184,8 +192,7 @@ class MsgspecTypes:
 
             inner = full.rpartition(".")[0] or None
             fields = [(f["name"], self.type_of(f["type"], inner)) for f in node["fields"]]
-            self.types[full] = msgspec.defstruct(
-                short, fields, tag=short if full in self.tagged else None)
+            self.types[full] = msgspec.defstruct(short, fields, tag=short if full in self.tagged else None)
         else:
             raise ValueError(f"no msgspec type for {node!r}")
         return self.types[full]
@@ -206,8 +213,9 @@ class MsgspecTypes:
             if kind == "enum":
                 return self.types[full][datum]
             inner = full.rpartition(".")[0] or None
-            return self.types[full](**{f["name"]: self.value(f["type"], datum[f["name"]], inner)
-                                       for f in node["fields"]})
+            return self.types[full](
+                **{f["name"]: self.value(f["type"], datum[f["name"]], inner) for f in node["fields"]}
+            )
         return datum
 
     def _branch(self, union: list, datum, namespace):
@@ -227,9 +235,18 @@ class MsgspecTypes:
                 else:
                     score = 0 if kind == "map" else -1
             else:
-                wanted = {"boolean": bool, "int": int, "long": int, "float": float,
-                          "double": float, "string": str, "bytes": bytes, "enum": str,
-                          "fixed": bytes, "array": list}.get(kind)
+                wanted = {
+                    "boolean": bool,
+                    "int": int,
+                    "long": int,
+                    "float": float,
+                    "double": float,
+                    "string": str,
+                    "bytes": bytes,
+                    "enum": str,
+                    "fixed": bytes,
+                    "array": list,
+                }.get(kind)
                 if logical == "uuid":
                     wanted = uuid.UUID
                 elif logical == "decimal":
@@ -240,8 +257,11 @@ class MsgspecTypes:
                     wanted = datetime.time
                 elif logical in ("timestamp-millis", "timestamp-micros"):
                     wanted = datetime.datetime
-                matches = wanted is not None and isinstance(datum, wanted) and not (
-                    wanted is int and isinstance(datum, bool))
+                matches = (
+                    wanted is not None
+                    and isinstance(datum, wanted)
+                    and not (wanted is int and isinstance(datum, bool))
+                )
                 score = 1 if matches else -1
             if score > best_score:
                 best, best_score = branch, score
@@ -292,6 +312,7 @@ def ratios_of_fastest(timings: dict, op: str) -> dict[str, float]:
 
 # -- report -----------------------------------------------------------------------------
 
+
 def summarize(results: dict, names: tuple[str, ...], key: str = "ratio") -> dict:
     groups: dict[str, list[str]] = {}
     for case_name, result in results.items():
@@ -303,8 +324,11 @@ def summarize(results: dict, names: tuple[str, ...], key: str = "ratio") -> dict
         for op in OPS:
             entry[op] = {}
             for name in names:
-                values = [results[c][key][op][name] for c in case_names
-                          if name in results[c].get(key, {}).get(op, {})]
+                values = [
+                    results[c][key][op][name]
+                    for c in case_names
+                    if name in results[c].get(key, {}).get(op, {})
+                ]
                 entry[op][name] = {"geomean_ratio": geomean(values), "cases": len(values)}
         summary[group] = entry
     return summary
@@ -323,8 +347,10 @@ def versions() -> dict:
 
 
 def summary_table(summary: dict, shown: list[str]) -> list[str]:
-    lines = ["| cases | " + " | ".join(f"{n} dump | {n} load" for n in shown) + " |",
-             "| --- | " + " | ".join("---: | ---:" for _ in shown) + " |"]
+    lines = [
+        "| cases | " + " | ".join(f"{n} dump | {n} load" for n in shown) + " |",
+        "| --- | " + " | ".join("---: | ---:" for _ in shown) + " |",
+    ]
     for group, entry in summary.items():
         cells = []
         for name in shown:
@@ -363,15 +389,22 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
         "",
     ]
     lines += summary_table(summary, shown)
-    lines += ["A number in parentheses after a geometric mean: the cases it covers, when "
-              "fewer than the group (the rest were n/a).", "",
-              "The same on each contender's fastest repeat (min ns instead of the median; on a "
-              "shared machine other work only adds time, so this moves less between runs):", ""]
+    lines += [
+        "A number in parentheses after a geometric mean: the cases it covers, when "
+        "fewer than the group (the rest were n/a).",
+        "",
+        "The same on each contender's fastest repeat (min ns instead of the median; on a "
+        "shared machine other work only adds time, so this moves less between runs):",
+        "",
+    ]
     lines += summary_table(report["summary_min"], shown)
     for op in OPS:
-        lines += [f"## {op}: ns per datum (ratio over fastavro)", "",
-                  "| case | datums | " + " | ".join(names) + " |",
-                  "| --- | ---: | " + " | ".join("---:" for _ in names) + " |"]
+        lines += [
+            f"## {op}: ns per datum (ratio over fastavro)",
+            "",
+            "| case | datums | " + " | ".join(names) + " |",
+            "| --- | ---: | " + " | ".join("---:" for _ in names) + " |",
+        ]
         for case_name, result in results.items():
             cells = []
             for name in names:
@@ -384,13 +417,17 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
                     cells.append(f"{fmt_ns(timing['ns'])} ({fmt_x(result['ratio'][op][name])})")
             lines.append(f"| {case_name} | {result['datums']} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += ["## Checks", "",
-              "Before timing, every datum is written by fastavro (the reference bytes) and read "
-              "back by fastavro (the reference values). Each Avro contender must write the same "
-              "bytes and read each message to the same values with the same Python types (a "
-              "`str` is not a `UUID`, `Decimal('1.50')` is not `Decimal('1.5')`, a datetime "
-              "keeps its UTC offset). msgspec must decode its own encoding of each datum back "
-              "to the same Struct values.", ""]
+    lines += [
+        "## Checks",
+        "",
+        "Before timing, every datum is written by fastavro (the reference bytes) and read "
+        "back by fastavro (the reference values). Each Avro contender must write the same "
+        "bytes and read each message to the same values with the same Python types (a "
+        "`str` is not a `UUID`, `Decimal('1.50')` is not `Decimal('1.5')`, a datetime "
+        "keeps its UTC offset). msgspec must decode its own encoding of each datum back "
+        "to the same Struct values.",
+        "",
+    ]
     excluded = []
     for case_name, result in results.items():
         for name, checks in result["checks"].items():
@@ -400,26 +437,36 @@ def markdown(report: dict, names: tuple[str, ...]) -> str:
             for op in OPS:
                 if checks[op]:
                     excluded.append(f"- {case_name} / {name} {op}: n/a, {checks[op]}")
-    lines += excluded or ["Every Avro contender agrees with fastavro on every case, and every "
-                          "msgspec round trip holds."]
+    lines += excluded or [
+        "Every Avro contender agrees with fastavro on every case, and every msgspec round trip holds."
+    ]
     lines.append("")
-    sizes = [f"{c} {r['msgspec_bytes']:,.0f} ({r['mean_bytes']:,.0f})"
-             for c, r in results.items() if r.get("msgspec_bytes")]
+    sizes = [
+        f"{c} {r['msgspec_bytes']:,.0f} ({r['mean_bytes']:,.0f})"
+        for c, r in results.items()
+        if r.get("msgspec_bytes")
+    ]
     if sizes:
-        lines += ["Bytes per datum, msgspec's MessagePack (Avro's in parentheses): "
-                  + "; ".join(sizes) + ".", ""]
+        lines += [
+            "Bytes per datum, msgspec's MessagePack (Avro's in parentheses): " + "; ".join(sizes) + ".",
+            "",
+        ]
     return "\n".join(lines)
 
 
 # -- main -------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.tier0",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.tier0", description=__doc__.splitlines()[0])
     parser.add_argument("--cases", help="comma-separated case names")
     parser.add_argument("--groups", default="classic,realistic", help="comma-separated groups")
-    parser.add_argument("--contenders", help="comma-separated, of: " + ", ".join(ALL_NAMES)
-                        + " (default: all but AvroCodec never; fastavro is always included)")
+    parser.add_argument(
+        "--contenders",
+        help="comma-separated, of: "
+        + ", ".join(ALL_NAMES)
+        + " (default: all but AvroCodec never; fastavro is always included)",
+    )
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--target-ms", type=float, default=20.0, help="length of one timed loop")
     parser.add_argument("--out", type=Path, default=HERE / "results", help="output folder")
@@ -434,13 +481,21 @@ def main(argv: list[str] | None = None) -> dict:
         names = tuple(n for n in ALL_NAMES if n in wanted)
     contenders_module.SCHEMA_FACTORIES.update(FACTORIES)
     avro_names = tuple(n for n in names if n != "msgspec")
-    selected = select_cases(args.cases.split(",") if args.cases else None,
-                            args.groups.split(",") if args.groups else None)
+    selected = select_cases(
+        args.cases.split(",") if args.cases else None, args.groups.split(",") if args.groups else None
+    )
     cpu, commit = cpu_and_commit()
-    env = {"date": time.strftime("%Y-%m-%d %H:%M %Z"), "python": sys.version.split()[0],
-           "cpu": cpu, "cpus": os.cpu_count(), "git_commit": commit, "versions": versions(),
-           "repeats": args.repeats, "target_loop_ms": args.target_ms,
-           "loadavg_at_start": [round(x, 2) for x in os.getloadavg()]}
+    env = {
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "python": sys.version.split()[0],
+        "cpu": cpu,
+        "cpus": os.cpu_count(),
+        "git_commit": commit,
+        "versions": versions(),
+        "repeats": args.repeats,
+        "target_loop_ms": args.target_ms,
+        "loadavg_at_start": [round(x, 2) for x in os.getloadavg()],
+    }
     started_all = time.perf_counter()
     print(f"{'case':14s} {'op':5s} " + " ".join(f"{name:>15s}" for name in names), flush=True)
     results: dict[str, dict] = {}
@@ -457,34 +512,48 @@ def main(argv: list[str] | None = None) -> dict:
         timings = measure_case(built, args.repeats, args.target_ms * 1e6)
         messages = reference["messages"]
         results[case.name] = {
-            "group": case.group, "datums": len(messages),
-            "mean_bytes": sum(map(len, messages)) / len(messages), "timings": timings,
+            "group": case.group,
+            "datums": len(messages),
+            "mean_bytes": sum(map(len, messages)) / len(messages),
+            "timings": timings,
             "ratio": {op: ratios(timings, op) for op in OPS},
             "ratio_min": {op: ratios_of_fastest(timings, op) for op in OPS},
-            "checks": {n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
-                       for n, c in built.items()}}
+            "checks": {
+                n: {"dump": c.dump_excluded, "load": c.load_excluded, "notes": c.notes}
+                for n, c in built.items()
+            },
+        }
         if "msgspec" in built and built["msgspec"].notes:
             results[case.name]["msgspec_bytes"] = float(built["msgspec"].notes[0].split()[1])
         for op in OPS:
             ratio = results[case.name]["ratio"][op]
             cells = " ".join(
                 f"{fmt_ns(timings.get(n, {}).get(op, {}).get('ns')):>8s} {fmt_x(ratio.get(n)):>6s}"
-                for n in names)
+                for n in names
+            )
             print(f"{case.name:14s} {op:5s} {cells}", flush=True)
         print(f"    ({time.perf_counter() - started:.1f} s)", flush=True)
     env["loadavg_at_end"] = [round(x, 2) for x in os.getloadavg()]
-    report = {"environment": env, "cases": results, "summary": summarize(results, names),
-              "summary_min": summarize(results, names, "ratio_min")}
+    report = {
+        "environment": env,
+        "cases": results,
+        "summary": summarize(results, names),
+        "summary_min": summarize(results, names, "ratio_min"),
+    }
     for title, key in (("medians", "summary"), ("fastest repeats", "summary_min")):
         print(f"\ngeometric means of the ratios over fastavro, {title}:")
         for group, entry in report[key].items():
             for op in OPS:
-                print(f"  {group} ({len(entry['cases'])}), {op}: " + ", ".join(
-                    f"{n} {fmt_x(entry[op][n]['geomean_ratio'])}" for n in names if n != BASELINE))
+                print(
+                    f"  {group} ({len(entry['cases'])}), {op}: "
+                    + ", ".join(f"{n} {fmt_x(entry[op][n]['geomean_ratio'])}" for n in names if n != BASELINE)
+                )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "tier0.md").write_text(markdown(report, names))
-    print(f"wrote {args.out / 'tier0.md'} in {time.perf_counter() - started_all:.0f} s "
-          f"(load average {env['loadavg_at_start']} -> {env['loadavg_at_end']})")
+    print(
+        f"wrote {args.out / 'tier0.md'} in {time.perf_counter() - started_all:.0f} s "
+        f"(load average {env['loadavg_at_start']} -> {env['loadavg_at_end']})"
+    )
     return report
 
 

@@ -93,8 +93,15 @@ class Hooked(FieldChecks):
         return Order(**data)
 
 
-RECORD = {"id": 42, "symbol": "BRK.B", "side": "buy", "qty": 300, "price": 412.5,
-          "account": "desk7@example.com", "tags": ["algo", "eu"]}
+RECORD = {
+    "id": 42,
+    "symbol": "BRK.B",
+    "side": "buy",
+    "qty": 300,
+    "price": 412.5,
+    "account": "desk7@example.com",
+    "tags": ["algo", "eu"],
+}
 INVALID = {**RECORD, "side": "hold"}
 
 
@@ -118,8 +125,12 @@ def contenders(schema_class) -> dict:
     reference = marshmallow_load(checked.dump_compiled(RECORD))
     for load in (checked.load_compiled, trusted.load_compiled):
         assert load(checked.dump_compiled(RECORD)) == reference
-    return {"marshmallow+fastavro": marshmallow_load, "roastedavro": checked.load_compiled,
-            "roastedavro validate=False": trusted.load_compiled, "fastavro (decode only)": decode}
+    return {
+        "marshmallow+fastavro": marshmallow_load,
+        "roastedavro": checked.load_compiled,
+        "roastedavro validate=False": trusted.load_compiled,
+        "fastavro (decode only)": decode,
+    }
 
 
 def error_contenders(schema_class) -> dict:
@@ -153,8 +164,10 @@ def measure(functions: dict, data: bytes, repeats: int, target_ns: float) -> dic
         shift = index % len(names)
         for name in names[shift:] + names[:shift]:
             samples[name].append(timed_loop(functions[name], data, calls[name]) / calls[name])
-    return {name: {"ns": statistics.median(values), "min_ns": min(values), "max_ns": max(values)}
-            for name, values in samples.items()}
+    return {
+        name: {"ns": statistics.median(values), "min_ns": min(values), "max_ns": max(values)}
+        for name, values in samples.items()
+    }
 
 
 def leak_iterations(schema, valid_data: bytes, invalid_data: bytes, n: int) -> None:
@@ -189,11 +202,18 @@ def leak_check(iterations: int, traced_iterations: int, log) -> dict:
     for done in range(step, iterations + 1, step):
         leak_iterations(schema, valid_data, invalid_data, step)
         gc.collect()
-        rss.append({"iterations": done, "rss_kib": current_rss_kib(),
-                    "growth_kib": current_rss_kib() - base,
-                    "elapsed_s": round(time.perf_counter() - started, 1)})
-        log(f"  {done:>9,} iterations: RSS {rss[-1]['rss_kib'] / 1024:7.1f} MiB "
-            f"({rss[-1]['growth_kib']:+,} KiB)")
+        rss.append(
+            {
+                "iterations": done,
+                "rss_kib": current_rss_kib(),
+                "growth_kib": current_rss_kib() - base,
+                "elapsed_s": round(time.perf_counter() - started, 1),
+            }
+        )
+        log(
+            f"  {done:>9,} iterations: RSS {rss[-1]['rss_kib'] / 1024:7.1f} MiB "
+            f"({rss[-1]['growth_kib']:+,} KiB)"
+        )
     tracemalloc.start()
     try:
         leak_iterations(schema, valid_data, invalid_data, 1_000)
@@ -205,18 +225,30 @@ def leak_check(iterations: int, traced_iterations: int, log) -> dict:
     finally:
         tracemalloc.stop()
     log(f"  tracemalloc over {traced_iterations:,} more iterations: {traced_growth:+,} B")
-    return {"iterations": iterations, "operations_per_iteration": 4, "rss_baseline_kib": base,
-            "rss": rss, "traced_iterations": traced_iterations, "traced_growth_bytes": traced_growth,
-            "flat": rss[-1]["growth_kib"] <= 1024 and traced_growth <= 65536}
+    return {
+        "iterations": iterations,
+        "operations_per_iteration": 4,
+        "rss_baseline_kib": base,
+        "rss": rss,
+        "traced_iterations": traced_iterations,
+        "traced_growth_bytes": traced_growth,
+        "flat": rss[-1]["growth_kib"] <= 1024 and traced_growth <= 65536,
+    }
 
 
 def markdown(report: dict) -> str:
-    lines = ["# Validation and hooks on load", "",
-             f"Python {report['environment']['python']}, {report['environment']['cpu']}. "
-             "Median ns per load, contenders interleaved in one process.", ""]
-    for title, key in (("Field validators, @validates, @validates_schema, post_load", "hooked"),
-                       ("Field validators only", "field_checks"),
-                       ("A record failing one validator (the error path)", "error_path")):
+    lines = [
+        "# Validation and hooks on load",
+        "",
+        f"Python {report['environment']['python']}, {report['environment']['cpu']}. "
+        "Median ns per load, contenders interleaved in one process.",
+        "",
+    ]
+    for title, key in (
+        ("Field validators, @validates, @validates_schema, post_load", "hooked"),
+        ("Field validators only", "field_checks"),
+        ("A record failing one validator (the error path)", "error_path"),
+    ):
         timings = report[key]
         base = timings["marshmallow+fastavro"]["ns"]
         lines += [f"## {title}", "", "| | ns per load | vs marshmallow+fastavro |", "|---|---:|---:|"]
@@ -226,18 +258,26 @@ def markdown(report: dict) -> str:
     leak = report.get("leaks")
     if leak:
         last = leak["rss"][-1]
-        lines += ["## Leak check", "",
-                  f"{leak['iterations']:,} iterations, each a dump+load, a load failing validation, "
-                  f"a load of truncated bytes and a dump of an unwritable object: RSS "
-                  f"{last['growth_kib']:+,} KiB after warm-up; tracemalloc {leak['traced_growth_bytes']:+,} B "
-                  f"over {leak['traced_iterations']:,} more. Flat: {'yes' if leak['flat'] else 'NO'}.", ""]
+        lines += [
+            "## Leak check",
+            "",
+            f"{leak['iterations']:,} iterations, each a dump+load, a load failing validation, "
+            f"a load of truncated bytes and a dump of an unwritable object: RSS "
+            f"{last['growth_kib']:+,} KiB after warm-up; tracemalloc {leak['traced_growth_bytes']:+,} B "
+            f"over {leak['traced_iterations']:,} more. Flat: {'yes' if leak['flat'] else 'NO'}.",
+            "",
+        ]
     return "\n".join(lines)
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.validation", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.validation", description=__doc__.split("\n")[0]
+    )
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--iterations", type=int, help="leak-check iterations (default 1,000,000; quick 100,000)")
+    parser.add_argument(
+        "--iterations", type=int, help="leak-check iterations (default 1,000,000; quick 100,000)"
+    )
     parser.add_argument("--skip-leaks", action="store_true")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -251,9 +291,11 @@ def main(argv=None) -> dict:
     report = {"environment": env}
     valid = Hooked().compile().dump_compiled(RECORD)
     invalid = Hooked().compile().dump_compiled(INVALID)
-    for key, functions, data in (("hooked", contenders(Hooked), valid),
-                                 ("field_checks", contenders(FieldChecks), valid),
-                                 ("error_path", error_contenders(Hooked), invalid)):
+    for key, functions, data in (
+        ("hooked", contenders(Hooked), valid),
+        ("field_checks", contenders(FieldChecks), valid),
+        ("error_path", error_contenders(Hooked), invalid),
+    ):
         report[key] = measure(functions, data, repeats, 30e6)
         log(f"{key}: " + ", ".join(f"{name} {entry['ns']:,.0f} ns" for name, entry in report[key].items()))
     if not args.skip_leaks:

@@ -27,9 +27,15 @@ import fastavro.write
 import roastedavro.fastavro as dropin
 from roastedavro.fastavro.write import Writer
 
-SMALL = {"type": "record", "name": "Small", "fields": [
-    {"name": "id", "type": "long"}, {"name": "name", "type": "string"},
-    {"name": "score", "type": ["null", "double"]}]}
+SMALL = {
+    "type": "record",
+    "name": "Small",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "name", "type": "string"},
+        {"name": "score", "type": ["null", "double"]},
+    ],
+}
 SYNC = b"S" * 16
 
 
@@ -39,8 +45,10 @@ def cases(count: int) -> dict[str, tuple[dict, list]]:
     event = CASES["event"]
     rng = random.Random(event.seed)
     return {
-        "small": (SMALL, [{"id": n, "name": f"n{n}", "score": None if n % 3 else n / 7}
-                          for n in range(count)]),
+        "small": (
+            SMALL,
+            [{"id": n, "name": f"n{n}", "score": None if n % 3 else n / 7} for n in range(count)],
+        ),
         "event": (event.schema, [event.make_datum(rng) for _ in range(count)]),
     }
 
@@ -57,8 +65,9 @@ def write_all(make, parsed, records) -> tuple[float, bytes]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.writer_class",
-                                     description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.writer_class", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--records", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
@@ -71,14 +80,16 @@ def main(argv: list[str] | None = None) -> None:
         contenders = [("fastavro", fastavro.write.Writer, theirs), ("drop-in", Writer, ours)]
         for round_ in range(args.repeats):
             files = {}
-            for label, make, parsed in contenders[::1 if round_ % 2 else -1]:
+            for label, make, parsed in contenders[:: 1 if round_ % 2 else -1]:
                 seconds, files[label] = write_all(make, parsed, records)
                 best[label] = min(best[label], seconds)
             if files["fastavro"] != files["drop-in"]:
                 raise SystemExit(f"{name}: the drop-in's file is not fastavro's")
         per = {label: best[label] / len(records) * 1e9 for label in best}
-        print(f"| {name} | {per['fastavro']:,.0f} | {per['drop-in']:,.0f} | "
-              f"**{per['fastavro'] / per['drop-in']:.1f}×** |")
+        print(
+            f"| {name} | {per['fastavro']:,.0f} | {per['drop-in']:,.0f} | "
+            f"**{per['fastavro'] / per['drop-in']:.1f}×** |"
+        )
 
 
 if __name__ == "__main__":

@@ -45,7 +45,7 @@ class CentsEncoder(Encoder):
     def emit_to_avro(self, fn, value):
         # the field's own _serialize turns the Decimal into cents (errors
         # become ValidationErrors naming the field)
-        field = fn.bind(self.field, "field")      # a Python object the codec holds
+        field = fn.bind(self.field, "field")  # a Python object the codec holds
         fn.line(f"{value} = convert({field}, {value}, obj, int)")
 
     def emit_from_avro(self, fn, target):
@@ -101,8 +101,14 @@ class Payment(CompiledSchema):
 def main():
     schema = Payment()
     print(schema.avro_schema())
-    data = schema.dump_compiled({"payer": "ada", "amount": Decimal("12.34"), "fee": None,
-                                 "client": ipaddress.IPv4Address("192.0.2.7")})
+    data = schema.dump_compiled(
+        {
+            "payer": "ada",
+            "amount": Decimal("12.34"),
+            "fee": None,
+            "client": ipaddress.IPv4Address("192.0.2.7"),
+        }
+    )
     print(data)
     print(schema.load_compiled(data))
 

@@ -47,8 +47,9 @@ for key, value in read.items():
 # the same through the fastavro drop-in, and fastavro's own answer
 v1_dict, v2_dict = v1.to_dict(), v2.to_dict()
 ours = dropin.schemaless_reader(io.BytesIO(data), v1_dict, v2_dict)
-theirs = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(v1_dict),
-                                    fastavro.parse_schema(v2_dict))
+theirs = fastavro.schemaless_reader(
+    io.BytesIO(data), fastavro.parse_schema(v1_dict), fastavro.parse_schema(v2_dict)
+)
 print("reads what fastavro reads:", ours == read == theirs)
 
 # compatibility as a schema registry checks it (Java's SchemaCompatibility)
@@ -78,5 +79,7 @@ def per_datum(function, repeat=5, number=5_000):
 parsed_v1, parsed_v2 = fastavro.parse_schema(v1_dict), fastavro.parse_schema(v2_dict)
 ours_us = per_datum(lambda: consumer.load(data))
 fastavro_us = per_datum(lambda: fastavro.schemaless_reader(io.BytesIO(data), parsed_v1, parsed_v2))
-print(f"reading v1 data as v2: roastedavro {ours_us:.2f} us, fastavro {fastavro_us:.2f} us "
-      f"({fastavro_us / ours_us:.1f}x)")
+print(
+    f"reading v1 data as v2: roastedavro {ours_us:.2f} us, fastavro {fastavro_us:.2f} us "
+    f"({fastavro_us / ours_us:.1f}x)"
+)

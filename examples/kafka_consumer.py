@@ -30,8 +30,7 @@ SCHEMAS = Path(__file__).resolve().parent / "schemas"
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
-    parser.add_argument("--registry", default=os.environ.get("SCHEMA_REGISTRY_URL",
-                                                             "http://127.0.0.1:8081"))
+    parser.add_argument("--registry", default=os.environ.get("SCHEMA_REGISTRY_URL", "http://127.0.0.1:8081"))
     parser.add_argument("--topic", default="orders")
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--timeout", type=float, default=60.0)
@@ -39,9 +38,14 @@ def main():
 
     registry = SchemaRegistryClient({"url": args.registry})
     deserializer = AvroDeserializer(registry, load_schema(SCHEMAS / "v2" / "shop.Order.avsc"))
-    consumer = DeserializingConsumer({
-        "bootstrap.servers": args.bootstrap, "group.id": f"orders-{uuid.uuid4().hex[:8]}",
-        "auto.offset.reset": "earliest", "value.deserializer": deserializer})
+    consumer = DeserializingConsumer(
+        {
+            "bootstrap.servers": args.bootstrap,
+            "group.id": f"orders-{uuid.uuid4().hex[:8]}",
+            "auto.offset.reset": "earliest",
+            "value.deserializer": deserializer,
+        }
+    )
     consumer.subscribe([args.topic])
     read, first, currencies = 0, None, set()
     started = time.perf_counter()
@@ -62,8 +66,10 @@ def main():
     elapsed = time.perf_counter() - started
     print(f"consumed {read} orders from {args.topic!r} in {elapsed:.2f} s")
     if first is not None:
-        print(f"read as version 2: currency {sorted(currencies)}, remarks {first['remarks']!r}, "
-              f"status {first['status']}")
+        print(
+            f"read as version 2: currency {sorted(currencies)}, remarks {first['remarks']!r}, "
+            f"status {first['status']}"
+        )
     print(f"deserialized by path: {dict(deserializer.stats)}")
     return 0 if read == args.count else 1
 

@@ -38,9 +38,14 @@ def orders(count, seed=7):
             "placed": placed + datetime.timedelta(seconds=number),
             "status": rng.choice(["NEW", "PAID", "SHIPPED"]),
             "ship_to": rng.choice([None, {"street": "Storgata 1", "city": "Oslo", "country": "NO"}]),
-            "lines": [{"sku": f"SKU-{rng.randrange(100)}", "quantity": rng.randrange(1, 5),
-                       "price": Decimal(rng.randrange(100, 100000)).scaleb(-2)}
-                      for _ in range(rng.randrange(1, 4))],
+            "lines": [
+                {
+                    "sku": f"SKU-{rng.randrange(100)}",
+                    "quantity": rng.randrange(1, 5),
+                    "price": Decimal(rng.randrange(100, 100000)).scaleb(-2),
+                }
+                for _ in range(rng.randrange(1, 4))
+            ],
             "payment": rng.choice([{"last4": "4242"}, {"due_days": 30}]),
             "notes": {"gift": "yes"} if number % 10 == 0 else {},
         }
@@ -49,16 +54,16 @@ def orders(count, seed=7):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP", "127.0.0.1:9092"))
-    parser.add_argument("--registry", default=os.environ.get("SCHEMA_REGISTRY_URL",
-                                                             "http://127.0.0.1:8081"))
+    parser.add_argument("--registry", default=os.environ.get("SCHEMA_REGISTRY_URL", "http://127.0.0.1:8081"))
     parser.add_argument("--topic", default="orders")
     parser.add_argument("--count", type=int, default=10_000)
     args = parser.parse_args()
 
     registry = SchemaRegistryClient({"url": args.registry})
     serializer = AvroSerializer(registry, load_schema(SCHEMAS / "shop.Order.avsc"))
-    producer = SerializingProducer({"bootstrap.servers": args.bootstrap, "linger.ms": 5,
-                                    "value.serializer": serializer})
+    producer = SerializingProducer(
+        {"bootstrap.servers": args.bootstrap, "linger.ms": 5, "value.serializer": serializer}
+    )
     started = time.perf_counter()
     for number, order in enumerate(orders(args.count)):
         producer.produce(args.topic, value=order)
@@ -66,8 +71,7 @@ def main():
             producer.poll(0)
     left = producer.flush(60)
     elapsed = time.perf_counter() - started
-    print(f"produced {args.count - left} orders (schema version 1) to {args.topic!r} "
-          f"in {elapsed:.2f} s")
+    print(f"produced {args.count - left} orders (schema version 1) to {args.topic!r} in {elapsed:.2f} s")
     print(f"serialized by path: {dict(serializer.stats)}")
     return 1 if left else 0
 

@@ -42,8 +42,14 @@ def main():
     how = "built" if "cc" in compiler.last_timing else "loaded from the cache"
     print(f"compiled in {time.perf_counter() - started:.2f} s ({how})")
 
-    trade = {"symbol": "AAPL", "price": 187.25, "size": 300, "ts": 1_700_000_000_123_456,
-             "venue": "XNAS", "flags": ["odd_lot"]}
+    trade = {
+        "symbol": "AAPL",
+        "price": 187.25,
+        "size": 300,
+        "ts": 1_700_000_000_123_456,
+        "venue": "XNAS",
+        "flags": ["odd_lot"],
+    }
     data = schema.dump_compiled(trade)
     parsed = fastavro.parse_schema(schema.avro_schema())
     out = io.BytesIO()

@@ -47,7 +47,10 @@ if TYPE_CHECKING:
     from typing import Any
 
     from roastedavro.avro.compatibility import (
-        CompatibilityResult, Incompatibility, check_compatibility, check_mode,
+        CompatibilityResult,
+        Incompatibility,
+        check_compatibility,
+        check_mode,
     )
     from roastedavro.codec import AvroCodec, SchemaStore
     from roastedavro.encoders import Encoder, register_encoder

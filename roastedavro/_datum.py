@@ -123,8 +123,7 @@ def long_datum(value: Any, bits: int) -> int:
     low, high = INT_RANGE if bits == 32 else LONG_RANGE
     if not low <= number <= high:
         kind, bound = ("int", "2**31") if bits == 32 else ("long", "2**63")
-        raise DumpError(f"Number out of range for Avro {kind} (-{bound} .. {bound}-1): "
-                        f"{shown(number)}.")
+        raise DumpError(f"Number out of range for Avro {kind} (-{bound} .. {bound}-1): {shown(number)}.")
     return number
 
 
@@ -148,8 +147,11 @@ def double_datum(value: Any, lenient: bool) -> float:
         except ValueError:
             raise refused("a number", value) from None
     kind = type(value)
-    if value is not None and not isinstance(value, (str, bytes, bytearray)) and (
-            hasattr(kind, "__float__") or hasattr(kind, "__index__")):
+    if (
+        value is not None
+        and not isinstance(value, (str, bytes, bytearray))
+        and (hasattr(kind, "__float__") or hasattr(kind, "__index__"))
+    ):
         try:
             return float(value)
         except OverflowError:
@@ -165,7 +167,7 @@ def boolean_datum(value: Any) -> bool:
         return value == 1
     kind = type(value)
     if kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_"):
-        return bool(value)    # numpy's booleans, as fastavro takes them
+        return bool(value)  # numpy's booleans, as fastavro takes them
     raise refused("a bool", value)
 
 
@@ -203,8 +205,7 @@ def enum_index(value: Any, indexes: dict) -> int:
         for symbol, position in indexes.items():
             if value == symbol:
                 return position
-        raise DumpError(f"{shown(value)} is not a symbol of the enum "
-                        f"({shown(', '.join(indexes))})")
+        raise DumpError(f"{shown(value)} is not a symbol of the enum ({shown(', '.join(indexes))})")
     return index
 
 
@@ -293,8 +294,10 @@ def decimal_bytes(value: Any, scale: int, precision: int, size: int) -> bytes:
         encoded = fixed_datum(value, size) if size else bytes(value)
         # as strict as for a Decimal: what a reader checking the precision reads
         if not fits_precision(int.from_bytes(encoded, "big", signed=True), precision):
-            raise DumpError(f"the {len(encoded)} bytes given for a decimal({precision}, {scale}) "
-                            f"hold an unscaled value of more than {precision} digits")
+            raise DumpError(
+                f"the {len(encoded)} bytes given for a decimal({precision}, {scale}) "
+                f"hold an unscaled value of more than {precision} digits"
+            )
         return encoded
     if not isinstance(value, decimal.Decimal):
         raise refused("a Decimal", value)
@@ -306,13 +309,11 @@ def decimal_bytes(value: Any, scale: int, precision: int, size: int) -> bytes:
     if len(digits) > precision:
         raise DumpError(f"{value} has {len(digits)} digits, more than the precision of {where}")
     if exponent + scale < 0:
-        raise DumpError(f"{value} has more decimal places than the scale of {where}; "
-                        "it would be rounded")
+        raise DumpError(f"{value} has more decimal places than the scale of {where}; it would be rounded")
     nonzero = any(digits)
     # digits counted before any power of ten is computed
     if nonzero and len(digits) + exponent + scale > precision:
-        raise DumpError(f"{value} has more digits than the precision of {where} allows "
-                        f"at scale {scale}")
+        raise DumpError(f"{value} has more digits than the precision of {where} allows at scale {scale}")
     unscaled = int(decimal.Decimal((0, digits, exponent + scale))) if nonzero else 0
     if sign:
         unscaled = -unscaled
@@ -361,9 +362,11 @@ def big_decimal_bytes(value: Any) -> bytes:
         encoded = bytes(value)
         problem = _big_decimal_problem(encoded)
         if problem is not None:
-            raise DumpError(f"the {len(encoded)} bytes given for a big-decimal are not one: "
-                            f"{problem} (its bytes are the unscaled value's two's complement as "
-                            f"Avro bytes, then the scale as an Avro int)")
+            raise DumpError(
+                f"the {len(encoded)} bytes given for a big-decimal are not one: "
+                f"{problem} (its bytes are the unscaled value's two's complement as "
+                f"Avro bytes, then the scale as an Avro int)"
+            )
         return encoded
     if not isinstance(value, decimal.Decimal):
         raise refused("a Decimal", value)
@@ -443,4 +446,3 @@ def datum_error(error: DumpError):
     else:
         reason = str(messages)
     return DatumError(reason, tuple(reversed(error.path)))
-

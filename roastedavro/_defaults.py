@@ -36,8 +36,9 @@ def encode_default(avro: AvroType, value: Any, schema: Schema, where: str = "") 
     try:
         return _encode(avro, value, schema)
     except _NotThisType as error:
-        raise SchemaError(f"the default {shown(value)} is not a valid value of its type "
-                          f"({error})", where) from None
+        raise SchemaError(
+            f"the default {shown(value)} is not a valid value of its type ({error})", where
+        ) from None
 
 
 def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
@@ -101,8 +102,9 @@ def _encode(avro: AvroType, value: Any, schema: Schema) -> bytes:
             raise _NotThisType("not a list")
         if not value:
             return b"\x00"
-        return encode_long(len(value)) + b"".join(_encode(avro.items, item, schema)
-                                              for item in value) + b"\x00"
+        return (
+            encode_long(len(value)) + b"".join(_encode(avro.items, item, schema) for item in value) + b"\x00"
+        )
     if isinstance(avro, Map):
         if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
             raise _NotThisType("not a JSON object")
@@ -135,5 +137,3 @@ def _latin1(value: Any) -> bytes | None:
         return value.encode("latin-1")
     except UnicodeEncodeError:
         return None
-
-

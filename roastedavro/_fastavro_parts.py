@@ -52,7 +52,7 @@ def module(name: str) -> ModuleType:
 
 
 def _load_alone(full: str) -> ModuleType:
-    package = importlib.util.find_spec("fastavro")    # finds it, does not import it
+    package = importlib.util.find_spec("fastavro")  # finds it, does not import it
     if package is None or not package.submodule_search_locations:
         raise ImportError("fastavro is not installed", name="fastavro")
     spec = importlib.machinery.PathFinder.find_spec(full, package.submodule_search_locations)

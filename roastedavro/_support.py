@@ -97,9 +97,9 @@ def validation_error(error: DumpError) -> Exception:
     messages = error.messages
     path = error.path
     if len(path) > MAX_NESTED_PATH:
-        inner = path[:len(path) - MAX_NESTED_PATH + 1]
+        inner = path[: len(path) - MAX_NESTED_PATH + 1]
         messages = {".".join(str(part) for part in reversed(inner)): messages}
-        path = path[len(inner):]
+        path = path[len(inner) :]
     for part in path:
         messages = {part: messages}
     return _validation_error()(messages)
@@ -130,7 +130,8 @@ def coerce(field, value, obj, expected: type):
     except (TypeError, ValueError, AttributeError, ArithmeticError):
         result = None
     if not isinstance(result, expected) or (
-            expected is datetime.date and isinstance(result, datetime.datetime)):
+        expected is datetime.date and isinstance(result, datetime.datetime)
+    ):
         message = field.error_messages.get("invalid") or f"Not a valid {expected.__name__}."
         obj_type = getattr(field, "OBJ_TYPE", expected.__name__)
         raise DumpError(formatted(message, obj_type=obj_type, input=value))
@@ -141,13 +142,23 @@ def _exact(value, expected: type):
     if type(value) is expected:
         return value
     if expected is datetime.datetime:
-        return datetime.datetime(value.year, value.month, value.day, value.hour, value.minute,
-                                 value.second, value.microsecond, value.tzinfo, fold=value.fold)
+        return datetime.datetime(
+            value.year,
+            value.month,
+            value.day,
+            value.hour,
+            value.minute,
+            value.second,
+            value.microsecond,
+            value.tzinfo,
+            fold=value.fold,
+        )
     if expected is datetime.date:
         return datetime.date(value.year, value.month, value.day)
     if expected is datetime.time:
-        return datetime.time(value.hour, value.minute, value.second, value.microsecond,
-                             value.tzinfo, fold=value.fold)
+        return datetime.time(
+            value.hour, value.minute, value.second, value.microsecond, value.tzinfo, fold=value.fold
+        )
     if expected is datetime.timedelta:
         return datetime.timedelta(value.days, value.seconds, value.microseconds)
     return expected(str(value)) if expected.__name__ == "UUID" else value
@@ -178,8 +189,12 @@ def naive_datetime(field, value: datetime.datetime) -> datetime.datetime:
     return value.astimezone(timezone).replace(tzinfo=None)
 
 
-_EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN,
-                         traps=[decimal.Inexact, decimal.InvalidOperation])
+_EXACT = decimal.Context(
+    prec=decimal.MAX_PREC,
+    Emax=decimal.MAX_EMAX,
+    Emin=decimal.MIN_EMIN,
+    traps=[decimal.Inexact, decimal.InvalidOperation],
+)
 
 # log2(10) = 3.32192809488736..., bounded with room for float rounding
 _LOG2_10_ABOVE = 3.321928094888
@@ -232,8 +247,9 @@ def _decimal_of_int(n: int) -> decimal.Decimal:
         low_bits = w >> 1
         high = n >> low_bits
         low = n - (high << low_bits)
-        return _EXACT.add(convert(low, low_bits),
-                          _EXACT.multiply(convert(high, w - low_bits), power_of_two(low_bits)))
+        return _EXACT.add(
+            convert(low, low_bits), _EXACT.multiply(convert(high, w - low_bits), power_of_two(low_bits))
+        )
 
     value = convert(abs(n), abs(n).bit_length())
     return _EXACT.minus(value) if n < 0 else value
@@ -248,8 +264,9 @@ def decimal_bytes(field, value, obj, scale: int, precision: int, size: int) -> b
     and no decimal signal escapes.
     """
     invalid = field.error_messages.get("invalid", "Not a valid number.")
-    too_big = (f"Does not fit decimal({precision}, {scale}): at most "
-               f"{precision - scale} digits before the point.")
+    too_big = (
+        f"Does not fit decimal({precision}, {scale}): at most {precision - scale} digits before the point."
+    )
     if type(value) is not decimal.Decimal:
         if value is True or value is False or not isinstance(value, (int, float, str, decimal.Decimal)):
             raise DumpError(invalid)
@@ -265,7 +282,7 @@ def decimal_bytes(field, value, obj, scale: int, precision: int, size: int) -> b
     if not value.is_finite():
         raise DumpError("Special numeric values (nan or infinity) are not permitted.")
     if value and value.adjusted() >= precision - scale:
-        raise DumpError(too_big)      # 10**(precision - scale) or more
+        raise DumpError(too_big)  # 10**(precision - scale) or more
     try:
         quantized = value.quantize(decimal.Decimal((0, (1,), -scale)), context=_EXACT)
         # scaleb in the default context would round past 28 digits
@@ -300,8 +317,12 @@ def enum_member(field, value, obj):
     enum_class = field.enum
     if isinstance(value, enum_class):
         return value
-    raise DumpError(formatted(field.error_messages["unknown"],
-        choices=getattr(field, "choices_text", ", ".join(m.name for m in enum_class))))
+    raise DumpError(
+        formatted(
+            field.error_messages["unknown"],
+            choices=getattr(field, "choices_text", ", ".join(m.name for m in enum_class)),
+        )
+    )
 
 
 def named_types(parsed_schema) -> dict:

@@ -5,13 +5,20 @@ from typing import Any, Final
 
 from roastedavro._runtime import DatumCodec, Transcoder
 
-def union_names(union: Any, schema: Any, naming: Any, reader: Any = ...,
-                reader_branches: Any = ...) -> Any: ...
+def union_names(
+    union: Any, schema: Any, naming: Any, reader: Any = ..., reader_branches: Any = ...
+) -> Any: ...
 
 class Interpreter(DatumCodec):
     schema: Final[Any]
-    def __init__(self, schema: Any, flags: Any = ..., naming: Any = ..., unicode_errors: str | None = ...,
-                 strict: int = ...) -> None: ...
+    def __init__(
+        self,
+        schema: Any,
+        flags: Any = ...,
+        naming: Any = ...,
+        unicode_errors: str | None = ...,
+        strict: int = ...,
+    ) -> None: ...
     def record_node(self, name: str) -> int: ...
     def field_node(self, record: str, position: int) -> int: ...
     @property
@@ -22,8 +29,15 @@ class ResolvingInterpreter(DatumCodec):
     schema: Final[Any]
     writer_schema: Final[Any]
     fastavro_differs: Final[bool]
-    def __init__(self, writer_schema: Any, reader_schema: Any, flags: Any = ..., naming: Any = ...,
-                 unicode_errors: str | None = ..., fastavro_values: bool = ...) -> None: ...
+    def __init__(
+        self,
+        writer_schema: Any,
+        reader_schema: Any,
+        flags: Any = ...,
+        naming: Any = ...,
+        unicode_errors: str | None = ...,
+        fastavro_values: bool = ...,
+    ) -> None: ...
     @property
     def work(self) -> int: ...
     def watch(self, hot_at: int, on_hot: Callable[[], object]) -> None: ...

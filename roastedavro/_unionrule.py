@@ -44,15 +44,25 @@ from roastedavro.errors import DumpError
 
 # fastavro's LOGICAL_WRITERS, keyed as fastavro keys them ("long-timestamp-millis")
 _PREPARED = {
-    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
-    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
-    ("int", "date"), ("bytes", "decimal"), ("fixed", "decimal"), ("string", "uuid"),
-    ("int", "time-millis"), ("long", "time-micros"),
+    ("long", "timestamp-millis"),
+    ("long", "timestamp-micros"),
+    ("long", "local-timestamp-millis"),
+    ("long", "local-timestamp-micros"),
+    ("int", "date"),
+    ("bytes", "decimal"),
+    ("fixed", "decimal"),
+    ("string", "uuid"),
+    ("int", "time-millis"),
+    ("long", "time-micros"),
 }
 
 
-_TIMESTAMPS_READ = ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
-                    "local-timestamp-micros")
+_TIMESTAMPS_READ = (
+    "timestamp-millis",
+    "timestamp-micros",
+    "local-timestamp-millis",
+    "local-timestamp-micros",
+)
 
 
 def reads_as(avro: AvroType) -> str | None:
@@ -67,8 +77,8 @@ def reads_as(avro: AvroType) -> str | None:
         if kind == "boolean":
             return "bool"
         if kind == "int":
-            return {"date": "date", "time-millis": "time"}.get(  # (None too)
-                name, "int")  # type: ignore[arg-type]
+            # a name of None too
+            return {"date": "date", "time-millis": "time"}.get(name, "int")  # type: ignore[arg-type]
         if kind == "long":
             if name in _TIMESTAMPS_READ:
                 return "datetime"
@@ -79,8 +89,7 @@ def reads_as(avro: AvroType) -> str | None:
             return "Decimal" if name in ("decimal", "big-decimal") else "bytes"
         return "UUID" if name == "uuid" else "str"
     if isinstance(avro, Fixed):
-        return {"decimal": "Decimal", "uuid": "UUID", "duration": "Duration"}.get(
-            name, "bytes")  # type: ignore[arg-type]  # None too
+        return {"decimal": "Decimal", "uuid": "UUID", "duration": "Duration"}.get(name, "bytes")  # type: ignore[arg-type]  # None too
     if isinstance(avro, Enum):
         return "str"
     if isinstance(avro, Array):
@@ -182,24 +191,26 @@ class UnionChooser:
             raise
         except (TypeError, ValueError, ArithmeticError, AttributeError, LookupError) as error:
             # a value whose own methods fail while it is compared or measured
-            raise DumpError(f"{describe(datum)} cannot be checked against the union "
-                            f"{self.text}: {error}") from None
+            raise DumpError(
+                f"{describe(datum)} cannot be checked against the union {self.text}: {error}"
+            ) from None
         except RecursionError:
             # validation recurses in Python: a value that contains itself
-            raise DumpError(f"the {type(datum).__name__} is nested too deeply for Python's "
-                            f"recursion limit, or contains itself: it cannot be checked against "
-                            f"the union {self.text}") from None
+            raise DumpError(
+                f"the {type(datum).__name__} is nested too deeply for Python's "
+                f"recursion limit, or contains itself: it cannot be checked against "
+                f"the union {self.text}"
+            ) from None
 
     def _choose(self, datum: Any) -> tuple:
         branches = self.branches
         if isinstance(datum, tuple):
             if len(datum) != 2:
-                raise DumpError(f"a tuple in a union names its branch: (name, value), not "
-                                f"{shown(datum)}")
+                raise DumpError(f"a tuple in a union names its branch: (name, value), not {shown(datum)}")
             name, datum = datum
             try:
                 index = self.by_name.get(name)
-            except TypeError:    # a name that cannot be hashed names no branch
+            except TypeError:  # a name that cannot be hashed names no branch
                 index = None
             if index is None:
                 raise DumpError(f"the union {self.text} has no branch named {shown(name)}")
@@ -278,8 +289,12 @@ def _prepare(datum: Any, avro: AvroType) -> Any:
     try:
         if (kind, name) in _PREPARED:
             # only whether the result validates matters: any int for these
-            if name in ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
-                        "local-timestamp-micros"):
+            if name in (
+                "timestamp-millis",
+                "timestamp-micros",
+                "local-timestamp-millis",
+                "local-timestamp-micros",
+            ):
                 if isinstance(datum, datetime.datetime):
                     return 0
             elif name == "date":
@@ -287,8 +302,8 @@ def _prepare(datum: Any, avro: AvroType) -> Any:
                     return date_datum(datum)
             elif name == "decimal":
                 if isinstance(datum, decimal.Decimal):
-                    return decimal_bytes(datum, logical.scale, logical.precision,
-                                         avro.size if kind == "fixed" else 0)  # type: ignore[attr-defined]
+                    size = avro.size if kind == "fixed" else 0  # type: ignore[attr-defined]
+                    return decimal_bytes(datum, logical.scale, logical.precision, size)
             elif name == "uuid":
                 return str(datum) if isinstance(datum, uuid.UUID) else datum
             elif name in ("time-millis", "time-micros"):
@@ -343,8 +358,9 @@ def accepts(datum: Any, avro: AvroType, schema: Schema) -> bool:
             return isinstance(datum, str)
         if kind in ("int", "long"):
             low, high = INT_RANGE if kind == "int" else LONG_RANGE
-            return (isinstance(datum, numbers.Integral) and not isinstance(datum, bool)
-                    and low <= datum <= high)  # type: ignore[operator]  # an Integral compares with ints
+            if not isinstance(datum, numbers.Integral) or isinstance(datum, bool):
+                return False
+            return low <= datum <= high  # type: ignore[operator]  # an Integral compares with ints
         if kind in ("float", "double"):
             return isinstance(datum, numbers.Real) and not isinstance(datum, bool)
         return isinstance(datum, (bytes, bytearray))  # bytes
@@ -389,5 +405,3 @@ def accepts(datum: Any, avro: AvroType, schema: Schema) -> bool:
             return False
         return any(accepts(datum, branch, schema) for branch in avro.branches)
     return False
-
-

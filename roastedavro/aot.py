@@ -116,14 +116,14 @@ def marshmallow_source(text: str, flags: CompileFlags) -> CodecSource:
         raise CompileError(f"{text} is not a CompiledSchema subclass")
     schema = target()
     plan = schema._plan()
-    generated = generate_module(plan.root, plan.records, schema._label(), flags.build_key(),
-                                plan.fingerprint)
+    generated = generate_module(plan.root, plan.records, schema._label(), flags.build_key(), plan.fingerprint)
     generated.verify()
     return CodecSource(text, generated.source, plan.fingerprint)
 
 
-def registry_sources(url: str, subjects: Iterable[str], reader: str | None = None,
-                     client=None, skipped: list | None = None) -> list[CodecSource]:
+def registry_sources(
+    url: str, subjects: Iterable[str], reader: str | None = None, client=None, skipped: list | None = None
+) -> list[CodecSource]:
     """Every version of each subject (an AvroCodec each), and with ``reader``
     (an .avsc file) the codec reading each version as the reader's values,
     as roastedavro.kafka's AvroDeserializer(client, reader) reads them. A
@@ -149,11 +149,9 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
             confluent = avro_source(as_confluent(schema), label)
             if confluent.source != collected[-1].source:
                 collected.append(confluent)
-            if reader_schema is not None and \
-                    schema.canonical_form() != reader_schema.canonical_form():
+            if reader_schema is not None and schema.canonical_form() != reader_schema.canonical_form():
                 try:
-                    collected.append(pair_source(schema, as_confluent(reader_schema),
-                                                 f"{label} as {reader}"))
+                    collected.append(pair_source(schema, as_confluent(reader_schema), f"{label} as {reader}"))
                 except SchemaResolutionError as error:
                     if skipped is not None:
                         skipped.append((label, str(error)))
@@ -163,8 +161,7 @@ def registry_sources(url: str, subjects: Iterable[str], reader: str | None = Non
 # -- building ----------------------------------------------------------------------
 
 
-def _build_one(source: str, flags: CompileFlags, fingerprint: str, scratch: str,
-               out: str) -> tuple[str, str]:
+def _build_one(source: str, flags: CompileFlags, fingerprint: str, scratch: str, out: str) -> tuple[str, str]:
     """In a pool worker: the module of ``source``, built into the private
     folder ``scratch`` and copied into ``out``. A worker's first build warms
     Cython up; the later ones are forked off it with the runtime's
@@ -181,15 +178,24 @@ def _build_one(source: str, flags: CompileFlags, fingerprint: str, scratch: str,
     return name, target.name
 
 
-def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFlags,
-                 jobs: int | None = None,
-                 progress: Callable[[int, int, str], None] | None = None) -> dict:
+def build_codecs(
+    codecs: list[CodecSource],
+    package_dir: Path,
+    flags: CompileFlags,
+    jobs: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> dict:
     """Builds the codecs into ``package_dir`` with a manifest; returns the manifest."""
     package_dir.mkdir(parents=True, exist_ok=True)
     unique = {codec.key(flags): codec for codec in codecs}
     manifest: dict[str, Any] = {
-        "format": FORMAT, "roastedavro": __version__, "ext_suffix": compiler.EXT_SUFFIX,
-        "python": sys.version.split()[0], "flags": flags.build_key(), "codecs": {}}
+        "format": FORMAT,
+        "roastedavro": __version__,
+        "ext_suffix": compiler.EXT_SUFFIX,
+        "python": sys.version.split()[0],
+        "flags": flags.build_key(),
+        "codecs": {},
+    }
     compiler._compiler_command()  # no C compiler: fail before the pool starts
     done = 0
     workers = max(1, min(jobs or os.cpu_count() or 1, len(unique) or 1))
@@ -200,11 +206,14 @@ def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFla
         # service's, the background compiler's), and a fork copies their
         # locks in whatever state they are in
         context = multiprocessing.get_context("spawn")
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers,
-                                                    mp_context=context) as pool:
-            futures = {pool.submit(_build_one, codec.source, flags, codec.fingerprint, scratch,
-                                   str(package_dir)): (key, codec)
-                       for key, codec in unique.items()}
+        with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+            futures = {
+                pool.submit(_build_one, codec.source, flags, codec.fingerprint, scratch, str(package_dir)): (
+                    key,
+                    codec,
+                )
+                for key, codec in unique.items()
+            }
             for future in concurrent.futures.as_completed(futures):
                 key, codec = futures[future]
                 try:
@@ -212,19 +221,24 @@ def build_codecs(codecs: list[CodecSource], package_dir: Path, flags: CompileFla
                 except CompileError as error:
                     raise CompileError(f"{codec.label}: {error}") from None
                 digest = hashlib.sha256((package_dir / file).read_bytes()).hexdigest()
-                manifest["codecs"][key] = {"module": module, "file": file, "sha256": digest,
-                                           "label": codec.label, "fingerprint": codec.fingerprint}
+                manifest["codecs"][key] = {
+                    "module": module,
+                    "file": file,
+                    "sha256": digest,
+                    "label": codec.label,
+                    "fingerprint": codec.fingerprint,
+                }
                 done += 1
                 if progress is not None:
                     progress(done, len(unique), codec.label)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    (package_dir / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n",
-                                        encoding="utf-8")
+    (package_dir / MANIFEST).write_text(
+        json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
     init = package_dir / "__init__.py"
     if not init.exists():
-        init.write_text('"""Precompiled roastedavro codecs (roastedavro build)."""\n',
-                        encoding="utf-8")
+        init.write_text('"""Precompiled roastedavro codecs (roastedavro build)."""\n', encoding="utf-8")
     return manifest
 
 
@@ -258,7 +272,8 @@ def write_wheel(package: str, version: str, package_dir: Path, output: Path) -> 
     ).encode()
     files[f"{info}/WHEEL"] = (
         f"Wheel-Version: 1.0\nGenerator: roastedavro {__version__}\nRoot-Is-Purelib: false\n"
-        f"Tag: {wheel_tag()}\n").encode()
+        f"Tag: {wheel_tag()}\n"
+    ).encode()
     files[f"{info}/entry_points.txt"] = f"[{GROUP}]\n{package} = {package}\n".encode()
     record = [f"{name},{_record_hash(data)},{len(data)}" for name, data in files.items()]
     record.append(f"{info}/RECORD,,")
@@ -275,9 +290,15 @@ def write_wheel(package: str, version: str, package_dir: Path, output: Path) -> 
     return wheel
 
 
-def build_wheel(package: str, version: str, codecs: list[CodecSource], output: Path,
-                flags: CompileFlags | None = None, jobs: int | None = None,
-                progress: Callable[[int, int, str], None] | None = None) -> tuple[Path, dict]:
+def build_wheel(
+    package: str,
+    version: str,
+    codecs: list[CodecSource],
+    output: Path,
+    flags: CompileFlags | None = None,
+    jobs: int | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[Path, dict]:
     """``roastedavro build``: the codecs built and packed as one wheel."""
     if not _PACKAGE.match(package):
         raise CompileError(f"--package {package!r} is not a Python identifier")

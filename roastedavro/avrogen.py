@@ -72,7 +72,7 @@ from roastedavro.errors import CompileError
 _TEMPLATES = Path(__file__).resolve().parent / "templates"
 #: the templates whose record functions are split into parts
 _SPLIT_TEMPLATES = ("avro_writer.pyx.j2", "avro_reader.pyx.j2")
-_MAX_SIZE = MAX_SIZE   # the name resolvegen imports
+_MAX_SIZE = MAX_SIZE  # the name resolvegen imports
 #: a union of at least this many branches is generated once per module
 #: (Generator.shared_union), as is one of two records or more
 _SHARED_UNION_BRANCHES = 12
@@ -84,8 +84,6 @@ _SHARED_UNION_BRANCHES = 12
 _COMPILED_VALIDATION_FIELDS = 1000
 
 
-
-
 # -- the module ---------------------------------------------------------------------
 
 
@@ -94,8 +92,14 @@ class _Generator(WriteCode, CheckCode, ReadCode):
     ``prefix``) a fragment for another module, whose function and constant
     names all start with the prefix and which has no skippers."""
 
-    def __init__(self, schema: Schema, module: ModuleEmitter | None = None, prefix: str = "",
-                 kinds: tuple = (), exact_decimals: bool = True):
+    def __init__(
+        self,
+        schema: Schema,
+        module: ModuleEmitter | None = None,
+        prefix: str = "",
+        kinds: tuple = (),
+        exact_decimals: bool = True,
+    ):
         self.schema = schema
         #: plain Avro reads a decimal's exact value even beyond its precision, as
         #: Java does (within a bound, see the runtime's read_decimal_exact);
@@ -109,8 +113,9 @@ class _Generator(WriteCode, CheckCode, ReadCode):
         # no skippers of its own: an AvroCodec's skip() is the runtime's
         # generic walk (generic_skip); resolution pairs ask for "skip"
         self.kinds = kinds or ("write", "read")
-        self.function_names = {self.function(kind, ident) for ident in self.idents.values()
-                               for kind in self.kinds + ("accepts",)}
+        self.function_names = {
+            self.function(kind, ident) for ident in self.idents.values() for kind in self.kinds + ("accepts",)
+        }
         #: records whose reader or skipper generated code calls, by kind
         self.called: dict[str, dict[str, Record]] = {"read": {}, "skip": {}}
         if prefix:
@@ -133,12 +138,14 @@ class _Generator(WriteCode, CheckCode, ReadCode):
         self._shared_done: set[tuple] = set()
         #: how many times each union occurs in the schema
         self._union_uses = collections.Counter(
-            _union_key(avro) for avro in schema.walk() if isinstance(avro, Union))
+            _union_key(avro) for avro in schema.walk() if isinstance(avro, Union)
+        )
         self.checks: list[tuple[_Function, str]] = []
         #: records validated by tier 0 (see _COMPILED_VALIDATION_FIELDS): its
         #: interpreter and the binding that holds it, made at the first use
-        self.tier0_validates = (sum(len(record.fields) for record in self.records)
-                                > _COMPILED_VALIDATION_FIELDS)
+        self.tier0_validates = (
+            sum(len(record.fields) for record in self.records) > _COMPILED_VALIDATION_FIELDS
+        )
         self._validation: tuple[Any, Code] | None = None
 
     # -- constants -------------------------------------------------------------
@@ -159,8 +166,10 @@ class _Generator(WriteCode, CheckCode, ReadCode):
             ident = identifier(enum.name)
             symbols = tuple(enum.symbols)
             indexes = {symbol: index for index, symbol in enumerate(symbols)}
-            known = self._enums[enum.name] = (self.bind(symbols, f"{ident}_symbols"),
-                                              self.bind(indexes, f"{ident}_indexes"))
+            known = self._enums[enum.name] = (
+                self.bind(symbols, f"{ident}_symbols"),
+                self.bind(indexes, f"{ident}_indexes"),
+            )
         return known
 
     def union_chooser(self, union: Union) -> Code:
@@ -169,8 +178,7 @@ class _Generator(WriteCode, CheckCode, ReadCode):
         known = self._choosers.get(key)
         if known is None:
             self._unions += 1
-            known = self._choosers[key] = self.bind(UnionChooser(union, self.schema),
-                                                    f"union{self._unions}")
+            known = self._choosers[key] = self.bind(UnionChooser(union, self.schema), f"union{self._unions}")
         return known
 
     def shared_union(self, union: Union) -> Code | None:
@@ -198,8 +206,7 @@ class _Generator(WriteCode, CheckCode, ReadCode):
         taken = set(self.idents.values()) | set(self.shared.values())
         number = len(self.shared) + 1
         ident = Code(f"union{number}")
-        while ident in taken or any(f"{kind}_{ident}" in _SKELETON_NAMES
-                                    for kind in _FUNCTION_KINDS):
+        while ident in taken or any(f"{kind}_{ident}" in _SKELETON_NAMES for kind in _FUNCTION_KINDS):
             number += 1
             ident = Code(f"union{number}")
         self.shared[key] = ident
@@ -218,8 +225,8 @@ class _Generator(WriteCode, CheckCode, ReadCode):
                 self._shared_done.add(key)
                 union = self._shared_unions[key]
                 functions += self.value_functions(
-                    union, {kind: self.function(kind, ident) for kind in self.kinds},
-                    in_place=True)
+                    union, {kind: self.function(kind, ident) for kind in self.kinds}, in_place=True
+                )
                 if "write" in self.kinds:  # writers choose a branch by validating
                     functions.append(self.union_validator_function(union, ident))
         return functions
@@ -256,37 +263,56 @@ class _Generator(WriteCode, CheckCode, ReadCode):
     def writer_function(self, record: Record) -> Code:
         writer = _Function(self, "write", self.function("write", self.idents[record.name]))
         writer.local("object", "value")
-        written = [{"comment": self._heading(field), "number": number, "key": literal(field.name),
-                    "seen": self.module.key_slot(),
-                    "body": writer.collect(lambda: self.write_field(writer, record, field))}
-                   for number, field in enumerate(record.fields)]
-        return self.render("avro_writer.pyx.j2", writer, self._context(record), fields=written,
-                           names=tuple(field.name for field in record.fields),
-                           path_levels=list(range(writer.path_levels))[::-1])
+        written = [
+            {
+                "comment": self._heading(field),
+                "number": number,
+                "key": literal(field.name),
+                "seen": self.module.key_slot(),
+                "body": writer.collect(lambda: self.write_field(writer, record, field)),
+            }
+            for number, field in enumerate(record.fields)
+        ]
+        return self.render(
+            "avro_writer.pyx.j2",
+            writer,
+            self._context(record),
+            fields=written,
+            names=tuple(field.name for field in record.fields),
+            path_levels=list(range(writer.path_levels))[::-1],
+        )
 
     def reader_function(self, record: Record) -> Code:
         ident = self.idents[record.name]
         reader = _Function(self, "read", self.function("read", ident))
-        read = [{"comment": self._heading(field), "body": reader.collect(
-                    lambda: self.read_field(reader, field.type, index, field.name))}
-                for index, field in enumerate(record.fields)]
-        return self.render("avro_reader.pyx.j2", reader, self._context(record), fields=read,
-                           keys=self.record_keys(record))
+        read = [
+            {
+                "comment": self._heading(field),
+                "body": reader.collect(lambda: self.read_field(reader, field.type, index, field.name)),
+            }
+            for index, field in enumerate(record.fields)
+        ]
+        return self.render(
+            "avro_reader.pyx.j2", reader, self._context(record), fields=read, keys=self.record_keys(record)
+        )
 
     def record_keys(self, record: Record) -> Code:
         """The bound RecordKeys of a record's field names, which its readers copy."""
         known = self._record_keys.get(record.name)
         if known is None:
             keys = RecordKeys(field.name for field in record.fields)
-            known = self._record_keys[record.name] = self.bind(
-                keys, f"{self.idents[record.name]}_keys")
+            known = self._record_keys[record.name] = self.bind(keys, f"{self.idents[record.name]}_keys")
         return known
 
     def skipper_function(self, record: Record) -> Code:
         skipper = _Function(self, "skip", self.function("skip", self.idents[record.name]))
-        skipped = [{"comment": self._heading(field),
-                    "body": skipper.collect(lambda: self.skip_value(skipper, field.type))}
-                   for field in record.fields]
+        skipped = [
+            {
+                "comment": self._heading(field),
+                "body": skipper.collect(lambda: self.skip_value(skipper, field.type)),
+            }
+            for field in record.fields
+        ]
         return self.render("avro_skipper.pyx.j2", skipper, self._context(record), fields=skipped)
 
     def called_functions(self) -> list[Code]:
@@ -297,31 +323,33 @@ class _Generator(WriteCode, CheckCode, ReadCode):
         done: set = set()
         while True:
             functions += self.shared_union_functions()
-            pending = [(kind, record) for kind, records in self.called.items()
-                       for record in list(records.values()) if (kind, record.name) not in done]
+            pending = [
+                (kind, record)
+                for kind, records in self.called.items()
+                for record in list(records.values())
+                if (kind, record.name) not in done
+            ]
             if not pending:
                 return functions
             for kind, record in pending:
                 done.add((kind, record.name))
-                functions.append(self.reader_function(record) if kind == "read"
-                                 else self.skipper_function(record))
+                functions.append(
+                    self.reader_function(record) if kind == "read" else self.skipper_function(record)
+                )
 
     def root_functions(self, root: AvroType) -> list[Code]:
         """write_root, read_root and skip_root; a fragment's <prefix>_write and
         <prefix>_read (for a record too: its value is one level deeper)."""
         prefix = self.prefix or None
-        names = {kind: Code(f"{prefix}_{kind}" if prefix else f"{kind}_root")
-                 for kind in ("write", "read")}
+        names = {kind: Code(f"{prefix}_{kind}" if prefix else f"{kind}_root") for kind in ("write", "read")}
         return self.value_functions(root, names)
 
-    def value_functions(self, avro: AvroType, names: dict[str, Code],
-                        in_place: bool = False) -> list[Code]:
+    def value_functions(self, avro: AvroType, names: dict[str, Code], in_place: bool = False) -> list[Code]:
         """The functions (named by kind in ``names``) that write, read and skip
         one value of ``avro``; ``in_place``: its own code, even where
         write_value would call a shared function for it."""
         heading = Code(f"# {comment(describe(avro))}")
-        context = {"name": comment(describe(avro)), "record": False,
-                   "shared": in_place}
+        context = {"name": comment(describe(avro)), "record": False, "shared": in_place}
         functions = []
         if "write" in names:
             writer = _Function(self, "write", names["write"])
@@ -334,15 +362,21 @@ class _Generator(WriteCode, CheckCode, ReadCode):
                     self.write_value(writer, avro, "value")
 
             written = [{"comment": heading, "body": writer.collect(write)}]
-            functions.append(self.render("avro_writer.pyx.j2", writer, context, fields=written,
-                                         path_levels=list(range(writer.path_levels))[::-1]))
+            functions.append(
+                self.render(
+                    "avro_writer.pyx.j2",
+                    writer,
+                    context,
+                    fields=written,
+                    path_levels=list(range(writer.path_levels))[::-1],
+                )
+            )
         if "read" in names:
             reader = _Function(self, "read", names["read"])
 
             def read():
                 if in_place:
-                    self.dispatch(reader, avro,
-                                  lambda branch: self.read_value(reader, branch, "result"))
+                    self.dispatch(reader, avro, lambda branch: self.read_value(reader, branch, "result"))
                 else:
                     self.read_value(reader, avro, "result")
 
@@ -366,12 +400,17 @@ class _Generator(WriteCode, CheckCode, ReadCode):
             # a wide record's writer or reader: functions of at most
             # FIELDS_PER_FUNCTION fields (codegen.function_parts)
             fields = more["fields"]
-            more["parts"] = (function_parts(fields, fn.name, more.pop("names", ()))
-                             if context.get("record") else [{"function": None, "fields": fields}])
-            self.add_function_names(part["function"] for part in more["parts"]
-                                    if part["function"] is not None)
+            more["parts"] = (
+                function_parts(fields, fn.name, more.pop("names", ()))
+                if context.get("record")
+                else [{"function": None, "fields": fields}]
+            )
+            self.add_function_names(
+                part["function"] for part in more["parts"] if part["function"] is not None
+            )
         text = environment.get_template(template).render(
-            function=fn.name, declarations=fn.declarations(), **context, **more)
+            function=fn.name, declarations=fn.declarations(), **context, **more
+        )
         self.checks.append((fn, text))
         return indented(text)
 
@@ -407,8 +446,10 @@ class _Generator(WriteCode, CheckCode, ReadCode):
             writer_name=None,
             min_size=checked_int(self.sizes.of(root), "the smallest value size", 0, 2**62),
             version=comment(__version__),
-            records=[comment(f"{record.name}: " + ", ".join(f.name for f in record.fields))
-                     for record in self.records],
+            records=[
+                comment(f"{record.name}: " + ", ".join(f.name for f in record.fields))
+                for record in self.records
+            ],
             functions=functions,
             **roots,
             bindings=self.module.declared(),
@@ -418,13 +459,13 @@ class _Generator(WriteCode, CheckCode, ReadCode):
         return GeneratedModule(source, self.module.bindings, self.verify)
 
 
-
-
 def _union_key(union: Union) -> tuple:
     """What makes two unions the same: their branches, a named type by its
     full name (defined in place the first time, referred to after)."""
-    return tuple(("named", branch.name) if isinstance(branch, (NamedRef, NamedType)) else branch
-                 for branch in union.branches)
+    return tuple(
+        ("named", branch.name) if isinstance(branch, (NamedRef, NamedType)) else branch
+        for branch in union.branches
+    )
 
 
 def _records_in_order(schema: Schema) -> list[Record]:
@@ -434,9 +475,14 @@ def _records_in_order(schema: Schema) -> list[Record]:
 
 #: the names of the codec's own methods and the runtime's functions
 #: (write_datum, read_root, read_long, ...), which no record's function takes
-_SKELETON_NAMES = frozenset(_WORDS.findall("\n".join(
-    path.read_text() for path in [_TEMPLATES.parent / "_runtime.pxd",
-                                  *_TEMPLATES.glob("avro_*.pyx.j2")])))
+_SKELETON_NAMES = frozenset(
+    _WORDS.findall(
+        "\n".join(
+            path.read_text()
+            for path in [_TEMPLATES.parent / "_runtime.pxd", *_TEMPLATES.glob("avro_*.pyx.j2")]
+        )
+    )
+)
 _FUNCTION_KINDS = ("write", "read", "skip", "accepts")
 
 
@@ -451,8 +497,7 @@ def _function_idents(records: list[Record]) -> dict[str, Code]:
     for record in records:
         base = ident = identifier(record.name.replace(".", "_"))
         number = 2
-        while ident in taken or any(f"{kind}_{ident}" in _SKELETON_NAMES
-                                    for kind in _FUNCTION_KINDS):
+        while ident in taken or any(f"{kind}_{ident}" in _SKELETON_NAMES for kind in _FUNCTION_KINDS):
             ident, number = Code(f"{base}_{number}"), number + 1
         taken.add(ident)
         idents[record.name] = ident

@@ -77,10 +77,14 @@ class CheckCode:
         if name is not None:  # decimals: converted first, which may fail as fastavro's does
             return f"{self.validator(avro)}({value})"
         return {
-            "null": "{value} is None", "boolean": "type({value}) is bool",
-            "int": "valid_integer({value}, 32)", "long": "valid_integer({value}, 64)",
-            "float": "valid_real({value})", "double": "valid_real({value})",
-            "bytes": "valid_bytes({value})", "string": "isinstance({value}, str)",
+            "null": "{value} is None",
+            "boolean": "type({value}) is bool",
+            "int": "valid_integer({value}, 32)",
+            "long": "valid_integer({value}, 64)",
+            "float": "valid_real({value})",
+            "double": "valid_real({value})",
+            "bytes": "valid_bytes({value})",
+            "string": "isinstance({value}, str)",
         }[kind].format(value=value)
 
     def validation(self) -> tuple[Any, Code] | None:
@@ -94,8 +98,10 @@ class CheckCode:
             except Exception:  # a schema tier 0 refuses: validated here, as always
                 self.tier0_validates = False
                 return None
-            self._validation = (interpreter, self.module.bind_interpreter(
-                interpreter, f"{self.prefix or 'const'}_validation"))
+            self._validation = (
+                interpreter,
+                self.module.bind_interpreter(interpreter, f"{self.prefix or 'const'}_validation"),
+            )
         return self._validation
 
     def validator(self, avro: AvroType) -> Code:
@@ -173,12 +179,17 @@ class CheckCode:
                 fn.line(f"if not {accepted}:")
                 fn.line("    return False")
 
-            fields.append({"comment": heading, "key": literal(field.name), "default": default,
-                           "body": fn.collect(body)})
-        return self.render("avro_validator.pyx.j2", fn,
-                           {"name": comment(record.name)},
-                           fields=fields, full_name=literal(record.name),
-                           fallback=self.validator(record))
+            fields.append(
+                {"comment": heading, "key": literal(field.name), "default": default, "body": fn.collect(body)}
+            )
+        return self.render(
+            "avro_validator.pyx.j2",
+            fn,
+            {"name": comment(record.name)},
+            fields=fields,
+            full_name=literal(record.name),
+            fallback=self.validator(record),
+        )
 
     def validator_functions(self) -> list[Code]:
         """The validators the union dispatch uses so far, and those they use
@@ -197,8 +208,12 @@ class CheckCode:
         fn.local("object", "value")
         result: list[str] = []
         body = fn.collect(lambda: result.append(self.check_union(fn, union, "value")))
-        return self.render("avro_union_validator.pyx.j2", fn,
-                           {"name": comment(describe(union))}, body=body,
-                           result=Code(result[0]))
+        return self.render(
+            "avro_union_validator.pyx.j2",
+            fn,
+            {"name": comment(describe(union))},
+            body=body,
+            result=Code(result[0]),
+        )
 
     # -- writing ---------------------------------------------------------------

@@ -65,8 +65,10 @@ class _Function(FunctionLines):
         """The level number of a collection nested in this function."""
         level = self.nesting
         if level >= MAX_NESTING:
-            raise CompileError(f"arrays and maps are nested more than {MAX_NESTING} levels deep "
-                               f"within one record ({self.name}); no codec is generated for it")
+            raise CompileError(
+                f"arrays and maps are nested more than {MAX_NESTING} levels deep "
+                f"within one record ({self.name}); no codec is generated for it"
+            )
         if self.kind == "write":
             self.local("int", f"part{level}", "PATH_NONE")
             self.local("Py_ssize_t", f"index{level}", "0")

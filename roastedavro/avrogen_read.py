@@ -24,9 +24,16 @@ from roastedavro.codetext import (
     literal,
 )
 
-_READERS = {"null": "None", "boolean": "read_boolean(r)", "int": "read_int(r)",
-            "long": "read_long(r)", "float": "read_float(r)", "double": "read_double(r)",
-            "bytes": "read_bytes(r)", "string": "read_str(r)"}
+_READERS = {
+    "null": "None",
+    "boolean": "read_boolean(r)",
+    "int": "read_int(r)",
+    "long": "read_long(r)",
+    "float": "read_float(r)",
+    "double": "read_double(r)",
+    "bytes": "read_bytes(r)",
+    "string": "read_str(r)",
+}
 
 
 class ReadCode:
@@ -38,8 +45,7 @@ class ReadCode:
         if isinstance(avro, Array):
             with fn.collection() as level:
                 items = fn.local("list", f"items{level}")
-                with blocks.read_items(fn, items, *self.block_locals(fn, level),
-                                       self.sizes.of(avro.items)):
+                with blocks.read_items(fn, items, *self.block_locals(fn, level), self.sizes.of(avro.items)):
                     expression = self.read_expression(avro.items)
                     if expression is not None:
                         fn.line(f"put_item({items}, {expression})")
@@ -52,8 +58,9 @@ class ReadCode:
             with fn.collection() as level:
                 entries = fn.local("dict", f"entries{level}")
                 key = fn.local("str", f"key{level}")
-                with blocks.read_entries(fn, entries, *self.block_locals(fn, level), key,
-                                         self.sizes.of(avro.values)):
+                with blocks.read_entries(
+                    fn, entries, *self.block_locals(fn, level), key, self.sizes.of(avro.values)
+                ):
                     self.read_value(fn, avro.values, f"{entries}[{key}]")
                 fn.line(f"{target} = {entries}")
         elif isinstance(avro, Union) and self.shared_union(avro) is None:
@@ -88,8 +95,12 @@ class ReadCode:
         if not isinstance(avro, Primitive):
             return None
         name = avro.logical.name if avro.logical is not None else None
-        if name in ("timestamp-millis", "timestamp-micros", "local-timestamp-millis",
-                    "local-timestamp-micros"):
+        if name in (
+            "timestamp-millis",
+            "timestamp-micros",
+            "local-timestamp-millis",
+            "local-timestamp-micros",
+        ):
             unit = "1000" if name.endswith("millis") else "1"
             return f"read_timestamp(r, {unit}, {'False' if name.startswith('local') else 'True'})"
         if name == "date":

@@ -38,8 +38,7 @@ from roastedavro.codetext import (
 )
 
 _UNITS = {"millis": "UNIT_MILLIS", "micros": "UNIT_MICROS", "nanos": "UNIT_NANOS"}
-_WRITERS = {"boolean": "boolean", "int": "int", "long": "long", "bytes": "bytes",
-            "string": "string"}
+_WRITERS = {"boolean": "boolean", "int": "int", "long": "long", "bytes": "bytes", "string": "string"}
 
 
 class WriteCode:
@@ -75,7 +74,7 @@ class WriteCode:
         if isinstance(avro, Fixed):
             size = checked_int(avro.size, "a fixed size", 0, _MAX_SIZE)
             if name == "decimal":
-                return (f"write_decimal_datum(w, {value}, {self.decimal_args(logical)}, {size})")
+                return f"write_decimal_datum(w, {value}, {self.decimal_args(logical)}, {size})"
             if name == "uuid":
                 return f"write_uuid_datum(w, {value}, True)"
             if name == "duration":
@@ -114,8 +113,15 @@ class WriteCode:
             count = fn.local("Py_ssize_t", f"count{level}")
             item = fn.local("object", f"item{level}")
             fn.line(f"{items} = array_datum({value})")
-            with blocks.write_items(fn, items, count, item, f"part{level}", f"index{level}",
-                                    "the list changed size while it was being written"):
+            with blocks.write_items(
+                fn,
+                items,
+                count,
+                item,
+                f"part{level}",
+                f"index{level}",
+                "the list changed size while it was being written",
+            ):
                 self.write_value(fn, avro.items, item)
 
     def write_map(self, fn: _Function, avro: Map, value: str) -> None:
@@ -126,9 +132,19 @@ class WriteCode:
             refs = (fn.local("PyObject*", f"key_ref{level}"), fn.local("PyObject*", f"item_ref{level}"))
             item = fn.local("object", f"item{level}")
             fn.line(f"{entries} = map_datum({value})")
-            with blocks.write_entries(fn, entries, count, position, refs, f"key{level}", item,
-                                      f"part{level}", f"index{level}", True,
-                                      "the dict changed size while it was being written"):
+            with blocks.write_entries(
+                fn,
+                entries,
+                count,
+                position,
+                refs,
+                f"key{level}",
+                item,
+                f"part{level}",
+                f"index{level}",
+                True,
+                "the dict changed size while it was being written",
+            ):
                 self.write_value(fn, avro.values, item)
 
     def write_union(self, fn: _Function, avro: Union, value: str) -> None:
@@ -177,8 +193,9 @@ class WriteCode:
                     self.write_value(fn, branch_type, value)
                 keyword = "elif"
 
-    def dict_arm(self, fn: _Function, avro: Union, plan: _UnionPlan, branch: str, choose: str,
-                 value: str) -> None:
+    def dict_arm(
+        self, fn: _Function, avro: Union, plan: _UnionPlan, branch: str, choose: str, value: str
+    ) -> None:
         """fastavro's choice for a dict among records and maps: each in order that
         its validation accepts the dict; a record sharing more field names with
         the dict than the ones before it, or a map outright (then no later one)."""
@@ -222,9 +239,11 @@ class WriteCode:
 
     # -- fastavro's validation -------------------------------------------------
 
-    def int_arm(self, fn: _Function, avro: Union, branch: str, by_size: list, choose: str,
-                value: str) -> None:
+    def int_arm(
+        self, fn: _Function, avro: Union, branch: str, by_size: list, choose: str, value: str
+    ) -> None:
         """An int's branch by its size: what fits an Avro int, a long, neither."""
+
         def assign(index):
             if index is None:
                 fn.line(choose)

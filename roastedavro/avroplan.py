@@ -40,8 +40,14 @@ _TYPE_TESTS = {
     "UUID": "type({value}) is UUID",
     "Duration": "type({value}) is DURATION",
 }
-_TIMESTAMPS = ("timestamp-millis", "timestamp-micros", "timestamp-nanos",
-               "local-timestamp-millis", "local-timestamp-micros", "local-timestamp-nanos")
+_TIMESTAMPS = (
+    "timestamp-millis",
+    "timestamp-micros",
+    "timestamp-nanos",
+    "local-timestamp-millis",
+    "local-timestamp-micros",
+    "local-timestamp-nanos",
+)
 
 
 def _accepted(avro: AvroType) -> dict[str, str]:
@@ -121,8 +127,11 @@ class _UnionPlan:
         """The branch that reads back every value of the type it accepts (an
         int, the branch), False if no branch reads the type back (fastavro's
         choice then), None if the values must decide."""
-        same = [(index, table[python_type]) for index, table in enumerate(self.tables)
-                if python_type in table and self.reads[index] == python_type]
+        same = [
+            (index, table[python_type])
+            for index, table in enumerate(self.tables)
+            if python_type in table and self.reads[index] == python_type
+        ]
         if not same:
             return False
         if python_type == "float":
@@ -134,7 +143,8 @@ class _UnionPlan:
         # "maybe": some values of the type only: those are the values' choice,
         # unless no other branch could take the rest
         alone = len(same) == 1 and not any(
-            python_type in table for other, table in enumerate(self.tables) if other != index)
+            python_type in table for other, table in enumerate(self.tables) if other != index
+        )
         if (how == "yes" or alone) and (len(same) == 1 or always_exact(python_type, self.branches[index])):
             return index
         return None
@@ -152,8 +162,9 @@ class _UnionPlan:
         same = self._same_kind(python_type)
         if same is not False:
             return same
-        found = [(index, table[python_type]) for index, table in enumerate(self.tables)
-                 if python_type in table]
+        found = [
+            (index, table[python_type]) for index, table in enumerate(self.tables) if python_type in table
+        ]
         if not found:
             return None
         index, how = found[0]
@@ -201,7 +212,7 @@ class _MinSizes:
         for _ in range(64):
             changed = False
             for name in self.records:
-                record: Any = schema.named[name]    # a Record (self.records)
+                record: Any = schema.named[name]  # a Record (self.records)
                 size = min(sum(self.of(field.type) for field in record.fields), 2**40)
                 if size != self.records[name]:
                     self.records[name] = size

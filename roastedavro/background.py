@@ -113,7 +113,7 @@ def _short_gil_turns():
         yield
         return
     sys.setswitchinterval(JOB_SWITCH_INTERVAL)
-    ours = sys.getswitchinterval()   # CPython keeps it in whole microseconds
+    ours = sys.getswitchinterval()  # CPython keeps it in whole microseconds
     try:
         yield
     finally:
@@ -155,8 +155,7 @@ class BackgroundCompiler:
                 return future
             future = self._jobs[key] = Job()
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name="roastedavro-compile",
-                                                daemon=True)
+                self._thread = threading.Thread(target=self._run, name="roastedavro-compile", daemon=True)
                 self._thread.start()
         self._queue.put((key, make, what, future))
         return future
@@ -174,8 +173,7 @@ class BackgroundCompiler:
                 with _short_gil_turns():
                     codec = make(self.build)
             except BaseException as error:  # reported to the caller, never raised here
-                _log().error("compiling %s failed; the interpreter (tier 0) serves it on: %s",
-                          what, error)
+                _log().error("compiling %s failed; the interpreter (tier 0) serves it on: %s", what, error)
                 future.set_exception(error)
             else:
                 future.seconds = self.timings[key] = time.perf_counter() - started

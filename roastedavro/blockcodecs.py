@@ -20,8 +20,6 @@ class MissingCodecError(ImportError, ValueError):
 _CODEC_ERRORS = (ValueError, OSError, EOFError, zlib.error, OverflowError)
 
 
-
-
 def _cramjam(codec: str, block: int | None, offset: int):
     try:
         import cramjam
@@ -29,7 +27,8 @@ def _cramjam(codec: str, block: int | None, offset: int):
         raise MissingCodecError(
             f"the {codec} codec is supported but you need to install the cramjam package: "
             "pip install cramjam (or, from roastedavro's source tree, pip install "
-            "'.[codecs]')") from None
+            "'.[codecs]')"
+        ) from None
     return cramjam
 
 
@@ -39,7 +38,8 @@ def _lz4_block():
     except ImportError:
         raise MissingCodecError(
             "the lz4 codec is supported but you need to install the lz4 package: pip install "
-            "lz4 (a codec of fastavro's, not of the Avro specification)") from None
+            "lz4 (a codec of fastavro's, not of the Avro specification)"
+        ) from None
     return lz4.block
 
 
@@ -58,12 +58,13 @@ def _lz4_decode(data: bytes, limit: int) -> bytes | bytearray:
         raise ValueError("an lz4 block shorter than its 4-byte size")
     size = int.from_bytes(data[:4], "little")
     if size > limit:
-        raise ValueError(f"the lz4 data declares {size} bytes, more than {limit} "
-                         "(max_block_size)")
+        raise ValueError(f"the lz4 data declares {size} bytes, more than {limit} (max_block_size)")
     most = (len(data) - 4) * _LZ4_RATIO + 16
     if size > most:
-        raise ValueError(f"the lz4 data declares {size} bytes, more than its "
-                         f"{len(data) - 4} bytes can give (at most {most})")
+        raise ValueError(
+            f"the lz4 data declares {size} bytes, more than its "
+            f"{len(data) - 4} bytes can give (at most {most})"
+        )
     try:
         output = block.decompress(data)
     except block.LZ4BlockError as error:
@@ -75,8 +76,7 @@ def _lz4_decode(data: bytes, limit: int) -> bytes | bytearray:
 
 def _bounded(output: bytes | bytearray, limit: int, codec: str) -> bytes | bytearray:
     if len(output) > limit:
-        raise ValueError(f"the {codec} data decompresses to more than {limit} bytes "
-                         "(max_block_size)")
+        raise ValueError(f"the {codec} data decompresses to more than {limit} bytes (max_block_size)")
     return output
 
 
@@ -110,13 +110,15 @@ def _deflate_decode(data: bytes, limit: int) -> bytes | bytearray:
 
 
 def _deflate_encode(data: bytes, level: int | None) -> bytes:
-    compressor = zlib.compressobj(level if level is not None else zlib.Z_DEFAULT_COMPRESSION,
-                                  zlib.DEFLATED, -15)
+    compressor = zlib.compressobj(
+        level if level is not None else zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15
+    )
     return compressor.compress(data) + compressor.flush()
 
 
 # bz2 and lzma are imported by the files that use them (liblzma and libbz2
 # are a few hundred KB of a process that never meets those codecs)
+
 
 def _bzip2_encode(data: bytes, level: int | None) -> bytes:
     import bz2
@@ -176,12 +178,13 @@ def _snappy_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
     body, checksum = memoryview(data)[:-4], int.from_bytes(data[-4:], "big")
     size, used = _snappy_length(body)
     if size > limit:
-        raise ValueError(f"the snappy data declares {size} bytes, more than {limit} "
-                         "(max_block_size)")
+        raise ValueError(f"the snappy data declares {size} bytes, more than {limit} (max_block_size)")
     most = (len(body) - used) * _SNAPPY_RATIO[0] // _SNAPPY_RATIO[1]
     if size > most:
-        raise ValueError(f"the snappy data declares {size} bytes, more than its "
-                         f"{len(body) - used} bytes can give (at most {most})")
+        raise ValueError(
+            f"the snappy data declares {size} bytes, more than its "
+            f"{len(body) - used} bytes can give (at most {most})"
+        )
     output = bytearray(size)
     try:
         written = cramjam.snappy.decompress_raw_into(body, output)
@@ -204,19 +207,20 @@ def _zstd_content_size(data: bytes) -> int | None:
     width = (1 if single else 0, 2, 4, 8)[size_flag]
     if width == 0 or len(data) < position + width:
         return None
-    value = int.from_bytes(data[position:position + width], "little")
+    value = int.from_bytes(data[position : position + width], "little")
     return value + 256 if width == 2 else value
 
 
 def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
     declared = _zstd_content_size(data)
     if declared is not None and declared > limit:
-        raise ValueError(f"the zstandard data declares {declared} bytes, more than {limit} "
-                         "(max_block_size)")
+        raise ValueError(f"the zstandard data declares {declared} bytes, more than {limit} (max_block_size)")
     most = (len(data) // _ZSTD_BLOCK_INPUT + 1) * _ZSTD_BLOCK_OUTPUT
     if declared is not None and declared > most:
-        raise ValueError(f"the zstandard data declares {declared} bytes, more than its "
-                         f"{len(data)} bytes can give (at most {most})")
+        raise ValueError(
+            f"the zstandard data declares {declared} bytes, more than its "
+            f"{len(data)} bytes can give (at most {most})"
+        )
     # into a buffer of the declared size, or one that grows up to the limit:
     # a frame that does not fit is an error, so memory stays bounded
     ceiling = min(limit, most)
@@ -234,11 +238,13 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
                 capacity = min(ceiling, capacity * 4)
                 continue
             if full:
-                raise ValueError(f"the zstandard data decompresses to more than {capacity} "
-                                 "bytes (max_block_size)") from None
+                raise ValueError(
+                    f"the zstandard data decompresses to more than {capacity} bytes (max_block_size)"
+                ) from None
             raise ValueError(f"bad zstandard data: {error}") from None
         del output[written:]
         return output
+
 
 @record(frozen=True)
 class _Codec:
@@ -263,8 +269,7 @@ def _snappy_encode(data: bytes, level, cramjam) -> bytes:
 
 
 def _zstd_encode(data: bytes, level, cramjam) -> bytes:
-    return bytes(cramjam.zstd.compress(data, level) if level is not None
-                 else cramjam.zstd.compress(data))
+    return bytes(cramjam.zstd.compress(data, level) if level is not None else cramjam.zstd.compress(data))
 
 
 #: the codecs of the specification (and Java's), by their names in ``avro.codec``
@@ -278,5 +283,3 @@ CODECS: dict[str, _Codec] = {
     # fastavro's, read and written as fastavro does
     "lz4": _Codec("lz4", _lz4_encode, _lz4_decode),
 }
-
-

@@ -43,8 +43,19 @@ def write_items(fn, items: str, count: str, item: str, part: str, index: str, re
 
 
 @contextlib.contextmanager
-def write_entries(fn, entries: str, count: str, position: str, refs: tuple[str, str],
-                  key: str, item: str, part: str, index: str, check_keys: bool, resized: str):
+def write_entries(
+    fn,
+    entries: str,
+    count: str,
+    position: str,
+    refs: tuple[str, str],
+    key: str,
+    item: str,
+    part: str,
+    index: str,
+    check_keys: bool,
+    resized: str,
+):
     """The loop writing the dict ``entries`` as one block; the body writes
     ``item``, the value under ``key`` (its key is written already).
 
@@ -107,8 +118,7 @@ def read_blocks(fn, count: str, position: str, min_size: int, before_first=None)
 def read_items(fn, result: str, count: str, position: str, min_size: int):
     """The loop reading an array into the list ``result`` (presized for the
     first block); the body reads one item and appends it with ``put_item``."""
-    with read_blocks(fn, count, position, min_size,
-                     lambda first: fn.line(f"{result} = new_items({first})")):
+    with read_blocks(fn, count, position, min_size, lambda first: fn.line(f"{result} = new_items({first})")):
         yield
 
 
@@ -117,7 +127,8 @@ def read_entries(fn, result: str, count: str, position: str, key: str, min_value
     """The loop reading a map into the dict ``result`` (sized for the first
     block: no resizing while it fills); the body, after ``key`` is read,
     reads its value. A key takes at least its one-byte length."""
-    with read_blocks(fn, count, position, 1 + min_value_size,
-                     lambda first: fn.line(f"{result} = new_record_dict({first})")):
+    with read_blocks(
+        fn, count, position, 1 + min_value_size, lambda first: fn.line(f"{result} = new_record_dict({first})")
+    ):
         fn.line(f"{key} = read_key(r)")
         yield

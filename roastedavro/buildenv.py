@@ -60,11 +60,9 @@ def _unsafe(directory: Path) -> str | None:
     if not stat.S_ISDIR(status.st_mode):
         return "it is not a folder"
     if status.st_uid != os.geteuid():
-        return (f"it belongs to the user id {status.st_uid}, not to the current user "
-                f"(id {os.geteuid()})")
+        return f"it belongs to the user id {status.st_uid}, not to the current user (id {os.geteuid()})"
     if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        return (f"others can write to it (mode {stat.S_IMODE(status.st_mode):o}): "
-                f"run chmod go-w on it")
+        return f"others can write to it (mode {stat.S_IMODE(status.st_mode):o}): run chmod go-w on it"
     return None
 
 
@@ -88,7 +86,9 @@ def trusted_cache_dir() -> Path:
                 f"to it could run code in this process. Codecs are built in a private "
                 f"temporary folder instead (again in every process); make the folder yours "
                 f"and not writable by others, or set {CACHE_ENV} to a private folder",
-                CacheFolderWarning, stacklevel=3)
+                CacheFolderWarning,
+                stacklevel=3,
+            )
             import atexit
             import shutil
             import tempfile
@@ -134,8 +134,10 @@ def compiler_missing() -> str | None:
 
             include = sysconfig.get_path("include")
             if not include or not os.path.exists(os.path.join(include, "Python.h")):
-                reason = (f"the Python headers (Python.h in {include}) are not installed: "
-                          f"install the python3-dev package of this Python")
+                reason = (
+                    f"the Python headers (Python.h in {include}) are not installed: "
+                    f"install the python3-dev package of this Python"
+                )
         if reason is None:
             import importlib.util
 
@@ -159,8 +161,7 @@ def may_be_stored(fingerprint: str) -> bool:
     prefix = f"roastedavro_codec_{fingerprint}_"
     try:
         with os.scandir(trusted_cache_dir()) as entries:
-            return any(entry.name.startswith(prefix) and entry.name.endswith(EXT_SUFFIX)
-                       for entry in entries)
+            return any(entry.name.startswith(prefix) and entry.name.endswith(EXT_SUFFIX) for entry in entries)
     except OSError:
         return True  # the lookup itself says what is wrong
 
@@ -171,11 +172,13 @@ def platform_refusal(platform: str | None = None) -> str | None:
     C compiler roastedavro calls as gcc and clang are called and whose cache
     it locks with flock. Windows is not supported yet."""
     if (sys.platform if platform is None else platform) == "win32":
-        return ("compiling schemas is not supported on Windows yet (roastedavro calls the C "
-                "compiler as gcc or clang are called and locks its cache with POSIX file "
-                "locks): every schema is served by tier 0, the interpreter built with the "
-                "package, which needs no compiler (ROASTEDAVRO_COMPILE=never says so "
-                "without this message)")
+        return (
+            "compiling schemas is not supported on Windows yet (roastedavro calls the C "
+            "compiler as gcc or clang are called and locks its cache with POSIX file "
+            "locks): every schema is served by tier 0, the interpreter built with the "
+            "package, which needs no compiler (ROASTEDAVRO_COMPILE=never says so "
+            "without this message)"
+        )
     return None
 
 

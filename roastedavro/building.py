@@ -27,7 +27,12 @@ from pathlib import Path
 from roastedavro import __version__
 from roastedavro.buildenv import EXT_SUFFIX, _compiler_command
 from roastedavro.codecache import (
-    _build_lock, _discard, _install, _intact, _remove_stale_builds, _unwritable,
+    _build_lock,
+    _discard,
+    _install,
+    _intact,
+    _remove_stale_builds,
+    _unwritable,
 )
 from roastedavro.errors import CompileError
 from roastedavro.flags import CompileFlags
@@ -76,8 +81,9 @@ def _cython_version() -> str:
         if spec is not None and spec.submodule_search_locations:
             shadow = Path(list(spec.submodule_search_locations)[0]) / "Shadow.py"
             with contextlib.suppress(OSError, UnicodeDecodeError):
-                found = re.search(r"""^__version__ = ["']([^"']+)["']$""",
-                                  shadow.read_text(encoding="utf-8"), re.M)
+                found = re.search(
+                    r"""^__version__ = ["']([^"']+)["']$""", shadow.read_text(encoding="utf-8"), re.M
+                )
                 if found:
                     return found.group(1)
         import Cython as module
@@ -117,8 +123,14 @@ def aot_key(source: str, flags: CompileFlags) -> str:
     platform, and the build flags. Cython's version and the exact Python
     build do not matter once the C is compiled."""
     digest = hashlib.sha256()
-    for part in (source, __version__, _runtime_sources_fingerprint(), EXT_SUFFIX,
-                 sysconfig.get_platform(), flags.build_key()):
+    for part in (
+        source,
+        __version__,
+        _runtime_sources_fingerprint(),
+        EXT_SUFFIX,
+        sysconfig.get_platform(),
+        flags.build_key(),
+    ):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:32]
@@ -153,7 +165,6 @@ def _ended(code: int) -> str:
         return f"killed by signal {signal.Signals(-code).name}"
     except ValueError:
         return f"killed by signal {-code}"
-
 
 
 def _build(source: str, name: str, directory: Path, target: Path, flags: CompileFlags) -> None:
@@ -248,11 +259,15 @@ def _cythonize(pyx: Path, name: str, flags: CompileFlags, collect: bool = True) 
     c_file = pyx.with_suffix(".c")
     options = _cython_options(c_file, flags)
     report = io.StringIO()
-    with (_cython_lock, _source_named(source_filename(name)), _collector_paused(collect),
-          contextlib.redirect_stderr(report), contextlib.redirect_stdout(report)):
+    with (
+        _cython_lock,
+        _source_named(source_filename(name)),
+        _collector_paused(collect),
+        contextlib.redirect_stderr(report),
+        contextlib.redirect_stdout(report),
+    ):
         try:
-            result = compile_single(str(pyx), options, full_module_name=name,
-                                    context=_preloaded_context)
+            result = compile_single(str(pyx), options, full_module_name=name, context=_preloaded_context)
             failed = result.num_errors > 0
         except Errors.CompileError as error:
             failed = True
@@ -305,14 +320,24 @@ _LARGE_C_OPTIMIZE = "-Og"
 #: what -Og stands for here: -Og with the passes a loop over values needs
 #: (without them a dump of an array of booleans is 20-25 % slower than at
 #: -O1; with them it runs alike), which cost no time that shows
-_OG_ARGS = ("-Og", "-fif-conversion", "-fif-conversion2", "-ftree-sra", "-fssa-phiopt",
-            "-ftree-pta", "-ftree-dse", "-fmove-loop-invariants", "-ftree-bit-ccp")
+_OG_ARGS = (
+    "-Og",
+    "-fif-conversion",
+    "-fif-conversion2",
+    "-ftree-sra",
+    "-fssa-phiopt",
+    "-ftree-pta",
+    "-ftree-dse",
+    "-fmove-loop-invariants",
+    "-ftree-bit-ccp",
+)
 _LARGE_C_FLAGS = ("--param", "ggc-min-expand=20", "--param", "ggc-min-heapsize=32768")
 
 
 #: sources larger than this are given to Cython in another process (see
 #: _cythonize_apart)
 _LARGE_SOURCE = 1 << 20
+
 
 def _cythonize_in_new_process(pyx: Path, name: str, flags: CompileFlags) -> Path:
     """_cythonize run by a new Python process (isolated: -P, in the build
@@ -321,34 +346,46 @@ def _cythonize_in_new_process(pyx: Path, name: str, flags: CompileFlags) -> Path
     import dataclasses
     import subprocess
 
-    script = ("import json, os, sys\n"
-              "request = json.loads(sys.stdin.read())\n"
-              "sys.path[:] = request['path']\n"
-              "from pathlib import Path\n"
-              "from roastedavro import building\n"
-              "from roastedavro.errors import CompileError\n"
-              "from roastedavro.flags import CompileFlags\n"
-              "if str(building.PACKAGE_DIR) != request['package']:\n"
-              "    sys.stderr.write(f'another roastedavro was found: {building.PACKAGE_DIR}')\n"
-              "    sys.stderr.flush()\n"
-              "    os._exit(4)\n"
-              "try:\n"
-              "    building._cythonize(Path(request['pyx']), request['name'],\n"
-              "                        CompileFlags(**request['flags']), collect=False)\n"
-              "except CompileError as error:\n"
-              "    sys.stderr.write(str(error))\n"
-              "    sys.stderr.flush()\n"
-              "    os._exit(3)\n"
-              "sys.stdout.flush()\n"
-              "os._exit(0)\n")
+    script = (
+        "import json, os, sys\n"
+        "request = json.loads(sys.stdin.read())\n"
+        "sys.path[:] = request['path']\n"
+        "from pathlib import Path\n"
+        "from roastedavro import building\n"
+        "from roastedavro.errors import CompileError\n"
+        "from roastedavro.flags import CompileFlags\n"
+        "if str(building.PACKAGE_DIR) != request['package']:\n"
+        "    sys.stderr.write(f'another roastedavro was found: {building.PACKAGE_DIR}')\n"
+        "    sys.stderr.flush()\n"
+        "    os._exit(4)\n"
+        "try:\n"
+        "    building._cythonize(Path(request['pyx']), request['name'],\n"
+        "                        CompileFlags(**request['flags']), collect=False)\n"
+        "except CompileError as error:\n"
+        "    sys.stderr.write(str(error))\n"
+        "    sys.stderr.flush()\n"
+        "    os._exit(3)\n"
+        "sys.stdout.flush()\n"
+        "os._exit(0)\n"
+    )
     cwd = os.getcwd()
-    request = json.dumps({
-        # this process's current folder stands for its '' entry
-        "path": [entry or cwd for entry in sys.path], "package": str(PACKAGE_DIR),
-        "pyx": str(pyx), "name": name, "flags": dataclasses.asdict(flags)})
+    request = json.dumps(
+        {
+            # this process's current folder stands for its '' entry
+            "path": [entry or cwd for entry in sys.path],
+            "package": str(PACKAGE_DIR),
+            "pyx": str(pyx),
+            "name": name,
+            "flags": dataclasses.asdict(flags),
+        }
+    )
     try:
-        done = subprocess.run([sys.executable, "-P", "-c", script], input=request.encode(),
-                              capture_output=True, cwd=str(pyx.parent))
+        done = subprocess.run(
+            [sys.executable, "-P", "-c", script],
+            input=request.encode(),
+            capture_output=True,
+            cwd=str(pyx.parent),
+        )
     except OSError:  # no process can be started: here
         return _cythonize(pyx, name, flags)
     errors = done.stderr.decode(errors="replace").strip()
@@ -356,8 +393,7 @@ def _cythonize_in_new_process(pyx: Path, name: str, flags: CompileFlags) -> Path
         raise CompileError(errors)
     c_file = pyx.with_suffix(".c")
     if done.returncode != 0 or not c_file.exists():
-        raise CompileError(f"Cython failed in its process ({_ended(done.returncode)}):\n"
-                           f"{errors[-2000:]}")
+        raise CompileError(f"Cython failed in its process ({_ended(done.returncode)}):\n{errors[-2000:]}")
     return c_file
 
 
@@ -417,8 +453,16 @@ def _compile_c(command: list[str], c_file: Path, output: Path, flags: CompileFla
     large = c_file.stat().st_size > _LARGE_C_FILE
     optimize = _LARGE_C_OPTIMIZE if large and flags.optimize == "-O1" else flags.optimize
     args = [
-        *(_OG_ARGS if optimize == "-Og" else (optimize,)), "-g0", "-pipe", "-fPIC", "-fno-semantic-interposition", "-fwrapv",
-        "-fno-strict-aliasing", "-DNDEBUG", "-w", *(f"-I{path}" for path in sorted(includes) if path),
+        *(_OG_ARGS if optimize == "-Og" else (optimize,)),
+        "-g0",
+        "-pipe",
+        "-fPIC",
+        "-fno-semantic-interposition",
+        "-fwrapv",
+        "-fno-strict-aliasing",
+        "-DNDEBUG",
+        "-w",
+        *(f"-I{path}" for path in sorted(includes) if path),
     ]
     if large and _is_gcc(tuple(command)):
         args += _LARGE_C_FLAGS
@@ -442,4 +486,3 @@ def _compile_c(command: list[str], c_file: Path, output: Path, flags: CompileFla
             f"{completed.stderr.strip()}"
         )
     return output
-

@@ -18,7 +18,13 @@ from pathlib import Path
 from roastedavro import building
 from roastedavro.buildenv import CACHE_ENV, EXT_SUFFIX, trusted_cache_dir
 from roastedavro.building import (
-    PACKAGE_DIR, _build_cached, _cython_options, _ended, _module_name, build_key, last_timing,
+    PACKAGE_DIR,
+    _build_cached,
+    _cython_options,
+    _ended,
+    _module_name,
+    build_key,
+    last_timing,
 )
 from roastedavro.codecache import _unwritable
 from roastedavro.errors import CompileError
@@ -41,8 +47,16 @@ _CHILD_CODE = "from roastedavro.buildserver import _child_main; _child_main()"
 BUILD_WORKERS = 2
 # the environment a build process keeps from its start: a change to any of
 # these starts a new one
-_WORKER_ENV = ("CC", "PATH", "TMPDIR", "CPATH", "C_INCLUDE_PATH", "LIBRARY_PATH",
-               "LD_LIBRARY_PATH", "PYTHONPATH")
+_WORKER_ENV = (
+    "CC",
+    "PATH",
+    "TMPDIR",
+    "CPATH",
+    "C_INCLUDE_PATH",
+    "LIBRARY_PATH",
+    "LD_LIBRARY_PATH",
+    "PYTHONPATH",
+)
 _MESSAGE = struct.Struct("!Q")
 _MAX_MESSAGE = 1 << 31
 #: seconds a build process has to exit once asked to
@@ -103,8 +117,13 @@ class _BuildWorker:
             # -P and the cache as the working folder: never a source tree that
             # happens to be the current folder
             self.process = subprocess.Popen(
-                [sys.executable, "-P", "-c", _CHILD_CODE], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=self._log, env=env, cwd=directory)
+                [sys.executable, "-P", "-c", _CHILD_CODE],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._log,
+                env=env,
+                cwd=directory,
+            )
         except OSError as error:
             self._log.close()
             raise CompileError(f"cannot start a Python process to build the codec: {error}") from None
@@ -254,13 +273,13 @@ def _worker_env(directory: Path) -> tuple[tuple, dict]:
     env[CACHE_ENV] = str(directory)
     # the child imports the same roastedavro, wherever it was imported from
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+        [str(PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])
+    )
     key = (sys.executable, str(directory), *(env.get(name) for name in _WORKER_ENV))
     return key, env
 
 
-def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
-                    directory: Path) -> None:
+def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None, directory: Path) -> None:
     """Builds ``source``'s module into the cache ``directory`` in a build process.
 
     The source was generated and verified here; the child only runs Cython
@@ -282,7 +301,8 @@ def _build_in_child(source: str, flags: CompileFlags, fingerprint: str | None,
     except _WorkerGone:
         raise CompileError(
             f"the build process (pid {worker.pid}) ended during the build ({worker.why_gone()}); "
-            f"the next build starts a new one") from None
+            f"the next build starts a new one"
+        ) from None
     finally:
         # a request interrupted halfway (KeyboardInterrupt) leaves a reply
         # behind: that process is not used again
@@ -466,5 +486,3 @@ def _child_main() -> None:
         # between builds: the next build with the same cimports finds its
         # Context loaded
         _prepare(request)
-
-

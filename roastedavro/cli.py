@@ -46,7 +46,12 @@ from typing import Any, BinaryIO, Iterator, TextIO
 from roastedavro import __version__
 from roastedavro.avro.parse import load_schema, parse_schema
 from roastedavro.container import (
-    CODECS, ContainerError, FileReader, FileWriter, MissingCodecError, read_header,
+    CODECS,
+    ContainerError,
+    FileReader,
+    FileWriter,
+    MissingCodecError,
+    read_header,
 )
 from roastedavro.errors import CompileError, DatumError, DecodeError, SchemaError
 
@@ -88,16 +93,21 @@ def _reading(name: str) -> Iterator[None]:
         yield
     except _BadInput:
         raise
-    except (ContainerError, DecodeError, SchemaError, UnicodeDecodeError, MemoryError,
-            RecursionError) as error:
+    except (
+        ContainerError,
+        DecodeError,
+        SchemaError,
+        UnicodeDecodeError,
+        MemoryError,
+        RecursionError,
+    ) as error:
         raise _BadInput(f"{_shown_name(name)}: {_error_text(error)}") from None
     except OSError as error:
         if isinstance(error, BrokenPipeError):
             raise
         raise _BadInput(f"{_shown_name(name)}: {error.strerror or error}") from None
-    except Exception as error:   # whatever else damaged input raises: one line, not a traceback
-        raise _BadInput(f"{_shown_name(name)}: cannot be read: {type(error).__name__}: "
-                        f"{error}") from None
+    except Exception as error:  # whatever else damaged input raises: one line, not a traceback
+        raise _BadInput(f"{_shown_name(name)}: cannot be read: {type(error).__name__}: {error}") from None
 
 
 @contextlib.contextmanager
@@ -142,24 +152,23 @@ def _binary_out(name: str | None) -> Iterator[BinaryIO]:
         sys.stdout.buffer.flush()
         return
     target = Path(name)
-    if target.exists() and not target.is_file():   # /dev/null, a pipe: written as it is
+    if target.exists() and not target.is_file():  # /dev/null, a pipe: written as it is
         with _writing(name):
             fo = open(target, "wb")
         with fo:
             yield fo
         return
     with _writing(name):
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
-                                             dir=target.parent)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
     try:
         with os.fdopen(handle, "wb") as fo:
             yield fo
         try:
-            mode = os.stat(target).st_mode & 0o7777   # an existing file's permissions
+            mode = os.stat(target).st_mode & 0o7777  # an existing file's permissions
         except OSError:
             umask = os.umask(0)
             os.umask(umask)
-            mode = 0o666 & ~umask   # as open() would have made it
+            mode = 0o666 & ~umask  # as open() would have made it
         os.chmod(temporary, mode)
         os.replace(temporary, target)
     except BaseException:
@@ -176,8 +185,9 @@ def _schema_file(name: str):
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise _BadInput(f"{shown_name}: not a schema: not UTF-8 text ({error.reason} at byte "
-                        f"{error.start})") from None
+        raise _BadInput(
+            f"{shown_name}: not a schema: not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
     try:
         value = json.loads(text, parse_constant=_not_json)
     except RecursionError:
@@ -186,7 +196,7 @@ def _schema_file(name: str):
         raise _BadInput(f"{shown_name}: not a schema: not JSON ({error})") from None
     try:
         if name != "-" and Path(name).suffix == ".avsc":
-            return load_schema(name)   # names defined in other .avsc files next to it
+            return load_schema(name)  # names defined in other .avsc files next to it
         return parse_schema(value)
     except SchemaError as error:
         raise _BadInput(f"{shown_name}: not a valid schema: {error}") from None
@@ -205,8 +215,12 @@ def _json_codec(schema):
 
 
 def _block_error(block, error: DecodeError, size: int) -> ContainerError:
-    return ContainerError(f"its records cannot be read: {error.reason} (at byte {error.offset} "
-                          f"of the block's {size} bytes of data)", block.offset, block.number)
+    return ContainerError(
+        f"its records cannot be read: {error.reason} (at byte {error.offset} "
+        f"of the block's {size} bytes of data)",
+        block.offset,
+        block.number,
+    )
 
 
 def _block_json_values(reader: FileReader, block, codec, allowance: int | None) -> list:
@@ -240,8 +254,7 @@ def tojson(args, out: TextIO) -> None:
             values = _block_json_values(reader, block, codec, allowance)
             allowance = codec.items_left
             for value in values:
-                out.write(json.dumps(value, indent=indent, separators=separators,
-                                     ensure_ascii=False))
+                out.write(json.dumps(value, indent=indent, separators=separators, ensure_ascii=False))
                 out.write("\n")
             progress.add(block.count)
         progress.done()
@@ -260,13 +273,14 @@ def fromjson(args, out: TextIO) -> None:
                 try:
                     writer.write(codec.json_value_to_binary(value))
                 except ValueError as error:
-                    raise _BadInput(f"{_shown_name(args.file)}: line {line} (record {number}): "
-                                    f"{error}") from None
+                    raise _BadInput(
+                        f"{_shown_name(args.file)}: line {line} (record {number}): {error}"
+                    ) from None
                 if number % 10000 == 0:
                     progress.add(10000)
             writer.close()
         finally:
-            lines.detach()   # the input is closed by _binary_in (standard input stays open)
+            lines.detach()  # the input is closed by _binary_in (standard input stays open)
     progress.done()
 
 
@@ -298,19 +312,20 @@ def _json_values(lines: TextIO, name: str) -> Iterator[tuple[int, Any]]:
             except json.JSONDecodeError as error:
                 where = first + error.lineno - 1
                 if at_end and error.pos >= len(text.rstrip()):
-                    raise _BadInput(f"{shown_name}: line {line}: not valid JSON: the value is "
-                                    "not complete at the end of the input") from None
-                raise _BadInput(f"{shown_name}: line {where}: not valid JSON: "
-                                f"{error.msg}") from None
+                    raise _BadInput(
+                        f"{shown_name}: line {line}: not valid JSON: the value is "
+                        "not complete at the end of the input"
+                    ) from None
+                raise _BadInput(f"{shown_name}: line {where}: not valid JSON: {error.msg}") from None
             except RecursionError:
-                raise _BadInput(f"{shown_name}: line {line}: the JSON is nested too "
-                                "deeply for Python's recursion limit") from None
-            except ValueError as error:   # NaN, Infinity, an int of too many digits
+                raise _BadInput(
+                    f"{shown_name}: line {line}: the JSON is nested too deeply for Python's recursion limit"
+                ) from None
+            except ValueError as error:  # NaN, Infinity, an int of too many digits
                 reason = str(error)
                 if "integer string conversion" in reason:
                     reason = f"a number of more than {sys.get_int_max_str_digits()} digits"
-                raise _BadInput(f"{shown_name}: line {line}: not valid JSON: "
-                                f"{reason}") from None
+                raise _BadInput(f"{shown_name}: line {line}: not valid JSON: {reason}") from None
             yield line, value
             line += text.count("\n", start, position)
 
@@ -328,12 +343,11 @@ def _json_values(lines: TextIO, name: str) -> Iterator[tuple[int, Any]]:
                     depth += 1
                 elif token in ("]", "}"):
                     depth -= 1
-            if depth <= 0:   # every value begun so far is complete (or broken)
+            if depth <= 0:  # every value begun so far is complete (or broken)
                 yield from values("".join(parts), first, False)
                 parts, depth = [], 0
     except UnicodeDecodeError as error:
-        raise _BadInput(f"{shown_name}: line {number + 1}: not valid UTF-8 text "
-                        f"({error.reason})") from None
+        raise _BadInput(f"{shown_name}: line {number + 1}: not valid UTF-8 text ({error.reason})") from None
     if parts:
         yield from values("".join(parts), first, True)
 
@@ -376,15 +390,14 @@ def cat(args, out: TextIO) -> None:
                 reader = FileReader(fo)
                 if schema is None:
                     schema = reader.writer_schema
-                    writer = FileWriter(target, schema, args.codec or reader.codec,
-                                        encode_block=b"".join)
+                    writer = FileWriter(target, schema, args.codec or reader.codec, encode_block=b"".join)
                     codec = _json_codec(schema)
                 elif _without_docs(reader.writer_schema) != _without_docs(schema):
                     # the records' bytes are copied under the first file's schema: the
                     # same types, logical types and properties (docs aside), as Java's
                     # Schema.equals
                     raise _BadInput(f"{name}: its schema is not the first file's")
-                allowance = None   # the file's item budget, as tojson's
+                allowance = None  # the file's item budget, as tojson's
                 for block in reader.blocks():
                     if limit == 0:
                         break
@@ -393,8 +406,7 @@ def cat(args, out: TextIO) -> None:
                         continue
                     data = reader.decompress(block)
                     try:
-                        ends = codec.binary_record_ends(data, block.count,
-                                                        item_allowance=allowance)
+                        ends = codec.binary_record_ends(data, block.count, item_allowance=allowance)
                         allowance = codec.items_left
                     except DecodeError as error:
                         raise _block_error(block, error, len(data)) from None
@@ -404,13 +416,20 @@ def cat(args, out: TextIO) -> None:
                     if limit is not None:
                         limit -= last - first
                     if first == 0 and last == block.count and reader.codec == writer.codec:
-                        writer.flush()   # whatever a cut block left pending, then this one
-                        target.write(b"".join((encode_long(block.count), encode_long(block.size),
-                                               block.data, writer.sync_marker)))
+                        writer.flush()  # whatever a cut block left pending, then this one
+                        target.write(
+                            b"".join(
+                                (
+                                    encode_long(block.count),
+                                    encode_long(block.size),
+                                    block.data,
+                                    writer.sync_marker,
+                                )
+                            )
+                        )
                     else:
                         starts = [0, *ends]
-                        writer.write_many(data[starts[index]:ends[index]]
-                                          for index in range(first, last))
+                        writer.write_many(data[starts[index] : ends[index]] for index in range(first, last))
                     progress.add(last - first)
             if limit == 0:
                 break
@@ -426,6 +445,7 @@ def _without_docs(schema) -> Any:
         if isinstance(value, list):
             return [strip(item) for item in value]
         return value
+
     return strip(json.loads(schema.to_json()))
 
 
@@ -453,8 +473,7 @@ def build(args, out: TextIO) -> None:
         skipped: list = []
         codecs += aot.registry_sources(args.registry, args.subject, args.reader, skipped=skipped)
         for label, reason in skipped:
-            print(f"{label}: not built as read by --reader, which cannot read it ({reason})",
-                  file=sys.stderr)
+            print(f"{label}: not built as read by --reader, which cannot read it ({reason})", file=sys.stderr)
     elif args.reader:
         raise _BadInput("--reader goes with --registry and --subject (for files: WRITER=READER)")
     shown = sys.stderr.isatty()
@@ -469,8 +488,9 @@ def build(args, out: TextIO) -> None:
         else:
             print(line, file=sys.stderr)
 
-    wheel, manifest = aot.build_wheel(args.package, args.version, codecs, Path(args.output),
-                                      flags, args.jobs, progress)
+    wheel, manifest = aot.build_wheel(
+        args.package, args.version, codecs, Path(args.output), flags, args.jobs, progress
+    )
     out.write(f"{wheel}\n")
     print(f"built {len(manifest['codecs'])} codecs in {manifest['seconds']:.1f} s", file=sys.stderr)
 
@@ -483,11 +503,13 @@ def cache(args, out: TextIO) -> None:
         out.write(f"removed {removed} modules from {compiler.cache_dir()}\n")
         return
     info = compiler.cache_info()
-    out.write(f"directory: {info['directory']}\n"
-              f"modules: {info['modules']}\n"
-              f"size: {info['bytes'] / 2**20:.1f} MiB of {info['limit_bytes'] / 2**20:.0f} MiB "
-              f"(least recently used evicted beyond; {compiler.CACHE_LIMIT_ENV})\n"
-              f"compile: {compiler.compile_mode()} ({compiler.COMPILE_ENV})\n")
+    out.write(
+        f"directory: {info['directory']}\n"
+        f"modules: {info['modules']}\n"
+        f"size: {info['bytes'] / 2**20:.1f} MiB of {info['limit_bytes'] / 2**20:.0f} MiB "
+        f"(least recently used evicted beyond; {compiler.CACHE_LIMIT_ENV})\n"
+        f"compile: {compiler.compile_mode()} ({compiler.COMPILE_ENV})\n"
+    )
     for name, package in precompiled.packages().items():
         state = "used" if package["usable"] else f"not used: {package['problem']}"
         out.write(f"precompiled: {name}, {package['codecs']} codecs ({state})\n")
@@ -498,9 +520,11 @@ def cache(args, out: TextIO) -> None:
 
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(
-        prog="roastedavro", description="Avro object container files and schemas from the shell "
+        prog="roastedavro",
+        description="Avro object container files and schemas from the shell "
         "(avro-tools' commands). '-' is standard input or output. Exit codes: 0 done, 1 bad "
-        "input (the message names the file, and the block or line), 2 a wrong command line.")
+        "input (the message names the file, and the block or line), 2 a wrong command line.",
+    )
     main.add_argument("--version", action="version", version=f"roastedavro {__version__}")
     commands = main.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -511,8 +535,10 @@ def parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=tojson)
 
     sub = commands.add_parser("fromjson", help="Avro JSON records (one per line) to a container file")
-    sub.add_argument("file", help="the records in Avro's JSON encoding (one per line, or "
-                     "pretty-printed), or - for standard input")
+    sub.add_argument(
+        "file",
+        help="the records in Avro's JSON encoding (one per line, or pretty-printed), or - for standard input",
+    )
     sub.add_argument("--schema-file", required=True, help="the records' schema (.avsc)")
     sub.add_argument("--codec", default="null", choices=list(CODECS))
     sub.add_argument("-o", "--output", help="the file to write (default: standard output)")
@@ -532,8 +558,12 @@ def parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=count)
 
     sub = commands.add_parser("cat", help="container files of one schema concatenated, or recompressed")
-    sub.add_argument("files", nargs="+", metavar="FILE",
-                     help="container files of one schema, in order (- for standard input)")
+    sub.add_argument(
+        "files",
+        nargs="+",
+        metavar="FILE",
+        help="container files of one schema, in order (- for standard input)",
+    )
     sub.add_argument("-o", "--output", help="the file to write (default: standard output)")
     sub.add_argument("--codec", choices=list(CODECS), help="default: the first file's")
     sub.add_argument("--offset", type=int, default=0, help="records to skip first")
@@ -550,13 +580,19 @@ def parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=fingerprint)
 
     sub = commands.add_parser(
-        "build", help="compile codecs ahead of time into an installable wheel",
+        "build",
+        help="compile codecs ahead of time into an installable wheel",
         description="Compile codecs ahead of time into a wheel tagged for this Python and "
         "platform. With the wheel installed, CompiledSchema and AvroCodec load these codecs "
-        "and start no compiler.")
-    sub.add_argument("sources", nargs="*", metavar="SOURCE",
-                     help="module:Class (a CompiledSchema, importable from here), an .avsc file, "
-                     "or WRITER.avsc=READER.avsc (a resolving reader)")
+        "and start no compiler.",
+    )
+    sub.add_argument(
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        help="module:Class (a CompiledSchema, importable from here), an .avsc file, "
+        "or WRITER.avsc=READER.avsc (a resolving reader)",
+    )
     sub.add_argument("--package", required=True, help="the wheel's package name (an identifier)")
     sub.add_argument("--output", required=True, help="the folder the wheel is written to")
     sub.add_argument("--version", default="1.0.0", help="the wheel's version (default 1.0.0)")
@@ -568,8 +604,9 @@ def parser() -> argparse.ArgumentParser:
     sub.set_defaults(run=build)
 
     sub = commands.add_parser("cache", help="the compile cache: info or clear")
-    sub.add_argument("action", choices=["info", "clear"],
-                     help="info: where it is, its size; clear: remove its modules")
+    sub.add_argument(
+        "action", choices=["info", "clear"], help="info: where it is, its size; clear: remove its modules"
+    )
     sub.set_defaults(run=cache)
     return main
 
@@ -579,8 +616,15 @@ def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     out = out if out is not None else sys.stdout
     try:
         args.run(args, out)
-    except (ContainerError, MissingCodecError, SchemaError, DecodeError, DatumError,
-            CompileError, _BadInput) as error:
+    except (
+        ContainerError,
+        MissingCodecError,
+        SchemaError,
+        DecodeError,
+        DatumError,
+        CompileError,
+        _BadInput,
+    ) as error:
         print(f"roastedavro {args.command}: {error}", file=sys.stderr)
         return 1
     except (OSError, UnicodeDecodeError, MemoryError, RecursionError) as error:

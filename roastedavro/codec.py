@@ -46,12 +46,15 @@ def _key(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tuple:
     # the reader's dialect decides how a pair is resolved (roastedavro.avro.resolve)
     # (the writer's too: a model of the fastavro dialect lacks the logical
     # types fastavro does not convert, with the same JSON)
-    return (schema.to_json(), flags,
-            (writer.to_json(), writer.dialect) if writer is not None else None, schema.dialect)
+    return (
+        schema.to_json(),
+        flags,
+        (writer.to_json(), writer.dialect) if writer is not None else None,
+        schema.dialect,
+    )
 
 
-def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
-              build: str = "here") -> Any:
+def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None, build: str = "here") -> Any:
     """The codec object of a schema, or of a (writer, reader) pair.
     ``build="lookup"``: as "never", without generating the source (its key)
     where no codec can be stored for the schema (buildenv.may_be_stored)."""
@@ -74,11 +77,15 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
             from roastedavro import compiler  # a process that only serves never imports it
 
             generated = _generate(schema, writer)
-            module = compiler.load(generated.source, flags, verify=generated.verify,
-                                   fingerprint=f"{schema.fingerprint():016x}", build=build,
-                                   label=_label(schema, writer))
-            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
-                                 flags.item_allowance)
+            module = compiler.load(
+                generated.source,
+                flags,
+                verify=generated.verify,
+                fingerprint=f"{schema.fingerprint():016x}",
+                build=build,
+                label=_label(schema, writer),
+            )
+            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
             _codecs[key] = codec
     finally:
         lock.release()
@@ -99,9 +106,12 @@ def _generate(schema: Schema, writer: Schema | None) -> Any:
 
 def _label(schema: Schema, writer: Schema | None) -> str:
     """How errors name a codec's schema (or pair)."""
+
     def name(model: Schema) -> str:
-        return f"{getattr(model.root, 'name', None) or model.canonical_form()[:60]} " \
-               f"(fingerprint {model.fingerprint():016x})"
+        return (
+            f"{getattr(model.root, 'name', None) or model.canonical_form()[:60]} "
+            f"(fingerprint {model.fingerprint():016x})"
+        )
 
     if writer is None:
         return f"the AvroCodec of {name(schema)}"
@@ -122,8 +132,7 @@ class SingleObjectError(DecodeError):
 
 
 def _fingerprint_text(fingerprint: int) -> str:
-    return (f"0x{fingerprint:016x} (bytes {fingerprint.to_bytes(8, 'little').hex(' ')} "
-            "after the marker)")
+    return f"0x{fingerprint:016x} (bytes {fingerprint.to_bytes(8, 'little').hex(' ')} after the marker)"
 
 
 def read_header(data: Any) -> tuple[int, memoryview]:
@@ -134,11 +143,14 @@ def read_header(data: Any) -> tuple[int, memoryview]:
     if len(view) < _HEADER_SIZE:
         raise SingleObjectError(
             f"not a single-object encoded message: {len(view)} bytes, shorter than its "
-            f"{_HEADER_SIZE}-byte header", len(view))
+            f"{_HEADER_SIZE}-byte header",
+            len(view),
+        )
     if view[:2] != SINGLE_OBJECT_MARKER:
         raise SingleObjectError(
-            f"not a single-object encoded message: it starts with {view[:2].hex(' ')}, "
-            f"not the marker c3 01", 0)
+            f"not a single-object encoded message: it starts with {view[:2].hex(' ')}, not the marker c3 01",
+            0,
+        )
     return int.from_bytes(view[2:_HEADER_SIZE], "little"), view
 
 
@@ -170,8 +182,15 @@ class AvroCodec:
     codec is neither cached nor precompiled).
     """
 
-    def __init__(self, schema: Any, flags: CompileFlags | None = None, *,
-                 writer_schema: Any = None, build: str = "here", compile: str | None = None):
+    def __init__(
+        self,
+        schema: Any,
+        flags: CompileFlags | None = None,
+        *,
+        writer_schema: Any = None,
+        build: str = "here",
+        compile: str | None = None,
+    ):
         self.flags = flags if flags is not None else CompileFlags()
         self.schema: Schema = _parsed(schema)
         if build not in buildenv.BUILD_MODES:
@@ -250,7 +269,10 @@ class AvroCodec:
         if fingerprint != expected:
             raise SingleObjectError(
                 f"the message's schema fingerprint is {_fingerprint_text(fingerprint)}, not "
-                f"this codec's {_fingerprint_text(expected)}", 2, fingerprint)
+                f"this codec's {_fingerprint_text(expected)}",
+                2,
+                fingerprint,
+            )
         return self._reader.load_from(view, _HEADER_SIZE)
 
     # -- tiers ------------------------------------------------------------------
@@ -288,8 +310,9 @@ class AvroCodec:
     def wait_compiled(self, timeout: float | None = None) -> bool:
         """Waits for a background lookup or build under way; True when none is
         left (whether or not it produced a compiled codec: see ``stats``)."""
-        return all(engine.wait(timeout) for engine in (self._read_engine, self._write_engine)
-                   if engine is not None)
+        return all(
+            engine.wait(timeout) for engine in (self._read_engine, self._write_engine) if engine is not None
+        )
 
     def compile_to_string(self) -> str:
         """The Cython source the codec is built from (the resolving reader's
@@ -306,13 +329,13 @@ class AvroCodec:
         # a schema of another dialect than the specification's goes as itself
         schema = self.schema.to_json() if self.schema.dialect == "avro" else self.schema
         if self.writer_schema is not self.schema:
-            return (_codec_with_writer, (schema, self.flags,
-                                         self.writer_schema.to_json(), self.policy))
+            return (_codec_with_writer, (schema, self.flags, self.writer_schema.to_json(), self.policy))
         return (_codec_with_writer, (schema, self.flags, None, self.policy))
 
 
-def _codec_with_writer(schema: str, flags: CompileFlags, writer: str | None,
-                       policy: str | None = None) -> AvroCodec:
+def _codec_with_writer(
+    schema: str, flags: CompileFlags, writer: str | None, policy: str | None = None
+) -> AvroCodec:
     return AvroCodec(schema, flags, writer_schema=writer, compile=policy)
 
 
@@ -332,14 +355,19 @@ def _engine(schema: Schema, flags: CompileFlags, writer: Schema | None) -> tiers
         engine = _engines.get(key)
         if engine is None:
             if writer is None:
+
                 def interpret() -> DatumCodec:
                     return _tier0.Interpreter(schema, flags)
             else:
+
                 def interpret() -> DatumCodec:
                     return _tier0.ResolvingInterpreter(writer, schema, flags)
+
             engine = _engines[key] = tiers.Engine(
-                lambda: _label(schema, writer), interpret,
-                lambda build: _compiled(schema, flags, writer, build))
+                lambda: _label(schema, writer),
+                interpret,
+                lambda build: _compiled(schema, flags, writer, build),
+            )
         _recent_engines[key] = engine
         _recent_engines.move_to_end(key)
         while len(_recent_engines) > ENGINES_KEPT:
@@ -360,11 +388,11 @@ class SchemaStore:
     resolving codec per writer schema, as Java's BinaryMessageDecoder does.
     """
 
-    def __init__(self, schemas: Iterable[Any] = (), flags: CompileFlags | None = None, *,
-                 reader_schema: Any = None):
+    def __init__(
+        self, schemas: Iterable[Any] = (), flags: CompileFlags | None = None, *, reader_schema: Any = None
+    ):
         self.flags = flags
-        self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
-                                             else None)
+        self.reader_schema: Schema | None = _parsed(reader_schema) if reader_schema is not None else None
         self._codecs: dict[int, AvroCodec] = {}
         for schema in schemas:
             self.add(schema)
@@ -391,7 +419,8 @@ class SchemaStore:
                 return known
             raise ValueError(
                 f"the store already has a different schema with fingerprint "
-                f"{_fingerprint_text(fingerprint)}: {known.writer_schema!r}")
+                f"{_fingerprint_text(fingerprint)}: {known.writer_schema!r}"
+            )
         self._codecs[fingerprint] = codec
         return codec
 
@@ -408,8 +437,10 @@ class SchemaStore:
         codec = self._codecs.get(fingerprint)
         if codec is None:
             raise SingleObjectError(
-                f"no schema in the store has the message's fingerprint "
-                f"{_fingerprint_text(fingerprint)}", 2, fingerprint)
+                f"no schema in the store has the message's fingerprint {_fingerprint_text(fingerprint)}",
+                2,
+                fingerprint,
+            )
         return codec._reader.load_from(view, _HEADER_SIZE)
 
     def __contains__(self, fingerprint: int | bytes) -> bool:

@@ -41,7 +41,8 @@ STALE_AFTER = 600.0
 # build folders: "<module name>.build-<pid>.<random>"; older versions of
 # roastedavro made "<module name>.<random>"
 _BUILD_FOLDER = re.compile(
-    r"roastedavro_codec_(?:[0-9a-f]{32}|[0-9a-f]{16}_[0-9a-f]{20})\.(?:build-(?P<pid>[0-9]+)\.[a-z0-9_]+|[a-z0-9_]{8})\Z")
+    r"roastedavro_codec_(?:[0-9a-f]{32}|[0-9a-f]{16}_[0-9a-f]{20})\.(?:build-(?P<pid>[0-9]+)\.[a-z0-9_]+|[a-z0-9_]{8})\Z"
+)
 
 
 # -- the cache's integrity ------------------------------------------------------
@@ -121,8 +122,9 @@ def _install(built: Path, target: Path, scratch: Path) -> None:
 
 
 def _unwritable(directory: Path, error: OSError) -> CompileError:
-    return CompileError(f"cannot write to the module cache {directory} ({error}); "
-                        f"set {CACHE_ENV} to a writable folder")
+    return CompileError(
+        f"cannot write to the module cache {directory} ({error}); set {CACHE_ENV} to a writable folder"
+    )
 
 
 @contextlib.contextmanager
@@ -242,8 +244,7 @@ def _cached_modules(directory: Path) -> dict[str, list[os.DirEntry]]:
     for entry in entries:
         match = _MODULE_FILE.match(entry.name)
         # lock files belong to builds under way
-        if match is not None and not entry.name.endswith(".lock") and \
-                entry.is_file(follow_symlinks=False):
+        if match is not None and not entry.name.endswith(".lock") and entry.is_file(follow_symlinks=False):
             groups.setdefault(match[1], []).append(entry)
     return groups
 
@@ -294,29 +295,28 @@ def cache_info() -> dict:
     """The cache's folder, module count, size and bound (``roastedavro cache info``)."""
     directory = cache_dir()
     groups = _cached_modules(directory)
-    modules = [files for files in groups.values()
-               if any(entry.name.endswith(EXT_SUFFIX) for entry in files)]
-    return {"directory": str(directory), "modules": len(modules),
-            "bytes": sum(_size(files) for files in groups.values()), "limit_bytes": cache_limit()}
+    modules = [files for files in groups.values() if any(entry.name.endswith(EXT_SUFFIX) for entry in files)]
+    return {
+        "directory": str(directory),
+        "modules": len(modules),
+        "bytes": sum(_size(files) for files in groups.values()),
+        "limit_bytes": cache_limit(),
+    }
 
 
 def cache_clear() -> int:
     """Removes every cached module and leftover build folder; the number of modules removed."""
     directory = cache_dir()
     groups = _cached_modules(directory)
-    removed = sum(1 for files in groups.values()
-                  if any(entry.name.endswith(EXT_SUFFIX) for entry in files))
+    removed = sum(1 for files in groups.values() if any(entry.name.endswith(EXT_SUFFIX) for entry in files))
     for files in groups.values():
         _remove_module(files)
     with contextlib.suppress(OSError):
         for entry in os.scandir(directory):
             match = _BUILD_FOLDER.match(entry.name)
             if match is not None and entry.is_dir(follow_symlinks=False):
-                if match["pid"] is None or not _alive(int(match["pid"])) or \
-                        int(match["pid"]) == os.getpid():
+                if match["pid"] is None or not _alive(int(match["pid"])) or int(match["pid"]) == os.getpid():
                     import shutil
 
                     shutil.rmtree(entry.path, ignore_errors=True)
     return removed
-
-

@@ -18,19 +18,36 @@ from roastedavro import __version__
 from roastedavro._runtime import RecordKeys
 from roastedavro.avrogen import fragment_function_names, generate_fragment
 from roastedavro.codetext import (
-    RESERVED, Code, check_function, checked_int, comment, identifier, literal,
+    RESERVED,
+    Code,
+    check_function,
+    checked_int,
+    comment,
+    identifier,
+    literal,
 )
 from roastedavro.errors import CompileError
 from roastedavro.emitter import (  # noqa: F401  (FIELDS_PER_FUNCTION, GeneratedModule: public here too)
-    FIELDS_PER_FUNCTION, FunctionLines, GeneratedModule, ModuleEmitter, function_parts, indented,
+    FIELDS_PER_FUNCTION,
+    FunctionLines,
+    GeneratedModule,
+    ModuleEmitter,
+    function_parts,
+    indented,
     render,
 )
 from roastedavro.plans import NO_DEFAULT, RecordPlan, ValuePlan
 from roastedavro.validators import failure_condition
 
 #: the runtime's promotions of a writer's number (roastedavro.evolved)
-PROMOTIONS = ("PROMOTE_INT_LONG", "PROMOTE_INT_FLOAT", "PROMOTE_INT_DOUBLE",
-              "PROMOTE_LONG_FLOAT", "PROMOTE_LONG_DOUBLE", "PROMOTE_FLOAT_DOUBLE")
+PROMOTIONS = (
+    "PROMOTE_INT_LONG",
+    "PROMOTE_INT_FLOAT",
+    "PROMOTE_INT_DOUBLE",
+    "PROMOTE_LONG_FLOAT",
+    "PROMOTE_LONG_DOUBLE",
+    "PROMOTE_FLOAT_DOUBLE",
+)
 
 # the per-level names FunctionEmitter.collection() hands out
 COLLECTION_NAMES = re.compile(r"(part|index|key)[0-9]+\Z")
@@ -220,7 +237,9 @@ class FunctionEmitter(FunctionLines):
             self.line(f"    write_byte(w, {null_index * 2})  # union branch null")
             self.line("else:")
             with self.indent():
-                self.line(f"write_byte(w, {value_index * 2})  {self.comment('union branch ' + plan.encoder.describe())}")
+                self.line(
+                    f"write_byte(w, {value_index * 2})  {self.comment('union branch ' + plan.encoder.describe())}"
+                )
                 plan.encoder.emit_write(self, value)
         else:
             if not getattr(plan.encoder, "accepts_none", False):
@@ -309,11 +328,22 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
             heading = writer.comment(f"{plan.avro_name}: {plan.value.describe()}")
             value = Code("value")
             body = _write_field_body(writer, plan, value)
-            write_fields.append({"comment": heading, "number": number, "value": value,
-                                 "body": body, "fetch": _fetch(writer, plan)})
-            read_fields.append({"comment": heading,
-                                "body": _read_field_body(reader, plan, indexes.get(id(plan))),
-                                "skip": plan.field.dump_only})
+            write_fields.append(
+                {
+                    "comment": heading,
+                    "number": number,
+                    "value": value,
+                    "body": body,
+                    "fetch": _fetch(writer, plan),
+                }
+            )
+            read_fields.append(
+                {
+                    "comment": heading,
+                    "body": _read_field_body(reader, plan, indexes.get(id(plan))),
+                    "skip": plan.field.dump_only,
+                }
+            )
     context = {
         "ident": Code(record.ident),
         "name": comment(record.full_name),
@@ -322,11 +352,14 @@ def record_functions(record: RecordPlan, module: ModuleEmitter) -> dict:
     write_parts, read_parts = _parts(record, write_fields, "write"), _parts(record, read_fields, "read")
     for part in read_parts:
         part["skips"] = any(field["skip"] for field in part["fields"])
-    written = render("record_writer.pyx.j2", **context, parts=write_parts,
-                      declarations=writer.declarations(),
-                      path_levels=list(range(writer.path_levels))[::-1])
-    read = render("record_reader.pyx.j2", **context, parts=read_parts,
-                   declarations=reader.declarations())
+    written = render(
+        "record_writer.pyx.j2",
+        **context,
+        parts=write_parts,
+        declarations=writer.declarations(),
+        path_levels=list(range(writer.path_levels))[::-1],
+    )
+    read = render("record_reader.pyx.j2", **context, parts=read_parts, declarations=reader.declarations())
     parts = {part["function"] for part in write_parts + read_parts}
     module.checks += [(writer, written, parts), (reader, read, parts)]
     return {"writer": indented(written), "reader": indented(read)}
@@ -363,13 +396,16 @@ def _write_field_body(fn: FunctionEmitter, plan, value: str) -> list[Code]:
                 # marshmallow's dump would leave it out; an Avro record cannot
                 fn.line(f"raise_dump_error({fn.message(NO_VALUE)})")
         fn.write_value(plan.value, value)
+
     return fn.collect(emit)
 
 
 #: a missing value of a field that is not required, has no default and is
 #: not nullable: marshmallow's dump would leave it out, Avro cannot
-NO_VALUE = ("No value to write: every field of an Avro record is written. Give the field a "
-            "value, a dump_default or load_default, or allow_none=True.")
+NO_VALUE = (
+    "No value to write: every field of an Avro record is written. Give the field a "
+    "value, a dump_default or load_default, or allow_none=True."
+)
 
 
 def _fetch(fn: FunctionEmitter, plan) -> Code:
@@ -387,11 +423,13 @@ def _fetch(fn: FunctionEmitter, plan) -> Code:
 
 def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
     if not plan.field.dump_only:
+
         def emit():
             # read into a local, then into the index-th entry of the record
             loaded = fn.c_local("object", "loaded_value")
             fn.read_value(plan.value, loaded)
             fn.line(f"set_field(record, values, {index}, {literal(plan.load_key)}, {loaded})")
+
         return fn.collect(emit)
     fn.discarding = True
     try:
@@ -400,8 +438,14 @@ def _read_field_body(fn: FunctionEmitter, plan, index: int) -> list[Code]:
         fn.discarding = False
 
 
-def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name: Code,
-                   readers: dict[str, Code], loose_counts: bool = False) -> Code:
+def written_reader(
+    record: RecordPlan,
+    module: ModuleEmitter,
+    steps: tuple,
+    name: Code,
+    readers: dict[str, Code],
+    loose_counts: bool = False,
+) -> Code:
     """A reader of ``record`` from bytes another writer's schema laid out
     (roastedavro.evolved.WrittenLayout): its steps, in the writer's order,
     read a field as ``record``'s own reader does (the writer's type has
@@ -419,10 +463,13 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
         if step.skip is not None:
             skipper = module.bind_interpreter(step.skip, "writer_types")
             node = checked_int(step.skip_node, "a node of the writer's schema", 0, 2**62)
-            fields.append({"comment": fn.comment(f"{step.writer_name}: not read (this schema "
-                                                 "has no such field)"),
-                           "body": [Code(f"{skipper}.skip_at(r, {node}, depth + 1)")],
-                           "skip": False})
+            fields.append(
+                {
+                    "comment": fn.comment(f"{step.writer_name}: not read (this schema has no such field)"),
+                    "body": [Code(f"{skipper}.skip_at(r, {node}, depth + 1)")],
+                    "skip": False,
+                }
+            )
             continue
         plan = step.field
         # a default's bytes are in this schema's layout, its nested records too
@@ -437,7 +484,8 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
             raise CompileError(
                 f"{record.full_name}.{plan.avro_name}: its encoder does not read nested records "
                 "through fn.record_reader, so data of another writer's layout of "
-                f"{', '.join(sorted(step.nested - fn.readers_used))} cannot be read in one pass")
+                f"{', '.join(sorted(step.nested - fn.readers_used))} cannot be read in one pass"
+            )
         if step.promote:
             # the writer's number read and promoted, then read by the field's
             # own code from its encoding in this schema's type
@@ -445,18 +493,21 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
             written = fn.c_local("Reader*", "written", "r")
             promoted = fn.c_local("Promoted", "promoted")
             source = step.promote.split("_")[1].lower()
-            heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}, "
-                                 f"promoted from the {source} written")
+            heading = fn.comment(
+                f"{plan.avro_name}: {plan.value.describe()}, promoted from the {source} written"
+            )
             if step.null_index < 0:
                 promote = Code(f"read_promoted(r, &{promoted}, {kind})")
             else:
                 null_index = checked_int(step.null_index, "the index of null", 0, 1)
                 promote = Code(f"read_promoted_nullable(r, &{promoted}, {null_index}, {kind})")
-            body = [promote,
-                    Code(f"r = &{promoted}.reader"),
-                    *body,
-                    Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
-                    Code(f"r = {written}")]
+            body = [
+                promote,
+                Code(f"r = &{promoted}.reader"),
+                *body,
+                Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
+                Code(f"r = {written}"),
+            ]
         elif step.remap:
             # the writer's symbol index read and renumbered as this schema's,
             # then read by the field's own code, as a promoted number is
@@ -464,19 +515,24 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
             messages = module.bind(step.remap_messages, f"{plan.name}_unknown_symbols")
             written = fn.c_local("Reader*", "written", "r")
             promoted = fn.c_local("Promoted", "promoted")
-            heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}, "
-                                 "its symbols numbered as the writer numbers them")
+            heading = fn.comment(
+                f"{plan.avro_name}: {plan.value.describe()}, its symbols numbered as the writer numbers them"
+            )
             if step.null_index < 0:
                 remap = Code(f"read_remapped(r, &{promoted}, <tuple>{renumbered}, <tuple>{messages})")
             else:
                 null_index = checked_int(step.null_index, "the index of null", 0, 1)
-                remap = Code(f"read_remapped_nullable(r, &{promoted}, {null_index}, "
-                             f"<tuple>{renumbered}, <tuple>{messages})")
-            body = [remap,
-                    Code(f"r = &{promoted}.reader"),
-                    *body,
-                    Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
-                    Code(f"r = {written}")]
+                remap = Code(
+                    f"read_remapped_nullable(r, &{promoted}, {null_index}, "
+                    f"<tuple>{renumbered}, <tuple>{messages})"
+                )
+            body = [
+                remap,
+                Code(f"r = &{promoted}.reader"),
+                *body,
+                Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
+                Code(f"r = {written}"),
+            ]
         elif step.default is not None:
             # read from the default's bytes, as if the writer had written them
             encoded = module.bind(step.default, f"{plan.name}_default_bytes")
@@ -484,17 +540,29 @@ def written_reader(record: RecordPlan, module: ModuleEmitter, steps: tuple, name
             default_reader = fn.c_local("Reader", "default_reader")
             view = fn.c_local("Py_buffer", "default_view")
             heading = fn.comment(f"{plan.avro_name}: not written, read from its default")
-            body = [Code(f"open_reader(&{default_reader}, {encoded}, &{view}, {written}.allowance)"),
-                    Code(f"r = &{default_reader}"),
-                    *body,
-                    Code(f"{written}.invalid = {written}.invalid or {default_reader}.invalid"),
-                    Code(f"r = {written}")]
+            body = [
+                Code(f"open_reader(&{default_reader}, {encoded}, &{view}, {written}.allowance)"),
+                Code(f"r = &{default_reader}"),
+                *body,
+                Code(f"{written}.invalid = {written}.invalid or {default_reader}.invalid"),
+                Code(f"r = {written}"),
+            ]
         fields.append({"comment": heading, "body": body, "skip": plan.field.dump_only})
-    part = {"fields": fields, "skips": any(field["skip"] for field in fields),
-            "function": name, "first": 0, "last": len(fields)}
-    text = render("record_reader.pyx.j2", ident=Code(name[len("read_"):]),
-                  name=comment(record.full_name), keys=keys, parts=[part],
-                  declarations=fn.declarations())
+    part = {
+        "fields": fields,
+        "skips": any(field["skip"] for field in fields),
+        "function": name,
+        "first": 0,
+        "last": len(fields),
+    }
+    text = render(
+        "record_reader.pyx.j2",
+        ident=Code(name[len("read_") :]),
+        name=comment(record.full_name),
+        keys=keys,
+        parts=[part],
+        declarations=fn.declarations(),
+    )
     module.checks.append((fn, text, {name}))
     return indented(text)
 
@@ -513,8 +581,14 @@ def _written_names(layouts: list, records: list[RecordPlan]) -> dict[str, Code]:
     return names
 
 
-def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
-                    flags_key: str, fingerprint: str = "", written=None) -> GeneratedModule:
+def generate_module(
+    root: RecordPlan,
+    records: list[RecordPlan],
+    label: str,
+    flags_key: str,
+    fingerprint: str = "",
+    written=None,
+) -> GeneratedModule:
     """The Cython source of a schema's codec, the objects it binds, its check.
 
     ``written`` (a roastedavro.evolved.WrittenLayout): the codec reads the
@@ -526,16 +600,21 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
     root_reader = Code(f"read_{root.ident}")
     min_size = root.min_size()
     if written is not None:
-        layouts = [(root, written.steps)] + [(nested.record, nested.steps)
-                                             for nested in written.nested]
+        layouts = [(root, written.steps)] + [(nested.record, nested.steps) for nested in written.nested]
         names = _written_names([record for record, _ in layouts], records)
         root_reader = names[root.ident]
         # the records the writer laid out otherwise, where they are nested
         needed = {ident for _, steps in layouts for step in steps for ident in step.nested}
         readers = {ident: names[ident] for ident in needed}
         for record, steps in layouts:
-            functions.append({"writer": Code(""), "reader": written_reader(
-                record, module, steps, names[record.ident], readers, written.loose_counts)})
+            functions.append(
+                {
+                    "writer": Code(""),
+                    "reader": written_reader(
+                        record, module, steps, names[record.ident], readers, written.loose_counts
+                    ),
+                }
+            )
         min_size = written.min_size
         label = f"{label}, reading data written with {written.writer_fingerprint}"
     source = render(
@@ -543,17 +622,18 @@ def generate_module(root: RecordPlan, records: list[RecordPlan], label: str,
         version=comment(__version__),
         label=comment(label),
         fingerprint=comment(fingerprint or "unknown"),
-        records=[comment(f"{record.full_name}: "
-                         + ", ".join(plan.avro_name for plan in record.fields))
-                 for record in records],
+        records=[
+            comment(f"{record.full_name}: " + ", ".join(plan.avro_name for plan in record.fields))
+            for record in records
+        ],
         root_ident=Code(root.ident),
         root_reader=root_reader,
         root_name=comment(root.full_name),
         min_size=checked_int(min_size, "the smallest record size", 0, 2**62),
         functions=functions,
         fragments=module.fragments,
-        promotions=written is not None and any(
-            step.promote or step.remap for _, steps in layouts for step in steps),
+        promotions=written is not None
+        and any(step.promote or step.remap for _, steps in layouts for step in steps),
         bindings=module.declared(),
         interpreters=module.interpreters,
         key_slots=checked_int(max(module.key_slots, 1), "the key slots", 1, 2**31),

@@ -118,25 +118,113 @@ _IMPORTED = re.compile(r"^from \S+ c?import (?:\(([^)]*)\)|([^(\n]+)$)", re.M)
 _MODULE_CONSTANT = re.compile(r"^cdef (?:object|type) ([A-Za-z_]\w*) =", re.M)
 
 #: never valid in a generated function, whatever provided them
-FORBIDDEN = frozenset({
-    "import", "cimport", "include", "extern", "DEF", "IF", "ELIF", "ELSE", "global", "nonlocal",
-    "lambda", "class", "def", "cpdef", "ctypedef", "yield", "await", "async", "with",
-    "exec", "eval", "compile", "open", "__import__", "globals", "locals", "vars", "getattr",
-    "setattr", "delattr", "breakpoint", "input", "help", "memoryview", "object_hook",
-})
-_KEYWORDS = frozenset({
-    "if", "elif", "else", "for", "in", "is", "not", "and", "or", "while", "try", "except",
-    "finally", "raise", "return", "as", "from", "pass", "break", "continue", "None", "True",
-    "False", "cdef",
-})
-_BUILTINS = frozenset({
-    "len", "type", "range", "list", "dict", "tuple", "str", "int", "float", "bool", "bytes",
-    "isinstance", "min", "max", "abs", "set", "frozenset",
-})
-_C_TYPES = frozenset({
-    "int", "long", "double", "float", "char", "unsigned", "signed", "bint", "object",
-    "Py_ssize_t", "PyObject", "Py_buffer", "size_t", "Reader", "Writer",
-})
+FORBIDDEN = frozenset(
+    {
+        "import",
+        "cimport",
+        "include",
+        "extern",
+        "DEF",
+        "IF",
+        "ELIF",
+        "ELSE",
+        "global",
+        "nonlocal",
+        "lambda",
+        "class",
+        "def",
+        "cpdef",
+        "ctypedef",
+        "yield",
+        "await",
+        "async",
+        "with",
+        "exec",
+        "eval",
+        "compile",
+        "open",
+        "__import__",
+        "globals",
+        "locals",
+        "vars",
+        "getattr",
+        "setattr",
+        "delattr",
+        "breakpoint",
+        "input",
+        "help",
+        "memoryview",
+        "object_hook",
+    }
+)
+_KEYWORDS = frozenset(
+    {
+        "if",
+        "elif",
+        "else",
+        "for",
+        "in",
+        "is",
+        "not",
+        "and",
+        "or",
+        "while",
+        "try",
+        "except",
+        "finally",
+        "raise",
+        "return",
+        "as",
+        "from",
+        "pass",
+        "break",
+        "continue",
+        "None",
+        "True",
+        "False",
+        "cdef",
+    }
+)
+_BUILTINS = frozenset(
+    {
+        "len",
+        "type",
+        "range",
+        "list",
+        "dict",
+        "tuple",
+        "str",
+        "int",
+        "float",
+        "bool",
+        "bytes",
+        "isinstance",
+        "min",
+        "max",
+        "abs",
+        "set",
+        "frozenset",
+    }
+)
+_C_TYPES = frozenset(
+    {
+        "int",
+        "long",
+        "double",
+        "float",
+        "char",
+        "unsigned",
+        "signed",
+        "bint",
+        "object",
+        "Py_ssize_t",
+        "PyObject",
+        "Py_buffer",
+        "size_t",
+        "Reader",
+        "Writer",
+    }
+)
 
 
 def _skeleton_names() -> frozenset:
@@ -181,9 +269,10 @@ def check_function(text: str, names) -> None:
                         f"generated code uses {name!r}, which no template, runtime "
                         f"function or emitter provided (line {token.start[0]}: "
                         f"{token.line.strip()!r}); encoders must pass declaration text "
-                        "through fn.literal, fn.bind or fn.int")
+                        "through fn.literal, fn.bind or fn.int"
+                    )
             elif kind == "STRING":
-                prefix = token.string[:token.string.find(token.string[-1])].lower()
+                prefix = token.string[: token.string.find(token.string[-1])].lower()
                 if "f" in prefix:
                     raise CompileError(f"generated code has an f-string: {token.line.strip()!r}")
             elif kind in ("ERRORTOKEN", "FSTRING_START"):
@@ -200,22 +289,86 @@ RESERVED = (
     set(keyword.kwlist)
     | set(dir(builtins))
     | {
-        "cdef", "cpdef", "cimport", "ctypedef", "struct", "union", "enum", "extern",
-        "inline", "public", "readonly", "api", "nogil", "gil", "include", "sizeof",
-        "typeof", "NULL", "new", "char", "short", "long", "int", "double", "float",
-        "unsigned", "signed", "const", "void", "bint", "object", "Py_ssize_t",
-        "size_t", "cython", "fused", "DEF", "IF", "ELIF", "ELSE",
-        "w", "r", "obj", "objs", "data", "self", "depth", "source", "record", "error",
-        "field_no", "view", "acquired", "result", "count", "index", "item", "MISSING", "value",
-        "loaded", "loaded_value", "values",
-        "PATH_NONE", "PATH_INDEX", "PATH_KEY", "PATH_VALUE",
-        "DumpError", "ValidationError", "caught", "INVALID",
+        "cdef",
+        "cpdef",
+        "cimport",
+        "ctypedef",
+        "struct",
+        "union",
+        "enum",
+        "extern",
+        "inline",
+        "public",
+        "readonly",
+        "api",
+        "nogil",
+        "gil",
+        "include",
+        "sizeof",
+        "typeof",
+        "NULL",
+        "new",
+        "char",
+        "short",
+        "long",
+        "int",
+        "double",
+        "float",
+        "unsigned",
+        "signed",
+        "const",
+        "void",
+        "bint",
+        "object",
+        "Py_ssize_t",
+        "size_t",
+        "cython",
+        "fused",
+        "DEF",
+        "IF",
+        "ELIF",
+        "ELSE",
+        "w",
+        "r",
+        "obj",
+        "objs",
+        "data",
+        "self",
+        "depth",
+        "source",
+        "record",
+        "error",
+        "field_no",
+        "view",
+        "acquired",
+        "result",
+        "count",
+        "index",
+        "item",
+        "MISSING",
+        "value",
+        "loaded",
+        "loaded_value",
+        "values",
+        "PATH_NONE",
+        "PATH_INDEX",
+        "PATH_KEY",
+        "PATH_VALUE",
+        "DumpError",
+        "ValidationError",
+        "caught",
+        "INVALID",
     }
 )
 # every name the module skeleton and the runtime declare or import, so that
 # a field called `write_long` or `obj` cannot shadow one of them
-RESERVED |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", (
-    (_PACKAGE / "templates" / "module.pyx.j2").read_text()
-    + (_PACKAGE / "templates" / "bound.pyx.j2").read_text()
-    + (_PACKAGE / "_runtime.pxd").read_text()
-)))
+RESERVED |= set(
+    re.findall(
+        r"[A-Za-z_][A-Za-z0-9_]*",
+        (
+            (_PACKAGE / "templates" / "module.pyx.j2").read_text()
+            + (_PACKAGE / "templates" / "bound.pyx.j2").read_text()
+            + (_PACKAGE / "_runtime.pxd").read_text()
+        ),
+    )
+)

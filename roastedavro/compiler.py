@@ -28,19 +28,46 @@ from pathlib import Path
 from types import ModuleType
 
 from roastedavro.buildenv import (  # noqa: F401  (public here too)
-    BUILD_MODES, CACHE_ENV, COMPILE_ENV, COMPILE_MODES, EXT_SUFFIX, CacheFolderWarning,
-    _compiler_command, _unsafe, cache_dir, compile_mode, compiler_missing, may_be_stored,
+    BUILD_MODES,
+    CACHE_ENV,
+    COMPILE_ENV,
+    COMPILE_MODES,
+    EXT_SUFFIX,
+    CacheFolderWarning,
+    _compiler_command,
+    _unsafe,
+    cache_dir,
+    compile_mode,
+    compiler_missing,
+    may_be_stored,
     trusted_cache_dir,
 )
 from roastedavro.building import (  # noqa: F401  (public here too)
-    PACKAGE_DIR, _build_cached, _module_name, aot_key, build_key, last_timing, source_filename,
+    PACKAGE_DIR,
+    _build_cached,
+    _module_name,
+    aot_key,
+    build_key,
+    last_timing,
+    source_filename,
 )
 from roastedavro.buildserver import (  # noqa: F401  (public here too)
-    BUILD_IDLE_SECONDS, BUILD_WORKERS, _build_in_child, build_workers, serve_build,
+    BUILD_IDLE_SECONDS,
+    BUILD_WORKERS,
+    _build_in_child,
+    build_workers,
+    serve_build,
 )
 from roastedavro.codecache import (  # noqa: F401  (public here too)
-    CACHE_LIMIT_ENV, DEFAULT_CACHE_LIMIT_MB, DIGEST_SUFFIX, _bound_cache, _intact, _touch,
-    cache_clear, cache_info, cache_limit,
+    CACHE_LIMIT_ENV,
+    DEFAULT_CACHE_LIMIT_MB,
+    DIGEST_SUFFIX,
+    _bound_cache,
+    _intact,
+    _touch,
+    cache_clear,
+    cache_info,
+    cache_limit,
 )
 from roastedavro.errors import CompileError, NotCompiledError
 from roastedavro.flags import CompileFlags
@@ -50,8 +77,14 @@ _key_locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None = None,
-         build: str = "here", label: str | None = None) -> ModuleType:
+def load(
+    source: str,
+    flags: CompileFlags,
+    verify=None,
+    fingerprint: str | None = None,
+    build: str = "here",
+    label: str | None = None,
+) -> ModuleType:
     """The extension module for ``source``: from memory, an installed package
     of precompiled codecs, the disk cache, or built.
 
@@ -77,7 +110,9 @@ def load(source: str, flags: CompileFlags, verify=None, fingerprint: str | None 
     with _locks_guard:
         lock = _key_locks.setdefault(key, threading.Lock())
     if not lock.acquire(blocking=build != "never"):
-        raise NotCompiledError(f"the codec is being built by another thread ({_module_name(key, fingerprint)})")
+        raise NotCompiledError(
+            f"the codec is being built by another thread ({_module_name(key, fingerprint)})"
+        )
     try:
         module = _loaded.get(key)
         if module is not None:
@@ -101,8 +136,10 @@ def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType 
     if entry is None:
         return None
     if not entry.intact():
-        raise CompileError(f"the precompiled codec {entry.path} does not match the SHA-256 its "
-                           f"package {entry.package!r} records: reinstall that package")
+        raise CompileError(
+            f"the precompiled codec {entry.path} does not match the SHA-256 its "
+            f"package {entry.package!r} records: reinstall that package"
+        )
     loaded_at = time.perf_counter()
     module = _import(entry.module, entry.path, source)
     last_timing["load"] = time.perf_counter() - loaded_at
@@ -110,8 +147,9 @@ def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType 
     return module
 
 
-def _load_cached_or_build(source: str, flags: CompileFlags, verify, fingerprint: str | None,
-                          build: str, label: str | None, key: str) -> ModuleType:
+def _load_cached_or_build(
+    source: str, flags: CompileFlags, verify, fingerprint: str | None, build: str, label: str | None, key: str
+) -> ModuleType:
     name = _module_name(key, fingerprint)
     directory = trusted_cache_dir()
     target = directory / f"{name}{EXT_SUFFIX}"
@@ -126,7 +164,8 @@ def _load_cached_or_build(source: str, flags: CompileFlags, verify, fingerprint:
                 f"compiling one (nothing was built or cached). Build it where a C compiler is, "
                 f"e.g. in CI: roastedavro build --package NAME --output dist/ SOURCE "
                 f"(a module:Class or an .avsc file), then pip install the wheel into this "
-                f"environment; or set {COMPILE_ENV}=auto")
+                f"environment; or set {COMPILE_ENV}=auto"
+            )
         if build == "never":
             raise NotCompiledError(f"the codec {name} is not in the module cache {directory}")
         if verify is not None:
@@ -167,9 +206,7 @@ def _import(name: str, path: Path, source: str) -> ModuleType:
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     loader = _CodecLoader(name, str(path), source)
     spec = importlib.util.spec_from_file_location(name, path, loader=loader)
-    assert spec is not None and spec.loader is not None    # made from the loader given
+    assert spec is not None and spec.loader is not None  # made from the loader given
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-

@@ -62,15 +62,30 @@ if TYPE_CHECKING:
 for _public in (ContainerError, MissingSchemaError, FileEndedError, Header, MissingCodecError):
     _public.__module__ = __name__
 
-__all__ = ["MAGIC", "CODECS", "Block", "ContainerError", "FileEndedError", "FileReader",
-           "FileWriter", "Header", "MissingCodecError", "MissingSchemaError", "Skipped", "append",
-           "block_reader", "is_avro", "read_header", "write_file"]
+__all__ = [
+    "MAGIC",
+    "CODECS",
+    "Block",
+    "ContainerError",
+    "FileEndedError",
+    "FileReader",
+    "FileWriter",
+    "Header",
+    "MissingCodecError",
+    "MissingSchemaError",
+    "Skipped",
+    "append",
+    "block_reader",
+    "is_avro",
+    "read_header",
+    "write_file",
+]
+
 
 def _codec(name: str, block: int | None = None, offset: int = 0) -> _Codec:
     codec = CODECS.get(name)
     if codec is None:
-        raise ContainerError(f"unknown codec {name!r}; the codecs are "
-                             f"{', '.join(CODECS)}", offset, block)
+        raise ContainerError(f"unknown codec {name!r}; the codecs are {', '.join(CODECS)}", offset, block)
     return codec
 
 
@@ -83,9 +98,9 @@ class Block:
     compressed bytes. Iterating it (or ``records()``) decodes its records."""
 
     number: int
-    offset: int            # file offset of the block's record count
-    count: int             # records in the block
-    size: int              # bytes of (compressed) data
+    offset: int  # file offset of the block's record count
+    count: int  # records in the block
+    size: int  # bytes of (compressed) data
     data: bytes
     codec: str
     _reader: Any = _field(repr=False, default=None)
@@ -116,8 +131,8 @@ class Skipped:
     """A damaged part of a file that ``on_damage="skip"`` passed over."""
 
     block: int
-    offset: int   # where the damage was found
-    resumed: int | None   # where reading went on (after a sync marker), None: the end
+    offset: int  # where the damage was found
+    resumed: int | None  # where reading went on (after a sync marker), None: the end
     reason: str
 
 
@@ -137,9 +152,15 @@ class FileReader:
     #: the rules the file's schema is parsed by (the fastavro drop-in's: "fastavro")
     _dialect = "avro"
 
-    def __init__(self, fo: BinaryIO, reader_schema: Any = None, *,
-                 flags: CompileFlags | None = None, max_block_size: int = MAX_BLOCK_SIZE,
-                 on_damage: str = "raise"):
+    def __init__(
+        self,
+        fo: BinaryIO,
+        reader_schema: Any = None,
+        *,
+        flags: CompileFlags | None = None,
+        max_block_size: int = MAX_BLOCK_SIZE,
+        on_damage: str = "raise",
+    ):
         if on_damage not in ("raise", "skip"):
             raise ValueError(f"on_damage must be 'raise' or 'skip', not {on_damage!r}")
         self._source = _Source(fo)
@@ -147,8 +168,9 @@ class FileReader:
         # the stream is left just after the header, as fastavro leaves it
         self._source.settle()
         self.writer_schema: Schema = self.header.schema
-        self.reader_schema: Schema = (parse_schema(reader_schema) if reader_schema is not None
-                                      else self.writer_schema)
+        self.reader_schema: Schema = (
+            parse_schema(reader_schema) if reader_schema is not None else self.writer_schema
+        )
         # the models the codec is built from (the attributes above may be
         # given other forms by subclasses)
         self._models = (self.writer_schema, self.reader_schema)
@@ -199,8 +221,9 @@ class FileReader:
             try:
                 count, size = _read_frame(source, offset, number)
                 if size > 2 * self.max_block_size + 1024:
-                    raise ContainerError(f"a block of {size} bytes, more than max_block_size "
-                                         f"allows", offset, number)
+                    raise ContainerError(
+                        f"a block of {size} bytes, more than max_block_size allows", offset, number
+                    )
                 data = source.read(size, "block's data", number)
                 sync_offset = source.offset
                 sync = source.read(SYNC_SIZE, "sync marker after the block", number)
@@ -208,15 +231,16 @@ class FileReader:
                     raise ContainerError(
                         f"the sync marker after the block ({sync.hex()}) is not the file's "
                         f"({self.sync_marker.hex()}): the block's count or size is damaged",
-                        sync_offset, number)
+                        sync_offset,
+                        number,
+                    )
             except ContainerError as error:
                 self._damaged(error, number)
                 number = self._number = number + 1
                 continue
             source.unmark()
             self._number = number + 1
-            return Block(number, offset, count, size, data, self.codec, self,
-                         source.offset - offset)
+            return Block(number, offset, count, size, data, self.codec, self, source.offset - offset)
 
     def _damaged(self, error: ContainerError, number: int) -> None:
         if self.on_damage != "skip":
@@ -225,8 +249,9 @@ class FileReader:
         # the bytes its damaged size took: whole blocks in those bytes are read
         self._source.rewind()
         found = self._source.find(self.sync_marker)
-        self.skipped.append(Skipped(number, error.offset,
-                                    self._source.offset if found else None, error.reason))
+        self.skipped.append(
+            Skipped(number, error.offset, self._source.offset if found else None, error.reason)
+        )
 
     def decompress(self, block: Block) -> bytes | bytearray:
         """The block's data, decompressed (at most ``max_block_size`` bytes;
@@ -238,9 +263,11 @@ class FileReader:
         except ContainerError as error:
             raise ContainerError(error.reason, block.offset, block.number) from None
         except _CODEC_ERRORS as error:
-            raise ContainerError(f"the {block.codec} data cannot be decompressed: "
-                                 f"{error or type(error).__name__}",
-                                 block.offset, block.number) from None
+            raise ContainerError(
+                f"the {block.codec} data cannot be decompressed: {error or type(error).__name__}",
+                block.offset,
+                block.number,
+            ) from None
 
     def _decode(self, block: Block) -> list:
         data = self.decompress(block)
@@ -260,10 +287,14 @@ class FileReader:
                 f"and array and map items in all, and this block of {len(data)} bytes "
                 f"announces more than its length plus the {self._allowance_before} left; "
                 f"read with a larger item_allowance (flags=CompileFlags(item_allowance=...)) "
-                f"to accept more")
+                f"to accept more"
+            )
         return ContainerError(
             f"its records cannot be read: {reason} (at byte {error.offset} of the "
-            f"block's {len(data)} bytes of data)", block.offset, block.number)
+            f"block's {len(data)} bytes of data)",
+            block.offset,
+            block.number,
+        )
 
     def charge_records(self, block: Block, size: int) -> None:
         """For a decoder of a block's ``size`` bytes of decompressed data
@@ -284,7 +315,10 @@ class FileReader:
                 f"bytes plus CompileFlags.item_allowance "
                 f"({item_allowance}) records in all, and this block of "
                 f"{size} bytes announces {block.count} records with {allowance} of the "
-                f"allowance left", block.offset, block.number)
+                f"allowance left",
+                block.offset,
+                block.number,
+            )
         self._allowance = size + allowance - block.count
 
     def decode_records(self, data: bytes | bytearray, count: int) -> list:
@@ -316,8 +350,7 @@ class FileReader:
                 if self.on_damage != "skip":
                     raise
                 # the block's frame was intact: the next one follows it
-                self.skipped.append(Skipped(block.number, error.offset, self._source.offset,
-                                            error.reason))
+                self.skipped.append(Skipped(block.number, error.offset, self._source.offset, error.reason))
                 continue
             yield from records
 
@@ -337,7 +370,7 @@ def block_reader(fo: BinaryIO, reader_schema: Any = None, **options: Any) -> Ite
 # -- writing ------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4096)      # blocks' counts and sizes repeat
+@functools.lru_cache(maxsize=4096)  # blocks' counts and sizes repeat
 def _long_bytes(n: int) -> bytes:
     """An Avro long (a block's count or size), encoded once per value."""
     from roastedavro._datum import encode_long  # (as the header's: writing only)
@@ -388,13 +421,22 @@ class FileWriter:
     block's stored bytes) replaces the codec's compressor.
     """
 
-    def __init__(self, fo: BinaryIO, schema: Any, codec: str = "null", *,
-                 sync_interval: int = SYNC_INTERVAL, metadata: dict | None = None,
-                 sync_marker: bytes | None = None, codec_compression_level: int | None = None,
-                 flags: CompileFlags | None = None, _header: Header | None = None,
-                 encode_block: Callable[[list], bytes] | None = None,
-                 encode_next: Callable[[Iterator, int, list], tuple[bytes, int]] | None = None,
-                 compress: Callable[[bytes], bytes] | None = None):
+    def __init__(
+        self,
+        fo: BinaryIO,
+        schema: Any,
+        codec: str = "null",
+        *,
+        sync_interval: int = SYNC_INTERVAL,
+        metadata: dict | None = None,
+        sync_marker: bytes | None = None,
+        codec_compression_level: int | None = None,
+        flags: CompileFlags | None = None,
+        _header: Header | None = None,
+        encode_block: Callable[[list], bytes] | None = None,
+        encode_next: Callable[[Iterator, int, list], tuple[bytes, int]] | None = None,
+        compress: Callable[[bytes], bytes] | None = None,
+    ):
         self.fo = fo
         self.sync_interval = sync_interval
         self.level = codec_compression_level
@@ -422,11 +464,12 @@ class FileWriter:
 
             def encode_next(records: Iterator, limit: int, rescued: list) -> tuple[bytes, int]:
                 return avro_codec._writer().dump_next(records, limit, rescued)
+
         #: list of records -> their Avro binary, one after another
         self.encode_block = encode_block
         self.encode_next = encode_next
         self._pending: list = []
-        self._batch = 64          # records encoded per call (grown to a block's worth)
+        self._batch = 64  # records encoded per call (grown to a block's worth)
         self._parts: list[bytes] = []
         self._count = 0
         self._size = 0
@@ -460,14 +503,14 @@ class FileWriter:
         its own in the file, and the records before it in its block to the
         next flush); the bytes encoded."""
         encode_next, interval = self.encode_next, self.sync_interval
-        assert encode_next is not None    # called only where the records are encoded by it
+        assert encode_next is not None  # called only where the records are encoded by it
         written = 0
         rescued: list = []
         while True:
             try:
                 data, count = encode_next(records, interval - self._size, rescued)
             except BaseException:
-                if rescued:     # short of the block's end: it goes on from them
+                if rescued:  # short of the block's end: it goes on from them
                     data, count = rescued[0]
                     self._parts.append(data)
                     self._count += count
@@ -480,7 +523,7 @@ class FileWriter:
             self._size += len(data)
             written += len(data)
             if self._size < interval:
-                return written      # the records ended before the block
+                return written  # the records ended before the block
             self._write_block()
 
     def _encode_pending(self) -> None:
@@ -488,7 +531,7 @@ class FileWriter:
         if self.encode_next is not None:
             written = self._encode(iter(records))
         else:
-            assert self.encode_block is not None    # one of the two is given (__init__)
+            assert self.encode_block is not None  # one of the two is given (__init__)
             data = self.encode_block(records)
             self._parts.append(data)
             self._count += len(records)
@@ -562,8 +605,15 @@ class FileWriter:
             self.close()
 
 
-def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
-               *, repair: bool = False, **options: Any) -> None:
+def write_file(
+    fo: BinaryIO,
+    schema: Any,
+    records: Iterable[Any],
+    codec: str = "null",
+    *,
+    repair: bool = False,
+    **options: Any,
+) -> None:
     """Write ``records`` to ``fo`` as a container file; if ``fo`` already holds
     one (opened for reading and writing, e.g. ``"a+b"``), append to it with
     its schema, codec and sync marker.
@@ -579,8 +629,9 @@ def write_file(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "
         header, source = existing
         parsed = parse_schema(schema) if schema is not None else header.schema
         if parsed.canonical_form() != header.schema.canonical_form():
-            raise ValueError("appending records of another schema than the file's "
-                             f"({header.schema.canonical_form()})")
+            raise ValueError(
+                f"appending records of another schema than the file's ({header.schema.canonical_form()})"
+            )
         _check_frames(fo, source, header, repair)
         fo.seek(0, io.SEEK_END)
         options.pop("sync_marker", None)
@@ -642,8 +693,11 @@ def _check_frames(fo: BinaryIO, source: _Source, header: Header, repair: bool) -
             source.skip(size, "block's data", number)
             sync_offset = source.offset
             if source.read(SYNC_SIZE, "sync marker after the block", number) != header.sync:
-                raise ContainerError("the sync marker after the block is not the file's: the "
-                                     "block's count or size is damaged", sync_offset, number)
+                raise ContainerError(
+                    "the sync marker after the block is not the file's: the block's count or size is damaged",
+                    sync_offset,
+                    number,
+                )
         except ContainerError as error:
             damage = error.reason.split(": ", 1)[-1]
             # no sync marker after the damage's start: the file was cut short
@@ -654,12 +708,14 @@ def _check_frames(fo: BinaryIO, source: _Source, header: Header, repair: bool) -
                 fo.seek(whole_end)
                 fo.truncate(whole_end)
                 return
-            advice = (f"append with repair=True to truncate the file to its last whole block "
-                      f"(ending at byte {whole_end}) first" if cut_short else
-                      "blocks follow the damage: read the file with on_damage='skip' and "
-                      "write a new one")
-            raise ContainerError(f"cannot append to a damaged file: {damage}; {advice}",
-                                 error.offset, number) from None
+            advice = (
+                f"append with repair=True to truncate the file to its last whole block "
+                f"(ending at byte {whole_end}) first"
+                if cut_short
+                else "blocks follow the damage: read the file with on_damage='skip' and write a new one"
+            )
+            raise ContainerError(
+                f"cannot append to a damaged file: {damage}; {advice}", error.offset, number
+            ) from None
         number += 1
         whole_end = source.offset
-

@@ -47,8 +47,9 @@ class MissingSchemaError(ContainerError, KeyError):
     __str__ = Exception.__str__  # the message, not KeyError's quoted key
 
 
-def _container_error(reason: str, offset: int, block: int | None,
-                     kind: type[ContainerError] | None = None) -> ContainerError:
+def _container_error(
+    reason: str, offset: int, block: int | None, kind: type[ContainerError] | None = None
+) -> ContainerError:
     error = (kind or ContainerError).__new__(kind or ContainerError)
     DecodeError.__init__(error, reason, offset)
     error.block = block
@@ -57,7 +58,6 @@ def _container_error(reason: str, offset: int, block: int | None,
 
 class FileEndedError(ContainerError):
     """A file that ends before its header or a block does (cut short)."""
-
 
 
 # -- reading bytes -----------------------------------------------------------------
@@ -90,8 +90,8 @@ class _Source:
     def __init__(self, fo: BinaryIO):
         self.fo = fo
         self.buffer = b""
-        self.start = 0      # file offset of buffer[0]
-        self.position = 0   # index in buffer
+        self.start = 0  # file offset of buffer[0]
+        self.position = 0  # index in buffer
         self._taken: list[bytes] | None = None
         self.seekable = _seekable(fo)
         if self.seekable:
@@ -112,13 +112,13 @@ class _Source:
             if not chunk:
                 return False
             self.start += self.position
-            self.buffer = self.buffer[self.position:] + bytes(chunk)
+            self.buffer = self.buffer[self.position :] + bytes(chunk)
             self.position = 0
         return True
 
     def at_end(self) -> bool:
         if self._peek is not None and self.position == len(self.buffer):
-            return not self._peek(1)   # nothing taken: the varint after is peeked whole
+            return not self._peek(1)  # nothing taken: the varint after is peeked whole
         return not self._fill(1)
 
     def settle(self) -> None:
@@ -141,7 +141,7 @@ class _Source:
         """Back to the byte after the mark: what was read since is read again."""
         taken = b"".join(self._taken or ())[1:]
         self._taken = None
-        rest = self.buffer[self.position:]
+        rest = self.buffer[self.position :]
         self.start = self.offset - len(taken)
         self.buffer = taken + rest if taken else rest
         self.position = 0
@@ -153,9 +153,13 @@ class _Source:
             data = self._read_large(size, what, block)
         else:
             if not self._fill(size):
-                raise FileEndedError(f"the file ends in the {what}: {size} bytes needed, "
-                                     f"{len(self.buffer) - self.position} left", self.offset, block)
-            data = self.buffer[self.position:self.position + size]
+                raise FileEndedError(
+                    f"the file ends in the {what}: {size} bytes needed, "
+                    f"{len(self.buffer) - self.position} left",
+                    self.offset,
+                    block,
+                )
+            data = self.buffer[self.position : self.position + size]
             self.position += size
         if self._taken is not None:
             self._taken.append(data)
@@ -164,7 +168,7 @@ class _Source:
     def _read_large(self, size: int, what: str, block: int | None) -> bytes:
         offset = self.offset
         gathered = io.BytesIO()
-        gathered.write(memoryview(self.buffer)[self.position:])
+        gathered.write(memoryview(self.buffer)[self.position :])
         self.buffer, self.position = b"", 0
         got = gathered.tell()
         while got < size:
@@ -172,8 +176,9 @@ class _Source:
             if not chunk:
                 # nothing is consumed: what was gathered can be read again
                 self.buffer, self.start = gathered.getvalue(), offset
-                raise FileEndedError(f"the file ends in the {what}: {size} bytes needed, "
-                                     f"{got} left", offset, block)
+                raise FileEndedError(
+                    f"the file ends in the {what}: {size} bytes needed, {got} left", offset, block
+                )
             gathered.write(chunk)
             got += len(chunk)
         self.start = offset + size
@@ -197,8 +202,9 @@ class _Source:
             return
         self.buffer, self.position, self.start = b"", 0, min(end, offset + size)
         if offset + size > end:
-            raise FileEndedError(f"the file ends in the {what}: {size} bytes needed, "
-                                 f"{end - offset} left", offset, block)
+            raise FileEndedError(
+                f"the file ends in the {what}: {size} bytes needed, {end - offset} left", offset, block
+            )
 
     def read_long(self, what: str, block: int | None) -> int:
         offset = self.offset
@@ -262,9 +268,12 @@ def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE, dialect: str =
     start = source.offset
     magic = source.read(4, "magic", None) if source._fill(4) else b""
     if magic != MAGIC:
-        shown = (magic or source.buffer[source.position:source.position + 4]).hex(" ")
-        raise ContainerError(f"not an Avro container file: it starts with {shown or 'nothing'}, "
-                             "not the magic 4f 62 6a 01 (Obj\\x01)", start)
+        shown = (magic or source.buffer[source.position : source.position + 4]).hex(" ")
+        raise ContainerError(
+            f"not an Avro container file: it starts with {shown or 'nothing'}, "
+            "not the magic 4f 62 6a 01 (Obj\\x01)",
+            start,
+        )
     metadata: dict[str, bytes] = {}
     while True:
         count = source.read_long("metadata block count", None)
@@ -277,8 +286,7 @@ def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE, dialect: str =
             raise ContainerError(f"a metadata block of {count} entries", source.offset)
         for _ in range(count):
             key = source.read(_entry_size(source, "metadata key", max_size), "metadata key", None)
-            value = source.read(_entry_size(source, "metadata value", max_size),
-                                "metadata value", None)
+            value = source.read(_entry_size(source, "metadata value", max_size), "metadata value", None)
             try:
                 metadata[key.decode("utf-8")] = value
             except UnicodeDecodeError:
@@ -289,19 +297,20 @@ def _read_header(source: _Source, max_size: int = MAX_BLOCK_SIZE, dialect: str =
     codec = metadata.get("avro.codec", b"null").decode("utf-8", "replace") or "null"
     try:
         # as Java's DataFileReader: names and defaults are not checked
-        schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False,
-                              dialect=dialect)
+        schema = parse_schema(metadata["avro.schema"].decode("utf-8"), validate=False, dialect=dialect)
         # JSON escapes of lone surrogates (\ud800) parse to text that is not
         # Unicode: no name or value of the schema can be written out
         schema.to_json().encode("utf-8")
     except UnicodeEncodeError as error:
         raise ContainerError(
             f"the file's schema (avro.schema) is not valid: it holds the lone surrogate "
-            f"{error.object[error.start:error.end]!a} (a JSON escape that is not a character)",
-            source.offset) from None
+            f"{error.object[error.start : error.end]!a} (a JSON escape that is not a character)",
+            source.offset,
+        ) from None
     except (UnicodeDecodeError, ValueError, TypeError, RecursionError) as error:
-        raise ContainerError(f"the file's schema (avro.schema) is not valid: {error}",
-                             source.offset) from None
+        raise ContainerError(
+            f"the file's schema (avro.schema) is not valid: {error}", source.offset
+        ) from None
     return Header(schema, codec, metadata, sync, source.offset - start)
 
 
@@ -309,8 +318,9 @@ def _entry_size(source: _Source, what: str, max_size: int) -> int:
     offset = source.offset
     size = source.read_long(f"{what} length", None)
     if size > max_size:
-        raise ContainerError(f"a {what} of {size} bytes, more than max_block_size "
-                             f"({max_size}) allows", offset)
+        raise ContainerError(
+            f"a {what} of {size} bytes, more than max_block_size ({max_size}) allows", offset
+        )
     return size
 
 
@@ -335,5 +345,3 @@ def is_avro(path_or_buffer: Any) -> bool:
         return path_or_buffer.read(4) == MAGIC
     finally:
         path_or_buffer.seek(position)
-
-

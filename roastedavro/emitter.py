@@ -66,8 +66,10 @@ class FunctionLines:
             self._indent -= 1
 
     def declarations(self) -> list[Code]:
-        return [Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
-                for name, (ctype, initial) in self.c_locals.items()]
+        return [
+            Code(f"cdef {ctype} {name}" + (f" = {initial}" if initial is not None else ""))
+            for name, (ctype, initial) in self.c_locals.items()
+        ]
 
     def collect(self, emit: Callable[[], Any]) -> list[Code]:
         """The lines ``emit()`` adds, taken out of the function (for a
@@ -153,10 +155,20 @@ class ModuleEmitter:
         (RecordKeys are typed, so their fields are read without a check;
         interpreters are DatumCodecs, so that binding anything else fails)."""
         interpreters = set(self.interpreters)
-        return [(Code(name), literal(name),
-                 Code("RecordKeys" if type(obj) is RecordKeys
-                      else "DatumCodec" if name in interpreters else "object"))
-                for name, obj in self.bindings.items()]
+        return [
+            (
+                Code(name),
+                literal(name),
+                Code(
+                    "RecordKeys"
+                    if type(obj) is RecordKeys
+                    else "DatumCodec"
+                    if name in interpreters
+                    else "object"
+                ),
+            )
+            for name, obj in self.bindings.items()
+        ]
 
 
 #: fields per generated function: a wider record is written and read by one
@@ -178,19 +190,21 @@ def function_parts(fields: list, function: str, names: tuple = ()) -> list[dict]
     size = FIELDS_PER_FUNCTION if len(fields) > FIELDS_PER_FUNCTION else max(len(fields), 1)
     parts = []
     for number, first in enumerate(range(0, max(len(fields), 1), size), 1):
-        part = {"function": Code(f"part_{function}_{number}") if size < len(fields) else None,
-                "fields": fields[first:first + size], "first": first,
-                "last": max(min(first + size, len(fields)) - 1, 0)}
+        part = {
+            "function": Code(f"part_{function}_{number}") if size < len(fields) else None,
+            "fields": fields[first : first + size],
+            "first": first,
+            "last": max(min(first + size, len(fields)) - 1, 0),
+        }
         if names:
-            part["field_names"] = literal(tuple(names[first:first + size]))
+            part["field_names"] = literal(tuple(names[first : first + size]))
         parts.append(part)
     return parts
 
 
 def indented(text: str) -> Code:
     """A checked function, indented as a method of the codec class."""
-    return Code("".join("    " + line if line.strip() else line
-                        for line in text.splitlines(True)))
+    return Code("".join("    " + line if line.strip() else line for line in text.splitlines(True)))
 
 
 def render(template: str, **context) -> str:

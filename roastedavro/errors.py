@@ -39,8 +39,7 @@ class TextDecodeError(DecodeError, UnicodeDecodeError):
     ``UnicodeDecodeError`` (the bytes in ``object``, the bad byte from
     ``start``), as ``bytes.decode`` raises it."""
 
-    def __init__(self, message: str, offset: int, data: bytes = b"", start: int = 0,
-                 end: int = 0):
+    def __init__(self, message: str, offset: int, data: bytes = b"", start: int = 0, end: int = 0):
         UnicodeDecodeError.__init__(self, "utf-8", data, start, end or start + 1, message)
         self.args = (f"{message} (at byte offset {offset})",)
         self.reason = message
@@ -81,7 +80,6 @@ class DumpError(Exception):
         super().__init__(messages)
         self.messages = messages if isinstance(messages, (list, dict)) else [messages]
         self.path = path if path is not None else []
-
 
 
 class SchemaError(ValueError):
@@ -128,12 +126,13 @@ class DatumError(ValueError, TypeError):
 
     def __init__(self, message: str, path: tuple = ()):
         def text(parts: tuple) -> str:
-            return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
-                           for part in parts)
+            return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}" for part in parts)
+
         half = self.SHOWN_PARTS // 2
         if len(path) > self.SHOWN_PARTS:
-            where = (text(path[:half]) + f" ...({len(path) - 2 * half} more)... "
-                     + text(path[-half:])).lstrip(".")
+            where = (
+                text(path[:half]) + f" ...({len(path) - 2 * half} more)... " + text(path[-half:])
+            ).lstrip(".")
         else:
             where = text(path).lstrip(".")
         super().__init__(f"{where}: {message}" if where else message)

@@ -55,7 +55,7 @@ class WrittenStep:
 
     writer_name: str
     field: Any = None
-    skip: Any = None    # an Interpreter of the writer's schema
+    skip: Any = None  # an Interpreter of the writer's schema
     skip_node: int = 0  # the node of the field's type in it
     default: bytes | None = None
     nested: frozenset = frozenset()
@@ -77,7 +77,7 @@ class WrittenRecord:
     """How a nested record of the writer is read as the schema's ``record``."""
 
     record: RecordPlan
-    steps: tuple | None    # None while they are being made
+    steps: tuple | None  # None while they are being made
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,8 +97,9 @@ class WrittenLayout:
     loose_counts: bool = False
 
 
-def written_layout(root: RecordPlan, records: list[RecordPlan], reader: AvroSchema,
-                   writer: AvroSchema, flags: CompileFlags) -> WrittenLayout | None:
+def written_layout(
+    root: RecordPlan, records: list[RecordPlan], reader: AvroSchema, writer: AvroSchema, flags: CompileFlags
+) -> WrittenLayout | None:
     """The layout of a one-pass reader of ``writer``'s records as ``root``'s
     (whose Avro schema is ``reader``; ``records``: the schema's record
     plans), or None where one pass cannot read them with the schema's own
@@ -124,8 +125,13 @@ def written_layout(root: RecordPlan, records: list[RecordPlan], reader: AvroSche
     if steps is None or not planner.one_writer_each():
         return None
     nested = tuple(layout for layout in planner.nested.values() if layout.record is not root)
-    return WrittenLayout(steps, _MinSizes(writer).of(writer_root), writer.fingerprint_hex, nested,
-                         loose_counts=bool(nested) and planner.smaller_records())
+    return WrittenLayout(
+        steps,
+        _MinSizes(writer).of(writer_root),
+        writer.fingerprint_hex,
+        nested,
+        loose_counts=bool(nested) and planner.smaller_records(),
+    )
 
 
 class _Planner:
@@ -136,7 +142,7 @@ class _Planner:
         self.writer, self.reader = resolution.writer, resolution.reader
         self.by_name = {record.full_name: record for record in records}
         self.flags = flags
-        self.skipper: Interpreter | None = None    # the writer's schema, whose nodes skip the fields dropped
+        self.skipper: Interpreter | None = None  # the writer's schema, whose nodes skip the fields dropped
         #: the schema record's ident -> its WrittenRecord (the steps are
         #: None while they are being planned: a record that contains itself)
         self.nested: dict[str, WrittenRecord] = {}
@@ -150,8 +156,7 @@ class _Planner:
         another writer record (a writer's two records read as one of the
         schema's: the reader of one layout would read the other's bytes)."""
         planned = {self.reader_names[ident]: writer for ident, writer in self.writers.items()}
-        return all(planned.get(reader, writer) == writer
-                   for writer, reader in self.resolution.records)
+        return all(planned.get(reader, writer) == writer for writer, reader in self.resolution.records)
 
     def smaller_records(self) -> bool:
         """Whether a writer's record the planned readers follow can take
@@ -159,14 +164,15 @@ class _Planner:
         schema's smallest sizes no longer bound a block's item count)."""
         sizes = _MinSizes(self.writer)
         by_ident = {record.ident: record for record in self.by_name.values()}
-        return any(sizes.of(self.writer.named[writer]) < by_ident[ident].min_size()
-                   for ident, writer in self.writers.items())
+        return any(
+            sizes.of(self.writer.named[writer]) < by_ident[ident].min_size()
+            for ident, writer in self.writers.items()
+        )
 
     def record_steps(self, ref: RecordRef, plan: RecordPlan) -> tuple | None:
         record = self.resolution.record(ref)
         writer_record = self.writer.deref(ref.writer)
-        if record.error is not None or max(len(writer_record.fields),
-                                           len(plan.fields)) > FIELDS_PER_FUNCTION:
+        if record.error is not None or max(len(writer_record.fields), len(plan.fields)) > FIELDS_PER_FUNCTION:
             return None
         plans = {field.avro_name: field for field in plan.fields}
         steps = []
@@ -191,14 +197,21 @@ class _Planner:
             read.add(step.reader.name)
             promote, null_index = _promotion(self.writer, self.reader, step.plan)
             if promote:
-                steps.append(WrittenStep(step.writer.name, field=field, promote=promote,
-                                         null_index=null_index))
+                steps.append(
+                    WrittenStep(step.writer.name, field=field, promote=promote, null_index=null_index)
+                )
                 continue
             remap, null_index = _remapping(self.writer, self.reader, step.plan)
             if remap is not None:
-                steps.append(WrittenStep(step.writer.name, field=field, remap=remap.indexes(),
-                                         remap_messages=remap.unknown_messages(),
-                                         null_index=null_index))
+                steps.append(
+                    WrittenStep(
+                        step.writer.name,
+                        field=field,
+                        remap=remap.indexes(),
+                        remap_messages=remap.unknown_messages(),
+                        null_index=null_index,
+                    )
+                )
                 continue
             nested = self.movable(step.plan)
             if nested is None:
@@ -209,9 +222,8 @@ class _Planner:
             if field_plan is None:
                 return None
             if field_plan.field.dump_only:
-                continue    # nothing to load, nothing on the wire
-            encoded = encode_default(field.type, field.default, self.reader,
-                                     f"{plan.full_name}.{field.name}")
+                continue  # nothing to load, nothing on the wire
+            encoded = encode_default(field.type, field.default, self.reader, f"{plan.full_name}.{field.name}")
             steps.append(WrittenStep(field.name, field=field_plan, default=encoded))
         return tuple(steps)
 
@@ -235,8 +247,11 @@ class _Planner:
                 return None
             found = set()
             for index, branch in enumerate(plan.branches):
-                inner = self.movable(branch.plan) if (
-                    isinstance(branch, ReaderUnion) and branch.index == index) else None
+                inner = (
+                    self.movable(branch.plan)
+                    if (isinstance(branch, ReaderUnion) and branch.index == index)
+                    else None
+                )
                 if inner is None:
                     return None
                 found |= inner
@@ -342,7 +357,8 @@ def _string_as_bytes(writer: AvroSchema, reader: AvroSchema, plan) -> bool:
     if not isinstance(written, Primitive) or not isinstance(wanted, Primitive):
         return False
     return (written.name, wanted.name) == ("string", "bytes") or (
-        (written.name, wanted.name) == ("bytes", "string") and wanted.logical is None)
+        (written.name, wanted.name) == ("bytes", "string") and wanted.logical is None
+    )
 
 
 class EvolvedPair:
@@ -351,8 +367,15 @@ class EvolvedPair:
     (tiers.Engine). ``on_change(old, new)`` is told when the codec replaces
     the Rearranger; ``bind(codec)`` sets a built codec's entry points."""
 
-    def __init__(self, schema: Any, flags: CompileFlags, layout: WrittenLayout, rearranger: Any,
-                 bind: Callable[[Any], None], on_change: Callable[[Any, Any], None]):
+    def __init__(
+        self,
+        schema: Any,
+        flags: CompileFlags,
+        layout: WrittenLayout,
+        rearranger: Any,
+        bind: Callable[[Any], None],
+        on_change: Callable[[Any, Any], None],
+    ):
         self.schema = schema
         self.flags = flags
         self.layout = layout
@@ -363,8 +386,10 @@ class EvolvedPair:
         self.engine.subscribe(self)
 
     def _what(self) -> str:
-        return (f"the CompiledSchema {self.schema._label()} reading data written with "
-                f"{self.layout.writer_fingerprint}")
+        return (
+            f"the CompiledSchema {self.schema._label()} reading data written with "
+            f"{self.layout.writer_fingerprint}"
+        )
 
     def start(self) -> Any:
         """What serves the pair now, under the process's compile policy."""
@@ -373,18 +398,31 @@ class EvolvedPair:
         except CompileError as error:
             # the Rearranger reads the same data; the failure is reported once
             logging.getLogger("roastedavro.evolved").warning(
-                "%s is served without its one-pass codec: %s", self._what(), error)
+                "%s is served without its one-pass codec: %s", self._what(), error
+            )
             return self.engine._serve_interpreter()
 
     def _build(self, where: str) -> Any:
         plan = self.schema._plan()
-        generated = generate_module(plan.root, plan.records, self.schema._label(),
-                                    self.flags.build_key(), plan.fingerprint, written=self.layout)
-        module = compiler.load(generated.source, self.flags, verify=generated.verify,
-                               fingerprint=plan.fingerprint,
-                               build="never" if where == "lookup" else where, label=self._what())
-        codec = module.Codec(generated.bindings, self.flags.max_depth, self.flags.max_items,
-                             self.flags.item_allowance)
+        generated = generate_module(
+            plan.root,
+            plan.records,
+            self.schema._label(),
+            self.flags.build_key(),
+            plan.fingerprint,
+            written=self.layout,
+        )
+        module = compiler.load(
+            generated.source,
+            self.flags,
+            verify=generated.verify,
+            fingerprint=plan.fingerprint,
+            build="never" if where == "lookup" else where,
+            label=self._what(),
+        )
+        codec = module.Codec(
+            generated.bindings, self.flags.max_depth, self.flags.max_items, self.flags.item_allowance
+        )
         self._bind(codec)
         return codec
 

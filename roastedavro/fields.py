@@ -52,8 +52,9 @@ class Union(fields.Field):
             if isinstance(schema, type) and issubclass(schema, Schema):
                 schema = schema()
             elif not isinstance(schema, Schema):
-                raise ValueError(f"a Union branch's schema must be a marshmallow Schema or "
-                                 f"Schema class, not {schema!r}")
+                raise ValueError(
+                    f"a Union branch's schema must be a marshmallow Schema or Schema class, not {schema!r}"
+                )
             self.branches.append((kind, schema))
         super().__init__(**kwargs)
 
@@ -69,8 +70,11 @@ class Union(fields.Field):
         for kind, schema in self.branches:
             if isinstance(value, kind):
                 return {self.record_name(schema): schema.dump(value)}
-        raise self.make_error("no_branch", kind=type(value).__name__,
-                              names=", ".join(kind.__name__ for kind, _ in self.branches))
+        raise self.make_error(
+            "no_branch",
+            kind=type(value).__name__,
+            names=", ".join(kind.__name__ for kind, _ in self.branches),
+        )
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
         if not isinstance(value, Mapping) or len(value) != 1:

@@ -60,8 +60,7 @@ class CompileFlags:
 
     def __post_init__(self) -> None:
         if self.optimize not in ("-O0", "-Og", "-O1", "-O2", "-O3", "-Os"):
-            raise ValueError(f"optimize must be one of -O0 -Og -O1 -O2 -O3 -Os, "
-                             f"not {self.optimize!r}")
+            raise ValueError(f"optimize must be one of -O0 -Og -O1 -O2 -O3 -Os, not {self.optimize!r}")
         if not 1 <= self.max_depth <= 10_000:
             raise ValueError("max_depth must be between 1 and 10000")
         if not 1 <= self.max_items <= 2**62:

@@ -91,7 +91,8 @@ class LoadHooks:
                 post_loads[many].append(method)
         # marshmallow runs the collection (pass_many) hooks first
         self.schema_checks = [(m, True) for m in schema_checks[True]] + [
-            (m, False) for m in schema_checks[False]]
+            (m, False) for m in schema_checks[False]
+        ]
         self.post_loads = [(m, True) for m in post_loads[True]] + [(m, False) for m in post_loads[False]]
 
     def __bool__(self) -> bool:

@@ -48,16 +48,18 @@ def _check(avro: Any, where: str, at: str, depth: int = 0) -> None:
         raise _fail(where, at, "nested more than 100 levels deep")
     if type(avro) is str:
         if avro not in PRIMITIVES and not FULL_NAME.match(avro):
-            raise _fail(where, at, f"{avro!r} is neither a primitive type nor a valid "
-                                   f"type name ({NAME_RULE}, dot-separated)")
+            raise _fail(
+                where,
+                at,
+                f"{avro!r} is neither a primitive type nor a valid type name ({NAME_RULE}, dot-separated)",
+            )
         return
     if type(avro) is list:
         for index, branch in enumerate(avro):
             _check(branch, where, f"{at}, union branch {index}", depth + 1)
         return
     if type(avro) is not dict:
-        raise _fail(where, at, f"must be a type name, a list (union) or a dict, "
-                               f"not {type(avro).__name__}")
+        raise _fail(where, at, f"must be a type name, a list (union) or a dict, not {type(avro).__name__}")
     kind = avro.get("type")
     if "logicalType" in avro and type(avro["logicalType"]) is not str:
         raise _fail(where, at, "logicalType must be a string")
@@ -70,8 +72,9 @@ def _check(avro: Any, where: str, at: str, depth: int = 0) -> None:
         for index, field in enumerate(fields):
             if type(field) is not dict or not is_name(field.get("name")):
                 name = field.get("name") if type(field) is dict else field
-                raise _fail(where, f"{at}, field {index}",
-                            f"{name!r} is not a valid field name ({NAME_RULE})")
+                raise _fail(
+                    where, f"{at}, field {index}", f"{name!r} is not a valid field name ({NAME_RULE})"
+                )
             if "type" not in field:
                 raise _fail(where, f"{at}, field {field['name']}", "a field needs a type")
             _check(field["type"], where, f"{at}, field {field['name']}", depth + 1)
@@ -111,10 +114,12 @@ def _check_named(avro: dict, where: str, at: str) -> None:
     if type(name) is not str or not FULL_NAME.match(name):
         raise _fail(where, at, f"{name!r} is not a valid name ({NAME_RULE})")
     namespace = avro.get("namespace")
-    if namespace is not None and namespace != "" and (
-            type(namespace) is not str or not FULL_NAME.match(namespace)):
-        raise _fail(where, at, f"{namespace!r} is not a valid namespace "
-                               f"(dot-separated names: {NAME_RULE})")
+    if (
+        namespace is not None
+        and namespace != ""
+        and (type(namespace) is not str or not FULL_NAME.match(namespace))
+    ):
+        raise _fail(where, at, f"{namespace!r} is not a valid namespace (dot-separated names: {NAME_RULE})")
     for alias in avro.get("aliases", ()):
         if type(alias) is not str or not FULL_NAME.match(alias):
             raise _fail(where, at, f"alias {alias!r} is not a valid name")
@@ -130,9 +135,9 @@ def min_encoded_size(avro: Any, named: dict | None = None, depth: int = 0) -> in
         sizes = {"null": 0, "float": 4, "double": 8}
         if avro in PRIMITIVES:
             return sizes.get(avro, 1)
-        return named.get(avro, 0)      # a reference: at least nothing
+        return named.get(avro, 0)  # a reference: at least nothing
     if type(avro) is list:
-        return 1                       # the branch index
+        return 1  # the branch index
     if type(avro) is not dict:
         return 0
     kind = avro.get("type")
@@ -141,7 +146,7 @@ def min_encoded_size(avro: Any, named: dict | None = None, depth: int = 0) -> in
         found = size if type(size) is int and size >= 0 else 0
     elif kind in ("record", "error"):
         found = 0
-        named[avro.get("name")] = 0    # recursion counts as 0 while in progress
+        named[avro.get("name")] = 0  # recursion counts as 0 while in progress
         for field in avro.get("fields", ()):
             found += min_encoded_size(field.get("type"), named, depth + 1)
     elif kind in ("enum", "array", "map"):

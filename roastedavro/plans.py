@@ -77,10 +77,10 @@ class ValuePlan:
 
 @dataclasses.dataclass
 class FieldPlan:
-    name: str               # the key in schema.fields
-    avro_name: str          # data_key, else name
-    dump_key: str           # where dump reads the value: attribute, else name
-    load_key: str           # where load puts it: attribute, else name
+    name: str  # the key in schema.fields
+    avro_name: str  # data_key, else name
+    dump_key: str  # where dump reads the value: attribute, else name
+    load_key: str  # where load puts it: attribute, else name
     field: fields.Field
     value: ValuePlan
     #: the default in the Avro schema, as JSON (bytes as code points 0-255)
@@ -97,7 +97,7 @@ class RecordPlan:
     schema: Schema
     name: str
     namespace: str | None
-    ident: str              # used in generated function names
+    ident: str  # used in generated function names
     fields: list[FieldPlan] = dataclasses.field(default_factory=list)
     _min_size: int | None = None
 
@@ -156,8 +156,7 @@ def avro_schema(root: RecordPlan) -> dict:
 def without_logical_types(avro: Any) -> Any:
     """The schema with every logicalType removed: fastavro then decodes raw values."""
     if isinstance(avro, dict):
-        return {key: without_logical_types(value) for key, value in avro.items()
-                if key != "logicalType"}
+        return {key: without_logical_types(value) for key, value in avro.items() if key != "logicalType"}
     if isinstance(avro, list):
         return [without_logical_types(item) for item in avro]
     return avro
@@ -165,8 +164,11 @@ def without_logical_types(avro: Any) -> Any:
 
 def record_load_input(record: RecordPlan, raw: dict) -> dict:
     """marshmallow's load input for a record fastavro decoded without logical types."""
-    return {plan.avro_name: plan.value.load_input(raw[plan.avro_name])
-            for plan in record.fields if not plan.field.dump_only}
+    return {
+        plan.avro_name: plan.value.load_input(raw[plan.avro_name])
+        for plan in record.fields
+        if not plan.field.dump_only
+    }
 
 
 def json_default(datum: Any) -> Any:
@@ -199,7 +201,8 @@ def record_default_datum(record: RecordPlan, obj: Any, path: str) -> dict:
             else:
                 raise CompileError(
                     f"field {path!r}: the default {obj!r} has no value for {plan.dump_key!r} "
-                    "(and that field has no constant default); give one")
+                    "(and that field has no constant default); give one"
+                )
         datum[plan.avro_name] = plan.value.default_datum(value)
     return datum
 

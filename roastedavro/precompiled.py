@@ -75,8 +75,12 @@ def packages() -> dict[str, dict]:
     """What each installed package of codecs holds (for ``roastedavro cache info``)."""
     found = {}
     for name, directory, manifest, problem in _packages():
-        found[name] = {"directory": str(directory), "codecs": len((manifest or {}).get("codecs", {})),
-                       "usable": problem is None, "problem": problem}
+        found[name] = {
+            "directory": str(directory),
+            "codecs": len((manifest or {}).get("codecs", {})),
+            "usable": problem is None,
+            "problem": problem,
+        }
     return found
 
 
@@ -89,12 +93,16 @@ def _index() -> dict[str, Precompiled]:
         return index
     for name, directory, manifest, problem in _packages():
         if problem is not None:
-            warnings.warn(f"the precompiled codecs of the package {name!r} are not used: {problem}",
-                          PrecompiledWarning, stacklevel=2)
+            warnings.warn(
+                f"the precompiled codecs of the package {name!r} are not used: {problem}",
+                PrecompiledWarning,
+                stacklevel=2,
+            )
             continue
         for key, entry in manifest["codecs"].items():
-            index[key] = Precompiled(name, entry["module"], directory / entry["file"],
-                                     entry["sha256"], entry.get("label", ""))
+            index[key] = Precompiled(
+                name, entry["module"], directory / entry["file"], entry["sha256"], entry.get("label", "")
+            )
     return index
 
 
@@ -104,21 +112,20 @@ def _malformed(manifest) -> str | None:
         return f"its manifest is a JSON {type(manifest).__name__}, not an object"
     codecs = manifest.get("codecs")
     if not isinstance(codecs, dict):
-        return "its manifest has no \"codecs\" object"
+        return 'its manifest has no "codecs" object'
     for key, entry in codecs.items():
         if not isinstance(entry, dict):
             return f"its manifest's entry {key!r} is not an object"
         module, file, digest = entry.get("module"), entry.get("file"), entry.get("sha256")
         label = entry.get("label", "")
         if not isinstance(module, str) or not _MODULE.fullmatch(module):
-            return f"its manifest's entry {key!r} has no valid \"module\" (a module name)"
-        if (not isinstance(file, str) or not file or "/" in file or "\\" in file
-                or file in (".", "..")):
-            return f"its manifest's entry {key!r} has no valid \"file\" (a file name in the package)"
+            return f'its manifest\'s entry {key!r} has no valid "module" (a module name)'
+        if not isinstance(file, str) or not file or "/" in file or "\\" in file or file in (".", ".."):
+            return f'its manifest\'s entry {key!r} has no valid "file" (a file name in the package)'
         if not isinstance(digest, str) or not _SHA256.fullmatch(digest):
-            return f"its manifest's entry {key!r} has no valid \"sha256\" (64 lowercase hex digits)"
+            return f'its manifest\'s entry {key!r} has no valid "sha256" (64 lowercase hex digits)'
         if not isinstance(label, str):
-            return f"its manifest's entry {key!r} has a \"label\" that is not a string"
+            return f'its manifest\'s entry {key!r} has a "label" that is not a string'
     return None
 
 
@@ -175,8 +182,15 @@ def _packages():
                 yield name, None, None, "it cannot be found"
                 continue
             if not spec.submodule_search_locations:
-                yield name, None, None, ("it is a module, not a package: a package of precompiled "
-                                         f"codecs is a folder holding {MANIFEST}")
+                yield (
+                    name,
+                    None,
+                    None,
+                    (
+                        "it is a module, not a package: a package of precompiled "
+                        f"codecs is a folder holding {MANIFEST}"
+                    ),
+                )
                 continue
             directory = Path(list(spec.submodule_search_locations)[0])
             manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
@@ -189,9 +203,13 @@ def _packages():
         elif manifest.get("format") != FORMAT:
             problem = f"manifest format {manifest.get('format')!r}, this roastedavro reads {FORMAT}"
         elif manifest.get("roastedavro") != __version__:
-            problem = (f"built for roastedavro {manifest.get('roastedavro')}, this is {__version__}: "
-                       "rebuild it with this version")
+            problem = (
+                f"built for roastedavro {manifest.get('roastedavro')}, this is {__version__}: "
+                "rebuild it with this version"
+            )
         elif manifest.get("ext_suffix") != EXT_SUFFIX:
-            problem = (f"built for extension modules {manifest.get('ext_suffix')!r}, this Python "
-                       f"loads {EXT_SUFFIX!r}: build it with this Python")
+            problem = (
+                f"built for extension modules {manifest.get('ext_suffix')!r}, this Python "
+                f"loads {EXT_SUFFIX!r}: build it with this Python"
+            )
         yield name, directory, manifest, problem

@@ -15,7 +15,7 @@ from roastedavro.codegen import NO_VALUE
 from roastedavro.visitor import FieldPlan, RecordPlan, record_dump_datum
 from roastedavro.wide_decimals import _decimal_encoder
 
-if TYPE_CHECKING:    # annotations only: roastedavro.schema imports this module
+if TYPE_CHECKING:  # annotations only: roastedavro.schema imports this module
     from roastedavro.schema import CompiledSchema, _Plan
 
 
@@ -31,10 +31,14 @@ def _record_plans(value: Any) -> list:
             found.append(item)
         elif isinstance(item, (list, tuple)):
             stack.extend(item)
-        elif hasattr(item, "__dict__") and not isinstance(item, (Schema, type)) and \
-                type(item).__module__.startswith("roastedavro"):
-            stack.extend(v for k, v in vars(item).items()
-                         if k not in ("visitor", "field") and not callable(v))
+        elif (
+            hasattr(item, "__dict__")
+            and not isinstance(item, (Schema, type))
+            and type(item).__module__.startswith("roastedavro")
+        ):
+            stack.extend(
+                v for k, v in vars(item).items() if k not in ("visitor", "field") and not callable(v)
+            )
     return found
 
 
@@ -66,6 +70,7 @@ def _renamed(messages: Any, root: RecordPlan, many: bool, standing_in: bool = Fa
     for the compiled writer (no dump hooks): a field the object has no value
     for is reported as that writer reports it (NO_VALUE), not as a post_dump
     output that left it out."""
+
     def walk(node, records, field=None):
         if not isinstance(node, dict):
             if standing_in and field is not None and node == [field.error_messages["required"]]:
@@ -90,8 +95,9 @@ def _renamed(messages: Any, root: RecordPlan, many: bool, standing_in: bool = Fa
     return walk(messages, [root])
 
 
-def _dump_error_of(schema: Schema, record: RecordPlan, obj: Any, many: bool,
-                   error: Exception) -> ValidationError:
+def _dump_error_of(
+    schema: Schema, record: RecordPlan, obj: Any, many: bool, error: Exception
+) -> ValidationError:
     """The ValidationError for an exception out of marshmallow's dump: the
     first field (by the schema's order, into nested schemas) whose own
     serialization raises, named by its path."""
@@ -143,7 +149,7 @@ def _serialize_message(field: Any, value: Any, failure: Exception) -> str:
         plucked = field.schema.fields.get(field.field_name)
         return (plucked or field).error_messages["required"]
     if isinstance(field, mm_fields.Nested) and field.many:
-        return "Not a valid list."      # roastedavro._support.as_list
+        return "Not a valid list."  # roastedavro._support.as_list
     if isinstance(field, mm_fields.Enum) and "unknown" in messages:
         return formatted(messages["unknown"], choices=getattr(field, "choices_text", ""))
     if isinstance(field, mm_fields.Tuple):
@@ -223,11 +229,7 @@ def _failing_item(field: Any, value: Any, records: list, obj: Any) -> Any:
     except ValidationError as error:
         return error.messages
     except (TypeError, ValueError, AttributeError, KeyError, ArithmeticError) as error:
-        return _failing_value(field, value, records, obj) or [
-            _serialize_message(field, value, error)]
-
-
-
+        return _failing_value(field, value, records, obj) or [_serialize_message(field, value, error)]
 
 
 def _items(obj: Any) -> list:
@@ -292,10 +294,15 @@ def _datum_marking(schema: Schema, plan: _Plan, record: RecordPlan, obj: Any, de
             except Exception:  # noqa: BLE001 - serialize below reports it
                 value = missing_value
             nested = None
-            if isinstance(field, mm_fields.Nested) and not isinstance(field, mm_fields.Pluck) \
-                    and value is not None and value is not missing_value:
-                nested = next((r for r in _record_plans(field_plan.value)
-                               if type(r.schema) is type(field.schema)), None)
+            if (
+                isinstance(field, mm_fields.Nested)
+                and not isinstance(field, mm_fields.Pluck)
+                and value is not None
+                and value is not missing_value
+            ):
+                nested = next(
+                    (r for r in _record_plans(field_plan.value) if type(r.schema) is type(field.schema)), None
+                )
             if nested is not None:
                 if field.many:
                     try:
@@ -303,14 +310,19 @@ def _datum_marking(schema: Schema, plan: _Plan, record: RecordPlan, obj: Any, de
                     except TypeError:
                         datum[name] = _Refused(["Not a valid list."])
                         continue
-                    datum[name] = [_datum_marking(field.schema, plan, nested, item, depth + 1)
-                                   for item in items]
+                    datum[name] = [
+                        _datum_marking(field.schema, plan, nested, item, depth + 1) for item in items
+                    ]
                 else:
                     datum[name] = _datum_marking(field.schema, plan, nested, value, depth + 1)
                 continue
             entry = checks.get(field_plan.name)
-            if entry is not None and entry[1] is not None and value is not None \
-                    and value is not missing_value:
+            if (
+                entry is not None
+                and entry[1] is not None
+                and value is not None
+                and value is not missing_value
+            ):
                 encoder = entry[1]
                 try:
                     decimal_bytes(field, value, obj, encoder.scale, encoder.precision, encoder.size)
@@ -349,7 +361,9 @@ def _field_datum(schema: Schema, field_plan: FieldPlan, obj: Any) -> Any:
         if len(_single_field_records) > 4096:
             _single_field_records.clear()
         single = _single_field_records[id(field_plan)] = (
-            field_plan, RecordPlan(None, "single", None, "single", [field_plan]))
+            field_plan,
+            RecordPlan(None, "single", None, "single", [field_plan]),
+        )
     try:
         return record_dump_datum(single[1], dumped)[field_plan.avro_name]
     except ValidationError as error:
@@ -378,8 +392,7 @@ def _decimal_checks(root: RecordPlan) -> dict:
             if encoder is not None:
                 entries.append((plan, encoder, None))
             elif isinstance(plan.field, mm_fields.Nested) and not isinstance(plan.field, mm_fields.Pluck):
-                nested = [r for r in _record_plans(plan.value)
-                          if type(r.schema) is type(plan.field.schema)]
+                nested = [r for r in _record_plans(plan.value) if type(r.schema) is type(plan.field.schema)]
                 if nested:
                     entries.append((plan, None, nested[0]))
                     stack.append(nested[0])
@@ -393,12 +406,14 @@ def _decimal_checks(root: RecordPlan) -> dict:
             if key not in holds and any(e[2] is not None and id(e[2]) in holds for e in entries):
                 holds.add(key)
                 grown = True
-    return {key: [e for e in entries if e[1] is not None or id(e[2]) in holds]
-            for key, entries in fields_of.items() if key in holds}
+    return {
+        key: [e for e in entries if e[1] is not None or id(e[2]) in holds]
+        for key, entries in fields_of.items()
+        if key in holds
+    }
 
 
-def _unroundable(schema: Schema, record: RecordPlan, obj: Any, checks: dict,
-                 depth: int = 0) -> dict | None:
+def _unroundable(schema: Schema, record: RecordPlan, obj: Any, checks: dict, depth: int = 0) -> dict | None:
     """The compiled writer's error for a Decimal field's value (in this
     record or its nested records) that has more places than the field
     writes: marshmallow's dump would round it."""
@@ -458,5 +473,5 @@ def _datum_message(root: RecordPlan, datum: Any, path: tuple, many: bool) -> str
         messages = getattr(field, "error_messages", None) or {}
         return messages.get("null", "Field may not be null.")
     if isinstance(field, mm_fields.Raw) and not isinstance(value, (bytes, bytearray, memoryview)):
-        return "Not valid bytes."    # as roastedavro._support.as_bytes says
+        return "Not valid bytes."  # as roastedavro._support.as_bytes says
     return None

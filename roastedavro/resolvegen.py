@@ -95,8 +95,7 @@ class _ResolvingGenerator:
         elif isinstance(plan, ReaderUnion):
             self.read_plan(fn, plan.plan, target)
         elif isinstance(plan, (RecordRef, Unreadable)):  # what the reader cannot read
-            self.unreadable(fn, plan if isinstance(plan, Unreadable)
-                            else self.resolution.record(plan).error)
+            self.unreadable(fn, plan if isinstance(plan, Unreadable) else self.resolution.record(plan).error)
             # not reached (the call raises), but Cython refuses a target no
             # path assigns (a pair reached only through a writer's union
             # branch, whose field the reader cannot read)
@@ -170,12 +169,18 @@ class _ResolvingGenerator:
                     self.read_plan(fn, branch_plan, target)
 
     def unreadable(self, fn: _Function, plan: Unreadable) -> None:
-        where = ", ".join(part for part in (
-            f"writer's {plan.writer_path}" if plan.writer_path else "",
-            f"reader's {plan.reader_path}" if plan.reader_path else "") if part)
+        where = ", ".join(
+            part
+            for part in (
+                f"writer's {plan.writer_path}" if plan.writer_path else "",
+                f"reader's {plan.reader_path}" if plan.reader_path else "",
+            )
+            if part
+        )
         message = f"{plan.reason}" + (f" ({where})" if where else "")
-        fn.line(f"raise_unreadable(r, <str>{self.bind(message, 'unreadable')}, r.pos)"
-                f"  # {comment(plan.reason)}")
+        fn.line(
+            f"raise_unreadable(r, <str>{self.bind(message, 'unreadable')}, r.pos)  # {comment(plan.reason)}"
+        )
 
     # -- defaults --------------------------------------------------------------
 
@@ -192,17 +197,19 @@ class _ResolvingGenerator:
         if isinstance(avro, Map) and value == {}:
             return "{}"
         # anything else is read from its encoding, as Java reads a default
-        encoded = encode_default(field.type, value, self.resolution.reader,
-                                 f"{record.name}.{field.name}")
+        encoded = encode_default(field.type, value, self.resolution.reader, f"{record.name}.{field.name}")
         self._defaults += 1
         name = Code(f"default{self._defaults}_{identifier(field.name)}")
         self.own_names.add(name)
         fn = _Function(self, "read", name)
         body = fn.collect(lambda: self.reader.read_value(fn, field.type, "result"))
         text = environment.get_template("avro_default.pyx.j2").render(
-            function=name, declarations=fn.declarations(), body=body,
+            function=name,
+            declarations=fn.declarations(),
+            body=body,
             name=comment(f"{record.name}.{field.name}: {describe(field.type)}"),
-            encoded=self.bind(encoded, "default"))
+            encoded=self.bind(encoded, "default"),
+        )
         self.checks.append((fn, text))
         self.default_functions.append(indented(text))
         return f"self.{name}(depth)"
@@ -233,18 +240,31 @@ class _ResolvingGenerator:
             else:
                 shown = name if step.reader.name == name else f"{name} as {step.reader.name}"
                 heading = f"{shown}: {describe(step.writer.type)} as {describe(step.reader.type)}"
-                store = (f"set_field(record, values, {indexes[step.reader.name]}, "
-                         f"{literal(step.reader.name)}, {loaded})")
+                store = (
+                    f"set_field(record, values, {indexes[step.reader.name]}, "
+                    f"{literal(step.reader.name)}, {loaded})"
+                )
                 body = fn.collect(lambda: (self.read_plan(fn, step.plan, loaded), fn.line(store)))
             fields.append({"comment": Code(f"# {comment(heading)}"), "body": body})
         for field in pair.defaults:
             heading = f"{field.name}: {describe(field.type)}, the writer has none: its default"
             expression = self.default(field, pair.reader)
-            fields.append({"comment": Code(f"# {comment(heading)}"),
-                           "body": [Code(f"set_field(record, values, {indexes[field.name]}, "
-                                         f"{literal(field.name)}, {expression})")]})
-        context = {"name": comment(f"{pair.reader.name} (written as {pair.writer.name})"),
-                   "record": True, "fragment": False}
+            fields.append(
+                {
+                    "comment": Code(f"# {comment(heading)}"),
+                    "body": [
+                        Code(
+                            f"set_field(record, values, {indexes[field.name]}, "
+                            f"{literal(field.name)}, {expression})"
+                        )
+                    ],
+                }
+            )
+        context = {
+            "name": comment(f"{pair.reader.name} (written as {pair.writer.name})"),
+            "record": True,
+            "fragment": False,
+        }
         if pair.order == tuple(field.name for field in pair.reader.fields):
             keys = self.reader.record_keys(pair.reader)
         else:
@@ -256,9 +276,12 @@ class _ResolvingGenerator:
         body = fn.collect(lambda: self.read_plan(fn, root, "result"))
         writer, reader = self.resolution.writer.root, self.resolution.reader.root
         heading = Code(f"# {comment(describe(writer) + ' as ' + describe(reader))}")
-        return self.render("avro_reader.pyx.j2", fn,
-                           {"name": comment(describe(reader)), "record": False, "fragment": False},
-                           fields=[{"comment": heading, "body": body}])
+        return self.render(
+            "avro_reader.pyx.j2",
+            fn,
+            {"name": comment(describe(reader)), "record": False, "fragment": False},
+            fields=[{"comment": heading, "body": body}],
+        )
 
     # a function rendered and kept for verify(), as the plain generator does
     render = _Generator.render
@@ -296,13 +319,16 @@ class _ResolvingGenerator:
             fingerprint=Code(f"0x{reader.fingerprint():016x}"),
             writer_name=comment(_name(writer)),
             writer_fingerprint=Code(f"0x{writer.fingerprint():016x}"),
-            min_size=checked_int(self.writer.sizes.of(writer.root), "the smallest value size",
-                                 0, 2**62),
+            min_size=checked_int(self.writer.sizes.of(writer.root), "the smallest value size", 0, 2**62),
             version=comment(__version__),
-            records=[comment(f"{pair.reader.name} from the writer's {pair.writer.name}")
-                     for pair in self.pairs],
+            records=[
+                comment(f"{pair.reader.name} from the writer's {pair.writer.name}") for pair in self.pairs
+            ],
             functions=functions,
-            write_root=None, read_root=read_root, skip_root=None, skip_type=None,
+            write_root=None,
+            read_root=read_root,
+            skip_root=None,
+            skip_type=None,
             bindings=self.module.declared(),
             interpreters=self.module.interpreters,
             key_slots=checked_int(max(self.module.key_slots, 1), "the key slots", 1, 2**31),
@@ -337,8 +363,11 @@ def _constant_default(avro, value):
         return str(value)
     if isinstance(avro, Fixed) and avro.logical is None:
         return value.encode("latin-1")
-    if isinstance(avro, Union) and value is None and any(
-            isinstance(branch, Primitive) and branch.name == "null" for branch in avro.branches):
+    if (
+        isinstance(avro, Union)
+        and value is None
+        and any(isinstance(branch, Primitive) and branch.name == "null" for branch in avro.branches)
+    ):
         return None
     return _NOT_CONSTANT
 
@@ -370,7 +399,9 @@ def generate_resolving_module(writer: Schema, reader: Schema) -> GeneratedModule
     try:
         resolution = resolve(writer, reader)
     except RecursionError:
-        raise CompileError("the schemas nest too deeply to resolve within Python's recursion "
-                           "limit; no codec is generated for the pair") from None
+        raise CompileError(
+            "the schemas nest too deeply to resolve within Python's recursion "
+            "limit; no codec is generated for the pair"
+        ) from None
     resolution.check()
     return _ResolvingGenerator(resolution).generate()

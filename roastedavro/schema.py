@@ -20,7 +20,12 @@ from roastedavro._datum import encode_long
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema as AvroSchema
 from roastedavro.errors import (
-    CompileError, DatumError, DecodeError, DumpError, NotCompiledError, SchemaError,
+    CompileError,
+    DatumError,
+    DecodeError,
+    DumpError,
+    NotCompiledError,
+    SchemaError,
 )
 from roastedavro.codegen import generate_module
 from roastedavro.encoders import EncoderRegistry, default_registry
@@ -28,12 +33,22 @@ from roastedavro.encoders.collections import each_in_path
 from roastedavro.flags import CompileFlags
 from roastedavro.hooks import LoadHooks
 from roastedavro.visitor import (
-    RecordPlan, SchemaVisitor, avro_schema, record_dump_datum, record_load_input,
+    RecordPlan,
+    SchemaVisitor,
+    avro_schema,
+    record_dump_datum,
+    record_load_input,
     without_logical_types,
 )
 from roastedavro.refusals import (
-    _attribute_path, _datum_message, _decimal_checks, _dump_error_of, _first_refused_in, _items,
-    _renamed, _unroundable,
+    _attribute_path,
+    _datum_message,
+    _decimal_checks,
+    _dump_error_of,
+    _first_refused_in,
+    _items,
+    _renamed,
+    _unroundable,
 )
 from roastedavro.wide_decimals import _DecimalScan, _wide_decimal
 from roastedavro import writer_pairs
@@ -59,8 +74,9 @@ class _Plan:
         try:
             self.schema = parse_schema(self.avro)
         except SchemaError as error:
-            raise CompileError(f"{type(schema).__name__}: the Avro schema written for it is "
-                               f"not valid: {error}") from None
+            raise CompileError(
+                f"{type(schema).__name__}: the Avro schema written for it is not valid: {error}"
+            ) from None
         self.fingerprint = self.schema.fingerprint_hex
         # for the paths through marshmallow: raw Avro values, which encoders
         # map to marshmallow's load input (load_input) and from its dump
@@ -101,8 +117,10 @@ class _Plan:
                 many = parse_schema({"type": "array", "items": self.avro})
                 pair = (Interpreter(self.schema, flags), Interpreter(many, flags))
             else:
-                pair = (Interpreter(self.raw_model, flags, self.naming),
-                        Interpreter(self.raw_many_model, flags, self.naming))
+                pair = (
+                    Interpreter(self.raw_model, flags, self.naming),
+                    Interpreter(self.raw_many_model, flags, self.naming),
+                )
             self._interpreters[key] = pair
         return pair
 
@@ -161,8 +179,9 @@ class CompiledSchema(Schema):
     def compile_to_string(self, flags: CompileFlags | None = None) -> str:
         """The Cython source that ``compile`` builds."""
         plan = self._plan()
-        return generate_module(plan.root, plan.records, self._label(),
-                               (flags or CompileFlags()).build_key(), plan.fingerprint).source
+        return generate_module(
+            plan.root, plan.records, self._label(), (flags or CompileFlags()).build_key(), plan.fingerprint
+        ).source
 
     def compile(self, flags: CompileFlags | None = None, *, build: str = "here") -> CompiledSchema:
         """Generate, build (or load from the cache) and attach the codec.
@@ -177,13 +196,18 @@ class CompiledSchema(Schema):
             raise NotCompiledError(f"{self._label()} is being compiled by another thread")
         try:
             plan = self._plan()
-            generated = generate_module(plan.root, plan.records, self._label(),
-                                        flags.build_key(), plan.fingerprint)
-            module = compiler.load(generated.source, flags, verify=generated.verify,
-                                   fingerprint=plan.fingerprint, build=build,
-                                   label=f"the CompiledSchema {self._label()}")
-            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
-                                 flags.item_allowance)
+            generated = generate_module(
+                plan.root, plan.records, self._label(), flags.build_key(), plan.fingerprint
+            )
+            module = compiler.load(
+                generated.source,
+                flags,
+                verify=generated.verify,
+                fingerprint=plan.fingerprint,
+                build=build,
+                label=f"the CompiledSchema {self._label()}",
+            )
+            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
             self._bind_entry_points(codec, flags)
             self._roasted_flags = flags
             self._roasted_codec = codec
@@ -238,8 +262,7 @@ class CompiledSchema(Schema):
     def _bind_entry_points(self, codec: Any, flags: CompileFlags) -> None:
         plan = self._plan()
         load_reasons = [
-            (where, what) for where, what in plan.load_reasons
-            if flags.validate or what not in VALIDATION
+            (where, what) for where, what in plan.load_reasons if flags.validate or what not in VALIDATION
         ]
         hooks = LoadHooks(self)
         switches = EntryPoints(
@@ -303,8 +326,9 @@ class CompiledSchema(Schema):
         """
         from roastedavro.container import FileWriter
 
-        writer = FileWriter(fo, self.avro_model, codec,
-                            encode_block=partial(_block_of_records, self), **options)
+        writer = FileWriter(
+            fo, self.avro_model, codec, encode_block=partial(_block_of_records, self), **options
+        )
         writer.write_many(objs)
         writer.close()
 
@@ -332,8 +356,9 @@ class CompiledSchema(Schema):
             try:
                 records = self.load_compiled(framed, True, None if same else written)
             except DecodeError as error:
-                raise ContainerError(f"its records cannot be read: {error.reason}",
-                                     block.offset, block.number) from None
+                raise ContainerError(
+                    f"its records cannot be read: {error.reason}", block.offset, block.number
+                ) from None
             yield from records
 
     def _dump_with_marshmallow(self, obj: Any, many: bool) -> bytes:
@@ -360,8 +385,10 @@ class CompiledSchema(Schema):
         standing_in = not (plan.dump_reasons or plan.root_pre_dump)
         unroundable = False
         if standing_in and plan.has_decimals:
-            unroundable = any(_unroundable(self, plan.root, item, plan.decimal_checks) is not None
-                              for item in (_items(obj) if many else [obj]))
+            unroundable = any(
+                _unroundable(self, plan.root, item, plan.decimal_checks) is not None
+                for item in (_items(obj) if many else [obj])
+            )
         try:
             if not unroundable:
                 return self._write_uncompiled(obj, many, flags)
@@ -409,8 +436,9 @@ class CompiledSchema(Schema):
                 else:
                     datum = record_dump_datum(plan.root, dumped)
             except ValidationError as error:
-                raise ValidationError(_renamed(error.messages, plan.root, many,
-                                               standing_in=not plan.dump_reasons)) from None
+                raise ValidationError(
+                    _renamed(error.messages, plan.root, many, standing_in=not plan.dump_reasons)
+                ) from None
         except RecursionError:
             raise _too_deep("dump", self._roasted_codec is None) from None
         try:
@@ -421,8 +449,9 @@ class CompiledSchema(Schema):
                 messages = {part: messages}
             raise ValidationError(messages) from None
 
-    def _load_with_marshmallow(self, data: Any, many: bool, flags: CompileFlags | None = None,
-                               checked: bool = False) -> Any:
+    def _load_with_marshmallow(
+        self, data: Any, many: bool, flags: CompileFlags | None = None, checked: bool = False
+    ) -> Any:
         """marshmallow's ``load`` of Avro binary ``data`` of this schema, read
         by tier 0. Unless the compiled reader has ``checked`` them, the bytes
         are checked as it checks them (logical types, a decimal's precision):
@@ -441,8 +470,13 @@ class CompiledSchema(Schema):
         one, array = plan.interpreters(flags)
         raw = array.load(data) if many else one.load(data)
         # (decimal_scan is set where the plan reads decimals)
-        if not checked and plan.reads_decimals and plan.decimal_scan.maybe_wide(  # type: ignore[union-attr]
-                raw, many):
+        if (
+            not checked
+            and plan.reads_decimals
+            and plan.decimal_scan.maybe_wide(  # type: ignore[union-attr]
+                raw, many
+            )
+        ):
             wide = _wide_decimal(plan, data, many, None)
             if wide is not None:
                 raise wide
@@ -482,16 +516,27 @@ class _Uncompiled:
         if many is None:
             many = self.many
         if not many and self.check_single and type(obj) is list:
-            raise ValidationError({"_schema": [
-                "Expected a single record, got a list; pass many=True to write a list of records."]})
+            raise ValidationError(
+                {
+                    "_schema": [
+                        "Expected a single record, got a list; pass many=True to write a list of records."
+                    ]
+                }
+            )
         return self.schema._dump_uncompiled(obj, bool(many), self.flags)
 
     def load(self, data: Any, many: bool | None = None, writer_schema: Any = None) -> Any:
         if many is None:
             many = self.many
         if writer_schema is not None:
-            data = _pair_for(self.schema._plan().schema, self.flags, self.codecs,
-                             writer_schema, bool(many), compile="never")[0].transcode(data)
+            data = _pair_for(
+                self.schema._plan().schema,
+                self.flags,
+                self.codecs,
+                writer_schema,
+                bool(many),
+                compile="never",
+            )[0].transcode(data)
         return self.schema._load_with_marshmallow(data, bool(many), self.flags)
 
 
@@ -502,10 +547,12 @@ def _tell_no_compiler(label: str) -> None:
     global _told_no_compiler
     if not _told_no_compiler:
         _told_no_compiler = True
-        log.warning("CompiledSchema %s and others are served without compiling (marshmallow's "
-                    "dump and load, tier 0 for the bytes): %s", label, compiler.compiler_missing())
-
-
+        log.warning(
+            "CompiledSchema %s and others are served without compiling (marshmallow's "
+            "dump and load, tier 0 for the bytes): %s",
+            label,
+            compiler.compiler_missing(),
+        )
 
 
 def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
@@ -514,7 +561,7 @@ def _block_of_records(schema: CompiledSchema, objs: list) -> bytes:
     data = schema.dump_compiled(objs, True)
     if not objs:
         return b""
-    return data[len(encode_long(len(objs))):-1]
+    return data[len(encode_long(len(objs))) : -1]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -542,8 +589,16 @@ def _too_deep(direction: str, uncompiled: bool = False) -> ValidationError:
     # marshmallow nests a Python call chain per record level: data nested
     # within the codec's max_depth may still exceed Python's recursion limit
     # there. That is a ValidationError, never a RecursionError.
-    why = ("which serves this schema while it is not compiled" if uncompiled
-           else "which this schema needs (hooks or a failed validation)")
-    return ValidationError({"_schema": [
-        f"Records are nested too deeply for marshmallow's {direction}, {why}; Python's "
-        f"recursion limit is {sys.getrecursionlimit()}."]})
+    why = (
+        "which serves this schema while it is not compiled"
+        if uncompiled
+        else "which this schema needs (hooks or a failed validation)"
+    )
+    return ValidationError(
+        {
+            "_schema": [
+                f"Records are nested too deeply for marshmallow's {direction}, {why}; Python's "
+                f"recursion limit is {sys.getrecursionlimit()}."
+            ]
+        }
+    )

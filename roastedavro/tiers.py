@@ -113,8 +113,7 @@ class Engine:
     attribute assignment per entry point, so a caller never waits for it.
     """
 
-    def __init__(self, what: Callable[[], str], interpret: Callable[[], Any],
-                 build: Callable[[str], Any]):
+    def __init__(self, what: Callable[[], str], interpret: Callable[[], Any], build: Callable[[str], Any]):
         self._what = what
         self._interpret = interpret
         self._build = build
@@ -221,8 +220,7 @@ class Engine:
             with self._lock:
                 if self.compiled is None and self.state == state:
                     # nothing found, or the build failed: the interpreter serves on
-                    self.state, self.error = ("failed", error) if error is not None else (
-                        "interpreter", None)
+                    self.state, self.error = ("failed", error) if error is not None else ("interpreter", None)
 
         self.future = future
         future.add_done_callback(done)
@@ -246,7 +244,7 @@ class Engine:
 
     @property
     def tier(self) -> str:
-        """"compiled" or "interpreter": what serves calls now."""
+        """ "compiled" or "interpreter": what serves calls now."""
         return "compiled" if self.compiled is not None else "interpreter"
 
     def stats(self) -> dict:
@@ -254,8 +252,10 @@ class Engine:
         return {
             "tier": self.tier,
             "state": self.state,
-            "calls": {"interpreter": getattr(self.interpreter, "calls", 0),
-                      "compiled": getattr(self.compiled, "calls", 0)},
+            "calls": {
+                "interpreter": getattr(self.interpreter, "calls", 0),
+                "compiled": getattr(self.compiled, "calls", 0),
+            },
             "build_seconds": self.build_seconds,
             "error": str(self.error) if self.error is not None else None,
         }

@@ -55,7 +55,8 @@ def _condition(fn, validator, value: str) -> str | None:
         # cannot raise the TypeError OneOf turns into an error
         return f"{value} not in {fn.bind(tuple(validator.choices), 'choices')}"
     if kind is validate.Email and all(
-            hasattr(validator, name) for name in ("USER_REGEX", "DOMAIN_REGEX", "DOMAIN_WHITELIST")):
+        hasattr(validator, name) for name in ("USER_REGEX", "DOMAIN_REGEX", "DOMAIN_WHITELIST")
+    ):
         return f"not email_passes({fn.bind(validator, 'validator')}, {value})"
     if kind is validate.Regexp:
         return f"{fn.bind(validator.regex, 'regex')}.match({value}) is None"

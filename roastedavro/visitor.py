@@ -23,10 +23,20 @@ from roastedavro.hooks import hook_tags, load_hooks_fallback
 from roastedavro.validators import has_validation
 from roastedavro.names import FULL_NAME, NAME_RULE, check_avro_type, identifier, is_name
 from roastedavro.plans import (  # noqa: F401  (public here too)
-    NO_DEFAULT, FieldPlan, NamedTypes, RecordPlan, ValuePlan, avro_schema, field_schema,
-    json_default, record_default_datum, record_dump_datum, record_load_input,
+    NO_DEFAULT,
+    FieldPlan,
+    NamedTypes,
+    RecordPlan,
+    ValuePlan,
+    avro_schema,
+    field_schema,
+    json_default,
+    record_default_datum,
+    record_dump_datum,
+    record_load_input,
     without_logical_types,
 )
+
 
 def meta_option(schema: Schema, name: str, inherited: bool) -> Any:
     """An ``avro_*`` option from the schema's ``class Meta``.
@@ -60,8 +70,9 @@ class SchemaVisitor:
 
     # -- records ------------------------------------------------------------
 
-    def visit_record(self, schema: Schema, path: str = "",
-                     enclosing_namespace: str | None = None) -> RecordPlan:
+    def visit_record(
+        self, schema: Schema, path: str = "", enclosing_namespace: str | None = None
+    ) -> RecordPlan:
         # Two uses of one schema class with the same fields are one Avro
         # record; the key also stops recursion at the second visit.
         key = (type(schema), tuple(schema.fields))
@@ -74,16 +85,19 @@ class SchemaVisitor:
         namespace = meta_option(schema, "avro_namespace", inherited=True) or enclosing_namespace
         where = path or type(schema).__name__
         if not is_name(name):
-            raise CompileError(f"{where}: {name!r} is not a valid Avro record name ({NAME_RULE}); "
-                               "set Meta.avro_name")
+            raise CompileError(
+                f"{where}: {name!r} is not a valid Avro record name ({NAME_RULE}); set Meta.avro_name"
+            )
         if name in PRIMITIVE_TYPES:
-            raise CompileError(f"{where}: {name!r} is an Avro primitive type name; a record "
-                               "cannot take it (readers would read it as the primitive). "
-                               "Set Meta.avro_name")
-        if namespace is not None and (type(namespace) is not str
-                                      or not FULL_NAME.match(namespace)):
-            raise CompileError(f"{where}: {namespace!r} is not a valid Avro namespace "
-                               f"(dot-separated names: {NAME_RULE})")
+            raise CompileError(
+                f"{where}: {name!r} is an Avro primitive type name; a record "
+                "cannot take it (readers would read it as the primitive). "
+                "Set Meta.avro_name"
+            )
+        if namespace is not None and (type(namespace) is not str or not FULL_NAME.match(namespace)):
+            raise CompileError(
+                f"{where}: {namespace!r} is not a valid Avro namespace (dot-separated names: {NAME_RULE})"
+            )
         record = RecordPlan(schema, name, namespace, self._record_ident(name, namespace))
         if record.full_name in self._by_name:
             raise CompileError(
@@ -112,8 +126,12 @@ class SchemaVisitor:
             ident = identifier(f"{namespace}_{name}")
         base, n = ident, 2
         # never write_long, read_str, ...: the runtime's and skeleton's names
-        while (ident in self._idents or f"write_{ident}" in RESERVED
-               or f"read_{ident}" in RESERVED or ident in RESERVED):
+        while (
+            ident in self._idents
+            or f"write_{ident}" in RESERVED
+            or f"read_{ident}" in RESERVED
+            or ident in RESERVED
+        ):
             ident, n = f"{base}{n}", n + 1  # type: ignore[assignment]  # an identifier too
         self._idents.add(ident)
         return ident
@@ -161,12 +179,14 @@ class SchemaVisitor:
             # marshmallow nests the loaded value under each part of the path
             self.load_needs_marshmallow.append((path, "dotted attribute"))
         self._set_avro_default(plan, path)
-        if field.load_only and not (plan.value.takes_null or plan.avro_default is not NO_DEFAULT
-                                    or plan.dump_default is not missing):
+        if field.load_only and not (
+            plan.value.takes_null or plan.avro_default is not NO_DEFAULT or plan.dump_default is not missing
+        ):
             # marshmallow's dump leaves it out, but every Avro record carries it
             raise CompileError(
                 f"field {path!r}: a load_only field is written as its default or null; "
-                "give it a load_default or allow_none=True")
+                "give it a load_default or allow_none=True"
+            )
         return plan
 
     def _set_avro_default(self, plan: FieldPlan, path: str) -> None:
@@ -185,8 +205,11 @@ class SchemaVisitor:
         loading = True
         if default is missing or callable(default):
             default, loading = field.dump_default, False
-        elif field.dump_default is not missing and field.dump_default is not None and (
-                not callable(field.dump_default)):
+        elif (
+            field.dump_default is not missing
+            and field.dump_default is not None
+            and (not callable(field.dump_default))
+        ):
             # not the Avro default, but written for a missing value
             plan.value.encoder.check_dump_default(field.dump_default)
         if default is missing or callable(default):
@@ -208,8 +231,7 @@ class SchemaVisitor:
         plan.value.null_first = False
         branch = without_logical_types(encoder.avro_type(NamedTypes()))
         try:
-            valid = fastavro.validation.validate(
-                datum, fastavro.parse_schema(branch), raise_errors=False)
+            valid = fastavro.validation.validate(datum, fastavro.parse_schema(branch), raise_errors=False)
         except Exception:
             valid = False
         if not valid:
@@ -226,7 +248,8 @@ class SchemaVisitor:
             # declared Avro types are checked before any encoder sees them
             check_avro_type(override, f"field {path!r}")
         if type(field).serialize is not fields.Field.serialize or (
-                type(field).get_value is not fields.Field.get_value):
+            type(field).get_value is not fields.Field.get_value
+        ):
             self.dump_needs_marshmallow.append(f"{path}: {type(field).__name__}.serialize")
         encoder_class = (self.registry.lookup(type(field)) or self.fallback).specialized(field)
         encoder = encoder_class(field, self, path)
@@ -254,5 +277,3 @@ class SchemaVisitor:
 
     def plain_value(self, encoder: Encoder) -> ValuePlan:
         return ValuePlan(encoder)
-
-

@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Any
 from roastedavro._support import fits_precision, named_types
 from roastedavro.errors import DecodeError
 
-if TYPE_CHECKING:    # annotations only: roastedavro.schema imports this module
+if TYPE_CHECKING:  # annotations only: roastedavro.schema imports this module
     from roastedavro.schema import _Plan
-
 
 
 def _decimal_encoder(value: Any) -> Any:
@@ -100,7 +99,7 @@ def _wide_decimal(plan: _Plan, data, many: bool, until: int | None) -> DecodeErr
             if type(precision) is int and kind != "string":
                 if kind == "bytes" and n > (int(precision * 3.3220) + 1 + 8) // 8:
                     raise _Wide(precision, schema.get("scale", 0), start)
-                unscaled = int.from_bytes(view[pos:pos + n], "big", signed=True)
+                unscaled = int.from_bytes(view[pos : pos + n], "big", signed=True)
                 if not fits_precision(unscaled, precision):
                     raise _Wide(precision, schema.get("scale", 0), start)
             pos += n
@@ -111,7 +110,7 @@ def _wide_decimal(plan: _Plan, data, many: bool, until: int | None) -> DecodeErr
                     break
                 if count < 0:
                     count = -count
-                    varint()       # the block's size in bytes
+                    varint()  # the block's size in bytes
                 for _ in range(count):
                     if kind == "map":
                         skip(varint())
@@ -122,8 +121,9 @@ def _wide_decimal(plan: _Plan, data, many: bool, until: int | None) -> DecodeErr
     try:
         walk({"type": "array", "items": plan.raw} if many else plan.raw)
     except _Wide as wide:
-        return DecodeError(f"decimal value has more digits than decimal({wide.args[0]}, "
-                           f"{wide.args[1]}) allows", wide.args[2])
+        return DecodeError(
+            f"decimal value has more digits than decimal({wide.args[0]}, {wide.args[1]}) allows", wide.args[2]
+        )
     except (_Stop, RecursionError, KeyError, TypeError, IndexError):
         return None
     return None
@@ -158,7 +158,7 @@ class _DecimalScan:
         key = id(schema)
         if key in self._holds:
             return self._holds[key]
-        self._holds[key] = False    # a recursive reference while deciding
+        self._holds[key] = False  # a recursive reference while deciding
         if isinstance(schema, list):
             result = any(self.holds(branch) for branch in schema)
         else:
@@ -195,13 +195,14 @@ class _DecimalScan:
         if not self.holds(schema):
             return _never
         key = id(schema)
-        if key in made:     # a recursive reference: called through its cell
+        if key in made:  # a recursive reference: called through its cell
             cell = made[key]
             return lambda value: cell[0](value)
         cell = made[key] = [None]
         if isinstance(schema, list):
             branches = [b for b in schema if self.holds(b)]
             if len(branches) > 1:
+
                 def check(value):
                     return value is not None
             else:
@@ -216,11 +217,16 @@ class _DecimalScan:
                 longest = (int(precision * 3.3220) + 1 + 8) // 8 if kind == "bytes" else 1 << 62
 
                 def check(value):
-                    return type(value) is bytes and (len(value) > longest or not fits_precision(
-                        int.from_bytes(value, "big", signed=True), precision))
+                    return type(value) is bytes and (
+                        len(value) > longest
+                        or not fits_precision(int.from_bytes(value, "big", signed=True), precision)
+                    )
             elif kind in ("record", "error"):
-                parts = [(f["name"], self._compile(f["type"], made)) for f in schema["fields"]
-                         if self.holds(f["type"])]
+                parts = [
+                    (f["name"], self._compile(f["type"], made))
+                    for f in schema["fields"]
+                    if self.holds(f["type"])
+                ]
 
                 def check(value):
                     if type(value) is not dict:
@@ -234,10 +240,11 @@ class _DecimalScan:
 
                 def check(value):
                     return type(value) is list and any(items(item) for item in value)
-            else:   # map
+            else:  # map
                 values = self._compile(schema["values"], made)
 
                 def check(value):
                     return type(value) is dict and any(values(item) for item in value.values())
+
         cell[0] = check
         return check

@@ -15,7 +15,7 @@ from roastedavro.avro.types import Schema as AvroSchema
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.flags import CompileFlags
 
-if TYPE_CHECKING:    # annotations only: roastedavro.schema imports this module
+if TYPE_CHECKING:  # annotations only: roastedavro.schema imports this module
     from roastedavro.schema import CompiledSchema as _CompiledSchema
     from roastedavro.schema import EntryPoints
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:    # annotations only: roastedavro.schema imports this module
 #: writer schema may be one; this module is imported by that one, not the
 #: other way round)
 CompiledSchema: type = type(None)
-
 
 
 class _Pairs:
@@ -39,8 +38,9 @@ class _Pairs:
 
     LIMIT = 256
 
-    def __init__(self, schema: _CompiledSchema | None = None, codec: Any = None,
-                 switches: EntryPoints | None = None):
+    def __init__(
+        self, schema: _CompiledSchema | None = None, codec: Any = None, switches: EntryPoints | None = None
+    ):
         self.by_json: dict = {}
         self.given: dict = {}
         #: the compiled schema and its codec's entry points, whose pairs of
@@ -69,7 +69,8 @@ class _Pairs:
         load = self.codec.load_with_marshmallow
         # (switches: given where one-pass codecs are made)
         self.switches.bind(  # type: ignore[union-attr]
-            pair_codec, lambda data, many: load(rearranger.transcode(data), many))
+            pair_codec, lambda data, many: load(rearranger.transcode(data), many)
+        )
 
     def find(self, writer_schema: Any, many: bool):
         key = _given_key(writer_schema, many)
@@ -85,7 +86,7 @@ class _Pairs:
             # a dict SchemaShape cannot take (a value that is not JSON's):
             # compared in full each call, never shaped again
             return pair if snapshot == writer_schema else None
-        shape = SchemaShape.of(writer_schema)    # first: what is compared next
+        shape = SchemaShape.of(writer_schema)  # first: what is compared next
         if snapshot != writer_schema:
             return None
         # changed in place and back to an equal value: checked cheaply again
@@ -123,8 +124,14 @@ def _given_key(writer_schema: Any, many: bool):
     return (writer_schema, many)
 
 
-def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
-              many: bool, compile: str | None = None):
+def _pair_for(
+    schema: AvroSchema,
+    flags: CompileFlags,
+    codecs: _Pairs,
+    writer_schema: Any,
+    many: bool,
+    compile: str | None = None,
+):
     """What reads data written with ``writer_schema`` as this schema's: a
     one-pass codec, or what turns the data into this schema's bytes (its
     ``transcode(data)``), made once per writer schema (``compile="never"``:
@@ -142,7 +149,8 @@ def _pair_for(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_sc
         kept = codecs.given.get(_given_key(writer_schema, many))
         return pair, kept[1] if kept is not None and kept[1] is not None else False
     lasting = not isinstance(writer_schema, list) and isinstance(
-        writer_schema, (str, type, AvroSchema, CompiledSchema))
+        writer_schema, (str, type, AvroSchema, CompiledSchema)
+    )
     return pair, lasting
 
 
@@ -151,8 +159,10 @@ def _named_branches(schema: AvroSchema) -> bool:
     from roastedavro.avro.types import Enum, Fixed, NamedRef, Record, Union
 
     named = (Enum, Fixed, NamedRef, Record)
-    return any(isinstance(avro, Union) and sum(isinstance(b, named) for b in avro.branches) > 1
-               for avro in schema.walk())
+    return any(
+        isinstance(avro, Union) and sum(isinstance(b, named) for b in avro.branches) > 1
+        for avro in schema.walk()
+    )
 
 
 class _SameLayout:
@@ -208,18 +218,23 @@ class _ReadAndWrite:
             # a value the writer's data holds that this schema's bytes cannot
             # (a decimal past the reader's precision): the data is not this
             # schema's, as when it is read without a writer schema
-            raise DecodeError(f"the writer's data holds a value this schema cannot: {error}",
-                              0) from None
+            raise DecodeError(f"the writer's data holds a value this schema cannot: {error}", 0) from None
 
 
-def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer_schema: Any,
-                 many: bool, compile: str | None):
+def _pair_codecs(
+    schema: AvroSchema,
+    flags: CompileFlags,
+    codecs: _Pairs,
+    writer_schema: Any,
+    many: bool,
+    compile: str | None,
+):
     from roastedavro.codec import AvroCodec
 
     if isinstance(writer_schema, CompiledSchema) or (
-            isinstance(writer_schema, type) and issubclass(writer_schema, CompiledSchema)):
-        writer = writer_schema().avro_model if isinstance(writer_schema, type) \
-            else writer_schema.avro_model  # type: ignore[attr-defined]  # a CompiledSchema
+        isinstance(writer_schema, type) and issubclass(writer_schema, CompiledSchema)
+    ):
+        writer = writer_schema().avro_model if isinstance(writer_schema, type) else writer_schema.avro_model  # type: ignore[attr-defined]  # a CompiledSchema
     elif isinstance(writer_schema, AvroSchema):
         writer = writer_schema
     else:
@@ -247,10 +262,13 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
             # between by their content (two records with the same fields)
             pair = _ReadAndWrite(
                 ResolvingInterpreter(writer, reader, flags, naming=(False, False, True, False)),
-                Interpreter(reader, flags))
+                Interpreter(reader, flags),
+            )
         elif pair is None:
-            pair = _ReadAndWrite(AvroCodec(reader, flags, writer_schema=writer, compile=compile),
-                                 AvroCodec(reader, flags, compile=compile))
+            pair = _ReadAndWrite(
+                AvroCodec(reader, flags, writer_schema=writer, compile=compile),
+                AvroCodec(reader, flags, compile=compile),
+            )
         if isinstance(pair, _ReadAndWrite) and compile != "never":
             # numbers promoted (int to double, ...): read in one pass once
             # the pair's codec is built, read and written again until then
@@ -259,8 +277,9 @@ def _pair_codecs(schema: AvroSchema, flags: CompileFlags, codecs: _Pairs, writer
     return pair
 
 
-def _one_pass(codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: AvroSchema,
-              rearranger: Any) -> Any:
+def _one_pass(
+    codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: AvroSchema, rearranger: Any
+) -> Any:
     """What serves a pair: a one-pass compiled codec, when the records only
     move fields and promote numbers and the schema's load is its compiled
     reader's (roastedavro.evolved); until it is built, and for other pairs,
@@ -275,9 +294,14 @@ def _one_pass(codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: A
     layout = written_layout(plan.root, plan.records, schema, writer, flags)
     if layout is None:
         return rearranger
-    evolved = EvolvedPair(owner, flags, layout, rearranger,
-                          bind=lambda made: codecs.bind(made, rearranger),
-                          on_change=codecs.replace)
+    evolved = EvolvedPair(
+        owner,
+        flags,
+        layout,
+        rearranger,
+        bind=lambda made: codecs.bind(made, rearranger),
+        on_change=codecs.replace,
+    )
     if len(codecs.evolved) >= _Pairs.LIMIT:
         del codecs.evolved[0]
     codecs.evolved.append(evolved)

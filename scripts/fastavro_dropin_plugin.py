@@ -26,8 +26,17 @@ import pytest
 
 #: module -> names replaced by roastedavro.fastavro's (or its schema module's)
 SWAPPED = {
-    "fastavro": ["parse_schema", "schemaless_writer", "schemaless_reader", "writer", "reader",
-                 "block_reader", "is_avro", "json_writer", "json_reader"],
+    "fastavro": [
+        "parse_schema",
+        "schemaless_writer",
+        "schemaless_reader",
+        "writer",
+        "reader",
+        "block_reader",
+        "is_avro",
+        "json_writer",
+        "json_reader",
+    ],
     "fastavro.read": ["reader", "block_reader", "schemaless_reader", "is_avro"],
     "fastavro.write": ["writer", "schemaless_writer", "Writer"],
     "fastavro.json_read": ["json_reader"],
@@ -51,8 +60,12 @@ _outcomes: dict[str, str] = {}
 
 def pytest_addoption(parser):
     group = parser.getgroup("roastedavro drop-in")
-    group.addoption("--dropin", choices=("swap", "off"), default="swap",
-                    help="swap: fastavro's public functions are roastedavro.fastavro's")
+    group.addoption(
+        "--dropin",
+        choices=("swap", "off"),
+        default="swap",
+        help="swap: fastavro's public functions are roastedavro.fastavro's",
+    )
     group.addoption("--dropin-report", default=None, help="write outcomes and counts here (JSON)")
 
 
@@ -82,7 +95,7 @@ def _watch(module, name: str, package_dir: str) -> None:
         try:
             target.__init__ = counted_init
         except TypeError:
-            pass    # an extension type: its module-level functions are watched
+            pass  # an extension type: its module-level functions are watched
         return
 
     @functools.wraps(target)
@@ -103,7 +116,7 @@ def pytest_configure(config):
     import roastedavro.fastavro.write as dropin_write
 
     if config.getoption("dropin") != "swap":
-        return    # fastavro alone: nothing to count, and its tracebacks stay its own
+        return  # fastavro alone: nothing to count, and its tracebacks stay its own
     package_dir = os.path.dirname(roastedavro.__file__) + os.sep
     for module_name, names in WATCHED.items():
         try:
@@ -114,8 +127,7 @@ def pytest_configure(config):
             _watch(module, name, package_dir)
     for module_name, names in SWAPPED.items():
         module = importlib.import_module(module_name)
-        source = {"fastavro.schema": dropin_schema,
-                  "fastavro.write": dropin_write}.get(module_name, dropin)
+        source = {"fastavro.schema": dropin_schema, "fastavro.write": dropin_write}.get(module_name, dropin)
         for name in names:
             setattr(module, name, getattr(source, name))
 
@@ -139,13 +151,21 @@ def pytest_sessionfinish(session, exitstatus):
     path = session.config.getoption("dropin_report")
     if path:
         with open(path, "w") as out:
-            json.dump({"mode": session.config.getoption("dropin"), "outcomes": _outcomes,
-                       "fastavro_calls_from_roastedavro": dict(_calls)}, out, indent=1,
-                      sort_keys=True)
+            json.dump(
+                {
+                    "mode": session.config.getoption("dropin"),
+                    "outcomes": _outcomes,
+                    "fastavro_calls_from_roastedavro": dict(_calls),
+                },
+                out,
+                indent=1,
+                sort_keys=True,
+            )
 
 
 def pytest_terminal_summary(terminalreporter):
     calls = sum(_calls.values())
     terminalreporter.write_line(
         f"calls from roastedavro into fastavro's reader and writer: {calls}"
-        + (f" {dict(_calls)}" if calls else ""))
+        + (f" {dict(_calls)}" if calls else "")
+    )

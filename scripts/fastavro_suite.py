@@ -45,19 +45,14 @@ TIMEOUT = 900
 #: tests that pass on fastavro and not on the drop-in, on purpose: id -> why
 #: (ids with <suite> for the folder the tests are in)
 DIFFERENCES: dict[str, str] = {
-    "tests/test_utils.py::test_generate_logical_types[schema0]":
-        "fastavro.utils.generate_one gives a decimal random bytes with more digits than its "
-        "precision; the drop-in refuses to write them, as Java refuses such a decimal",
-    "tests/test_utils.py::test_generate_logical_types[schema1]":
-        "the same, for a decimal on a fixed",
-    "tests/test_fastavro.py::test_regular_vs_ordered_dict_map_typeerror":
-        "asserts the lines of fastavro's own write_map in the traceback",
-    "tests/test_json.py::test_union_in_array2":
-        "fastavro's JSON writer writes the int 1234 for a string field and reads back an int; "
-        "the drop-in refuses the value (DatumError naming the field)",
-    "tests/test_json.py::test_custom_encoder_and_decoder":
-        "a custom AvroJSONEncoder/AvroJSONDecoder class is fastavro's own parser-driven machinery, "
-        "run by fastavro's writer and reader; the drop-in runs no data through them (TypeError)",
+    "tests/test_utils.py::test_generate_logical_types[schema0]": "fastavro.utils.generate_one gives a decimal random bytes with more digits than its "
+    "precision; the drop-in refuses to write them, as Java refuses such a decimal",
+    "tests/test_utils.py::test_generate_logical_types[schema1]": "the same, for a decimal on a fixed",
+    "tests/test_fastavro.py::test_regular_vs_ordered_dict_map_typeerror": "asserts the lines of fastavro's own write_map in the traceback",
+    "tests/test_json.py::test_union_in_array2": "fastavro's JSON writer writes the int 1234 for a string field and reads back an int; "
+    "the drop-in refuses the value (DatumError naming the field)",
+    "tests/test_json.py::test_custom_encoder_and_decoder": "a custom AvroJSONEncoder/AvroJSONDecoder class is fastavro's own parser-driven machinery, "
+    "run by fastavro's writer and reader; the drop-in runs no data through them (TypeError)",
 }
 
 
@@ -84,7 +79,7 @@ def fetch(folder: Path | None = None) -> Path:
             with tarfile.open(sdist) as archive:
                 members = []
                 for member in archive.getmembers():
-                    name = member.name[len(top):] if member.name.startswith(top) else None
+                    name = member.name[len(top) :] if member.name.startswith(top) else None
                     if name and (name == "pytest.ini" or name.startswith("tests/")):
                         member.name = name
                         members.append(member)
@@ -98,22 +93,48 @@ def run(folder: Path, mode: str) -> dict:
     plugin's report (outcomes by test id, fastavro calls from roastedavro)."""
     with tempfile.TemporaryDirectory() as work:
         report = Path(work) / "report.json"
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
             # some test ids follow a set's order: the same in both runs
-            "PYTHONHASHSEED": "0"}
+            "PYTHONHASHSEED": "0",
+        }
         completed = subprocess.run(
-            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-             "-p", "fastavro_dropin_plugin", f"--dropin={mode}", f"--dropin-report={report}",
-             "-o", "addopts=", "-p", "no:xdist", "--tb=line", "-rfE", "tests"],
-            cwd=folder, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-p",
+                "fastavro_dropin_plugin",
+                f"--dropin={mode}",
+                f"--dropin-report={report}",
+                "-o",
+                "addopts=",
+                "-p",
+                "no:xdist",
+                "--tb=line",
+                "-rfE",
+                "tests",
+            ],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+        )
         if not report.exists():
-            raise RuntimeError(f"fastavro's tests did not run ({mode}):\n"
-                               f"{completed.stdout[-4000:]}{completed.stderr[-4000:]}")
+            raise RuntimeError(
+                f"fastavro's tests did not run ({mode}):\n"
+                f"{completed.stdout[-4000:]}{completed.stderr[-4000:]}"
+            )
         result = json.loads(report.read_text())
     prefix = str(folder)
-    result["outcomes"] = {test.replace(prefix, "<suite>"): outcome
-                          for test, outcome in result["outcomes"].items()}
+    result["outcomes"] = {
+        test.replace(prefix, "<suite>"): outcome for test, outcome in result["outcomes"].items()
+    }
     result["log"] = completed.stdout
     return result
 
@@ -148,12 +169,16 @@ def main(argv: list[str] | None = None) -> int:
     summary = compare(baseline, dropin)
     if options.json:
         Path(options.json).write_text(json.dumps(summary, indent=1))
-    print(f"fastavro {FASTAVRO_VERSION}'s tests: {summary['passing_on_fastavro']} pass on "
-          f"fastavro, {summary['passing_on_dropin']} of them on roastedavro.fastavro "
-          f"({summary['share']:.1%}); {len(summary['listed_differences'])} listed differences, "
-          f"{len(summary['gaps'])} gaps")
-    print(f"calls from roastedavro into fastavro's reader and writer: "
-          f"{sum(summary['fastavro_calls_from_roastedavro'].values())}")
+    print(
+        f"fastavro {FASTAVRO_VERSION}'s tests: {summary['passing_on_fastavro']} pass on "
+        f"fastavro, {summary['passing_on_dropin']} of them on roastedavro.fastavro "
+        f"({summary['share']:.1%}); {len(summary['listed_differences'])} listed differences, "
+        f"{len(summary['gaps'])} gaps"
+    )
+    print(
+        f"calls from roastedavro into fastavro's reader and writer: "
+        f"{sum(summary['fastavro_calls_from_roastedavro'].values())}"
+    )
     ok = True
     if summary["unlisted_failures"]:
         ok = False
@@ -172,8 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nbelow the required {REQUIRED:.0%}")
     if summary["fastavro_calls_from_roastedavro"]:
         ok = False
-        print(f"\nroastedavro called fastavro's reader or writer: "
-              f"{summary['fastavro_calls_from_roastedavro']}")
+        print(
+            f"\nroastedavro called fastavro's reader or writer: {summary['fastavro_calls_from_roastedavro']}"
+        )
     return 0 if ok else 1
 
 

@@ -46,31 +46,63 @@ PRIMITIVES = ("null", "boolean", "int", "long", "float", "double", "bytes", "str
 # names a named type of ours never takes: they mean something else as a type name
 RESERVED_NAMES = frozenset(PRIMITIVES + ("record", "error", "enum", "fixed", "array", "map"))
 # attributes with a meaning somewhere in a schema: custom properties use other keys
-SCHEMA_KEYS = frozenset({"type", "name", "namespace", "fields", "doc", "aliases", "symbols",
-                         "default", "size", "items", "values", "order", "logicalType",
-                         "precision", "scale"})
+SCHEMA_KEYS = frozenset(
+    {
+        "type",
+        "name",
+        "namespace",
+        "fields",
+        "doc",
+        "aliases",
+        "symbols",
+        "default",
+        "size",
+        "items",
+        "values",
+        "order",
+        "logicalType",
+        "precision",
+        "scale",
+    }
+)
 
 # (underlying type, logicalType) pairs that fastavro 1.13.1 converts
 LOGICAL_TYPES = (
-    ("int", "date"), ("int", "time-millis"), ("long", "time-micros"),
-    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
-    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
-    ("string", "uuid"), ("bytes", "decimal"),
+    ("int", "date"),
+    ("int", "time-millis"),
+    ("long", "time-micros"),
+    ("long", "timestamp-millis"),
+    ("long", "timestamp-micros"),
+    ("long", "local-timestamp-millis"),
+    ("long", "local-timestamp-micros"),
+    ("string", "uuid"),
+    ("bytes", "decimal"),
 )
 # logical types every reader ignores (unknown, or not defined on that type):
 # the values are those of the underlying type
 IGNORED_LOGICAL_TYPES = (
-    ("string", "x-custom-type"), ("long", "date"), ("int", "timestamp-millis"),
-    ("bytes", "uuid"), ("double", "decimal"),
+    ("string", "x-custom-type"),
+    ("long", "date"),
+    ("int", "timestamp-millis"),
+    ("bytes", "uuid"),
+    ("double", "decimal"),
 )
 # the logical types of the specification and the types they annotate (Avro 1.12),
 # for resolving schemas drawn elsewhere too
 _SPEC_LOGICAL_ON = {
-    "date": {"int"}, "time-millis": {"int"}, "time-micros": {"long"},
-    "timestamp-millis": {"long"}, "timestamp-micros": {"long"}, "timestamp-nanos": {"long"},
-    "local-timestamp-millis": {"long"}, "local-timestamp-micros": {"long"},
-    "local-timestamp-nanos": {"long"}, "uuid": {"string", "fixed"},
-    "decimal": {"bytes", "fixed"}, "big-decimal": {"bytes"}, "duration": {"fixed"},
+    "date": {"int"},
+    "time-millis": {"int"},
+    "time-micros": {"long"},
+    "timestamp-millis": {"long"},
+    "timestamp-micros": {"long"},
+    "timestamp-nanos": {"long"},
+    "local-timestamp-millis": {"long"},
+    "local-timestamp-micros": {"long"},
+    "local-timestamp-nanos": {"long"},
+    "uuid": {"string", "fixed"},
+    "decimal": {"bytes", "fixed"},
+    "big-decimal": {"bytes"},
+    "duration": {"fixed"},
 }
 
 INT_RANGE = (-(2**31), 2**31 - 1)
@@ -238,16 +270,26 @@ class Resolver:
             return enum
         if kind == "fixed":
             raw = node.get("logicalType")
-            fixed = FixedT(full, node["size"], _logical_of(node, "fixed", node["size"]),
-                           raw if isinstance(raw, str) else None)
+            fixed = FixedT(
+                full,
+                node["size"],
+                _logical_of(node, "fixed", node["size"]),
+                raw if isinstance(raw, str) else None,
+            )
             self.named[full] = fixed
             return fixed
         record = RecordT(full, kind)
         self.named[full] = record  # before the fields: they may refer to it
         inner = namespace_of(full)
-        record.fields = [FieldT(f["name"], self.resolve(f["type"], inner),
-                                f.get("default", NO_DEFAULT), f.get("order", "ascending"))
-                         for f in node["fields"]]
+        record.fields = [
+            FieldT(
+                f["name"],
+                self.resolve(f["type"], inner),
+                f.get("default", NO_DEFAULT),
+                f.get("order", "ascending"),
+            )
+            for f in node["fields"]
+        ]
         return record
 
 
@@ -278,13 +320,16 @@ def avro_names(draw) -> str:
 
 def _type_names():
     # readable names most of the time, odd valid ones sometimes
-    return st.one_of(st.sampled_from(["Rec", "Node", "Item", "Color", "Hash", "Money", "Point"]),
-                     avro_names()).filter(lambda n: n not in RESERVED_NAMES)
+    return st.one_of(
+        st.sampled_from(["Rec", "Node", "Item", "Color", "Hash", "Money", "Point"]), avro_names()
+    ).filter(lambda n: n not in RESERVED_NAMES)
 
 
 def _namespaces():
-    return st.one_of(st.sampled_from(["a", "com.example", "org.acme.v1", "x_1.y_2"]),
-                     st.lists(avro_names(), min_size=1, max_size=3).map(".".join))
+    return st.one_of(
+        st.sampled_from(["a", "com.example", "org.acme.v1", "x_1.y_2"]),
+        st.lists(avro_names(), min_size=1, max_size=3).map(".".join),
+    )
 
 
 def _json_scalars():
@@ -292,22 +337,24 @@ def _json_scalars():
 
 
 def _json_values():
-    return st.recursive(_json_scalars(),
-                        lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                st.dictionaries(st.text(max_size=4), inner,
-                                                                max_size=3)),
-                        max_leaves=5)
+    return st.recursive(
+        _json_scalars(),
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+        ),
+        max_leaves=5,
+    )
 
 
 def _latin1_text(min_size=0, max_size=4):
     # the JSON form of bytes: one code point 0-255 per byte
-    return st.text(st.characters(min_codepoint=0, max_codepoint=255), min_size=min_size,
-                   max_size=max_size)
+    return st.text(st.characters(min_codepoint=0, max_codepoint=255), min_size=min_size, max_size=max_size)
 
 
 def _decimal_default(precision: int, size: int | None):
     """A decimal's default: an unscaled value within the precision (a parse
     error otherwise), its two's complement as code points 0-255."""
+
     def text(unscaled: int) -> str:
         length = size or (unscaled.bit_length() + 8) // 8
         return unscaled.to_bytes(length, "big", signed=True).decode("latin-1")
@@ -328,8 +375,14 @@ class _Drawer:
     def props(self, node: dict) -> None:
         """Custom properties, sometimes."""
         if self.draw(st.integers(0, 5)) == 0:
-            keys = self.draw(st.lists(st.sampled_from(["x-meta", "connect.name", "javaType", "owner",
-                                                       "x"]), unique=True, min_size=1, max_size=2))
+            keys = self.draw(
+                st.lists(
+                    st.sampled_from(["x-meta", "connect.name", "javaType", "owner", "x"]),
+                    unique=True,
+                    min_size=1,
+                    max_size=2,
+                )
+            )
             for key in keys:
                 node[key] = self.draw(_json_values())
 
@@ -340,8 +393,7 @@ class _Drawer:
     def name(self, node: dict, namespace: str | None) -> str:
         """Give a new named type a name (plain, with a namespace or dotted), unique."""
         base = self.draw(_type_names())
-        form = self.draw(st.sampled_from(["plain", "plain", "namespace", "null-namespace",
-                                          "dotted"]))
+        form = self.draw(st.sampled_from(["plain", "plain", "namespace", "null-namespace", "dotted"]))
         for attempt in range(100):
             candidate = base if attempt == 0 else f"{base}{attempt}"
             node.pop("namespace", None)
@@ -361,9 +413,14 @@ class _Drawer:
             if full not in self.resolver.named:
                 break
         if self.draw(st.integers(0, 3)) == 0:
-            node["aliases"] = self.draw(st.lists(
-                st.one_of(avro_names(), st.builds("{}.{}".format, _namespaces(), avro_names())),
-                unique=True, min_size=1, max_size=2))
+            node["aliases"] = self.draw(
+                st.lists(
+                    st.one_of(avro_names(), st.builds("{}.{}".format, _namespaces(), avro_names())),
+                    unique=True,
+                    min_size=1,
+                    max_size=2,
+                )
+            )
         return full
 
     def reference_text(self, full: str, namespace: str | None) -> str | None:
@@ -379,9 +436,13 @@ class _Drawer:
         return full
 
     def referable(self, namespace: str | None, exclude: set) -> list[str]:
-        return [full for full, node in self.resolver.named.items()
-                if full not in exclude and not (isinstance(node, RecordT) and node.fields is None)
-                and (namespace_of(full) is not None or namespace is None)]
+        return [
+            full
+            for full, node in self.resolver.named.items()
+            if full not in exclude
+            and not (isinstance(node, RecordT) and node.fields is None)
+            and (namespace_of(full) is not None or namespace is None)
+        ]
 
     # -- types -----------------------------------------------------------------
 
@@ -397,8 +458,11 @@ class _Drawer:
             if not in_union:
                 kinds.append("union")
         kinds = [k for k in kinds if k != "primitive" or set(PRIMITIVES) - used]
-        kinds = [k for k in kinds if k != "logical" or
-                 any(base not in used for base, _ in LOGICAL_TYPES + IGNORED_LOGICAL_TYPES)]
+        kinds = [
+            k
+            for k in kinds
+            if k != "logical" or any(base not in used for base, _ in LOGICAL_TYPES + IGNORED_LOGICAL_TYPES)
+        ]
         kind = self.draw(st.sampled_from(kinds))
         if kind == "primitive":
             return self.primitive(self.draw(st.sampled_from([p for p in PRIMITIVES if p not in used])))
@@ -464,9 +528,14 @@ class _Drawer:
     def enum(self, namespace: str | None) -> dict:
         node: dict[str, Any] = {"type": "enum"}
         self.name(node, namespace)
-        node["symbols"] = self.draw(st.lists(st.one_of(st.sampled_from(["A", "B", "RED", "int", "_x"]),
-                                                       avro_names()),
-                                             unique=True, min_size=1, max_size=5))
+        node["symbols"] = self.draw(
+            st.lists(
+                st.one_of(st.sampled_from(["A", "B", "RED", "int", "_x"]), avro_names()),
+                unique=True,
+                min_size=1,
+                max_size=5,
+            )
+        )
         if self.draw(st.booleans()):
             node["default"] = self.draw(st.sampled_from(node["symbols"]))
         self.doc(node)
@@ -522,9 +591,13 @@ class _Drawer:
         self.open.append(full)
         fields: list[dict] = []
         resolved: list[FieldT] = []
-        names = self.draw(st.lists(st.one_of(st.sampled_from(["id", "name", "value", "next", "type",
-                                                              "int"]), avro_names()),
-                                   unique=True, max_size=4))
+        names = self.draw(
+            st.lists(
+                st.one_of(st.sampled_from(["id", "name", "value", "next", "type", "int"]), avro_names()),
+                unique=True,
+                max_size=4,
+            )
+        )
         for field_name in names:
             field_type = None
             if self.draw(st.integers(0, 4)) == 0:
@@ -541,8 +614,7 @@ class _Drawer:
             if self.draw(st.integers(0, 5)) == 0:
                 field["order"] = self.draw(st.sampled_from(["ascending", "descending", "ignore"]))
             if self.draw(st.integers(0, 5)) == 0:
-                field["aliases"] = self.draw(st.lists(avro_names(), unique=True, min_size=1,
-                                                      max_size=2))
+                field["aliases"] = self.draw(st.lists(avro_names(), unique=True, min_size=1, max_size=2))
             self.props(field)
             fields.append(field)
             resolved.append(FieldT(field_name, field_node, field.get("default", NO_DEFAULT)))
@@ -569,8 +641,9 @@ class _Drawer:
                 return draw(st.integers(*(INT_RANGE if kind == "int" else LONG_RANGE)))
             if kind in ("float", "double"):
                 # JSON floats: integers are valid too (spec, Java), but fastavro refuses them
-                return draw(st.floats(allow_nan=False, allow_infinity=False,
-                                      width=32 if kind == "float" else 64))
+                return draw(
+                    st.floats(allow_nan=False, allow_infinity=False, width=32 if kind == "float" else 64)
+                )
             if kind == "bytes":
                 if node.logical and node.logical[0] == "decimal":
                     return draw(_decimal_default(node.logical[1], None))
@@ -583,8 +656,10 @@ class _Drawer:
         if isinstance(node, EnumT):
             return draw(st.sampled_from(node.symbols))
         if isinstance(node, ArrayT):
-            items = [self.json_default(node.items, depth - 1)
-                     for _ in range(draw(st.integers(0, 2)) if depth > 0 else 0)]
+            items = [
+                self.json_default(node.items, depth - 1)
+                for _ in range(draw(st.integers(0, 2)) if depth > 0 else 0)
+            ]
             return [] if NO_DEFAULT in items else items
         if isinstance(node, MapT):
             keys = draw(st.lists(st.text(max_size=3), unique=True, max_size=2)) if depth > 0 else []
@@ -652,8 +727,10 @@ def _decimals(precision: int, scale: int):
     """Decimals of at most ``precision`` digits with exponent -scale: as fastavro reads them."""
     bound = 10**precision - 1
     return st.integers(-bound, bound).map(
-        lambda unscaled: decimal.Decimal((int(unscaled < 0), tuple(int(d) for d in str(abs(unscaled))),
-                                          -scale)))
+        lambda unscaled: decimal.Decimal(
+            (int(unscaled < 0), tuple(int(d) for d in str(abs(unscaled))), -scale)
+        )
+    )
 
 
 def _logical_values(logical: tuple):
@@ -724,9 +801,14 @@ class _FastavroUnions:
             prepare = LOGICAL_WRITERS.get(f"{base}-{raw}")
             if prepare is not None:
                 decimal_ = node.logical if node.logical and node.logical[0] == "decimal" else None
-                value = prepare(value, {"precision": decimal_[1] if decimal_ else 0,
-                                        "scale": decimal_[2] if decimal_ else 0,
-                                        "size": getattr(node, "size", None)})
+                value = prepare(
+                    value,
+                    {
+                        "precision": decimal_[1] if decimal_ else 0,
+                        "scale": decimal_[2] if decimal_ else 0,
+                        "size": getattr(node, "size", None),
+                    },
+                )
         if isinstance(node, Prim):
             kind = node.name
             if kind == "null":
@@ -739,25 +821,37 @@ class _FastavroUnions:
                 return isinstance(value, (bytes, bytearray))
             if kind in ("int", "long"):
                 low, high = INT_RANGE if kind == "int" else LONG_RANGE
-                return (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-                        and low <= value <= high)
+                return (
+                    isinstance(value, numbers.Integral)
+                    and not isinstance(value, bool)
+                    and low <= value <= high
+                )
             return isinstance(value, (int, float, numbers.Real)) and not isinstance(value, bool)
         if isinstance(node, FixedT):
             return isinstance(value, (bytes, bytearray)) and len(value) == node.size
         if isinstance(node, EnumT):
             return value in node.symbols
         if isinstance(node, ArrayT):
-            return (isinstance(value, (Sequence, array.array)) and not isinstance(value, str)
-                    and all(self.accepts(item, node.items) for item in value))
+            return (
+                isinstance(value, (Sequence, array.array))
+                and not isinstance(value, str)
+                and all(self.accepts(item, node.items) for item in value)
+            )
         if isinstance(node, MapT):
-            return (isinstance(value, Mapping) and all(isinstance(key, str) for key in value)
-                    and all(self.accepts(item, node.values) for item in value.values()))
+            return (
+                isinstance(value, Mapping)
+                and all(isinstance(key, str) for key in value)
+                and all(self.accepts(item, node.values) for item in value.values())
+            )
         if isinstance(node, RecordT):
-            return (isinstance(value, Mapping)
-                    and not ("-type" in value and value["-type"] != node.full)
-                    and all(self.accepts(value.get(f.name, None if f.default is NO_DEFAULT
-                                                   else f.default), f.type)
-                            for f in node.fields))
+            return (
+                isinstance(value, Mapping)
+                and not ("-type" in value and value["-type"] != node.full)
+                and all(
+                    self.accepts(value.get(f.name, None if f.default is NO_DEFAULT else f.default), f.type)
+                    for f in node.fields
+                )
+            )
         raise AssertionError(node)
 
     def branch(self, value, union: UnionT) -> int:
@@ -841,9 +935,11 @@ class _Values:
     def union_value(self, draw, union: UnionT, depth: int):
         if not union.branches:
             reject()  # an empty union has no values
-        nulls = [index for index, branch in enumerate(union.branches)
-                 if isinstance(self.resolver.deref(branch), Prim)
-                 and self.resolver.deref(branch).name == "null"]
+        nulls = [
+            index
+            for index, branch in enumerate(union.branches)
+            if isinstance(self.resolver.deref(branch), Prim) and self.resolver.deref(branch).name == "null"
+        ]
         if depth <= 0 and nulls:
             return None  # ends recursion (and keeps values small)
         for index in draw(st.permutations(range(len(union.branches)))):
@@ -899,7 +995,8 @@ def assert_same(actual: Any, expected: Any, path: str = "$") -> None:
     """Equality that also checks exact types, dict key order, decimal exponents,
     time zones, NaN and the sign of zero."""
     assert type(actual) is type(expected), (
-        f"{path}: {type(actual).__name__} {actual!r} != {type(expected).__name__} {expected!r}")
+        f"{path}: {type(actual).__name__} {actual!r} != {type(expected).__name__} {expected!r}"
+    )
     if isinstance(expected, dict):
         assert list(actual) == list(expected), f"{path}: keys {list(actual)} != {list(expected)}"
         for key in expected:
@@ -913,11 +1010,11 @@ def assert_same(actual: Any, expected: Any, path: str = "$") -> None:
             assert math.isnan(actual), f"{path}: {actual!r} != nan"
         else:
             assert actual == expected and math.copysign(1, actual) == math.copysign(1, expected), (
-                f"{path}: {actual!r} != {expected!r}")
+                f"{path}: {actual!r} != {expected!r}"
+            )
     elif isinstance(expected, decimal.Decimal):
         assert actual.as_tuple() == expected.as_tuple(), f"{path}: {actual!r} != {expected!r}"
     elif isinstance(expected, (datetime.datetime, datetime.time)):
-        assert actual == expected and actual.tzinfo == expected.tzinfo, (
-            f"{path}: {actual!r} != {expected!r}")
+        assert actual == expected and actual.tzinfo == expected.tzinfo, f"{path}: {actual!r} != {expected!r}"
     else:
         assert actual == expected, f"{path}: {actual!r} != {expected!r}"

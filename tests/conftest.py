@@ -8,6 +8,7 @@ from marshmallow import validates_schema
 
 # the session's Java Avro 1.12 oracle (tests/java_oracle.py)
 from java_oracle import java  # noqa: F401
+
 # a real Kafka broker and schema registry (tests/services.py)
 from services import kafka_broker, kafka_topic, schema_registry, service_pool, services  # noqa: F401
 
@@ -42,8 +43,11 @@ def pytest_collection_modifyitems(items):
 
 # hook option for "the whole list with many=True": marshmallow 4 renamed
 # pass_many to pass_collection
-WHOLE_LIST = ({"pass_collection": True} if "pass_collection" in
-              inspect.signature(validates_schema).parameters else {"pass_many": True})
+WHOLE_LIST = (
+    {"pass_collection": True}
+    if "pass_collection" in inspect.signature(validates_schema).parameters
+    else {"pass_many": True}
+)
 
 
 def fastavro_bytes(schema, dumped, many=False):

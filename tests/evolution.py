@@ -202,9 +202,23 @@ def from_json(schema: Any) -> Model:
         if isinstance(node, list):
             return Choice([read(branch, namespace) for branch in node])
         kind = node["type"]
-        extra = {key: value for key, value in node.items()
-                 if key not in ("type", "items", "values", "name", "namespace", "aliases", "fields",
-                                "symbols", "default", "size")}
+        extra = {
+            key: value
+            for key, value in node.items()
+            if key
+            not in (
+                "type",
+                "items",
+                "values",
+                "name",
+                "namespace",
+                "aliases",
+                "fields",
+                "symbols",
+                "default",
+                "size",
+            )
+        }
         if kind in PRIMITIVES:
             return Prim(kind, extra)
         if kind == "array":
@@ -220,8 +234,9 @@ def from_json(schema: Any) -> Model:
             own = node["namespace"] if "namespace" in node else namespace
             full = f"{own}.{name}" if own else name
         inner = namespace_of(full)
-        aliases = [alias if "." in alias or not inner else f"{inner}.{alias}"
-                   for alias in node.get("aliases", [])]
+        aliases = [
+            alias if "." in alias or not inner else f"{inner}.{alias}" for alias in node.get("aliases", [])
+        ]
         definition = named[full] = NamedDef(kind, full, aliases, extra)
         if kind == "enum":
             definition.symbols = list(node["symbols"])
@@ -230,11 +245,19 @@ def from_json(schema: Any) -> Model:
             definition.size = node["size"]
         else:
             for field in node["fields"]:
-                definition.fields.append(FieldDef(
-                    field["name"], read(field["type"], inner), field.get("default", MISSING),
-                    list(field.get("aliases", [])),
-                    {key: value for key, value in field.items()
-                     if key not in ("name", "type", "default", "aliases")}))
+                definition.fields.append(
+                    FieldDef(
+                        field["name"],
+                        read(field["type"], inner),
+                        field.get("default", MISSING),
+                        list(field.get("aliases", [])),
+                        {
+                            key: value
+                            for key, value in field.items()
+                            if key not in ("name", "type", "default", "aliases")
+                        },
+                    )
+                )
         return Use(full)
 
     root = read(schema, None)
@@ -369,13 +392,13 @@ def valid_default(model: Model, node: Any, value: Any) -> bool:
     if isinstance(node, Arr):
         return isinstance(value, list) and all(valid_default(model, node.items, item) for item in value)
     if isinstance(node, MapOf):
-        return isinstance(value, dict) and all(valid_default(model, node.values, item)
-                                               for item in value.values())
+        return isinstance(value, dict) and all(
+            valid_default(model, node.values, item) for item in value.values()
+        )
     if node.kind == "enum":
         return value in node.symbols
     if node.kind == "fixed":
-        return (isinstance(value, str) and len(value) == node.size
-                and all(ord(char) < 256 for char in value))
+        return isinstance(value, str) and len(value) == node.size and all(ord(char) < 256 for char in value)
     if not isinstance(value, dict):
         return False
     for field in node.fields:
@@ -394,8 +417,16 @@ def simple_default(model: Model, node: Any, depth: int = 4, stand_ins: set = fro
         return MISSING
     node = model.deref(node)
     if isinstance(node, Prim):
-        return {"null": None, "boolean": False, "int": 0, "long": 0, "float": 0.0, "double": 0.0,
-                "bytes": "", "string": ""}[node.name]
+        return {
+            "null": None,
+            "boolean": False,
+            "int": 0,
+            "long": 0,
+            "float": 0.0,
+            "double": 0.0,
+            "bytes": "",
+            "string": "",
+        }[node.name]
     if isinstance(node, Arr):
         return []
     if isinstance(node, MapOf):
@@ -476,11 +507,13 @@ def _java_accepts(model: Model, node: Any, value: Any, stand_ins: set, depth: in
     if isinstance(node, Choice):
         return any(_java_accepts(model, branch, value, stand_ins, depth) for branch in node.branches)
     if isinstance(node, Arr):
-        return isinstance(value, list) and all(_java_accepts(model, node.items, item, stand_ins, depth)
-                                               for item in value)
+        return isinstance(value, list) and all(
+            _java_accepts(model, node.items, item, stand_ins, depth) for item in value
+        )
     if isinstance(node, MapOf):
-        return isinstance(value, dict) and all(_java_accepts(model, node.values, item, stand_ins, depth)
-                                               for item in value.values())
+        return isinstance(value, dict) and all(
+            _java_accepts(model, node.values, item, stand_ins, depth) for item in value.values()
+        )
     if isinstance(node, NamedDef) and node.is_record:
         if not isinstance(value, dict):
             return False
@@ -518,8 +551,11 @@ def settle_defaults(model: Model) -> None:
                 if field.default is MISSING or default_ok(model, field.type, field.default, stand_ins):
                     continue
                 value = simple_default(model, field.type, stand_ins=stand_ins)
-                field.default = value if value is not MISSING and default_ok(
-                    model, field.type, value, stand_ins) else MISSING
+                field.default = (
+                    value
+                    if value is not MISSING and default_ok(model, field.type, value, stand_ins)
+                    else MISSING
+                )
                 changed = True
         if not changed:
             return
@@ -584,8 +620,9 @@ class Evolver:
 
     def field(self, predicate=lambda field: True):
         """A (record, field) of the schema, or None."""
-        choices = [(record, field) for record in self.model.records() for field in record.fields
-                   if predicate(field)]
+        choices = [
+            (record, field) for record in self.model.records() for field in record.fields if predicate(field)
+        ]
         return self.draw(st.sampled_from(choices)) if choices else None
 
     def named(self, kind: tuple) -> NamedDef | None:
@@ -629,11 +666,17 @@ class Evolver:
     def default_for(self, node) -> Any:
         """A valid default, drawn: a plain one or a random value of the type."""
         node_ = self.model.deref(node)
-        if (isinstance(node_, Prim) and node_.extra.get("logicalType") != "decimal"
-                and self.draw(st.booleans())):
+        if (
+            isinstance(node_, Prim)
+            and node_.extra.get("logicalType") != "decimal"
+            and self.draw(st.booleans())
+        ):
             values = {
-                "null": st.none(), "boolean": st.booleans(), "int": st.integers(*INT_RANGE),
-                "long": st.integers(-(2**40), 2**40), "float": st.integers(-100, 100),
+                "null": st.none(),
+                "boolean": st.booleans(),
+                "int": st.integers(*INT_RANGE),
+                "long": st.integers(-(2**40), 2**40),
+                "float": st.integers(-100, 100),
                 "double": st.floats(allow_nan=False, allow_infinity=False),
                 "bytes": st.text(st.characters(max_codepoint=255), max_size=3),
                 "string": st.text(max_size=4),
@@ -647,8 +690,11 @@ class Evolver:
         kinds = ["primitive"] * 3 + ["nullable", "array", "map", "enum", "fixed"]
         if depth > 0:
             kinds.append("record")
-        referable = [named.full for named in self.model.reachable()
-                     if namespace is None or namespace_of(named.full) is not None]
+        referable = [
+            named.full
+            for named in self.model.reachable()
+            if namespace is None or namespace_of(named.full) is not None
+        ]
         if referable:
             kinds.append("reference")
         kind = self.draw(st.sampled_from(kinds))
@@ -742,8 +788,10 @@ class Evolver:
             kinds.update("map" for b in field.type.branches if isinstance(b, MapOf))
             others = [name for name in PRIMITIVES if name not in kinds]
             if others:
-                field.type.branches.insert(self.draw(st.integers(0, len(field.type.branches))),
-                                           Prim(self.draw(st.sampled_from(others))))
+                field.type.branches.insert(
+                    self.draw(st.integers(0, len(field.type.branches))),
+                    Prim(self.draw(st.sampled_from(others))),
+                )
             return
         if field.default is MISSING or field.default is None:
             field.type = Choice([Prim("null"), field.type])
@@ -790,8 +838,9 @@ class Evolver:
         enum = self.named(("enum",))
         if enum is None or len(enum.symbols) < 2:
             return
-        for symbol in self.draw(st.lists(st.sampled_from(enum.symbols), min_size=1,
-                                         max_size=len(enum.symbols) - 1, unique=True)):
+        for symbol in self.draw(
+            st.lists(st.sampled_from(enum.symbols), min_size=1, max_size=len(enum.symbols) - 1, unique=True)
+        ):
             enum.symbols.remove(symbol)
         if self.draw(st.integers(0, 3)) > 0:
             enum.default = None
@@ -813,8 +862,11 @@ class Evolver:
         record, field = found
         old = self.model.deref(field.type)
         new = self.new_type(namespace_of(record.full))
-        if isinstance(old, Prim) and isinstance(new, Prim) and (
-                new.name == old.name or new.name in PROMOTIONS.get(old.name, ())):
+        if (
+            isinstance(old, Prim)
+            and isinstance(new, Prim)
+            and (new.name == old.name or new.name in PROMOTIONS.get(old.name, ()))
+        ):
             new = Arr(new) if old.name != "null" else Prim("boolean")
         field.type = new
         if field.default is not MISSING:
@@ -840,14 +892,24 @@ class Evolver:
 
     COMPATIBLE = {
         # step: what the schema needs for it
-        "add_field": "record", "remove_field": "field", "rename_field": "field",
-        "reorder_fields": "fields", "promote": "promotable", "widen_to_union": "field",
-        "add_symbols": "enum", "set_enum_default": "enum", "rename_type": "named",
+        "add_field": "record",
+        "remove_field": "field",
+        "rename_field": "field",
+        "reorder_fields": "fields",
+        "promote": "promotable",
+        "widen_to_union": "field",
+        "add_symbols": "enum",
+        "set_enum_default": "enum",
+        "rename_type": "named",
     }
     BREAKING = {
-        "add_required": "record", "narrow": "narrowable", "remove_symbols": "enum2",
-        "resize_fixed": "fixed", "rename_type_without_alias": "named",
-        "rename_field_without_alias": "field", "replace_type": "field",
+        "add_required": "record",
+        "narrow": "narrowable",
+        "remove_symbols": "enum2",
+        "resize_fixed": "fixed",
+        "rename_type_without_alias": "named",
+        "rename_field_without_alias": "field",
+        "replace_type": "field",
     }
 
     def step(self, steps: dict) -> None:
@@ -956,14 +1018,12 @@ def schema_pairs(max_steps: int = 4, max_depth: int = 2):
 
 
 @st.composite
-def evolution_chains(draw, min_versions: int = 2, max_versions: int = 4,
-                     max_depth: int = 2) -> list:
+def evolution_chains(draw, min_versions: int = 2, max_versions: int = 4, max_depth: int = 2) -> list:
     """Versions of one schema, oldest first, each an evolution of the one
     before (a breaking change now and then)."""
     model = draw(base_models(max_depth))
     versions = [model]
     for _ in range(draw(st.integers(min_versions, max_versions)) - 1):
         breaking = 1 if draw(st.integers(0, 2)) == 0 else 0
-        versions.append(_evolve(draw, versions[-1], draw(st.integers(0 if breaking else 1, 2)),
-                                breaking))
+        versions.append(_evolve(draw, versions[-1], draw(st.integers(0 if breaking else 1, 2)), breaking))
     return [_written(draw, version) for version in versions]

@@ -58,17 +58,23 @@ def schema_text(schema: Any) -> str:
 class RoundTrip:
     """Java's reading of some bytes and its writing of what it read."""
 
-    data: bytes       # GenericDatumWriter's encoding of the datum read
-    datum: str        # GenericData.toString of the datum
-    json: str         # the datum in Avro's JSON encoding
-    trailing: int     # bytes left after the datum
+    data: bytes  # GenericDatumWriter's encoding of the datum read
+    datum: str  # GenericData.toString of the datum
+    json: str  # the datum in Avro's JSON encoding
+    trailing: int  # bytes left after the datum
 
 
 class JavaOracle:
     def __init__(self, command: list[str]):
         self._stderr = tempfile.TemporaryFile()
-        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=self._stderr, encoding="utf-8", bufsize=1)
+        self._process = subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            encoding="utf-8",
+            bufsize=1,
+        )
         self._lines: queue.Queue = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self._lock = threading.Lock()
@@ -117,7 +123,7 @@ class JavaOracle:
         requests = list(requests)
         answers: list[dict] = []
         for start in range(0, len(requests), BATCH):
-            answers.extend(self._exchange(requests[start:start + BATCH]))
+            answers.extend(self._exchange(requests[start : start + BATCH]))
         return answers
 
     @staticmethod
@@ -162,8 +168,13 @@ class JavaOracle:
         results = []
         for text, answer in zip(texts, answers):
             self._ok(answer, f"schema {text}")
-            results.append({"CRC-64-AVRO": int(answer["crc64"]), "MD5": bytes.fromhex(answer["md5"]),
-                            "SHA-256": bytes.fromhex(answer["sha256"])})
+            results.append(
+                {
+                    "CRC-64-AVRO": int(answer["crc64"]),
+                    "MD5": bytes.fromhex(answer["md5"]),
+                    "SHA-256": bytes.fromhex(answer["sha256"]),
+                }
+            )
         return results
 
     # data
@@ -174,26 +185,34 @@ class JavaOracle:
     def roundtrip_each(self, cases: Iterable[tuple[Any, bytes]]) -> list[RoundTrip]:
         """Java reads each (schema, bytes) and writes what it read; raises if it cannot read one."""
         cases = [(schema_text(schema), data) for schema, data in cases]
-        answers = self.batch({"op": "roundtrip", "schema": text, "data": base64.b64encode(data).decode()}
-                             for text, data in cases)
+        answers = self.batch(
+            {"op": "roundtrip", "schema": text, "data": base64.b64encode(data).decode()}
+            for text, data in cases
+        )
         results = []
         for (text, data), answer in zip(cases, answers):
             self._ok(answer, f"to read {data.hex()} as {text}")
-            results.append(RoundTrip(base64.b64decode(answer["data"]), answer["datum"], answer["json"],
-                                     answer["trailing"]))
+            results.append(
+                RoundTrip(
+                    base64.b64decode(answer["data"]), answer["datum"], answer["json"], answer["trailing"]
+                )
+            )
         return results
 
     def roundtrip_single_each(self, cases: Iterable[tuple[Any, bytes]]) -> list[RoundTrip]:
         """The same for single-object encoded messages: Java's message decoder checks the
         marker and the fingerprint, its encoder writes them (``json`` is empty)."""
         cases = [(schema_text(schema), data) for schema, data in cases]
-        answers = self.batch({"op": "roundtrip_single", "schema": text,
-                              "data": base64.b64encode(data).decode()} for text, data in cases)
+        answers = self.batch(
+            {"op": "roundtrip_single", "schema": text, "data": base64.b64encode(data).decode()}
+            for text, data in cases
+        )
         results = []
         for (text, data), answer in zip(cases, answers):
             self._ok(answer, f"to read the message {data.hex()} as {text}")
-            results.append(RoundTrip(base64.b64decode(answer["data"]), answer["datum"], "",
-                                     answer["trailing"]))
+            results.append(
+                RoundTrip(base64.b64decode(answer["data"]), answer["datum"], "", answer["trailing"])
+            )
         return results
 
     def encode_json(self, schema: Any, datum_json: str) -> bytes:
@@ -204,8 +223,10 @@ class JavaOracle:
         bytes and fixed as strings of code points 0-255)."""
         cases = [(schema_text(schema), text) for schema, text in cases]
         answers = self.batch({"op": "encode_json", "schema": schema, "json": text} for schema, text in cases)
-        return [base64.b64decode(self._ok(answer, f"to encode {text} as {schema}")["data"])
-                for (schema, text), answer in zip(cases, answers)]
+        return [
+            base64.b64decode(self._ok(answer, f"to encode {text} as {schema}")["data"])
+            for (schema, text), answer in zip(cases, answers)
+        ]
 
     # schema resolution and compatibility
 
@@ -214,13 +235,18 @@ class JavaOracle:
         written in the reader's schema. A RoundTrip, or Java's refusal as {"kind", "error"}
         (data the pair cannot read is an answer here, not a test failure)."""
         cases = [(schema_text(w), schema_text(r), data) for w, r, data in cases]
-        answers = self.batch({"op": "resolve", "writer": w, "reader": r,
-                              "data": base64.b64encode(data).decode()} for w, r, data in cases)
+        answers = self.batch(
+            {"op": "resolve", "writer": w, "reader": r, "data": base64.b64encode(data).decode()}
+            for w, r, data in cases
+        )
         results: list[RoundTrip | dict] = []
         for answer in answers:
             if answer.get("ok"):
-                results.append(RoundTrip(base64.b64decode(answer["data"]), answer["datum"],
-                                         answer["json"], answer["trailing"]))
+                results.append(
+                    RoundTrip(
+                        base64.b64decode(answer["data"]), answer["datum"], answer["json"], answer["trailing"]
+                    )
+                )
             else:
                 results.append({"kind": answer.get("kind"), "error": answer.get("error")})
         return results
@@ -231,8 +257,10 @@ class JavaOracle:
         or {"error": ...} where Java throws."""
         pairs = [(schema_text(r), schema_text(w)) for r, w in pairs]
         answers = self.batch({"op": "compatibility", "reader": r, "writer": w} for r, w in pairs)
-        return [answer if answer.get("ok") else {"error": f"{answer.get('kind')}: {answer.get('error')}"}
-                for answer in answers]
+        return [
+            answer if answer.get("ok") else {"error": f"{answer.get('kind')}: {answer.get('error')}"}
+            for answer in answers
+        ]
 
 
 _oracle: JavaOracle | None = None
@@ -245,8 +273,10 @@ def start_oracle() -> JavaOracle:
     if _oracle is None:
         missing = [tool for tool in ("java", "javac") if shutil.which(tool) is None]
         if missing:
-            pytest.skip(f"Java oracle: no {' or '.join(missing)} on PATH "
-                        "(a JDK 11+ runs the comparisons with Java Avro 1.12)")
+            pytest.skip(
+                f"Java oracle: no {' or '.join(missing)} on PATH "
+                "(a JDK 11+ runs the comparisons with Java Avro 1.12)"
+            )
         # anything else that goes wrong (download, javac) is an error of every
         # test that needs the oracle, tried once per session
         if _failure is not None:

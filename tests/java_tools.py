@@ -99,14 +99,19 @@ class AvroTools:
     """``java -jar avro-tools.jar <tool> ...``, one JVM per call."""
 
     def __init__(self, command: Sequence[str], timeout: float = TIMEOUT):
-        self.command = list(command)    # java, its flags, -jar, the jar
+        self.command = list(command)  # java, its flags, -jar, the jar
         self.timeout = timeout
 
     # -- any tool --------------------------------------------------------
 
-    def run(self, *args: str | os.PathLike, stdin: bytes | None = None,
-            stdout: str | os.PathLike | None = None, timeout: float | None = None,
-            jvm_flags: Sequence[str] = ()) -> ToolRun:
+    def run(
+        self,
+        *args: str | os.PathLike,
+        stdin: bytes | None = None,
+        stdout: str | os.PathLike | None = None,
+        timeout: float | None = None,
+        jvm_flags: Sequence[str] = (),
+    ) -> ToolRun:
         """Runs one tool; its stdout is kept in memory, or written to the file ``stdout``
         (then ``ToolRun.stdout`` is None). ``jvm_flags`` go after fetch.py's, just before
         ``-jar``, so they win (``-Xmx4g``, say). Raises AvroToolsError if Java exits
@@ -116,12 +121,19 @@ class AvroTools:
         argv = [*self.command[:jar_at], *jvm_flags, *self.command[jar_at:], *args]
         timeout = self.timeout if timeout is None else timeout
         started = time.monotonic()
-        with tempfile.TemporaryFile() as err, \
-                (open(stdout, "wb") if stdout is not None else tempfile.TemporaryFile()) as out:
+        with (
+            tempfile.TemporaryFile() as err,
+            open(stdout, "wb") if stdout is not None else tempfile.TemporaryFile() as out,
+        ):
             try:
-                completed = subprocess.run(argv, input=stdin, stdout=out, stderr=err,
-                                           stdin=None if stdin is not None else subprocess.DEVNULL,
-                                           timeout=timeout)
+                completed = subprocess.run(
+                    argv,
+                    input=stdin,
+                    stdout=out,
+                    stderr=err,
+                    stdin=None if stdin is not None else subprocess.DEVNULL,
+                    timeout=timeout,
+                )
             except subprocess.TimeoutExpired:
                 raise AvroToolsError(f"avro-tools {' '.join(args)}: no answer within {timeout} s") from None
             seconds = time.monotonic() - started
@@ -129,8 +141,9 @@ class AvroTools:
             stderr = err.read().decode("utf-8", "replace")
             if completed.returncode != 0:
                 detail = _NOISE.sub("", stderr).strip()[:4000]
-                raise AvroToolsError(f"avro-tools {' '.join(args)} exited with {completed.returncode}:\n"
-                                     f"{detail}")
+                raise AvroToolsError(
+                    f"avro-tools {' '.join(args)} exited with {completed.returncode}:\n{detail}"
+                )
             data = None
             if stdout is None:
                 out.seek(0)
@@ -139,8 +152,9 @@ class AvroTools:
 
     # -- reading ---------------------------------------------------------
 
-    def tojson(self, path: str | os.PathLike, *, reader_schema: Any = None,
-               head: int | None = None) -> list[str]:
+    def tojson(
+        self, path: str | os.PathLike, *, reader_schema: Any = None, head: int | None = None
+    ) -> list[str]:
         """The file's records, one line of Avro JSON each (``tojson``, not pretty);
         read with ``reader_schema`` if given, only the first ``head`` if given."""
         args: list[str | os.PathLike] = ["tojson"]
@@ -163,14 +177,14 @@ class AvroTools:
         text = self.run("getmeta", path).stdout.decode("utf-8")
         meta: dict[str, str] = {}
         key = None
-        lines = text.split("\n")         # not splitlines: see tojson
+        lines = text.split("\n")  # not splitlines: see tojson
         if lines and not lines[-1]:
             lines.pop()
         for line in lines:
             if "\t" in line:
                 key, value = line.split("\t", 1)
                 meta[key] = value
-            elif key is not None:       # a value with a line break
+            elif key is not None:  # a value with a line break
                 meta[key] += "\n" + line
         return meta
 
@@ -181,9 +195,15 @@ class AvroTools:
 
     # -- writing ---------------------------------------------------------
 
-    def fromjson(self, schema: Any, json_lines: Iterable[str | Any] | os.PathLike,
-                 codec: str = "null", out_path: str | os.PathLike | None = None, *,
-                 level: int | None = None) -> Path:
+    def fromjson(
+        self,
+        schema: Any,
+        json_lines: Iterable[str | Any] | os.PathLike,
+        codec: str = "null",
+        out_path: str | os.PathLike | None = None,
+        *,
+        level: int | None = None,
+    ) -> Path:
         """Writes a container file with Java's DataFileWriter (``fromjson``) and returns its path.
 
         ``schema``: a schema file (a Path, or a str naming a file that is not JSON text or a
@@ -201,8 +221,11 @@ class AvroTools:
         level = DEFAULT_LEVELS.get(codec) if level is None else level
         with tempfile.TemporaryDirectory() as work:
             if isinstance(schema, os.PathLike) or (
-                    isinstance(schema, str) and schema.strip()[:1] not in ("{", "[", '"')
-                    and not _TYPE_NAME.fullmatch(schema) and os.path.isfile(schema)):
+                isinstance(schema, str)
+                and schema.strip()[:1] not in ("{", "[", '"')
+                and not _TYPE_NAME.fullmatch(schema)
+                and os.path.isfile(schema)
+            ):
                 schema_file = os.fspath(schema)
             else:
                 schema_file = os.path.join(work, "schema.avsc")
@@ -212,21 +235,28 @@ class AvroTools:
                 source = os.fspath(json_lines)
             else:
                 source = "-"
-                stdin = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
-                                for line in json_lines).encode("utf-8")
+                stdin = "".join(
+                    (line if isinstance(line, str) else json.dumps(line)) + "\n" for line in json_lines
+                ).encode("utf-8")
             args = ["fromjson", "--codec", codec, "--schema-file", schema_file]
             if level is not None:
                 args += ["--level", str(level)]
             try:
                 self.run(*args, source, stdin=stdin, stdout=out_path)
             except AvroToolsError:
-                Path(out_path).unlink(missing_ok=True)   # no half-written file left behind
+                Path(out_path).unlink(missing_ok=True)  # no half-written file left behind
                 raise
         return Path(out_path)
 
-    def cat(self, inputs: str | os.PathLike | Iterable[str | os.PathLike],
-            out_path: str | os.PathLike, *, offset: int | None = None, limit: int | None = None,
-            samplerate: float | None = None) -> Path:
+    def cat(
+        self,
+        inputs: str | os.PathLike | Iterable[str | os.PathLike],
+        out_path: str | os.PathLike,
+        *,
+        offset: int | None = None,
+        limit: int | None = None,
+        samplerate: float | None = None,
+    ) -> Path:
         """Records of one or more files (of one schema) into a new file, decoded and written
         again by Java (``cat``): from ``offset``, at most ``limit``, a ``samplerate`` share."""
         args = ["cat"]
@@ -236,8 +266,9 @@ class AvroTools:
         self.run(*args, *_paths(inputs), out_path)
         return Path(out_path)
 
-    def recodec(self, in_path: str | os.PathLike, out_path: str | os.PathLike, codec: str,
-                *, level: int | None = None) -> Path:
+    def recodec(
+        self, in_path: str | os.PathLike, out_path: str | os.PathLike, codec: str, *, level: int | None = None
+    ) -> Path:
         """The file written again with another codec (``recodec``; the records are not decoded)."""
         if codec not in CODECS:
             raise ValueError(f"codec {codec!r}: avro-tools writes {', '.join(CODECS)}")
@@ -250,6 +281,7 @@ class AvroTools:
 
 
 # -- Avro's JSON encoding, through fastavro ----------------------------------
+
 
 def json_records(schema: Any, lines: Iterable[str]) -> list[Any]:
     """Records from lines of Avro JSON (tojson's output, fromjson's input), by fastavro."""
@@ -271,6 +303,7 @@ def json_lines(schema: Any, records: Iterable[Any]) -> list[str]:
 
 # -- fastavro's test files (scripts/fastavro_testdata.py) ---------------------
 
+
 def fastavro_testdata():
     """scripts/fastavro_testdata.py as a module: fetch() -> Path, FILES, java_written()."""
     module = sys.modules.get("roastedavro_fastavro_testdata")
@@ -278,7 +311,7 @@ def fastavro_testdata():
         path = SCRIPTS.parent / "fastavro_testdata.py"
         spec = importlib.util.spec_from_file_location("roastedavro_fastavro_testdata", path)
         module = importlib.util.module_from_spec(spec)
-        sys.modules["roastedavro_fastavro_testdata"] = module   # dataclasses look it up
+        sys.modules["roastedavro_fastavro_testdata"] = module  # dataclasses look it up
         spec.loader.exec_module(module)
     return module
 
@@ -331,8 +364,13 @@ def tojson(path: str | os.PathLike, **options) -> list[str]:
     return tools().tojson(path, **options)
 
 
-def fromjson(schema: Any, json_lines: Iterable[str | Any] | os.PathLike, codec: str = "null",
-             out_path: str | os.PathLike | None = None, **options) -> Path:
+def fromjson(
+    schema: Any,
+    json_lines: Iterable[str | Any] | os.PathLike,
+    codec: str = "null",
+    out_path: str | os.PathLike | None = None,
+    **options,
+) -> Path:
     return tools().fromjson(schema, json_lines, codec, out_path, **options)
 
 
@@ -348,8 +386,9 @@ def count(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> int:
     return tools().count(paths)
 
 
-def cat(inputs: str | os.PathLike | Iterable[str | os.PathLike], out_path: str | os.PathLike,
-        **options) -> Path:
+def cat(
+    inputs: str | os.PathLike | Iterable[str | os.PathLike], out_path: str | os.PathLike, **options
+) -> Path:
     return tools().cat(inputs, out_path, **options)
 
 

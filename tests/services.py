@@ -27,8 +27,15 @@ import pytest
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "services" / "services.py"
 
-__all__ = ["kafka_broker", "schema_registry", "services", "kafka_topic", "service_pool", "unique_topic",
-           "servers"]
+__all__ = [
+    "kafka_broker",
+    "schema_registry",
+    "services",
+    "kafka_topic",
+    "service_pool",
+    "unique_topic",
+    "servers",
+]
 
 
 def _load_script():
@@ -118,8 +125,10 @@ def schema_registry(service_pool, request):
 
 @pytest.fixture(scope="session")
 def services(service_pool, request):
-    return types.SimpleNamespace(kafka=service_pool.get("kafka", request.session),
-                                 registry=service_pool.get("registry", request.session))
+    return types.SimpleNamespace(
+        kafka=service_pool.get("kafka", request.session),
+        registry=service_pool.get("registry", request.session),
+    )
 
 
 def unique_topic(prefix: str = "roastedavro") -> str:

@@ -28,7 +28,7 @@ from roastedavro import AvroCodec, CompileError, compiler
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "examples" / "schemas"
 
-SCHEMA_MODULE = '''
+SCHEMA_MODULE = """
 from marshmallow import fields
 from roastedavro import CompiledSchema
 
@@ -40,9 +40,9 @@ class Reading(CompiledSchema):
     sensor = fields.String(required=True)
     value = fields.Float(required=True)
     tags = fields.List(fields.String())
-'''
+"""
 
-USE = '''
+USE = """
 import io, json, os, sys
 import fastavro
 from roastedavro import AvroCodec, compiler
@@ -74,12 +74,13 @@ except Exception as error:
     out["missing"] = [type(error).__name__, str(error)]
 out["cache"] = os.listdir(os.environ["ROASTEDAVRO_CACHE_DIR"])
 print(json.dumps(out))
-'''
+"""
 
 
 def run(args, cwd, env=None, check=True):
-    result = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=600,
-                            env=dict(os.environ, **(env or {})))
+    result = subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=600, env=dict(os.environ, **(env or {}))
+    )
     if check:
         assert result.returncode == 0, result.stderr + result.stdout
     return result
@@ -92,27 +93,62 @@ def built(tmp_path_factory):
     (project / "aotschemas.py").write_text(textwrap.dedent(SCHEMA_MODULE))
     v1, v2 = SCHEMAS / "shop.Order.avsc", SCHEMAS / "v2" / "shop.Order.avsc"
     started = time.monotonic()
-    result = run([sys.executable, "-m", "roastedavro", "build", "--package", "aot_codecs",
-                  "--version", "2.1.0", "--output", "dist", "aotschemas:Reading", str(v1),
-                  f"{v1}={v2}"], project,
-                 {"ROASTEDAVRO_CACHE_DIR": str(project / "cache")})
+    result = run(
+        [
+            sys.executable,
+            "-m",
+            "roastedavro",
+            "build",
+            "--package",
+            "aot_codecs",
+            "--version",
+            "2.1.0",
+            "--output",
+            "dist",
+            "aotschemas:Reading",
+            str(v1),
+            f"{v1}={v2}",
+        ],
+        project,
+        {"ROASTEDAVRO_CACHE_DIR": str(project / "cache")},
+    )
     wheel = project / result.stdout.strip()
-    return {"project": project, "wheel": wheel, "v1": v1, "v2": v2, "stderr": result.stderr,
-            "seconds": time.monotonic() - started}
+    return {
+        "project": project,
+        "wheel": wheel,
+        "v1": v1,
+        "v2": v2,
+        "stderr": result.stderr,
+        "seconds": time.monotonic() - started,
+    }
 
 
 def install(built, target: Path) -> Path:
-    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-         str(built["wheel"])], built["project"])
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            str(built["wheel"]),
+        ],
+        built["project"],
+    )
     return target
 
 
 def use(built, site: Path, cache: Path, mode: str = "never") -> dict:
     cache.mkdir(exist_ok=True)
     (built["project"] / "use.py").write_text(USE)
-    result = run([sys.executable, "use.py", str(built["v1"]), str(built["v2"])], built["project"],
-                 {"PYTHONPATH": str(site), "ROASTEDAVRO_CACHE_DIR": str(cache),
-                  "ROASTEDAVRO_COMPILE": mode})
+    result = run(
+        [sys.executable, "use.py", str(built["v1"]), str(built["v2"])],
+        built["project"],
+        {"PYTHONPATH": str(site), "ROASTEDAVRO_CACHE_DIR": str(cache), "ROASTEDAVRO_COMPILE": mode},
+    )
     return json.loads(result.stdout.splitlines()[-1])
 
 
@@ -124,19 +160,23 @@ def test_the_wheel_is_tagged_for_this_python_and_its_record_is_right(built):
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         manifest = json.loads(archive.read("aot_codecs/roastedavro-codecs.json"))
-        assert "[roastedavro.codecs]\naot_codecs = aot_codecs" in \
-            archive.read("aot_codecs-2.1.0.dist-info/entry_points.txt").decode()
+        assert (
+            "[roastedavro.codecs]\naot_codecs = aot_codecs"
+            in archive.read("aot_codecs-2.1.0.dist-info/entry_points.txt").decode()
+        )
         metadata = archive.read("aot_codecs-2.1.0.dist-info/METADATA").decode()
-        record = list(csv.reader(io.StringIO(
-            archive.read("aot_codecs-2.1.0.dist-info/RECORD").decode())))
+        record = list(csv.reader(io.StringIO(archive.read("aot_codecs-2.1.0.dist-info/RECORD").decode())))
         for name, digest, size in record:
             if name.endswith("RECORD"):
                 continue
             data = archive.read(name)
-            assert digest == "sha256=" + base64.urlsafe_b64encode(
-                hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            assert (
+                digest
+                == "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+            )
             assert int(size) == len(data)
     from roastedavro import __version__
+
     assert f"Requires-Dist: roastedavro=={__version__}" in metadata
     assert manifest["roastedavro"] == __version__ and manifest["ext_suffix"] == compiler.EXT_SUFFIX
     assert len(manifest["codecs"]) == 3
@@ -172,8 +212,7 @@ def test_a_package_for_another_roastedavro_or_abi_is_never_loaded(built, tmp_pat
         manifest["roastedavro"] = "0.0.1"
         (package / "roastedavro-codecs.json").write_text(json.dumps(manifest))
 
-    out = use(built, _tampered(built, tmp_path / "a", other_version), tmp_path / "cache-a",
-              mode="auto")
+    out = use(built, _tampered(built, tmp_path / "a", other_version), tmp_path / "cache-a", mode="auto")
     assert out["marshmallow"][2] is None  # compiled here instead (mode auto)
 
     def other_abi(package: Path):
@@ -183,9 +222,16 @@ def test_a_package_for_another_roastedavro_or_abi_is_never_loaded(built, tmp_pat
 
     site = _tampered(built, tmp_path / "b", other_abi)
     (built["project"] / "use.py").write_text(USE)
-    result = run([sys.executable, "use.py", str(built["v1"]), str(built["v2"])], built["project"],
-                 {"PYTHONPATH": str(site), "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache-b"),
-                  "ROASTEDAVRO_COMPILE": "never"}, check=False)
+    result = run(
+        [sys.executable, "use.py", str(built["v1"]), str(built["v2"])],
+        built["project"],
+        {
+            "PYTHONPATH": str(site),
+            "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache-b"),
+            "ROASTEDAVRO_COMPILE": "never",
+        },
+        check=False,
+    )
     assert result.returncode != 0
     assert "NotCompiledError" in result.stderr and "aotschemas.Reading" in result.stderr
     assert "built for extension modules" in result.stderr  # the warning says why
@@ -200,17 +246,37 @@ def test_a_damaged_precompiled_module_is_refused(built, tmp_path):
 
     site = _tampered(built, tmp_path, damage)
     (built["project"] / "use.py").write_text(USE)
-    result = run([sys.executable, "use.py", str(built["v1"]), str(built["v2"])], built["project"],
-                 {"PYTHONPATH": str(site), "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache"),
-                  "ROASTEDAVRO_COMPILE": "never"}, check=False)
+    result = run(
+        [sys.executable, "use.py", str(built["v1"]), str(built["v2"])],
+        built["project"],
+        {
+            "PYTHONPATH": str(site),
+            "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache"),
+            "ROASTEDAVRO_COMPILE": "never",
+        },
+        check=False,
+    )
     assert result.returncode != 0
     assert "does not match the SHA-256" in result.stderr
 
 
 def test_build_errors_are_clear(built, tmp_path):
     def build(*sources, package="ok_name"):
-        return run([sys.executable, "-m", "roastedavro", "build", "--package", package,
-                    "--output", str(tmp_path), *sources], built["project"], check=False)
+        return run(
+            [
+                sys.executable,
+                "-m",
+                "roastedavro",
+                "build",
+                "--package",
+                package,
+                "--output",
+                str(tmp_path),
+                *sources,
+            ],
+            built["project"],
+            check=False,
+        )
 
     for sources, package, expected in [
         (("nosuchmodule:X",), "ok_name", "cannot import it"),
@@ -231,14 +297,17 @@ def test_build_errors_are_clear(built, tmp_path):
 def test_an_unknown_compile_mode_is_an_error(monkeypatch, tmp_path):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("ROASTEDAVRO_COMPILE", "sometimes")
-    with pytest.raises(CompileError, match="ROASTEDAVRO_COMPILE='sometimes': use one of auto, eager, hot, never"):
+    with pytest.raises(
+        CompileError, match="ROASTEDAVRO_COMPILE='sometimes': use one of auto, eager, hot, never"
+    ):
         AvroCodec({"type": "record", "name": "Mode", "fields": [{"name": "x", "type": "int"}]})
 
 
 def test_the_cache_evicts_the_least_recently_used_modules(monkeypatch, tmp_path):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
-    schemas = [{"type": "record", "name": f"Lru{n}", "fields": [{"name": "x", "type": "int"}]}
-               for n in range(3)]
+    schemas = [
+        {"type": "record", "name": f"Lru{n}", "fields": [{"name": "x", "type": "int"}]} for n in range(3)
+    ]
     for schema in schemas:
         AvroCodec(schema, compile="eager")
     info = compiler.cache_info()
@@ -257,8 +326,7 @@ def test_the_cache_evicts_the_least_recently_used_modules(monkeypatch, tmp_path)
 def test_cache_commands(monkeypatch, tmp_path):
     env = {"ROASTEDAVRO_CACHE_DIR": str(tmp_path), "ROASTEDAVRO_COMPILE": "hot"}
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
-    AvroCodec({"type": "record", "name": "Cmd", "fields": [{"name": "x", "type": "int"}]},
-              compile="eager")
+    AvroCodec({"type": "record", "name": "Cmd", "fields": [{"name": "x", "type": "int"}]}, compile="eager")
     info = run([sys.executable, "-m", "roastedavro", "cache", "info"], tmp_path, env).stdout
     assert f"directory: {tmp_path}" in info and "modules: 1" in info
     assert "compile: hot (ROASTEDAVRO_COMPILE)" in info
@@ -267,14 +335,14 @@ def test_cache_commands(monkeypatch, tmp_path):
     assert list(tmp_path.glob(f"*{compiler.EXT_SUFFIX}")) == []
 
 
-SETUP_PY = '''
+SETUP_PY = """
 from setuptools import setup
 from roastedavro.aot import setuptools_options
 
 setup(name="myservice", version="1.0", packages=["myservice"],
       **setuptools_options(["myservice.schemas:Order"], "myservice._codecs"),
       entry_points={"roastedavro.codecs": ["myservice = myservice._codecs"]})
-'''
+"""
 
 
 def test_a_projects_own_wheel_carries_its_codecs(tmp_path):
@@ -285,23 +353,48 @@ def test_a_projects_own_wheel_carries_its_codecs(tmp_path):
     project = tmp_path / "project"
     (project / "myservice").mkdir(parents=True)
     (project / "myservice" / "__init__.py").write_text("")
-    (project / "myservice" / "schemas.py").write_text(textwrap.dedent(SCHEMA_MODULE).replace(
-        "class Reading", "class Order"))
+    (project / "myservice" / "schemas.py").write_text(
+        textwrap.dedent(SCHEMA_MODULE).replace("class Reading", "class Order")
+    )
     (project / "setup.py").write_text(SETUP_PY)
-    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-         "-w", "dist", "."], project, {"ROASTEDAVRO_CACHE_DIR": str(tmp_path / "build-cache")})
-    wheel, = (project / "dist").glob("myservice-1.0-*.whl")
+    run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            "dist",
+            ".",
+        ],
+        project,
+        {"ROASTEDAVRO_CACHE_DIR": str(tmp_path / "build-cache")},
+    )
+    (wheel,) = (project / "dist").glob("myservice-1.0-*.whl")
     tag = f"cp{sys.version_info.major}{sys.version_info.minor}"
     assert wheel.name.startswith(f"myservice-1.0-{tag}-{tag}-")
     site = tmp_path / "site"
-    run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
-         str(wheel)], tmp_path)
+    run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site), str(wheel)],
+        tmp_path,
+    )
     (tmp_path / "cache").mkdir()
-    check = ("from myservice.schemas import Order\n"
-             "s = Order().compile()\n"
-             "print(s.load_compiled(s.dump_compiled({'sensor': 'a', 'value': 1.5, 'tags': []})))\n")
-    result = run([sys.executable, "-c", check], tmp_path,
-                 {"PYTHONPATH": str(site), "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache"),
-                  "ROASTEDAVRO_COMPILE": "never"})
+    check = (
+        "from myservice.schemas import Order\n"
+        "s = Order().compile()\n"
+        "print(s.load_compiled(s.dump_compiled({'sensor': 'a', 'value': 1.5, 'tags': []})))\n"
+    )
+    result = run(
+        [sys.executable, "-c", check],
+        tmp_path,
+        {
+            "PYTHONPATH": str(site),
+            "ROASTEDAVRO_CACHE_DIR": str(tmp_path / "cache"),
+            "ROASTEDAVRO_COMPILE": "never",
+        },
+    )
     assert "'sensor': 'a'" in result.stdout
     assert list((tmp_path / "cache").iterdir()) == []

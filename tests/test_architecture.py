@@ -29,7 +29,8 @@ def _modules() -> dict[str, Path]:
 def _type_checking_only(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and (
         (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING")
-        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING"))
+        or (isinstance(node.test, ast.Attribute) and node.test.attr == "TYPE_CHECKING")
+    )
 
 
 def _imports(tree: ast.AST):
@@ -55,10 +56,12 @@ def import_graph() -> dict[str, set[str]]:
             else:
                 base = node.module or ""
                 if node.level:
-                    parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    parts = package.split(".")[: len(package.split(".")) - node.level + 1]
                     base = ".".join(parts + ([base] if base else []))
-                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-                           for alias in node.names]
+                targets = [
+                    f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
+                    for alias in node.names
+                ]
             for target in targets:
                 # `import a.b.c` imports a and a.b too
                 while target and target not in modules:
@@ -118,8 +121,9 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_checker_finds_a_circle_and_ignores_type_checking_imports():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert circles(graph) == [["a", "b", "c"]]
-    tree = ast.parse("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x\n"
-                     "def f():\n    import y\n")
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import x\ndef f():\n    import y\n"
+    )
     assert [n.names[0].name for n in _imports(tree) if isinstance(n, ast.Import)] == ["y"]
 
 
@@ -131,8 +135,12 @@ def test_no_module_of_the_package_imports_itself_back_through_others():
 def test_the_generators_sit_above_the_plans_and_the_model():
     graph = import_graph()
     # the plans, the model and the shared emitter import no front end or generator
-    for low in ("roastedavro.plans", "roastedavro.emitter", "roastedavro.codetext",
-                "roastedavro.avro.types"):
-        above = graph[low] & {"roastedavro.visitor", "roastedavro.codegen", "roastedavro.avrogen",
-                              "roastedavro.resolvegen", "roastedavro.encoders"}
+    for low in ("roastedavro.plans", "roastedavro.emitter", "roastedavro.codetext", "roastedavro.avro.types"):
+        above = graph[low] & {
+            "roastedavro.visitor",
+            "roastedavro.codegen",
+            "roastedavro.avrogen",
+            "roastedavro.resolvegen",
+            "roastedavro.encoders",
+        }
         assert above == set(), (low, above)

@@ -27,9 +27,13 @@ FLAGS = CompileFlags()
 
 def record_schema(name, size=4):
     kinds = ["long", "string", "double", "boolean", "bytes"]
-    return {"type": "record", "name": name,
-            "fields": [{"name": f"f{i}", "type": ["null", kinds[i % 5]] if i % 2 else kinds[i % 5]}
-                       for i in range(size)]}
+    return {
+        "type": "record",
+        "name": name,
+        "fields": [
+            {"name": f"f{i}", "type": ["null", kinds[i % 5]] if i % 2 else kinds[i % 5]} for i in range(size)
+        ],
+    }
 
 
 def a_record(size=4):
@@ -74,7 +78,8 @@ def test_builds_reuse_one_warm_process_and_the_codecs_work():
     first, second = record_schema("WorkerFirst"), record_schema("WorkerSecond", 6)
     # a background build, as the "hot" policy makes it
     future = BackgroundCompiler().submit(
-        "first", lambda build: _compiled(parse_schema(first), FLAGS, build=build))
+        "first", lambda build: _compiled(parse_schema(first), FLAGS, build=build)
+    )
     codec = future.result(timeout=300)
     (pid,) = compiler.build_workers()
     assert pid != os.getpid() and running(pid)
@@ -86,8 +91,7 @@ def test_builds_reuse_one_warm_process_and_the_codecs_work():
     assert "cython" in compiler.last_timing and "cc" in compiler.last_timing
     data = eager.dump(a_record(6))
     assert data == fastavro_bytes(second, a_record(6))
-    assert eager.load(data) == fastavro.schemaless_reader(
-        BytesIO(data), fastavro.parse_schema(second), None)
+    assert eager.load(data) == fastavro.schemaless_reader(BytesIO(data), fastavro.parse_schema(second), None)
 
 
 def test_a_failed_build_reports_its_error_and_the_process_serves_on():
@@ -129,8 +133,7 @@ def test_a_killed_build_process_is_a_compile_error_and_the_next_build_starts_ano
     module = compiler.load(generated.source, FLAGS, build="child")
     (pid,) = compiler.build_workers()
     assert pid != worker.pid
-    codec = module.Codec(generated.bindings, FLAGS.max_depth, FLAGS.max_items,
-                         FLAGS.item_allowance)
+    codec = module.Codec(generated.bindings, FLAGS.max_depth, FLAGS.max_items, FLAGS.item_allowance)
     assert codec.load(codec.dump(a_record())) == a_record()
 
 
@@ -170,8 +173,9 @@ def test_the_build_process_exits_with_its_parent(tmp_path):
     """)
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"))
     # not from the repository root: an installed package must not meet its source tree
-    completed = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                               text=True, timeout=120, cwd=tmp_path)
+    completed = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert completed.returncode == 0, completed.stderr
     pid = int(completed.stdout.split()[-1])
     assert wait_until(lambda: not running(pid), 15)
@@ -195,25 +199,39 @@ def marshmallow_source():
 
     schema = Order()
     plan = schema._plan()
-    return generate_module(plan.root, plan.records, schema._label(), FLAGS.build_key(),
-                           plan.fingerprint).source
+    return generate_module(
+        plan.root, plan.records, schema._label(), FLAGS.build_key(), plan.fingerprint
+    ).source
 
 
 def resolving_source():
     from roastedavro.resolvegen import generate_resolving_module
 
-    writer = parse_schema({"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "int"}, {"name": "b", "type": "string"}]})
-    reader = parse_schema({"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "long"}, {"name": "c", "type": "string", "default": "x"}]})
+    writer = parse_schema(
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}],
+        }
+    )
+    reader = parse_schema(
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "a", "type": "long"}, {"name": "c", "type": "string", "default": "x"}],
+        }
+    )
     return generate_resolving_module(writer, reader).source
 
 
 def test_a_preloaded_context_gives_the_c_a_fresh_one_gives(tmp_path, monkeypatch):
     # the build process compiles each module with a Context that has loaded
     # the module's cimports beforehand: the C must be the same, byte for byte
-    sources = {"avro": generate_avro_module(parse_schema(record_schema("Preloaded", 7))).source,
-               "marshmallow": marshmallow_source(), "resolving": resolving_source()}
+    sources = {
+        "avro": generate_avro_module(parse_schema(record_schema("Preloaded", 7))).source,
+        "marshmallow": marshmallow_source(),
+        "resolving": resolving_source(),
+    }
     for kind, source in sources.items():
         outputs = []
         for preloaded in (False, True):
@@ -239,8 +257,7 @@ def test_an_idle_build_process_ends(monkeypatch):
 
 
 def test_builds_from_threads_at_once_all_arrive():
-    sources = [generate_avro_module(parse_schema(record_schema(f"Threaded{i}"))).source
-               for i in range(3)]
+    sources = [generate_avro_module(parse_schema(record_schema(f"Threaded{i}"))).source for i in range(3)]
     modules, errors = [], []
 
     def build(source):
@@ -263,8 +280,9 @@ def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path):
     # a build process gives a large source to Cython in a copy of itself,
     # which ends (and frees Cython's memory) before the C compiler starts;
     # run in a process of its own, as a build process is (no other thread)
-    source = generate_avro_module(parse_schema(
-        {"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})).source
+    source = generate_avro_module(
+        parse_schema({"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})
+    ).source
     (tmp_path / "apart.pyx").write_text(source)
     (tmp_path / "broken.pyx").write_text("cdef int f(:\n")
     script = textwrap.dedent("""
@@ -289,8 +307,13 @@ def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path):
             print("refused:", str(error).splitlines()[0])
     """)
     # from another folder: the installed roastedavro, not the source tree
-    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True,
-                          text=True, timeout=300, cwd=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=str(tmp_path),
+    )
     assert done.returncode == 0, done.stderr
     first, refused = done.stdout.splitlines()[:2]
     c_file, pid = first.split()
@@ -316,25 +339,46 @@ def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, 
         return run(args, *rest, **kwargs)
 
     monkeypatch.setattr(subprocess, "run", recorded)
-    schema = {"type": "record", "name": "Big", "fields": [
-        {"name": "x", "type": "long"}, {"name": "flags", "type": {"type": "array", "items": "boolean"}},
-        {"name": "shape", "type": ["null", {"type": "record", "name": "Dot", "fields": [
-            {"name": "r", "type": "double"}]}, {"type": "record", "name": "Box", "fields": [
-                {"name": "side", "type": "double"}, {"name": "label", "type": "string"}]}]}]}
+    schema = {
+        "type": "record",
+        "name": "Big",
+        "fields": [
+            {"name": "x", "type": "long"},
+            {"name": "flags", "type": {"type": "array", "items": "boolean"}},
+            {
+                "name": "shape",
+                "type": [
+                    "null",
+                    {"type": "record", "name": "Dot", "fields": [{"name": "r", "type": "double"}]},
+                    {
+                        "type": "record",
+                        "name": "Box",
+                        "fields": [{"name": "side", "type": "double"}, {"name": "label", "type": "string"}],
+                    },
+                ],
+            },
+        ],
+    }
     model = parse_schema(schema)
     generated = generate_avro_module(model)
     flags = CompileFlags()
-    module = compiler.load(generated.source, flags, verify=generated.verify,
-                           fingerprint=f"{model.fingerprint():016x}", build="here")
-    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
-                         flags.item_allowance)
+    module = compiler.load(
+        generated.source,
+        flags,
+        verify=generated.verify,
+        fingerprint=f"{model.fingerprint():016x}",
+        build="here",
+    )
+    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
     builds = [args for args in seen if "-shared" in args or "-bundle" in args]
     assert builds and "-Og" in builds[-1] and "-O1" not in builds[-1]
     assert ("ggc-min-expand=20" in builds[-1]) == gcc
     parsed = fastavro.parse_schema(schema)
-    for datum in ({"x": -5, "flags": [True, False, True], "shape": None},
-                  {"x": 2**40, "flags": [], "shape": {"r": 1.5}},
-                  {"x": 0, "flags": [False], "shape": {"side": 2.0, "label": "b"}}):
+    for datum in (
+        {"x": -5, "flags": [True, False, True], "shape": None},
+        {"x": 2**40, "flags": [], "shape": {"r": 1.5}},
+        {"x": 0, "flags": [False], "shape": {"side": 2.0, "label": "b"}},
+    ):
         out = BytesIO()
         fastavro.schemaless_writer(out, parsed, datum)
         assert codec.dump(datum) == out.getvalue()
@@ -350,8 +394,9 @@ def test_a_large_source_built_here_goes_to_cython_in_a_new_process(tmp_path, mon
         raise AssertionError("Cython ran in the calling process")
 
     monkeypatch.setattr(building, "_cythonize", not_here)
-    source = generate_avro_module(parse_schema(
-        {"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})).source
+    source = generate_avro_module(
+        parse_schema({"type": "record", "name": "Apart", "fields": [{"name": "x", "type": "long"}]})
+    ).source
     pyx = tmp_path / "apart.pyx"
     pyx.write_text(source)
     c_file = building._cythonize_apart(pyx, "apart", CompileFlags())

@@ -41,8 +41,14 @@ SCRIPT = """
 
 def run_python(code, cache, cwd, **env):
     environment = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache), **env)
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=environment,
-                          capture_output=True, text=True, cwd=str(cwd), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        cwd=str(cwd),
+        timeout=300,
+    )
 
 
 def report(completed):
@@ -104,7 +110,7 @@ def truncate(module):
 def flip_bytes(module):
     data = bytearray(module.read_bytes())
     middle = len(data) // 2
-    data[middle:middle + 64] = bytes(b ^ 0xFF for b in data[middle:middle + 64])
+    data[middle : middle + 64] = bytes(b ^ 0xFF for b in data[middle : middle + 64])
     module.write_bytes(bytes(data))
 
 
@@ -124,8 +130,9 @@ def empty_digest(module):
     codecache._digest_path(module).write_bytes(b"")
 
 
-@pytest.mark.parametrize("damage", [truncate, flip_bytes, not_a_module, delete_digest,
-                                    wrong_digest, empty_digest])
+@pytest.mark.parametrize(
+    "damage", [truncate, flip_bytes, not_a_module, delete_digest, wrong_digest, empty_digest]
+)
 def test_damaged_cache_entry_is_rebuilt_not_loaded(built_cache, tmp_path, damage):
     cache = copy_cache(built_cache, tmp_path)
     module = the_module(cache)
@@ -172,9 +179,17 @@ def test_concurrent_processes_compile_the_same_schema(built_cache, tmp_path, sta
             time.sleep(0.005)
     """) + textwrap.dedent(SCRIPT)
     environment = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache))
-    processes = [subprocess.Popen([sys.executable, "-c", waiting], env=environment, cwd=str(tmp_path),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for _ in range(4)]
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", waiting],
+            env=environment,
+            cwd=str(tmp_path),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(4)
+    ]
     time.sleep(0.5)
     go.touch()
     results = []
@@ -188,7 +203,8 @@ def test_concurrent_processes_compile_the_same_schema(built_cache, tmp_path, sta
     assert compiler._intact(module)
     stem = module.name[: -len(compiler.EXT_SUFFIX)]
     assert sorted(p.name for p in cache.iterdir()) == sorted(
-        [module.name, module.name + ".sha256", stem + ".pyx"])
+        [module.name, module.name + ".sha256", stem + ".pyx"]
+    )
 
 
 def test_stale_build_folders_are_removed(tmp_path):
@@ -267,10 +283,13 @@ def test_missing_compiler_named_by_cc_is_a_compile_error(tmp_path):
     assert not cache.exists() or list(cache.iterdir()) == []
 
 
-@pytest.mark.parametrize("value, message", [
-    ('gcc "-DX=1', "CC='gcc \"-DX=1' is not a valid command"),
-    ("{not_executable}", "CC='{not_executable}'"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ('gcc "-DX=1', "CC='gcc \"-DX=1' is not a valid command"),
+        ("{not_executable}", "CC='{not_executable}'"),
+    ],
+)
 def test_unusable_cc_is_a_compile_error(tmp_path, monkeypatch, value, message):
     not_executable = tmp_path / "cc"
     not_executable.write_text("#!/bin/sh\n")
@@ -355,13 +374,18 @@ RUNTIME = """
 
 def test_source_tree_without_runtime_says_how_to_build_it(tmp_path):
     tree = tmp_path / "checkout"
-    shutil.copytree(PACKAGE_DIR, tree / "roastedavro",
-                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"))
+    shutil.copytree(
+        PACKAGE_DIR,
+        tree / "roastedavro",
+        ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"),
+    )
     completed = run_python(RUNTIME, tmp_path / "cache", tree)
     assert completed.returncode == 0, completed.stderr
     message = completed.stdout.strip()
-    assert message.startswith(f"ImportError: roastedavro's C runtime (roastedavro._runtime) "
-                              f"cannot be imported from {tree / 'roastedavro'}: ")
+    assert message.startswith(
+        f"ImportError: roastedavro's C runtime (roastedavro._runtime) "
+        f"cannot be imported from {tree / 'roastedavro'}: "
+    )
     assert "pip install ." in message and "pip install -e ." in message
     assert "run it from another folder" in message
 
@@ -375,17 +399,27 @@ def test_building_the_package_leaves_the_source_tree_as_it_was(tmp_path):
     tree.mkdir()
     for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md"):
         shutil.copy(REPOSITORY / name, tree / name)
-    shutil.copytree(REPOSITORY / "roastedavro", tree / "roastedavro",
-                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"))
+    shutil.copytree(
+        REPOSITORY / "roastedavro",
+        tree / "roastedavro",
+        ignore=shutil.ignore_patterns("*.so", "*.pyd", "*.c", "*.html", "__pycache__"),
+    )
     before = sorted(str(p.relative_to(tree)) for p in tree.rglob("*"))
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     # the build's layout without the C compiler's work: Cython runs, the
     # compiler and linker are no-ops
-    environment = dict(os.environ, CC="true", LDSHARED="true", TMPDIR=str(temporary),
-                       PYTHONDONTWRITEBYTECODE="1")
-    completed = subprocess.run([sys.executable, "setup.py", "-q", "build", "egg_info"], cwd=tree,
-                               env=environment, capture_output=True, text=True, timeout=300)
+    environment = dict(
+        os.environ, CC="true", LDSHARED="true", TMPDIR=str(temporary), PYTHONDONTWRITEBYTECODE="1"
+    )
+    completed = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build", "egg_info"],
+        cwd=tree,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr
     assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == before
     assert list(temporary.iterdir()) == []  # the scratch folder is gone too
@@ -422,10 +456,10 @@ def test_a_cache_folder_others_control_is_never_loaded_from(built_cache, tmp_pat
 
 
 @pytest.mark.skipif(os.name != "posix", reason="owners and modes are POSIX's")
-@pytest.mark.parametrize("which, expose", [("module", "world"), ("digest", "group"),
-                                           ("module", "another-user")])
-def test_a_cached_file_others_can_write_is_rebuilt_not_loaded(built_cache, tmp_path, which,
-                                                               expose):
+@pytest.mark.parametrize(
+    "which, expose", [("module", "world"), ("digest", "group"), ("module", "another-user")]
+)
+def test_a_cached_file_others_can_write_is_rebuilt_not_loaded(built_cache, tmp_path, which, expose):
     # the folder is private, but one of its files is not: a module and a
     # matching digest could have been swapped in through it
     cache = copy_cache(built_cache, tmp_path)

@@ -25,13 +25,20 @@ from roastedavro.container import FileReader
 
 avro_tools = java_tools.avro_tools
 
-SCHEMA = {"type": "record", "name": "Reading", "namespace": "sensors", "fields": [
-    {"name": "id", "type": "long"},
-    {"name": "note", "type": ["null", "string"], "default": None},
-    {"name": "raw", "type": "bytes"},
-]}
-RECORDS = [{"id": number, "note": None if number % 3 else f"n{number}", "raw": bytes([number % 256])}
-           for number in range(2500)]
+SCHEMA = {
+    "type": "record",
+    "name": "Reading",
+    "namespace": "sensors",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "note", "type": ["null", "string"], "default": None},
+        {"name": "raw", "type": "bytes"},
+    ],
+}
+RECORDS = [
+    {"id": number, "note": None if number % 3 else f"n{number}", "raw": bytes([number % 256])}
+    for number in range(2500)
+]
 
 
 @pytest.fixture(scope="module")
@@ -41,8 +48,14 @@ def files(tmp_path_factory):
     schema_file.write_text(json.dumps(SCHEMA))
     data = folder / "readings.avro"
     with open(data, "wb") as fo:
-        fastavro.writer(fo, fastavro.parse_schema(SCHEMA), RECORDS, codec="deflate",
-                        metadata={"origin": "tests"}, sync_interval=4000)
+        fastavro.writer(
+            fo,
+            fastavro.parse_schema(SCHEMA),
+            RECORDS,
+            codec="deflate",
+            metadata={"origin": "tests"},
+            sync_interval=4000,
+        )
     return folder, schema_file, data
 
 
@@ -102,9 +115,14 @@ def test_bad_input_exits_1_with_a_message(files, tmp_path, capsys):
 
 def test_python_dash_m_and_the_console_script(files):
     _, _, data = files
-    result = subprocess.run([sys.executable, "-m", "roastedavro", "count", str(data)],
-                            capture_output=True, text=True, timeout=120, env=dict(os.environ),
-                            cwd=Path(data).parent)
+    result = subprocess.run(
+        [sys.executable, "-m", "roastedavro", "count", str(data)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+        cwd=Path(data).parent,
+    )
     assert result.returncode == 0 and result.stdout == f"{len(RECORDS)}\n"
 
 
@@ -123,7 +141,7 @@ def test_progress_shows_on_a_terminal_only(files, tmp_path, monkeypatch):
     assert run("cat", data, "-o", tmp_path / "copy.avro")[0] == 0
     shown = terminal.getvalue()
     assert "cat: " in shown and "records" in shown and shown.endswith("\r")
-    piped = io.StringIO()   # not a terminal: nothing
+    piped = io.StringIO()  # not a terminal: nothing
     monkeypatch.setattr(sys, "stderr", piped)
     assert run("cat", data, "-o", tmp_path / "copy2.avro")[0] == 0
     assert piped.getvalue() == ""
@@ -131,15 +149,24 @@ def test_progress_shows_on_a_terminal_only(files, tmp_path, monkeypatch):
 
 # -- union branches: as stored, as named ------------------------------------------------------
 
-BRANCHES = {"type": "record", "name": "Change", "namespace": "db", "fields": [
-    {"name": "op", "type": [
-        {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]},
-        {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "long"}]}]},
-    {"name": "number", "type": ["null", "float", "double"]},
-    {"name": "count", "type": ["int", "long"]},
-    {"name": "payload", "type": ["bytes", "string"]},
-    {"name": "numbers", "type": {"type": "array", "items": ["double", "float"]}},
-]}
+BRANCHES = {
+    "type": "record",
+    "name": "Change",
+    "namespace": "db",
+    "fields": [
+        {
+            "name": "op",
+            "type": [
+                {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]},
+                {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "long"}]},
+            ],
+        },
+        {"name": "number", "type": ["null", "float", "double"]},
+        {"name": "count", "type": ["int", "long"]},
+        {"name": "payload", "type": ["bytes", "string"]},
+        {"name": "numbers", "type": {"type": "array", "items": ["double", "float"]}},
+    ],
+}
 BRANCH_LINES = [
     '{"op":{"db.Delete":{"id":1}},"number":{"float":1.5},"count":{"long":1},'
     '"payload":{"string":"abc"},"numbers":[{"float":0.5},{"double":0.5}]}',
@@ -180,15 +207,22 @@ def test_tojson_prints_the_branch_the_bytes_hold_as_avro_tools(branch_files, avr
     assert javas == [json.loads(line) for line in BRANCH_LINES]
 
 
-READER = {**BRANCHES, "fields": [
-    {"name": "op", "type": [
-        {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "double"}]},
-        {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]}]},
-    {"name": "number", "type": ["null", "double", "float"]},
-    {"name": "count", "type": ["long", "int"]},
-    {"name": "payload", "type": ["string", "bytes"]},
-    {"name": "added", "type": {"type": "map", "values": "int"}, "default": {"a": 1}},
-]}
+READER = {
+    **BRANCHES,
+    "fields": [
+        {
+            "name": "op",
+            "type": [
+                {"type": "record", "name": "Delete", "fields": [{"name": "id", "type": "double"}]},
+                {"type": "record", "name": "Create", "fields": [{"name": "id", "type": "long"}]},
+            ],
+        },
+        {"name": "number", "type": ["null", "double", "float"]},
+        {"name": "count", "type": ["long", "int"]},
+        {"name": "payload", "type": ["string", "bytes"]},
+        {"name": "added", "type": {"type": "map", "values": "int"}, "default": {"a": 1}},
+    ],
+}
 
 
 @pytest.mark.java
@@ -199,19 +233,16 @@ def test_tojson_with_a_reader_schema_as_avro_tools(branch_files, avro_tools, tmp
     code, text = run("tojson", java_file, "--reader-schema-file", reader_file)
     assert code == 0
     ours = [json.loads(line) for line in text.splitlines()]
-    assert ours == [json.loads(line)
-                    for line in avro_tools.tojson(java_file, reader_schema=READER)]
+    assert ours == [json.loads(line) for line in avro_tools.tojson(java_file, reader_schema=READER)]
     assert ours[0]["op"] == {"db.Delete": {"id": 1.0}} and ours[1]["number"] == {"double": 1.5}
     assert ours[0]["number"] == {"float": 1.5} and ours[0]["count"] == {"long": 1}
 
 
 @pytest.mark.java
-def test_fromjson_writes_the_branch_the_json_names_as_avro_tools(branch_files, avro_tools,
-                                                                 tmp_path):
+def test_fromjson_writes_the_branch_the_json_names_as_avro_tools(branch_files, avro_tools, tmp_path):
     _, schema_file, lines, java_file = branch_files
     ours = tmp_path / "ours.avro"
-    assert run("fromjson", "--schema-file", schema_file, "--codec", "deflate", lines,
-               "-o", ours)[0] == 0
+    assert run("fromjson", "--schema-file", schema_file, "--codec", "deflate", lines, "-o", ours)[0] == 0
     assert block_data(ours) == block_data(java_file)
     assert avro_tools.tojson(ours) == avro_tools.tojson(java_file)
 
@@ -224,8 +255,9 @@ def test_cat_copies_the_records_bytes(branch_files, avro_tools, tmp_path):
     assert block_data(copy) == block_data(java_file) * 2
     assert avro_tools.tojson(copy) == avro_tools.tojson(java_file) * 2
     cut = tmp_path / "cut.avro"
-    assert run("cat", java_file, java_file, "-o", cut, "--codec", "bzip2", "--offset", 10,
-               "--limit", 4)[0] == 0
+    assert (
+        run("cat", java_file, java_file, "-o", cut, "--codec", "bzip2", "--offset", 10, "--limit", 4)[0] == 0
+    )
     with open(cut, "rb") as fo:
         assert FileReader(fo).codec == "bzip2"
     expected = [json.loads(line) for line in (BRANCH_LINES * 2)[10:14]]
@@ -248,8 +280,9 @@ def test_a_failed_fromjson_leaves_no_output(files, tmp_path, capsys):
     assert run("fromjson", "--schema-file", schema_file, bad, "-o", out)[0] == 1
     assert capsys.readouterr().err == (
         f"roastedavro fromjson: {bad}: line 3 (record 2): note: 'strin' is not a branch of the "
-        "union [null, string]\n")
-    assert out.read_bytes() == b"what was there"   # the old file stays, no temporary is left
+        "union [null, string]\n"
+    )
+    assert out.read_bytes() == b"what was there"  # the old file stays, no temporary is left
     assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.json", "out.avro"]
     bad.write_text('{"id": 1, "raw": "a"}\n{"id": 2, "raw": "a"}\n')
     assert run("fromjson", "--schema-file", schema_file, bad, "-o", out)[0] == 0
@@ -257,18 +290,22 @@ def test_a_failed_fromjson_leaves_no_output(files, tmp_path, capsys):
         assert [record["id"] for record in fastavro.reader(fo)] == [1, 2]
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"id": 1, "raw": "a"}\n{"id": NaN, "raw": "a"}\n', "line 2: not valid JSON: NaN is not JSON"),
-    ('{"id": 1, "raw": "a"}\n{"id": -Infinity, "raw": ""}\n', "line 2: not valid JSON: -Infinity"),
-    ('{"id": ' + "9" * 5000 + ', "raw": ""}\n', "line 1: not valid JSON: a number of more than"),
-    ("\n\n" + "[" * 100_000 + "]" * 100_000 + "\n", "line 3: the JSON is nested too deeply"),
-    ('{"id": 1,\n "raw": "a"}\n{"id": 2,\n "raw": nul}\n',
-     "line 4: not valid JSON: Expecting value"),
-    ('{"id": 1,\n "raw": "a"\n', "line 1: not valid JSON: the value is not complete"),
-    ('{"id": 1, "raw": ""} {"id": 2, "raw": "}"}\n\n{"id": 3,\n "raw": 5}\n',
-     "line 3 (record 3): raw: expected a string"),
-    ('{"id": 1, "raw": "a"}\n{"id": 1.5, "raw": "a"}\n', "line 2 (record 2): id: expected a long"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"id": 1, "raw": "a"}\n{"id": NaN, "raw": "a"}\n', "line 2: not valid JSON: NaN is not JSON"),
+        ('{"id": 1, "raw": "a"}\n{"id": -Infinity, "raw": ""}\n', "line 2: not valid JSON: -Infinity"),
+        ('{"id": ' + "9" * 5000 + ', "raw": ""}\n', "line 1: not valid JSON: a number of more than"),
+        ("\n\n" + "[" * 100_000 + "]" * 100_000 + "\n", "line 3: the JSON is nested too deeply"),
+        ('{"id": 1,\n "raw": "a"}\n{"id": 2,\n "raw": nul}\n', "line 4: not valid JSON: Expecting value"),
+        ('{"id": 1,\n "raw": "a"\n', "line 1: not valid JSON: the value is not complete"),
+        (
+            '{"id": 1, "raw": ""} {"id": 2, "raw": "}"}\n\n{"id": 3,\n "raw": 5}\n',
+            "line 3 (record 3): raw: expected a string",
+        ),
+        ('{"id": 1, "raw": "a"}\n{"id": 1.5, "raw": "a"}\n', "line 2 (record 2): id: expected a long"),
+    ],
+)
 def test_fromjson_errors_name_the_line(files, tmp_path, capsys, text, message):
     _, schema_file, _ = files
     source = tmp_path / "in.json"
@@ -282,19 +319,27 @@ def test_fromjson_errors_name_the_line(files, tmp_path, capsys, text, message):
 def test_pretty_json_records_are_read(files, tmp_path):
     _, schema_file, _ = files
     source = tmp_path / "in.json"
-    source.write_text('{\n  "id": 1,\n  "raw": "\\u00ff"\n}\n{"id": 2, "raw": ""} {"id": 3, '
-                      '"raw": "", "note": {"string": "x"}}\n')
+    source.write_text(
+        '{\n  "id": 1,\n  "raw": "\\u00ff"\n}\n{"id": 2, "raw": ""} {"id": 3, '
+        '"raw": "", "note": {"string": "x"}}\n'
+    )
     out = tmp_path / "o.avro"
     assert run("fromjson", "--schema-file", schema_file, source, "-o", out)[0] == 0
     with open(out, "rb") as fo:
-        assert list(fastavro.reader(fo)) == [{"id": 1, "note": None, "raw": b"\xff"},
-                                             {"id": 2, "note": None, "raw": b""},
-                                             {"id": 3, "note": "x", "raw": b""}]
+        assert list(fastavro.reader(fo)) == [
+            {"id": 1, "note": None, "raw": b"\xff"},
+            {"id": 2, "note": None, "raw": b""},
+            {"id": 3, "note": "x", "raw": b""},
+        ]
 
 
 def test_canonical_says_when_a_file_is_not_a_schema(tmp_path, capsys):
-    cases = [(b"hello\n", "not a schema: not JSON"), (b"\xff\xfe{}", "not a schema: not UTF-8"),
-             (b'"hello"', "not a valid schema: "), (b'{"type": "record"}', "not a valid schema: ")]
+    cases = [
+        (b"hello\n", "not a schema: not JSON"),
+        (b"\xff\xfe{}", "not a schema: not UTF-8"),
+        (b'"hello"', "not a valid schema: "),
+        (b'{"type": "record"}', "not a valid schema: "),
+    ]
     for number, (data, message) in enumerate(cases):
         path = tmp_path / f"schema{number}.avsc"
         path.write_bytes(data)
@@ -310,13 +355,21 @@ def test_damaged_files_are_one_line_naming_the_file(files, tmp_path):
     raw = bytearray(data.read_bytes())
     with open(data, "rb") as fo:
         second = list(FileReader(fo).blocks())[1]
-    raw[second.offset + 8] ^= 0xFF   # inside the block's compressed data
+    raw[second.offset + 8] ^= 0xFF  # inside the block's compressed data
     damaged.write_bytes(bytes(raw))
-    for command in (["tojson", damaged], ["cat", damaged, "-o", tmp_path / "copy.avro"],
-                    ["count", tmp_path / "none.avro"],
-                    ["getschema", data.parent / "sensors.Reading.avsc"]):
-        result = subprocess.run([sys.executable, "-m", "roastedavro", *map(str, command)],
-                                capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    for command in (
+        ["tojson", damaged],
+        ["cat", damaged, "-o", tmp_path / "copy.avro"],
+        ["count", tmp_path / "none.avro"],
+        ["getschema", data.parent / "sensors.Reading.avsc"],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "roastedavro", *map(str, command)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+        )
         assert result.returncode == 1, result
         assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
         assert result.stderr.startswith(f"roastedavro {command[0]}: {command[1]}: "), result.stderr
@@ -331,15 +384,15 @@ def test_a_few_bytes_announcing_millions_of_records_are_refused(tmp_path, capsys
 
     path = tmp_path / "empty-records.avro"
     with open(path, "wb") as fo:
-        writer = FileWriter(fo, {"type": "record", "name": "E", "fields": []}, "null",
-                            encode_block=b"".join)
+        writer = FileWriter(fo, {"type": "record", "name": "E", "fields": []}, "null", encode_block=b"".join)
         fo.write(encode_long(36_000_000) + encode_long(0) + writer.sync_marker)
     for command in (["tojson", path], ["cat", path, "-o", tmp_path / "copy.avro"]):
         assert run(*command)[0] == 1
         err = capsys.readouterr().err
-        assert err.startswith(f"roastedavro {command[0]}: {path}: block 0: ") and \
-            "item budget exceeded" in err, err
-    assert run("count", path) == (0, "36000000\n")   # nothing decoded: the count is the header's
+        assert (
+            err.startswith(f"roastedavro {command[0]}: {path}: block 0: ") and "item budget exceeded" in err
+        ), err
+    assert run("count", path) == (0, "36000000\n")  # nothing decoded: the count is the header's
 
 
 def test_version_and_help(capsys):
@@ -347,36 +400,54 @@ def test_version_and_help(capsys):
         main(["--version"])
     assert raised.value.code == 0
     from roastedavro import __version__
+
     assert capsys.readouterr().out == f"roastedavro {__version__}\n"
-    for command in ("tojson", "fromjson", "getschema", "getmeta", "count", "cat", "canonical",
-                    "fingerprint", "cache"):
+    for command in (
+        "tojson",
+        "fromjson",
+        "getschema",
+        "getmeta",
+        "count",
+        "cat",
+        "canonical",
+        "fingerprint",
+        "cache",
+    ):
         with pytest.raises(SystemExit):
             main([command, "--help"])
         text = capsys.readouterr().out
         positionals = text.split("positional arguments:")[1].split("options:")[0]
         lines = [line for line in positionals.splitlines() if line.strip()]
-        assert lines and all(len(line.split(None, 1)) == 2 or line.startswith(" " * 8)
-                             for line in lines), (command, positionals)
+        assert lines and all(len(line.split(None, 1)) == 2 or line.startswith(" " * 8) for line in lines), (
+            command,
+            positionals,
+        )
 
 
 def test_light_commands_import_no_compiler(files):
     _, _, data = files
-    probe = ("import sys\nfrom roastedavro.cli import main\n"
-             f"for command in ('count', 'getschema', 'getmeta'): main([command, {str(data)!r}])\n"
-             "print(sorted(name for name in ('roastedavro.codec', 'roastedavro.compiler', "
-             "'roastedavro._runtime', 'jinja2', 'Cython', 'fastavro', 'marshmallow') "
-             "if name in sys.modules))")
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                            timeout=120, cwd=Path(data).parent)
+    probe = (
+        "import sys\nfrom roastedavro.cli import main\n"
+        f"for command in ('count', 'getschema', 'getmeta'): main([command, {str(data)!r}])\n"
+        "print(sorted(name for name in ('roastedavro.codec', 'roastedavro.compiler', "
+        "'roastedavro._runtime', 'jinja2', 'Cython', 'fastavro', 'marshmallow') "
+        "if name in sys.modules))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=Path(data).parent
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "[]"
 
 
 def test_cat_refuses_files_whose_schemas_differ_beyond_docs(files, tmp_path, capsys):
     _, _, data = files
-    for number, change in enumerate([{"doc": "the same records"},
-                                     {"fields": [{**SCHEMA["fields"][0], "doc": "an id"},
-                                                 *SCHEMA["fields"][1:]]}]):
+    for number, change in enumerate(
+        [
+            {"doc": "the same records"},
+            {"fields": [{**SCHEMA["fields"][0], "doc": "an id"}, *SCHEMA["fields"][1:]]},
+        ]
+    ):
         same = tmp_path / f"documented{number}.avro"
         with open(same, "wb") as fo:
             fastavro.writer(fo, fastavro.parse_schema({**SCHEMA, **change}), RECORDS[:3])
@@ -385,14 +456,17 @@ def test_cat_refuses_files_whose_schemas_differ_beyond_docs(files, tmp_path, cap
             assert list(fastavro.reader(fo)) == RECORDS + RECORDS[:3]
     # the same canonical form, but the longs are timestamps here: not copied under "long"
     stamped = tmp_path / "stamped.avro"
-    timestamps = {**SCHEMA, "fields": [{"name": "id", "type": {"type": "long",
-                                                               "logicalType": "timestamp-millis"}},
-                                       *SCHEMA["fields"][1:]]}
+    timestamps = {
+        **SCHEMA,
+        "fields": [
+            {"name": "id", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            *SCHEMA["fields"][1:],
+        ],
+    }
     with open(stamped, "wb") as fo:
         fastavro.writer(fo, fastavro.parse_schema(timestamps), [], codec="null")
     assert run("cat", data, stamped, "-o", tmp_path / "mixed.avro")[0] == 1
-    assert capsys.readouterr().err == (f"roastedavro cat: {stamped}: its schema is not the "
-                                       "first file's\n")
+    assert capsys.readouterr().err == (f"roastedavro cat: {stamped}: its schema is not the first file's\n")
     assert not (tmp_path / "mixed.avro").exists()
 
 

@@ -43,10 +43,12 @@ needs_codec = pytest.mark.skipif(AvroCodec is None, reason="AvroCodec not availa
 # No shrinking: each shrink step could compile another schema. A failure
 # shows the schema and the values drawn (note()).
 COMPILING = settings(
-    max_examples=examples(15), deadline=None, derandomize=True, database=None,
+    max_examples=examples(15),
+    deadline=None,
+    derandomize=True,
+    database=None,
     phases=[Phase.explicit, Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 DATUMS_PER_SCHEMA = 20
 
@@ -89,11 +91,12 @@ def exact_decimals(schema):
         return [exact_decimals(branch) for branch in schema]
     if not isinstance(schema, dict):
         return schema
-    copy = {key: exact_decimals(value) if key in ("type", "items", "values") else value
-            for key, value in schema.items()}
+    copy = {
+        key: exact_decimals(value) if key in ("type", "items", "values") else value
+        for key, value in schema.items()
+    }
     if "fields" in schema:
-        copy["fields"] = [dict(field, type=exact_decimals(field["type"]))
-                          for field in schema["fields"]]
+        copy["fields"] = [dict(field, type=exact_decimals(field["type"])) for field in schema["fields"]]
     if schema.get("logicalType") == "decimal" and schema.get("type") in ("bytes", "fixed"):
         copy["logicalType"] = _EXACT
     return copy
@@ -111,9 +114,12 @@ def fastavro_read(parsed, data: bytes):
 # ---------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_drawn_values_read_back_through_fastavro(data):
     schema = data.draw(avro_schemas(), label="schema")
@@ -183,10 +189,10 @@ def damage(draw, data: bytes) -> bytes:
     if kind == "insert":
         return data[:at] + draw(st.binary(min_size=1, max_size=2)) + data[at:]
     if kind == "remove":
-        return data[:at] + data[at + 1:]
+        return data[:at] + data[at + 1 :]
     if kind == "flip":
-        return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1:]
-    return data[:at] + bytes([draw(st.integers(0, 255))]) + data[at + 1:]
+        return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1 :]
+    return data[:at] + bytes([draw(st.integers(0, 255))]) + data[at + 1 :]
 
 
 @needs_codec
@@ -215,41 +221,78 @@ def test_truncated_and_damaged_bytes_are_decode_errors_or_read_like_fastavro(dat
 
 NULLABLE_INT = ["null", "int"]
 AMBIGUOUS = {
-    "type": "record", "name": "Ambiguous", "namespace": "u",
+    "type": "record",
+    "name": "Ambiguous",
+    "namespace": "u",
     "fields": [
         # records sharing field names: fastavro takes the one sharing most
         # keys with the dict; datums marks the others with tuples or "-type"
-        {"name": "records", "type": [
-            "null",
-            {"type": "record", "name": "A", "fields": [{"name": "x", "type": NULLABLE_INT}]},
-            {"type": "record", "name": "B", "namespace": "v", "fields": [
-                {"name": "x", "type": NULLABLE_INT}, {"name": "y", "type": ["null", "string"]}]},
-            {"type": "record", "name": "Empty", "fields": []}]},
+        {
+            "name": "records",
+            "type": [
+                "null",
+                {"type": "record", "name": "A", "fields": [{"name": "x", "type": NULLABLE_INT}]},
+                {
+                    "type": "record",
+                    "name": "B",
+                    "namespace": "v",
+                    "fields": [
+                        {"name": "x", "type": NULLABLE_INT},
+                        {"name": "y", "type": ["null", "string"]},
+                    ],
+                },
+                {"type": "record", "name": "Empty", "fields": []},
+            ],
+        },
         # a map before a record: a dict goes to the map when its values fit
-        {"name": "map_or_record", "type": [
-            {"type": "map", "values": NULLABLE_INT},
-            {"type": "record", "name": "C", "fields": [{"name": "x", "type": NULLABLE_INT}]}]},
+        {
+            "name": "map_or_record",
+            "type": [
+                {"type": "map", "values": NULLABLE_INT},
+                {"type": "record", "name": "C", "fields": [{"name": "x", "type": NULLABLE_INT}]},
+            ],
+        },
         # every number type: ints go to int (long beyond 32 bits), floats to double
         {"name": "numbers", "type": ["int", "long", "float", "double"]},
         {"name": "float_first", "type": ["float", "string", "double"]},
         # strings and enum symbols; bytes and fixed of one size
         {"name": "text", "type": ["string", {"type": "enum", "name": "E", "symbols": ["A", "B"]}]},
-        {"name": "symbols", "type": [
-            {"type": "enum", "name": "E1", "symbols": ["A", "B"]},
-            {"type": "enum", "name": "E2", "symbols": ["B", "C"]}]},
+        {
+            "name": "symbols",
+            "type": [
+                {"type": "enum", "name": "E1", "symbols": ["A", "B"]},
+                {"type": "enum", "name": "E2", "symbols": ["B", "C"]},
+            ],
+        },
         {"name": "raw", "type": ["bytes", {"type": "fixed", "name": "F4", "size": 4}]},
-        {"name": "fixed", "type": [
-            {"type": "fixed", "name": "G4", "size": 4}, {"type": "fixed", "name": "H4", "size": 4},
-            {"type": "fixed", "name": "Two", "size": 2}]},
+        {
+            "name": "fixed",
+            "type": [
+                {"type": "fixed", "name": "G4", "size": 4},
+                {"type": "fixed", "name": "H4", "size": 4},
+                {"type": "fixed", "name": "Two", "size": 2},
+            ],
+        },
         # logical types sharing an underlying type with a plain branch
         {"name": "dates", "type": [{"type": "int", "logicalType": "date"}, "long", "string"]},
         {"name": "times", "type": [{"type": "long", "logicalType": "timestamp-micros"}, "int"]},
-        {"name": "decimals", "type": [
-            {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
-            {"type": "fixed", "name": "D8", "size": 8, "logicalType": "decimal", "precision": 10,
-             "scale": 2}]},
+        {
+            "name": "decimals",
+            "type": [
+                {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
+                {
+                    "type": "fixed",
+                    "name": "D8",
+                    "size": 8,
+                    "logicalType": "decimal",
+                    "precision": 10,
+                    "scale": 2,
+                },
+            ],
+        },
         {"name": "uuid_or_bytes", "type": [{"type": "string", "logicalType": "uuid"}, "bytes"]},
-    ]}
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -259,8 +302,12 @@ def ambiguous():
     return AvroCodec(AMBIGUOUS), fastavro.parse_schema(AMBIGUOUS)
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(datum=datums(AMBIGUOUS))
 def test_ambiguous_unions_like_fastavro(ambiguous, datum):
     codec, parsed = ambiguous

@@ -32,18 +32,18 @@ def payloads(marker) -> list[str]:
     string literal or a line at each indentation the templates use."""
     code = f"__import__('pathlib').Path({str(marker)!r}).touch()"
     shapes = [
-        "\n{code}",                      # a new line at the module level
-        "\n    {code}",                  # in the codec class body
-        "\n        {code}",              # in a method / record function body
-        "\n            {code}",          # inside the try block of a writer
-        "\n                {code}",      # inside a loop or an if
-        "'); {code} #",                  # out of a single-quoted literal
-        '"); {code} #',                  # out of a double-quoted literal
-        '"""\n{code}\n"""',              # out of a docstring
-        "\r{code}",                      # other line ends
+        "\n{code}",  # a new line at the module level
+        "\n    {code}",  # in the codec class body
+        "\n        {code}",  # in a method / record function body
+        "\n            {code}",  # inside the try block of a writer
+        "\n                {code}",  # inside a loop or an if
+        "'); {code} #",  # out of a single-quoted literal
+        '"); {code} #',  # out of a double-quoted literal
+        '"""\n{code}\n"""',  # out of a docstring
+        "\r{code}",  # other line ends
         "\x0c\n{code}",
         "\u2028{code}",
-        "0); {code}; (0",                # out of a call's arguments
+        "0); {code}; (0",  # out of a call's arguments
     ]
     return [shape.format(code=code) for shape in shapes]
 
@@ -57,8 +57,11 @@ def marker(tmp_path):
 
 def code_names(source: str) -> set[str]:
     """Every name in the source, outside string literals and comments."""
-    return {token.string for token in tokenize.generate_tokens(io.StringIO(source).readline)
-            if token.type == tokenize.NAME}
+    return {
+        token.string
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.NAME
+    }
 
 
 def assert_inert(source: str, marker) -> None:
@@ -73,6 +76,7 @@ def assert_inert(source: str, marker) -> None:
 
 # -- declarations that compile: one schema with every input, built once -------
 
+
 class Mood(enum.Enum):
     HAPPY = "happy"
     SAD = "sad"
@@ -85,37 +89,54 @@ def hostile_schema(marker):
         mood = enum.Enum("Mood", {"HAPPY": p, "SAD": "sad"})
         mood.__name__ = mood.__qualname__ = p
         mood.__module__ = p
-        plucked = p.replace(".", "_")    # marshmallow reads dots in Pluck as paths
-        inner = CompiledSchema.from_dict({plucked: fields.String(data_key="value")},
-                                         name=f"Inner{i}")
+        plucked = p.replace(".", "_")  # marshmallow reads dots in Pluck as paths
+        inner = CompiledSchema.from_dict({plucked: fields.String(data_key="value")}, name=f"Inner{i}")
         inner.Meta = type("Meta", (), {"avro_name": f"Inner{i}"})
-        attrs.update({
-            # a field whose name is the payload (marshmallow reads dots in
-            # names as paths, so without them), written as a valid Avro name
-            p.replace(".", "_"): fields.String(data_key=f"named{i}", load_default="x"),
-            f"attr{i}": fields.String(attribute=p + "x", load_default="y"),
-            f"messages{i}": fields.String(allow_none=False, load_default="z", error_messages={
-                "required": p, "null": p, "invalid": p}),
-            f"dict_message{i}": fields.Integer(load_default=1, error_messages={
-                "required": {"nested": [p]}, "null": [p, {"x": p}]}),
-            f"default{i}": fields.String(load_default=p, dump_default=p),
-            f"constant{i}": fields.Constant(p),
-            f"logical{i}": fields.Raw(metadata={"avro": {"type": "long", "logicalType": p}}),
-            f"doc{i}": fields.Raw(metadata={"avro": {
-                "type": "record", "name": f"Doc{i}", "doc": p,
-                "fields": [{"name": "a", "type": "string", "default": p, "doc": p}]}}),
-            f"by_value{i}": fields.Enum(mood, by_value=True),
-            f"choice{i}": fields.String(validate=[validate.OneOf([p, "ok"]),
-                                                  validate.Regexp(re.escape(p) + "|ok"),
-                                                  validate.Equal("ok") if i % 2 else
-                                                  validate.Length(min=0)]),
-            f"keys{i}": fields.Dict(keys=fields.String(validate=validate.NoneOf([p + "x"])),
-                                    values=fields.String()),
-            f"pluck{i}": fields.Pluck(inner, plucked),
-            # one argument: marshmallow 3 passes the context to a second one
-            f"function{i}": fields.Function((lambda value: lambda obj: value)(p),
-                                            metadata={"avro": "string"}),
-        })
+        attrs.update(
+            {
+                # a field whose name is the payload (marshmallow reads dots in
+                # names as paths, so without them), written as a valid Avro name
+                p.replace(".", "_"): fields.String(data_key=f"named{i}", load_default="x"),
+                f"attr{i}": fields.String(attribute=p + "x", load_default="y"),
+                f"messages{i}": fields.String(
+                    allow_none=False,
+                    load_default="z",
+                    error_messages={"required": p, "null": p, "invalid": p},
+                ),
+                f"dict_message{i}": fields.Integer(
+                    load_default=1, error_messages={"required": {"nested": [p]}, "null": [p, {"x": p}]}
+                ),
+                f"default{i}": fields.String(load_default=p, dump_default=p),
+                f"constant{i}": fields.Constant(p),
+                f"logical{i}": fields.Raw(metadata={"avro": {"type": "long", "logicalType": p}}),
+                f"doc{i}": fields.Raw(
+                    metadata={
+                        "avro": {
+                            "type": "record",
+                            "name": f"Doc{i}",
+                            "doc": p,
+                            "fields": [{"name": "a", "type": "string", "default": p, "doc": p}],
+                        }
+                    }
+                ),
+                f"by_value{i}": fields.Enum(mood, by_value=True),
+                f"choice{i}": fields.String(
+                    validate=[
+                        validate.OneOf([p, "ok"]),
+                        validate.Regexp(re.escape(p) + "|ok"),
+                        validate.Equal("ok") if i % 2 else validate.Length(min=0),
+                    ]
+                ),
+                f"keys{i}": fields.Dict(
+                    keys=fields.String(validate=validate.NoneOf([p + "x"])), values=fields.String()
+                ),
+                f"pluck{i}": fields.Pluck(inner, plucked),
+                # one argument: marshmallow 3 passes the context to a second one
+                f"function{i}": fields.Function(
+                    (lambda value: lambda obj: value)(p), metadata={"avro": "string"}
+                ),
+            }
+        )
     schema_class = type("Hostile", (CompiledSchema,), attrs)
     # the class's own names reach the module header
     schema_class.__qualname__ = payloads(marker)[0]
@@ -128,11 +149,19 @@ def hostile_record(schema, marker) -> dict:
     record = {}
     for i, p in enumerate(payloads(marker)):
         mood = schema.fields[f"by_value{i}"].enum
-        record.update({
-            p.replace(".", "_"): p, f"messages{i}": p, f"dict_message{i}": 3, f"logical{i}": 5,
-            f"doc{i}": {"a": p}, f"by_value{i}": mood["HAPPY" if i % 2 else "SAD"],
-            f"choice{i}": "ok", f"keys{i}": {p: p}, f"pluck{i}": {p.replace(".", "_"): p},
-        })
+        record.update(
+            {
+                p.replace(".", "_"): p,
+                f"messages{i}": p,
+                f"dict_message{i}": 3,
+                f"logical{i}": 5,
+                f"doc{i}": {"a": p},
+                f"by_value{i}": mood["HAPPY" if i % 2 else "SAD"],
+                f"choice{i}": "ok",
+                f"keys{i}": {p: p},
+                f"pluck{i}": {p.replace(".", "_"): p},
+            }
+        )
     return record
 
 
@@ -181,6 +210,7 @@ def test_hostile_messages_are_reported_as_data(hostile):
 
 # -- declarations that break Avro's rules: a CompileError, nothing generated --
 
+
 def compile_error(attrs: dict, meta: dict | None = None) -> str:
     schema_class = type("Bad", (CompiledSchema,), dict(attrs))
     if meta:
@@ -207,22 +237,47 @@ def bad_declarations(p):
         (raw({"type": "fixed", "name": "ok", "namespace": p, "size": 4}), None, "namespace"),
         (raw({"type": "fixed", "name": "ok", "aliases": [p], "size": 4}), None, "alias"),
         (raw({"type": "enum", "name": "ok", "symbols": ["A", p]}), None, "enum symbol"),
-        (raw({"type": "record", "name": "ok", "fields": [{"name": p, "type": "int"}]}), None,
-         "field name"),
+        (raw({"type": "record", "name": "ok", "fields": [{"name": p, "type": "int"}]}), None, "field name"),
         (raw({"type": "array", "items": p}), None, "type name"),
         (raw({"type": "long", "logicalType": ["x"]}), None, "logicalType"),
-        (raw({"type": "bytes", "logicalType": "decimal", "precision": f"10); {p}"}), None,
-         "precision"),
-        (raw({"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": True}), None,
-         "scale"),
+        (raw({"type": "bytes", "logicalType": "decimal", "precision": f"10); {p}"}), None, "precision"),
+        (raw({"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": True}), None, "scale"),
         ({"f": fields.Decimal(places=2, metadata={"precision": f"10); {p}"})}, None, "precision"),
         ({"f": fields.Decimal(places=2, metadata={"precision": True})}, None, "precision"),
-        ({"f": fields.Decimal(metadata={"avro": {
-            "type": "fixed", "name": p, "size": 8, "logicalType": "decimal", "precision": 4}})},
-         None, "name"),
-        ({"f": fields.Decimal(metadata={"avro": {
-            "type": "fixed", "name": "ok", "size": f"8); {p}", "logicalType": "decimal",
-            "precision": 4}})}, None, "size"),
+        (
+            {
+                "f": fields.Decimal(
+                    metadata={
+                        "avro": {
+                            "type": "fixed",
+                            "name": p,
+                            "size": 8,
+                            "logicalType": "decimal",
+                            "precision": 4,
+                        }
+                    }
+                )
+            },
+            None,
+            "name",
+        ),
+        (
+            {
+                "f": fields.Decimal(
+                    metadata={
+                        "avro": {
+                            "type": "fixed",
+                            "name": "ok",
+                            "size": f"8); {p}",
+                            "logicalType": "decimal",
+                            "precision": 4,
+                        }
+                    }
+                )
+            },
+            None,
+            "size",
+        ),
         ({"f": fields.Enum(hostile_enum)}, None, "enum name"),
         ({"f": fields.Enum(member_enum)}, None, "enum symbols"),
     ]
@@ -240,6 +295,7 @@ def test_invalid_declarations_are_compile_errors_naming_field_and_rule(tmp_path)
 
 # -- custom encoders: the safe way is the easy way; the unsafe way fails ------
 
+
 class Tagged(fields.String):
     pass
 
@@ -251,7 +307,7 @@ class SafeTaggedEncoder(Encoder):
     avro_types = ("string",)
 
     def describe(self):
-        return self.field.metadata["tag"]          # comments are sanitized
+        return self.field.metadata["tag"]  # comments are sanitized
 
     def emit_write(self, fn, value):
         field = fn.bind(self.field, "field")
@@ -302,6 +358,7 @@ def test_naive_custom_encoder_is_refused_before_building(marker):
 
 # -- the channels themselves ---------------------------------------------------
 
+
 @settings(max_examples=300, deadline=None)
 @given(st.text())
 def test_identifier_is_always_an_identifier(text):
@@ -315,9 +372,18 @@ def test_comment_never_leaves_the_line(text):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text() | st.binary()
-                    | st.floats(allow_nan=False, allow_infinity=False),
-                    lambda inner: st.tuples(inner, inner), max_leaves=8))
+@given(
+    st.recursive(
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.text()
+        | st.binary()
+        | st.floats(allow_nan=False, allow_infinity=False),
+        lambda inner: st.tuples(inner, inner),
+        max_leaves=8,
+    )
+)
 def test_literal_is_the_value(value):
     import ast
 
@@ -346,8 +412,14 @@ def test_checked_int_refuses_bools_strings_and_out_of_range():
 
 def test_check_function_refuses_names_nobody_provided():
     check_function("x = read_long(r)\n", {"x"})
-    for bad in ("x = os.system('a')\n", "x = __import__('os')\n", "x = r.__class__\n",
-                "import os\n", "x = f'{r}'\n", "x = eval('1')\n"):
+    for bad in (
+        "x = os.system('a')\n",
+        "x = __import__('os')\n",
+        "x = r.__class__\n",
+        "import os\n",
+        "x = f'{r}'\n",
+        "x = eval('1')\n",
+    ):
         with pytest.raises(CompileError):
             check_function(bad, {"x"})
 
@@ -356,12 +428,18 @@ def test_templates_refuse_unchecked_text():
     from roastedavro.emitter import render
 
     with pytest.raises(CompileError, match="unchecked text"):
-        render("record_reader.pyx.j2", ident="plain str", name=Code("x"), field_count=0,
-                parts=[{"function": None, "fields": [], "first": 0, "last": 0, "skips": False}],
-                declarations=[])
+        render(
+            "record_reader.pyx.j2",
+            ident="plain str",
+            name=Code("x"),
+            field_count=0,
+            parts=[{"function": None, "fields": [], "first": 0, "last": 0, "skips": False}],
+            declarations=[],
+        )
 
 
 # -- the fastavro drop-in's names: any text, as fastavro takes them ------------
+
 
 def lenient_schema(marker) -> tuple[dict, dict, dict]:
     """A schema only fastavro's rules take: the payloads as names, namespaces,
@@ -370,13 +448,27 @@ def lenient_schema(marker) -> tuple[dict, dict, dict]:
     value read back."""
     fields, datum, value = [], {}, {}
     for i, p in enumerate(payloads(marker)):
-        symbols = {"type": "enum", "name": f"{p}E{i}", "namespace": p, "aliases": [p], "doc": p,
-                   "symbols": ["A", "B"], p: p}
-        inner = {"type": "record", "name": f"{p}R{i}", "aliases": p, "doc": p, p: p, "fields": [
-            {"name": p, "type": "string", "default": p, "doc": p, "aliases": [p], "order": p},
-            {"name": f"e{i}", "type": symbols},
-            {"name": f"f{i}", "type": {"type": "fixed", "name": f"{p}F{i}", "size": 2}},
-        ]}
+        symbols = {
+            "type": "enum",
+            "name": f"{p}E{i}",
+            "namespace": p,
+            "aliases": [p],
+            "doc": p,
+            "symbols": ["A", "B"],
+            p: p,
+        }
+        inner = {
+            "type": "record",
+            "name": f"{p}R{i}",
+            "aliases": p,
+            "doc": p,
+            p: p,
+            "fields": [
+                {"name": p, "type": "string", "default": p, "doc": p, "aliases": [p], "order": p},
+                {"name": f"e{i}", "type": symbols},
+                {"name": f"f{i}", "type": {"type": "fixed", "name": f"{p}F{i}", "size": 2}},
+            ],
+        }
         fields.append({"name": f"{p}{i}", "type": inner})
         datum[f"{p}{i}"] = {f"e{i}": "B", f"f{i}": b"ab", **({p: p + "!"} if i % 2 else {})}
         value[f"{p}{i}"] = {p: p + "!" if i % 2 else p, f"e{i}": "B", f"f{i}": b"ab"}
@@ -392,7 +484,7 @@ def test_fastavro_dropin_names_compile_to_inert_code(marker):
     from roastedavro.fastavro._models import as_model
 
     schema, datum, value = lenient_schema(marker)
-    model = as_model(copy.deepcopy(schema))    # fastavro takes it: the drop-in's dialect
+    model = as_model(copy.deepcopy(schema))  # fastavro takes it: the drop-in's dialect
     codec = AvroCodec(model, compile="eager")
     assert codec.tier == "compiled"
     assert_inert(codec.compile_to_string(), marker)
@@ -418,10 +510,13 @@ def test_records_named_as_the_codecs_own_functions_compile():
     from roastedavro.avro import parse_schema
 
     names = ["datum", "root", "root_2", "key", "long", "string", "datum_2"]
-    fields = [{"name": f"f{i}", "type": {"type": "record", "name": name, "fields": [
-        {"name": "v", "type": "int"}]}} for i, name in enumerate(names)]
-    schema = parse_schema({"type": "record", "name": "Outer", "fields": fields},
-                          dialect="fastavro")    # primitive names: fastavro's rules
+    fields = [
+        {"name": f"f{i}", "type": {"type": "record", "name": name, "fields": [{"name": "v", "type": "int"}]}}
+        for i, name in enumerate(names)
+    ]
+    schema = parse_schema(
+        {"type": "record", "name": "Outer", "fields": fields}, dialect="fastavro"
+    )  # primitive names: fastavro's rules
     codec = AvroCodec(schema, compile="eager")
     assert codec.tier == "compiled"
     datum = {f"f{i}": {"v": i} for i in range(len(names))}

@@ -25,13 +25,19 @@ from evolution import evolution_chains, schema_pairs
 from java_oracle import schema_text
 from roastedavro.avro import Array, Field, Primitive, Record, Schema, parse_schema
 from roastedavro.avro.compatibility import (
-    MODES, CompatibilityResult, Incompatibility, check_compatibility, check_mode,
+    MODES,
+    CompatibilityResult,
+    Incompatibility,
+    check_compatibility,
+    check_mode,
 )
 from roastedavro.errors import SchemaError
 
 java_test = pytest.mark.java
-RANDOM = settings(deadline=None, suppress_health_check=[
-    HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
+RANDOM = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 
 
 def R(name, fields, **more):
@@ -61,128 +67,299 @@ ERROR = "error"  # Java throws
 # (id, reader, writer, Java's answer: [(type, location, message)] or ERROR)
 CASES = [
     # types and promotions
-    ("int-string", "int", "string",
-     [("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer type: STRING")]),
-    ("string-int", "string", "int",
-     [("TYPE_MISMATCH", "/", "reader type: STRING not compatible with writer type: INT")]),
-    ("null-boolean", "null", "boolean",
-     [("TYPE_MISMATCH", "/", "reader type: NULL not compatible with writer type: BOOLEAN")]),
-    ("array-map", arr("int"), {"type": "map", "values": "int"},
-     [("TYPE_MISMATCH", "/", "reader type: ARRAY not compatible with writer type: MAP")]),
-    ("record-enum", R("A", []), E("A", ["X"]),
-     [("TYPE_MISMATCH", "/", "reader type: RECORD not compatible with writer type: ENUM")]),
-    ("fixed-bytes", X("F", 2), "bytes",
-     [("TYPE_MISMATCH", "/", "reader type: FIXED not compatible with writer type: BYTES")]),
-    ("bytes-fixed", "bytes", X("F", 2),
-     [("TYPE_MISMATCH", "/", "reader type: BYTES not compatible with writer type: FIXED")]),
+    (
+        "int-string",
+        "int",
+        "string",
+        [("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer type: STRING")],
+    ),
+    (
+        "string-int",
+        "string",
+        "int",
+        [("TYPE_MISMATCH", "/", "reader type: STRING not compatible with writer type: INT")],
+    ),
+    (
+        "null-boolean",
+        "null",
+        "boolean",
+        [("TYPE_MISMATCH", "/", "reader type: NULL not compatible with writer type: BOOLEAN")],
+    ),
+    (
+        "array-map",
+        arr("int"),
+        {"type": "map", "values": "int"},
+        [("TYPE_MISMATCH", "/", "reader type: ARRAY not compatible with writer type: MAP")],
+    ),
+    (
+        "record-enum",
+        R("A", []),
+        E("A", ["X"]),
+        [("TYPE_MISMATCH", "/", "reader type: RECORD not compatible with writer type: ENUM")],
+    ),
+    (
+        "fixed-bytes",
+        X("F", 2),
+        "bytes",
+        [("TYPE_MISMATCH", "/", "reader type: FIXED not compatible with writer type: BYTES")],
+    ),
+    (
+        "bytes-fixed",
+        "bytes",
+        X("F", 2),
+        [("TYPE_MISMATCH", "/", "reader type: BYTES not compatible with writer type: FIXED")],
+    ),
     ("long-int", "long", "int", []),
     ("float-long", "float", "long", []),
     ("double-float", "double", "float", []),
     ("bytes-string", "bytes", "string", []),
-    ("int-long", "int", "long",
-     [("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer type: LONG")]),
-    ("float-double", "float", "double",
-     [("TYPE_MISMATCH", "/", "reader type: FLOAT not compatible with writer type: DOUBLE")]),
-    ("logical-types-ignored", {"type": "int", "logicalType": "date"},
-     {"type": "long", "logicalType": "timestamp-millis"},
-     [("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer type: LONG")]),
-    ("decimals-ignored", {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2},
-     {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 1}, []),
+    (
+        "int-long",
+        "int",
+        "long",
+        [("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer type: LONG")],
+    ),
+    (
+        "float-double",
+        "float",
+        "double",
+        [("TYPE_MISMATCH", "/", "reader type: FLOAT not compatible with writer type: DOUBLE")],
+    ),
+    (
+        "logical-types-ignored",
+        {"type": "int", "logicalType": "date"},
+        {"type": "long", "logicalType": "timestamp-millis"},
+        [("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer type: LONG")],
+    ),
+    (
+        "decimals-ignored",
+        {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2},
+        {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 1},
+        [],
+    ),
     # names
-    ("name-mismatch", R("a.A", [F("x", "int")]), R("a.B", [F("x", "long")]),
-     [("NAME_MISMATCH", "/name", "expected: a.B"),
-      ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: LONG")]),
+    (
+        "name-mismatch",
+        R("a.A", [F("x", "int")]),
+        R("a.B", [F("x", "long")]),
+        [
+            ("NAME_MISMATCH", "/name", "expected: a.B"),
+            ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: LONG"),
+        ],
+    ),
     ("simple-names-equal", R("a.Thing", [F("x", "int")]), R("b.Thing", [F("x", "int")]), []),
     ("reader-alias", R("a.New", [F("x", "int")], aliases=["b.Old"]), R("b.Old", [F("x", "int")]), []),
-    ("reader-alias-in-namespace", R("New", [F("x", "int")], namespace="a", aliases=["Old"]),
-     R("a.Old", [F("x", "int")]), []),
-    ("writer-alias-unused", R("a.Old", [F("x", "int")]), R("a.New", [F("x", "int")], aliases=["a.Old"]),
-     [("NAME_MISMATCH", "/name", "expected: a.New")]),
-    ("error-is-a-record", {"type": "error", "name": "A", "fields": [F("x", "int")]},
-     R("A", [F("x", "string")]),
-     [("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING")]),
+    (
+        "reader-alias-in-namespace",
+        R("New", [F("x", "int")], namespace="a", aliases=["Old"]),
+        R("a.Old", [F("x", "int")]),
+        [],
+    ),
+    (
+        "writer-alias-unused",
+        R("a.Old", [F("x", "int")]),
+        R("a.New", [F("x", "int")], aliases=["a.Old"]),
+        [("NAME_MISMATCH", "/name", "expected: a.New")],
+    ),
+    (
+        "error-is-a-record",
+        {"type": "error", "name": "A", "fields": [F("x", "int")]},
+        R("A", [F("x", "string")]),
+        [("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING")],
+    ),
     # fixed and enums
-    ("fixed-size-and-name", X("F", 3), X("G", 4),
-     [("NAME_MISMATCH", "/name", "expected: G"),
-      ("FIXED_SIZE_MISMATCH", "/size", "expected: 4, found: 3")]),
+    (
+        "fixed-size-and-name",
+        X("F", 3),
+        X("G", 4),
+        [
+            ("NAME_MISMATCH", "/name", "expected: G"),
+            ("FIXED_SIZE_MISMATCH", "/size", "expected: 4, found: 3"),
+        ],
+    ),
     ("fixed-ok", X("n.F", 4), X("m.F", 4), []),
-    ("enum-missing-symbols", E("E", ["A"]), E("E", ["c", "B", "A", "a"]),
-     [("MISSING_ENUM_SYMBOLS", "/symbols", "[B, a, c]")]),
+    (
+        "enum-missing-symbols",
+        E("E", ["A"]),
+        E("E", ["c", "B", "A", "a"]),
+        [("MISSING_ENUM_SYMBOLS", "/symbols", "[B, a, c]")],
+    ),
     ("enum-reader-default", E("E", ["A", "OTHER"], default="OTHER"), E("E", ["A", "B", "C"]), []),
-    ("enum-name-and-symbols", E("E", ["A"]), E("G", ["A", "B"]),
-     [("NAME_MISMATCH", "/name", "expected: G"), ("MISSING_ENUM_SYMBOLS", "/symbols", "[B]")]),
+    (
+        "enum-name-and-symbols",
+        E("E", ["A"]),
+        E("G", ["A", "B"]),
+        [("NAME_MISMATCH", "/name", "expected: G"), ("MISSING_ENUM_SYMBOLS", "/symbols", "[B]")],
+    ),
     # record fields
-    ("field-missing-default", R("R", [F("a", "int"), F("b", "string"), F("c", "long", default=0)]),
-     R("R", [F("a", "int")]),
-     [("READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/1", "b")]),
-    ("enum-default-quirk", R("n.R", [F("e", E("E", ["X", "Y"], default="X")), F("z", "long")]),
-     R("m.R", [F("z", "long")]),
-     [("TYPE_MISMATCH", "/fields/0/type", "reader type: ENUM not compatible with writer type: RECORD")]),
+    (
+        "field-missing-default",
+        R("R", [F("a", "int"), F("b", "string"), F("c", "long", default=0)]),
+        R("R", [F("a", "int")]),
+        [("READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/1", "b")],
+    ),
+    (
+        "enum-default-quirk",
+        R("n.R", [F("e", E("E", ["X", "Y"], default="X")), F("z", "long")]),
+        R("m.R", [F("z", "long")]),
+        [("TYPE_MISMATCH", "/fields/0/type", "reader type: ENUM not compatible with writer type: RECORD")],
+    ),
     ("enum-field-default", R("R", [F("e", E("E", ["X", "Y"], default="X"), default="Y")]), R("R", []), []),
-    ("enum-without-default", R("R", [F("e", E("E", ["X", "Y"]))]), R("R", []),
-     [("READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "e")]),
-    ("enum-default-quirk-memo", R("R", [F("e", E("E", ["X"], default="X")), F("f", "E")]), R("R", []),
-     [("TYPE_MISMATCH", "/fields/0/type", "reader type: ENUM not compatible with writer type: RECORD"),
-      ("TYPE_MISMATCH", "/fields/0/type", "reader type: ENUM not compatible with writer type: RECORD")]),
+    (
+        "enum-without-default",
+        R("R", [F("e", E("E", ["X", "Y"]))]),
+        R("R", []),
+        [("READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "e")],
+    ),
+    (
+        "enum-default-quirk-memo",
+        R("R", [F("e", E("E", ["X"], default="X")), F("f", "E")]),
+        R("R", []),
+        [
+            ("TYPE_MISMATCH", "/fields/0/type", "reader type: ENUM not compatible with writer type: RECORD"),
+            ("TYPE_MISMATCH", "/fields/0/type", "reader type: ENUM not compatible with writer type: RECORD"),
+        ],
+    ),
     ("field-alias", R("R", [F("b", "long", aliases=["a"])]), R("R", [F("a", "int")]), []),
-    ("field-alias-mismatch", R("R", [F("b", "int", aliases=["x", "a"])]), R("R", [F("a", "string")]),
-     [("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING")]),
-    ("field-matches-two", R("R", [F("b", "int", aliases=["a", "c"])]),
-     R("R", [F("a", "int"), F("c", "int")]), ERROR),
+    (
+        "field-alias-mismatch",
+        R("R", [F("b", "int", aliases=["x", "a"])]),
+        R("R", [F("a", "string")]),
+        [("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING")],
+    ),
+    (
+        "field-matches-two",
+        R("R", [F("b", "int", aliases=["a", "c"])]),
+        R("R", [F("a", "int"), F("c", "int")]),
+        ERROR,
+    ),
     ("field-alias-of-its-own-name", R("R", [F("a", "int", aliases=["a"])]), R("R", [F("a", "int")]), ERROR),
-    ("fields-reordered", R("R", [F("b", "string"), F("a", "int")]),
-     R("R", [F("a", "int"), F("b", "string")]), []),
-    ("nested-containers", R("R", [F("m", arr({"type": "map", "values": "int"}))]),
-     R("R", [F("m", arr({"type": "map", "values": "string"}))]),
-     [("TYPE_MISMATCH", "/fields/0/type/items/values",
-       "reader type: INT not compatible with writer type: STRING")]),
-    ("equal-types-in-two-places", R("T", [F("a", "int"), F("b", "int")]),
-     R("T", [F("a", "string"), F("b", "string")]),
-     [("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING"),
-      ("TYPE_MISMATCH", "/fields/1/type", "reader type: INT not compatible with writer type: STRING")]),
+    (
+        "fields-reordered",
+        R("R", [F("b", "string"), F("a", "int")]),
+        R("R", [F("a", "int"), F("b", "string")]),
+        [],
+    ),
+    (
+        "nested-containers",
+        R("R", [F("m", arr({"type": "map", "values": "int"}))]),
+        R("R", [F("m", arr({"type": "map", "values": "string"}))]),
+        [
+            (
+                "TYPE_MISMATCH",
+                "/fields/0/type/items/values",
+                "reader type: INT not compatible with writer type: STRING",
+            )
+        ],
+    ),
+    (
+        "equal-types-in-two-places",
+        R("T", [F("a", "int"), F("b", "int")]),
+        R("T", [F("a", "string"), F("b", "string")]),
+        [
+            ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING"),
+            ("TYPE_MISMATCH", "/fields/1/type", "reader type: INT not compatible with writer type: STRING"),
+        ],
+    ),
     # unions
-    ("union-union", ["null", "int"], ["null", "string", "int", R("Z", [])],
-     [("MISSING_UNION_BRANCH", "/1", "reader union lacking writer type: STRING"),
-      ("MISSING_UNION_BRANCH", "/3", "reader union lacking writer type: RECORD")]),
+    (
+        "union-union",
+        ["null", "int"],
+        ["null", "string", "int", R("Z", [])],
+        [
+            ("MISSING_UNION_BRANCH", "/1", "reader union lacking writer type: STRING"),
+            ("MISSING_UNION_BRANCH", "/3", "reader union lacking writer type: RECORD"),
+        ],
+    ),
     ("union-union-promotions", ["null", "double"], ["int", "null", "float"], []),
-    ("writer-union", "long", ["int", "string", "null"],
-     [("TYPE_MISMATCH", "/1", "reader type: LONG not compatible with writer type: STRING"),
-      ("TYPE_MISMATCH", "/2", "reader type: LONG not compatible with writer type: NULL")]),
+    (
+        "writer-union",
+        "long",
+        ["int", "string", "null"],
+        [
+            ("TYPE_MISMATCH", "/1", "reader type: LONG not compatible with writer type: STRING"),
+            ("TYPE_MISMATCH", "/2", "reader type: LONG not compatible with writer type: NULL"),
+        ],
+    ),
     ("writer-union-ok", ["long", "null"], ["int", "null"], []),
-    ("reader-union", ["null", "int"], "string",
-     [("MISSING_UNION_BRANCH", "/", "reader union lacking writer type: STRING")]),
+    (
+        "reader-union",
+        ["null", "int"],
+        "string",
+        [("MISSING_UNION_BRANCH", "/", "reader union lacking writer type: STRING")],
+    ),
     ("reader-union-ok", ["null", "string", "long"], "int", []),
-    ("reader-union-record", ["null", R("A", [F("x", "int")])], R("A", [F("x", "string")]),
-     [("MISSING_UNION_BRANCH", "/", "reader union lacking writer type: RECORD")]),
-    ("union-union-record", ["null", R("A", [F("x", "int")])], ["null", R("A", [F("x", "string")])],
-     [("MISSING_UNION_BRANCH", "/1", "reader union lacking writer type: RECORD")]),
+    (
+        "reader-union-record",
+        ["null", R("A", [F("x", "int")])],
+        R("A", [F("x", "string")]),
+        [("MISSING_UNION_BRANCH", "/", "reader union lacking writer type: RECORD")],
+    ),
+    (
+        "union-union-record",
+        ["null", R("A", [F("x", "int")])],
+        ["null", R("A", [F("x", "string")])],
+        [("MISSING_UNION_BRANCH", "/1", "reader union lacking writer type: RECORD")],
+    ),
     # recursion and the memo
-    ("recursive-ok", R("L", [F("v", "long"), F("next", ["null", "L"])]),
-     R("L", [F("v", "int"), F("next", ["null", "L"])]), []),
-    ("recursive-mismatch", R("L", [F("next", ["null", "L"]), F("v", "int")]),
-     R("L", [F("next", ["null", "L"]), F("v", "string")]),
-     [("TYPE_MISMATCH", "/fields/1/type", "reader type: INT not compatible with writer type: STRING")]),
-    ("recursive-through-array", R("T", [F("kids", arr("T")), F("label", "int")]),
-     R("T", [F("kids", arr("T")), F("label", "bytes")]),
-     [("TYPE_MISMATCH", "/fields/1/type", "reader type: INT not compatible with writer type: BYTES")]),
+    (
+        "recursive-ok",
+        R("L", [F("v", "long"), F("next", ["null", "L"])]),
+        R("L", [F("v", "int"), F("next", ["null", "L"])]),
+        [],
+    ),
+    (
+        "recursive-mismatch",
+        R("L", [F("next", ["null", "L"]), F("v", "int")]),
+        R("L", [F("next", ["null", "L"]), F("v", "string")]),
+        [("TYPE_MISMATCH", "/fields/1/type", "reader type: INT not compatible with writer type: STRING")],
+    ),
+    (
+        "recursive-through-array",
+        R("T", [F("kids", arr("T")), F("label", "int")]),
+        R("T", [F("kids", arr("T")), F("label", "bytes")]),
+        [("TYPE_MISMATCH", "/fields/1/type", "reader type: INT not compatible with writer type: BYTES")],
+    ),
     # a named type is one Java object: its result is computed once and merged
     # again wherever the pair meets, with the first computation's location
-    ("named-type-used-three-times",
-     R("T", [F("a", ITEM), F("b", "Item"), F("c", arr("Item"))]),
-     R("T", [F("a", ITEM_S), F("b", "Item"), F("c", arr("Item"))]),
-     [("TYPE_MISMATCH", "/fields/0/type/fields/0/type",
-       "reader type: INT not compatible with writer type: STRING")] * 3),
+    (
+        "named-type-used-three-times",
+        R("T", [F("a", ITEM), F("b", "Item"), F("c", arr("Item"))]),
+        R("T", [F("a", ITEM_S), F("b", "Item"), F("c", arr("Item"))]),
+        [
+            (
+                "TYPE_MISMATCH",
+                "/fields/0/type/fields/0/type",
+                "reader type: INT not compatible with writer type: STRING",
+            )
+        ]
+        * 3,
+    ),
     # union against union: each writer branch is checked from a fresh location
-    ("union-fresh-location-reused", R("T", [F("u", ["null", ITEM]), F("w", "Item")]),
-     R("T", [F("u", ["null", ITEM_S]), F("w", "Item")]),
-     [("MISSING_UNION_BRANCH", "/fields/0/type/1", "reader union lacking writer type: RECORD"),
-      ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING")]),
-    ("reader-union-fresh-location-reused", R("T", [F("u", ["null", ITEM]), F("w", "Item")]),
-     R("T", [F("u", ITEM_S), F("w", "Item")]),
-     [("MISSING_UNION_BRANCH", "/fields/0/type", "reader union lacking writer type: RECORD"),
-      ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING")]),
-    ("enum-against-record", E("E", ["A"], default="A"), R("E", []),
-     [("TYPE_MISMATCH", "/", "reader type: ENUM not compatible with writer type: RECORD")]),
+    (
+        "union-fresh-location-reused",
+        R("T", [F("u", ["null", ITEM]), F("w", "Item")]),
+        R("T", [F("u", ["null", ITEM_S]), F("w", "Item")]),
+        [
+            ("MISSING_UNION_BRANCH", "/fields/0/type/1", "reader union lacking writer type: RECORD"),
+            ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING"),
+        ],
+    ),
+    (
+        "reader-union-fresh-location-reused",
+        R("T", [F("u", ["null", ITEM]), F("w", "Item")]),
+        R("T", [F("u", ITEM_S), F("w", "Item")]),
+        [
+            ("MISSING_UNION_BRANCH", "/fields/0/type", "reader union lacking writer type: RECORD"),
+            ("TYPE_MISMATCH", "/fields/0/type", "reader type: INT not compatible with writer type: STRING"),
+        ],
+    ),
+    (
+        "enum-against-record",
+        E("E", ["A"], default="A"),
+        R("E", []),
+        [("TYPE_MISMATCH", "/", "reader type: ENUM not compatible with writer type: RECORD")],
+    ),
 ]
 
 
@@ -198,16 +375,19 @@ def ours(reader, writer):
 def javas(answer: dict):
     if "error" in answer or not answer.get("ok", True):
         return ERROR
-    found = [(reason["type"], reason["location"], reason["message"])
-             for reason in answer["incompatibilities"]]
+    found = [
+        (reason["type"], reason["location"], reason["message"]) for reason in answer["incompatibilities"]
+    ]
     assert answer["compatible"] == (not found)
     return found
 
 
 # -- 1. hand-written cases ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("reader, writer, expected", [case[1:] for case in CASES],
-                         ids=[case[0] for case in CASES])
+
+@pytest.mark.parametrize(
+    "reader, writer, expected", [case[1:] for case in CASES], ids=[case[0] for case in CASES]
+)
 def test_cases(reader, writer, expected):
     assert ours(reader, writer) == expected
 
@@ -215,8 +395,9 @@ def test_cases(reader, writer, expected):
 @java_test
 def test_the_expected_answers_are_javas(java):
     answers = java.compatibility_each([(reader, writer) for _, reader, writer, _ in CASES])
-    assert {name: javas(answer) for (name, *_), answer in zip(CASES, answers)} == \
-        {name: expected for name, _, _, expected in CASES}
+    assert {name: javas(answer) for (name, *_), answer in zip(CASES, answers)} == {
+        name: expected for name, _, _, expected in CASES
+    }
 
 
 @java_test
@@ -231,8 +412,14 @@ def test_java_reads_data_of_pairs_the_checker_calls_incompatible(java):
 
 def test_incompatibility_types_are_all_covered():
     covered = {reason[0] for *_, expected in CASES if expected != ERROR for reason in expected}
-    assert covered == {"NAME_MISMATCH", "FIXED_SIZE_MISMATCH", "MISSING_ENUM_SYMBOLS",
-                       "READER_FIELD_MISSING_DEFAULT_VALUE", "TYPE_MISMATCH", "MISSING_UNION_BRANCH"}
+    assert covered == {
+        "NAME_MISMATCH",
+        "FIXED_SIZE_MISMATCH",
+        "MISSING_ENUM_SYMBOLS",
+        "READER_FIELD_MISSING_DEFAULT_VALUE",
+        "TYPE_MISMATCH",
+        "MISSING_UNION_BRANCH",
+    }
 
 
 def test_equal_nodes_are_told_apart_by_position():
@@ -241,14 +428,18 @@ def test_equal_nodes_are_told_apart_by_position():
     reader = Record("T", (Field("a", ints), Field("b", ints)))
     writer = Record("T", (Field("a", strings), Field("b", strings)))
     result = check_compatibility(Schema(reader, {"T": reader}), Schema(writer, {"T": writer}))
-    assert [reason.location for reason in result.incompatibilities] == \
-        ["/fields/0/type/items", "/fields/1/type/items"]
+    assert [reason.location for reason in result.incompatibilities] == [
+        "/fields/0/type/items",
+        "/fields/1/type/items",
+    ]
 
 
 def test_the_readable_paths():
     def paths(reader, writer):
-        return [(reason.reader_path, reason.writer_path)
-                for reason in check_compatibility(reader, writer).incompatibilities]
+        return [
+            (reason.reader_path, reason.writer_path)
+            for reason in check_compatibility(reader, writer).incompatibilities
+        ]
 
     cases = {case[0]: case[1:3] for case in CASES}
     assert paths(*cases["name-mismatch"]) == [("a.A", "a.B"), ("a.A.x", "a.B.x")]
@@ -257,18 +448,22 @@ def test_the_readable_paths():
     assert paths(*cases["field-missing-default"]) == [("R.b", "R")]
     assert paths(*cases["enum-default-quirk"]) == [("n.R.e", "m.R")]
     assert paths(*cases["union-fresh-location-reused"]) == [
-        ("T.u", "T.u<Item>"), ("T.u<Item>.qty", "T.u<Item>.qty")]
+        ("T.u", "T.u<Item>"),
+        ("T.u<Item>.qty", "T.u<Item>.qty"),
+    ]
 
 
 def test_text_forms():
-    result = check_compatibility(R("shop.Order", [F("qty", "int"), F("note", "string")]),
-                                 R("shop.Order", [F("qty", "string")]))
+    result = check_compatibility(
+        R("shop.Order", [F("qty", "int"), F("note", "string")]), R("shop.Order", [F("qty", "string")])
+    )
     assert not result and not result.compatible
     assert str(result) == (
         "/fields/0/type (shop.Order.qty in the reader, shop.Order.qty in the writer): "
         "reader type: INT not compatible with writer type: STRING\n"
         "/fields/1 (shop.Order.note in the reader, shop.Order in the writer): the reader's field "
-        "'note' has no default, and the writer has no field of its name or aliases")
+        "'note' has no default, and the writer has no field of its name or aliases"
+    )
     assert str(check_compatibility("long", ["int", "long"])) == "compatible"
     assert check_compatibility("long", "int") == CompatibilityResult(True, ())
     root = check_compatibility(E("E", ["A"]), E("F", ["A", "B"])).incompatibilities
@@ -276,11 +471,19 @@ def test_text_forms():
         "/name (E in the reader, F in the writer): the names differ (expected: F), "
         "and no alias of the reader's is the writer's name",
         "/symbols (E in the reader, F in the writer): the reader's enum lacks the writer's "
-        "symbols [B] and has no default"]
-    reason = Incompatibility("TYPE_MISMATCH", "/", "reader type: INT not compatible with writer "
-                             "type: LONG", version=2, direction="forward")
-    assert str(reason) == ("previous[2] forward: / (the root in the reader, the root in the "
-                           "writer): reader type: INT not compatible with writer type: LONG")
+        "symbols [B] and has no default",
+    ]
+    reason = Incompatibility(
+        "TYPE_MISMATCH",
+        "/",
+        "reader type: INT not compatible with writer type: LONG",
+        version=2,
+        direction="forward",
+    )
+    assert str(reason) == (
+        "previous[2] forward: / (the root in the reader, the root in the "
+        "writer): reader type: INT not compatible with writer type: LONG"
+    )
 
 
 def test_the_schemas_may_come_in_any_form():
@@ -293,8 +496,9 @@ def test_the_schemas_may_come_in_any_form():
 
 def test_a_field_matching_two_writer_fields_is_an_error():
     with pytest.raises(SchemaError, match=r"'b' .*matches several fields .*'a', 'c'"):
-        check_compatibility(R("R", [F("b", "int", aliases=["a", "c"])]),
-                            R("R", [F("a", "int"), F("c", "int")]))
+        check_compatibility(
+            R("R", [F("b", "int", aliases=["a", "c"])]), R("R", [F("a", "int"), F("c", "int")])
+        )
 
 
 def test_an_invalid_schema_is_an_error():
@@ -325,6 +529,7 @@ def test_the_location_escapes_json_pointer_characters():
 
 # -- 2. random evolutions -----------------------------------------------------------------------
 
+
 @java_test
 @settings(RANDOM, max_examples=250)
 @given(schema_pairs())
@@ -332,12 +537,14 @@ def test_random_evolutions_both_ways_equal_javas_verdicts(java, pair):
     writer, reader = pair
     texts = {"writer": schema_text(writer), "reader": schema_text(reader)}
     note(f"writer: {texts['writer']}\nreader: {texts['reader']}")
-    answers = java.batch([
-        {"op": "parse", "schema": texts["writer"]},
-        {"op": "parse", "schema": texts["reader"]},
-        {"op": "compatibility", "reader": texts["reader"], "writer": texts["writer"]},
-        {"op": "compatibility", "reader": texts["writer"], "writer": texts["reader"]},
-    ])
+    answers = java.batch(
+        [
+            {"op": "parse", "schema": texts["writer"]},
+            {"op": "parse", "schema": texts["reader"]},
+            {"op": "compatibility", "reader": texts["reader"], "writer": texts["writer"]},
+            {"op": "compatibility", "reader": texts["writer"], "writer": texts["reader"]},
+        ]
+    )
     # the strategies draw schemas Java takes
     assert answers[0]["ok"] and answers[1]["ok"], answers[:2]
     assert ours(reader, writer) == javas(answers[2])
@@ -346,6 +553,7 @@ def test_random_evolutions_both_ways_equal_javas_verdicts(java, pair):
 
 # -- 3. registry modes --------------------------------------------------------------------------
 
+
 def expected_mode(mode: str, verdicts: dict, count: int):
     """The registry's composition of Java's pairwise verdicts:
     verdicts[(index, "backward")] is Java's answer for reader=new, writer=previous[index],
@@ -353,8 +561,9 @@ def expected_mode(mode: str, verdicts: dict, count: int):
     if mode == "NONE" or count == 0:
         return []
     indexes = range(count) if mode.endswith("_TRANSITIVE") else [count - 1]
-    directions = {"BACKWARD": ["backward"], "FORWARD": ["forward"],
-                  "FULL": ["backward", "forward"]}[mode.replace("_TRANSITIVE", "")]
+    directions = {"BACKWARD": ["backward"], "FORWARD": ["forward"], "FULL": ["backward", "forward"]}[
+        mode.replace("_TRANSITIVE", "")
+    ]
     found = []
     for index in reversed(indexes):
         for direction in directions:
@@ -371,15 +580,18 @@ def ours_mode(new, previous, mode):
     except SchemaError:
         return ERROR
     assert result.compatible == (not result.incompatibilities)
-    return [(reason.version, reason.direction, reason.type, reason.location, reason.message)
-            for reason in result.incompatibilities]
+    return [
+        (reason.version, reason.direction, reason.type, reason.location, reason.message)
+        for reason in result.incompatibilities
+    ]
 
 
 def java_verdicts(java, new, previous) -> dict:
-    keys = [(index, direction) for index in range(len(previous))
-            for direction in ("backward", "forward")]
-    pairs = [(new, previous[index]) if direction == "backward" else (previous[index], new)
-             for index, direction in keys]
+    keys = [(index, direction) for index in range(len(previous)) for direction in ("backward", "forward")]
+    pairs = [
+        (new, previous[index]) if direction == "backward" else (previous[index], new)
+        for index, direction in keys
+    ]
     return dict(zip(keys, java.compatibility_each(pairs)))
 
 
@@ -391,50 +603,139 @@ V2 = R("R", [F("b", "string", default=""), F("c", "long", default=0)])
 V3 = R("R", [F("b", "string", default=""), F("c", "int", default=0)])
 MODE_CASES = [
     # (new, previous, {mode: expected (version, direction, type, location, message)})
-    (V2, [V0, V1], {
-        "BACKWARD": [], "BACKWARD_TRANSITIVE": [],
-        "FORWARD": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
-        "FORWARD_TRANSITIVE": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
-                               (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
-        "FULL": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
-        "FULL_TRANSITIVE": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
-                            (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
-        "NONE": [],
-    }),
-    (V3, [V0, V1, V2], {
-        "BACKWARD": [(2, "backward", "TYPE_MISMATCH", "/fields/1/type",
-                      "reader type: INT not compatible with writer type: LONG")],
-        "BACKWARD_TRANSITIVE": [(2, "backward", "TYPE_MISMATCH", "/fields/1/type",
-                                 "reader type: INT not compatible with writer type: LONG")],
-        "FORWARD": [],
-        "FORWARD_TRANSITIVE": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
-                               (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
-        "FULL": [(2, "backward", "TYPE_MISMATCH", "/fields/1/type",
-                  "reader type: INT not compatible with writer type: LONG")],
-        "FULL_TRANSITIVE": [(2, "backward", "TYPE_MISMATCH", "/fields/1/type",
-                             "reader type: INT not compatible with writer type: LONG"),
-                            (1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
-                            (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
-        "NONE": [],
-    }),
+    (
+        V2,
+        [V0, V1],
+        {
+            "BACKWARD": [],
+            "BACKWARD_TRANSITIVE": [],
+            "FORWARD": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
+            "FORWARD_TRANSITIVE": [
+                (1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+                (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+            ],
+            "FULL": [(1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a")],
+            "FULL_TRANSITIVE": [
+                (1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+                (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+            ],
+            "NONE": [],
+        },
+    ),
+    (
+        V3,
+        [V0, V1, V2],
+        {
+            "BACKWARD": [
+                (
+                    2,
+                    "backward",
+                    "TYPE_MISMATCH",
+                    "/fields/1/type",
+                    "reader type: INT not compatible with writer type: LONG",
+                )
+            ],
+            "BACKWARD_TRANSITIVE": [
+                (
+                    2,
+                    "backward",
+                    "TYPE_MISMATCH",
+                    "/fields/1/type",
+                    "reader type: INT not compatible with writer type: LONG",
+                )
+            ],
+            "FORWARD": [],
+            "FORWARD_TRANSITIVE": [
+                (1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+                (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+            ],
+            "FULL": [
+                (
+                    2,
+                    "backward",
+                    "TYPE_MISMATCH",
+                    "/fields/1/type",
+                    "reader type: INT not compatible with writer type: LONG",
+                )
+            ],
+            "FULL_TRANSITIVE": [
+                (
+                    2,
+                    "backward",
+                    "TYPE_MISMATCH",
+                    "/fields/1/type",
+                    "reader type: INT not compatible with writer type: LONG",
+                ),
+                (1, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+                (0, "forward", "READER_FIELD_MISSING_DEFAULT_VALUE", "/fields/0", "a"),
+            ],
+            "NONE": [],
+        },
+    ),
     (V1, [V0], {mode: [] for mode in MODES}),
-    (V0, [V1], {
-        "BACKWARD": [], "BACKWARD_TRANSITIVE": [], "FORWARD": [], "FORWARD_TRANSITIVE": [],
-        "FULL": [], "FULL_TRANSITIVE": [], "NONE": []}),
-    ("string", ["int"], {
-        **{mode: [(0, "backward", "TYPE_MISMATCH", "/",
-                   "reader type: STRING not compatible with writer type: INT")]
-           for mode in ("BACKWARD", "BACKWARD_TRANSITIVE")},
-        **{mode: [(0, "forward", "TYPE_MISMATCH", "/",
-                   "reader type: INT not compatible with writer type: STRING")]
-           for mode in ("FORWARD", "FORWARD_TRANSITIVE")},
-        **{mode: [(0, "backward", "TYPE_MISMATCH", "/",
-                   "reader type: STRING not compatible with writer type: INT"),
-                  (0, "forward", "TYPE_MISMATCH", "/",
-                   "reader type: INT not compatible with writer type: STRING")]
-           for mode in ("FULL", "FULL_TRANSITIVE")},
-        "NONE": [],
-    }),
+    (
+        V0,
+        [V1],
+        {
+            "BACKWARD": [],
+            "BACKWARD_TRANSITIVE": [],
+            "FORWARD": [],
+            "FORWARD_TRANSITIVE": [],
+            "FULL": [],
+            "FULL_TRANSITIVE": [],
+            "NONE": [],
+        },
+    ),
+    (
+        "string",
+        ["int"],
+        {
+            **{
+                mode: [
+                    (
+                        0,
+                        "backward",
+                        "TYPE_MISMATCH",
+                        "/",
+                        "reader type: STRING not compatible with writer type: INT",
+                    )
+                ]
+                for mode in ("BACKWARD", "BACKWARD_TRANSITIVE")
+            },
+            **{
+                mode: [
+                    (
+                        0,
+                        "forward",
+                        "TYPE_MISMATCH",
+                        "/",
+                        "reader type: INT not compatible with writer type: STRING",
+                    )
+                ]
+                for mode in ("FORWARD", "FORWARD_TRANSITIVE")
+            },
+            **{
+                mode: [
+                    (
+                        0,
+                        "backward",
+                        "TYPE_MISMATCH",
+                        "/",
+                        "reader type: STRING not compatible with writer type: INT",
+                    ),
+                    (
+                        0,
+                        "forward",
+                        "TYPE_MISMATCH",
+                        "/",
+                        "reader type: INT not compatible with writer type: STRING",
+                    ),
+                ]
+                for mode in ("FULL", "FULL_TRANSITIVE")
+            },
+            "NONE": [],
+        },
+    ),
 ]
 
 
@@ -462,8 +763,11 @@ def test_modes_without_previous_versions_and_none():
 def test_mode_names():
     assert check_mode("long", ["int"], "backward_transitive").compatible
     assert not check_mode("long", ["int"], "Forward").compatible
-    with pytest.raises(ValueError, match="'SIDEWAYS'.*BACKWARD, BACKWARD_TRANSITIVE, FORWARD, "
-                                         "FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE, NONE"):
+    with pytest.raises(
+        ValueError,
+        match="'SIDEWAYS'.*BACKWARD, BACKWARD_TRANSITIVE, FORWARD, "
+        "FORWARD_TRANSITIVE, FULL, FULL_TRANSITIVE, NONE",
+    ):
         check_mode("long", ["int"], "SIDEWAYS")
 
 

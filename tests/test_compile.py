@@ -22,8 +22,25 @@ class Quote(CompiledSchema):
 
 
 def test_field_names_cannot_shadow_generated_or_runtime_names():
-    names = ["write_long", "obj", "self", "w", "r", "record", "depth", "int", "MISSING",
-             "convert", "part0", "index0", "key0", "error", "source", "field_no", "cdef"]
+    names = [
+        "write_long",
+        "obj",
+        "self",
+        "w",
+        "r",
+        "record",
+        "depth",
+        "int",
+        "MISSING",
+        "convert",
+        "part0",
+        "index0",
+        "key0",
+        "error",
+        "source",
+        "field_no",
+        "cdef",
+    ]
     attrs = {name: fields.List(fields.Integer()) for name in names}
     schema = type("Shadowing", (CompiledSchema,), attrs)()
     record = {name: [i] for i, name in enumerate(names)}
@@ -33,12 +50,30 @@ def test_field_names_cannot_shadow_generated_or_runtime_names():
 def test_record_names_cannot_collide_with_generated_or_runtime_names():
     # records named like the helpers their functions sit beside: write_long,
     # read_str, dump_one, load_many, the codec's own attributes
-    names = ["write", "read", "str", "long_value", "generic", "one", "many", "records",
-             "Codec", "self", "max_depth", "load_hooks", "dump", "load", "value"]
+    names = [
+        "write",
+        "read",
+        "str",
+        "long_value",
+        "generic",
+        "one",
+        "many",
+        "records",
+        "Codec",
+        "self",
+        "max_depth",
+        "load_hooks",
+        "dump",
+        "load",
+        "value",
+    ]
     attrs = {}
     for name in names:
-        inner = type(f"R_{name}", (CompiledSchema,), {
-            "x": fields.Integer(), "Meta": type("Meta", (), {"avro_name": name})})
+        inner = type(
+            f"R_{name}",
+            (CompiledSchema,),
+            {"x": fields.Integer(), "Meta": type("Meta", (), {"avro_name": name})},
+        )
         attrs[f"f_{name}"] = fields.Nested(inner)
     schema = type("Colliding", (CompiledSchema,), attrs)()
     record = {f"f_{name}": {"x": i} for i, name in enumerate(names)}
@@ -49,8 +84,9 @@ def test_record_names_cannot_collide_with_generated_or_runtime_names():
 
 def test_a_record_cannot_take_a_primitive_type_name():
     # the specification: primitive names are defined in no namespace
-    inner = type("R_long", (CompiledSchema,), {
-        "x": fields.Integer(), "Meta": type("Meta", (), {"avro_name": "long"})})
+    inner = type(
+        "R_long", (CompiledSchema,), {"x": fields.Integer(), "Meta": type("Meta", (), {"avro_name": "long"})}
+    )
     schema = type("Holder", (CompiledSchema,), {"inner": fields.Nested(inner)})()
     with pytest.raises(CompileError, match="'long' is an Avro primitive type name"):
         schema.compile()
@@ -69,8 +105,14 @@ def test_source_is_deterministic_and_readable():
 
 def run_python(code, cache):
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                          capture_output=True, text=True, cwd=str(cache.parent), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=str(cache.parent),
+        timeout=300,
+    )
 
 
 SCRIPT = """
@@ -104,10 +146,17 @@ def test_concurrent_processes_compile_the_same_schema(tmp_path):
     cache = tmp_path / "cache"
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(cache))
     # cwd outside the repository: `python -c` imports from the current folder
-    procs = [subprocess.Popen([sys.executable, "-c", textwrap.dedent(SCRIPT)], env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              cwd=str(tmp_path))
-             for _ in range(3)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", textwrap.dedent(SCRIPT)],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=str(tmp_path),
+        )
+        for _ in range(3)
+    ]
     for proc in procs:
         out, err = proc.communicate(timeout=300)
         assert proc.returncode == 0, err
@@ -128,7 +177,9 @@ def test_concurrent_threads_share_one_build(tmp_path, monkeypatch):
         try:
             for i in range(200):
                 assert schema.load_compiled(schema.dump_compiled({"x": i, "y": [str(i)]})) == {
-                    "x": i, "y": [str(i)]}
+                    "x": i,
+                    "y": [str(i)],
+                }
         except Exception as error:  # pragma: no cover - reported below
             errors.append(error)
 
@@ -219,7 +270,9 @@ def test_flags_are_checked():
 def test_cache_key_covers_source_and_flags():
     source = Quote().compile_to_string()
     assert compiler.build_key(source, CompileFlags()) != compiler.build_key(source + "\n", CompileFlags())
-    assert compiler.build_key(source, CompileFlags()) != compiler.build_key(source, CompileFlags(optimize="-O2"))
+    assert compiler.build_key(source, CompileFlags()) != compiler.build_key(
+        source, CompileFlags(optimize="-O2")
+    )
     # runtime-only options do not rebuild
     assert compiler.build_key(source, CompileFlags()) == compiler.build_key(source, CompileFlags(max_depth=9))
 

@@ -58,7 +58,7 @@ def assert_same_as_marshmallow(schema, record, many=False):
 
 
 def odd(value):
-    return value % 2 == 1          # a plain callable returning False fails
+    return value % 2 == 1  # a plain callable returning False fails
 
 
 class Validated(CompiledSchema):
@@ -72,15 +72,29 @@ class Validated(CompiledSchema):
     answer = fields.Integer(validate=validate.Equal(42))
     number = fields.Integer(validate=odd)
     tags = fields.List(fields.String(validate=validate.Length(max=3)), validate=validate.Length(max=3))
-    scores = fields.Dict(keys=fields.String(validate=validate.Length(min=2)),
-                         values=fields.Integer(validate=validate.Range(min=0)))
-    pair = fields.Tuple((fields.Integer(validate=validate.Range(max=9)),
-                         fields.String(validate=validate.Length(max=2))))
+    scores = fields.Dict(
+        keys=fields.String(validate=validate.Length(min=2)),
+        values=fields.Integer(validate=validate.Range(min=0)),
+    )
+    pair = fields.Tuple(
+        (fields.Integer(validate=validate.Range(max=9)), fields.String(validate=validate.Length(max=2)))
+    )
 
 
-GOOD = {"qty": 5, "price": 1.5, "code": "AB", "pin": "1234", "side": "buy", "kind": "a",
-        "other": "y", "answer": 42, "number": 3, "tags": ["t"], "scores": {"ab": 1},
-        "pair": (1, "xy")}
+GOOD = {
+    "qty": 5,
+    "price": 1.5,
+    "code": "AB",
+    "pin": "1234",
+    "side": "buy",
+    "kind": "a",
+    "other": "y",
+    "answer": 42,
+    "number": 3,
+    "tags": ["t"],
+    "scores": {"ab": 1},
+    "pair": (1, "xy"),
+}
 
 
 @pytest.fixture(scope="module")
@@ -96,13 +110,30 @@ def test_valid_records_never_fall_back(validated):
     assert fallbacks == []
 
 
-@pytest.mark.parametrize("change", [
-    {"qty": -1}, {"qty": 100}, {"price": 0.0}, {"price": None}, {"code": ""}, {"code": "ABCDE"},
-    {"code": "ab"}, {"pin": "123"}, {"side": "hold"}, {"kind": "c"}, {"other": "x"},
-    {"answer": 41}, {"number": 2}, {"tags": ["a", "b", "c", "d"]}, {"tags": ["long"]},
-    {"scores": {"a": 1}}, {"scores": {"ab": -1}}, {"pair": (10, "xyz")},
-    {"qty": -1, "pin": "", "scores": {"x": -1, "yy": -2}},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"qty": -1},
+        {"qty": 100},
+        {"price": 0.0},
+        {"price": None},
+        {"code": ""},
+        {"code": "ABCDE"},
+        {"code": "ab"},
+        {"pin": "123"},
+        {"side": "hold"},
+        {"kind": "c"},
+        {"other": "x"},
+        {"answer": 41},
+        {"number": 2},
+        {"tags": ["a", "b", "c", "d"]},
+        {"tags": ["long"]},
+        {"scores": {"a": 1}},
+        {"scores": {"ab": -1}},
+        {"pair": (10, "xyz")},
+        {"qty": -1, "pin": "", "scores": {"x": -1, "yy": -2}},
+    ],
+)
 def test_each_validator_matches_marshmallow(validated, change):
     assert_same_as_marshmallow(validated, {**GOOD, **change})
 
@@ -119,8 +150,17 @@ def test_each_validator_matches_marshmallow(validated, change):
     pair=st.tuples(st.integers(5, 12), st.text("z", max_size=3)),
 )
 def test_random_records_match_marshmallow(validated, qty, price, code, pin, side, tags, scores, pair):
-    record = {**GOOD, "qty": qty, "price": price, "code": code, "pin": pin, "side": side,
-              "tags": tags, "scores": scores, "pair": pair}
+    record = {
+        **GOOD,
+        "qty": qty,
+        "price": price,
+        "code": code,
+        "pin": pin,
+        "side": side,
+        "tags": tags,
+        "scores": scores,
+        "pair": pair,
+    }
     assert_same_as_marshmallow(validated, record)
 
 
@@ -228,8 +268,14 @@ class OrderSchema(CompiledSchema):
 
 
 LEG = {"qty": 1, "side": "buy"}
-ORDER = {"id": 7, "leg": LEG, "legs": [LEG, {"qty": 2, "side": "sell"}], "leg_list": [LEG],
-         "bundle": [{"qty": 1}, {"qty": 2}], "maybe": None}
+ORDER = {
+    "id": 7,
+    "leg": LEG,
+    "legs": [LEG, {"qty": 2, "side": "sell"}],
+    "leg_list": [LEG],
+    "bundle": [{"qty": 1}, {"qty": 2}],
+    "maybe": None,
+}
 
 
 @pytest.fixture(scope="module")
@@ -249,16 +295,19 @@ def test_hooks_run_on_the_compiled_result(orders):
     assert fallbacks == []
 
 
-@pytest.mark.parametrize("change", [
-    {"leg": {"qty": 0, "side": "buy"}},
-    {"leg": {"qty": 101, "side": "sell"}},
-    {"legs": [LEG, {"qty": -1, "side": "buy"}]},
-    {"legs": [LEG] * 4},
-    {"leg_list": [LEG, {"qty": 0, "side": "x"}]},
-    {"bundle": []},
-    {"maybe": {"qty": 0, "side": "buy"}},
-    {"legs": [LEG] * 4, "leg": {"qty": 0, "side": "buy"}},
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"leg": {"qty": 0, "side": "buy"}},
+        {"leg": {"qty": 101, "side": "sell"}},
+        {"legs": [LEG, {"qty": -1, "side": "buy"}]},
+        {"legs": [LEG] * 4},
+        {"leg_list": [LEG, {"qty": 0, "side": "x"}]},
+        {"bundle": []},
+        {"maybe": {"qty": 0, "side": "buy"}},
+        {"legs": [LEG] * 4, "leg": {"qty": 0, "side": "buy"}},
+    ],
+)
 def test_hook_errors_match_marshmallow(orders, change):
     assert assert_same_as_marshmallow(orders, {**ORDER, **change})[0] == "error"
 
@@ -284,8 +333,10 @@ def test_recursive_schema_with_post_load():
 
     schema = NodeSchema().compile()
     fallbacks = count_fallbacks(schema)
-    tree = {"value": 1, "children": [{"value": 2, "children": []},
-                                     {"value": 3, "children": [{"value": 4, "children": []}]}]}
+    tree = {
+        "value": 1,
+        "children": [{"value": 2, "children": []}, {"value": 3, "children": [{"value": 4, "children": []}]}],
+    }
     status, node = assert_same_as_marshmallow(schema, tree)
     assert node.children[1].children[0] == Node(4, [])
     assert fallbacks == []
@@ -324,9 +375,10 @@ def test_skip_on_field_errors():
 
     schema = Checked().compile()
     assert assert_same_as_marshmallow(schema, {"a": -1, "b": 0})[1] == {
-        "a": ["Must be greater than or equal to 0."], "_schema": ["b is zero"]}
-    assert assert_same_as_marshmallow(schema, {"a": 1, "b": 1})[1] == {
-        "_schema": ["skipped on field errors"]}
+        "a": ["Must be greater than or equal to 0."],
+        "_schema": ["b is zero"],
+    }
+    assert assert_same_as_marshmallow(schema, {"a": 1, "b": 1})[1] == {"_schema": ["skipped on field errors"]}
 
 
 # -- what still loads through marshmallow ---------------------------------------
@@ -413,6 +465,7 @@ def test_validates_returning_missing_and_only_exclude():
         @validates("a")
         def drop_zero(self, value, **kwargs):
             from marshmallow import missing
+
             return missing if value == 0 else value
 
         @validates("b")
@@ -452,9 +505,17 @@ def contacts():
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(st.emails(), st.text("ab@.-_ü+", max_size=12),
-                 st.builds(lambda u, d: f"{u}@{d}", st.text("a.+ü", max_size=4),
-                           st.sampled_from(["localhost", "example.com", "ex..com", "bücher.de", "-x.com"]))))
+@given(
+    st.one_of(
+        st.emails(),
+        st.text("ab@.-_ü+", max_size=12),
+        st.builds(
+            lambda u, d: f"{u}@{d}",
+            st.text("a.+ü", max_size=4),
+            st.sampled_from(["localhost", "example.com", "ex..com", "bücher.de", "-x.com"]),
+        ),
+    )
+)
 def test_email_matches_marshmallow(contacts, address):
     assert_same_as_marshmallow(contacts, {"email": address, "also": address})
 

@@ -18,28 +18,41 @@ import pytest
 
 import roastedavro.fastavro as dropin
 from roastedavro.container import (
-    ContainerError, FileReader, MissingCodecError, append, block_reader, is_avro, write_file,
+    ContainerError,
+    FileReader,
+    MissingCodecError,
+    append,
+    block_reader,
+    is_avro,
+    write_file,
 )
 
 SCHEMA = {
-    "type": "record", "name": "Reading", "namespace": "sensors",
+    "type": "record",
+    "name": "Reading",
+    "namespace": "sensors",
     "fields": [
         {"name": "id", "type": "long"},
         {"name": "station", "type": "string"},
         {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
         {"name": "value", "type": ["null", "double"]},
-        {"name": "level", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9,
-                                   "scale": 2}},
+        {"name": "level", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
         {"name": "tags", "type": {"type": "array", "items": "string"}},
     ],
 }
 UTC = datetime.timezone.utc
-RECORDS = [{"id": number, "station": f"st-{number % 17}",
-            "at": datetime.datetime(2026, 1, 1, tzinfo=UTC) + datetime.timedelta(seconds=number),
-            "value": None if number % 5 == 0 else number / 4,
-            "level": Decimal(number % 1000) / 100, "tags": ["a"] * (number % 3)}
-           for number in range(3000)]
-FASTAVRO_CODECS = ["null", "deflate", "bzip2", "xz", "snappy"]   # fastavro 1.13 reads these here
+RECORDS = [
+    {
+        "id": number,
+        "station": f"st-{number % 17}",
+        "at": datetime.datetime(2026, 1, 1, tzinfo=UTC) + datetime.timedelta(seconds=number),
+        "value": None if number % 5 == 0 else number / 4,
+        "level": Decimal(number % 1000) / 100,
+        "tags": ["a"] * (number % 3),
+    }
+    for number in range(3000)
+]
+FASTAVRO_CODECS = ["null", "deflate", "bzip2", "xz", "snappy"]  # fastavro 1.13 reads these here
 CODECS = FASTAVRO_CODECS + ["zstandard"]
 
 
@@ -101,7 +114,7 @@ def test_append_keeps_schema_codec_and_marker(tmp_path):
     with open(path, "a+b") as fo:
         append(fo, RECORDS[1000:2000])
     with open(path, "a+b") as fo:
-        dropin.writer(fo, SCHEMA, RECORDS[2000:])     # fastavro's way to append
+        dropin.writer(fo, SCHEMA, RECORDS[2000:])  # fastavro's way to append
     assert path.read_bytes()[:200] == header
     with open(path, "rb") as fo:
         assert list(fastavro.reader(fo)) == RECORDS
@@ -110,8 +123,10 @@ def test_append_keeps_schema_codec_and_marker(tmp_path):
 
 
 def test_reader_schema_resolves_each_record():
-    reader_schema = {**SCHEMA, "fields": SCHEMA["fields"][:2] + [
-        {"name": "unit", "type": "string", "default": "C"}]}
+    reader_schema = {
+        **SCHEMA,
+        "fields": SCHEMA["fields"][:2] + [{"name": "unit", "type": "string", "default": "C"}],
+    }
     data = ours()
     expected = [{"id": r["id"], "station": r["station"], "unit": "C"} for r in RECORDS]
     assert list(FileReader(io.BytesIO(data), reader_schema)) == expected
@@ -127,7 +142,7 @@ def test_block_reader_splits_work():
     # each block's offset points at its record count; its records decode on their own
     records = []
     for block in blocks:
-        assert data[block.offset + len(data[block.offset:block.offset + 10]) - 10:]  # in the file
+        assert data[block.offset + len(data[block.offset : block.offset + 10]) - 10 :]  # in the file
         records += list(block)
     assert records == RECORDS
     assert [b.offset for b in blocks] == sorted(b.offset for b in blocks)
@@ -144,7 +159,7 @@ class OneWay(io.RawIOBase):
 
     def readinto(self, buffer):
         size = min(len(buffer), 7, len(self.data) - self.position)
-        buffer[:size] = self.data[self.position:self.position + size]
+        buffer[:size] = self.data[self.position : self.position + size]
         self.position += size
         return size
 
@@ -183,7 +198,7 @@ def test_every_truncation_is_an_error_or_a_whole_block():
             continue
         # only a file cut exactly between blocks reads, to the blocks it has
         assert cut in ends, cut
-        assert records == RECORDS[:len(records)]
+        assert records == RECORDS[: len(records)]
 
 
 def test_damaged_sync_marker_names_block_and_offset():
@@ -200,6 +215,7 @@ def test_damaged_sync_marker_names_block_and_offset():
 
 def dropin_long(value: int) -> bytes:
     from roastedavro._datum import encode_long
+
     return encode_long(value)
 
 
@@ -208,7 +224,7 @@ def test_damaged_block_is_skipped_on_request():
     blocks = list(block_reader(io.BytesIO(bytes(data))))
     damaged = blocks[2]
     start = damaged.offset + 6
-    data[start:start + 20] = b"\xff" * 20          # inside the compressed data
+    data[start : start + 20] = b"\xff" * 20  # inside the compressed data
     with pytest.raises(ContainerError) as raised:
         list(FileReader(io.BytesIO(bytes(data))))
     assert raised.value.block == 2
@@ -222,17 +238,25 @@ def test_damaged_block_is_skipped_on_request():
 def test_damaged_count_is_skipped_to_the_next_marker():
     data = bytearray(ours(codec="null", sync_interval=2000))
     blocks = list(block_reader(io.BytesIO(bytes(data))))
-    data[blocks[1].offset] = 0x7F   # a different count: the marker after it is misplaced
+    data[blocks[1].offset] = 0x7F  # a different count: the marker after it is misplaced
     reader = FileReader(io.BytesIO(bytes(data)), on_damage="skip")
     records = list(reader)
     assert reader.skipped and reader.skipped[0].block == 1
-    assert records[:blocks[0].count] == RECORDS[:blocks[0].count]
+    assert records[: blocks[0].count] == RECORDS[: blocks[0].count]
     assert records[-1] == RECORDS[-1]
 
 
 def test_decompression_bombs_are_refused():
-    zeros = [{"id": 0, "station": "x" * 100_000, "at": RECORDS[0]["at"], "value": None,
-              "level": Decimal(0), "tags": []}] * 40
+    zeros = [
+        {
+            "id": 0,
+            "station": "x" * 100_000,
+            "at": RECORDS[0]["at"],
+            "value": None,
+            "level": Decimal(0),
+            "tags": [],
+        }
+    ] * 40
     for codec in CODECS:
         data = ours(zeros, codec=codec, sync_interval=10**8)
         with pytest.raises(ContainerError) as raised:
@@ -281,8 +305,7 @@ class TradeV2(CompiledSchema):
         return {**data, "symbol": data["symbol"].upper()}
 
 
-TRADES = [{"symbol": f"s{number % 9}", "price": number / 8, "size": number}
-          for number in range(2000)]
+TRADES = [{"symbol": f"s{number % 9}", "price": number / 8, "size": number} for number in range(2000)]
 
 
 @pytest.mark.parametrize("codec", ["null", "deflate", "snappy"])
@@ -298,7 +321,7 @@ def test_marshmallow_schema_writes_and_reads_files(codec):
 
 
 def test_marshmallow_files_validate_and_evolve():
-    with pytest.raises(ValidationError) as raised:   # a value that cannot be written
+    with pytest.raises(ValidationError) as raised:  # a value that cannot be written
         Trade().write_file(io.BytesIO(), TRADES[:5] + [{"symbol": "x", "size": 1}])
     assert "price" in str(raised.value.messages)
     # loading validates: a file with an empty symbol (written without marshmallow)
@@ -311,6 +334,5 @@ def test_marshmallow_files_validate_and_evolve():
     Trade().write_file(out, TRADES[:100])
     # a file of version 1 read by version 2: resolution, then marshmallow's load
     read = list(TradeV2().read_file(io.BytesIO(out.getvalue())))
-    expected = TradeV2().load([{"symbol": t["symbol"], "price": t["price"]} for t in TRADES[:100]],
-                              many=True)
+    expected = TradeV2().load([{"symbol": t["symbol"], "price": t["price"]} for t in TRADES[:100]], many=True)
     assert read == expected and read[0]["venue"] == "XNAS" and read[1]["symbol"] == "S1"

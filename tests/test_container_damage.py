@@ -25,8 +25,7 @@ CODECS = ["null", "deflate", "bzip2", "xz", "snappy", "zstandard"]
 SYNC = bytes(range(16))
 LONGS = {"type": "record", "name": "R", "fields": [{"name": "i", "type": "long"}]}
 EMPTY = {"type": "record", "name": "E", "fields": []}
-NULLS = {"type": "record", "name": "N",
-         "fields": [{"name": "n", "type": {"type": "array", "items": "null"}}]}
+NULLS = {"type": "record", "name": "N", "fields": [{"name": "n", "type": {"type": "array", "items": "null"}}]}
 avro_tools = java_tools.avro_tools
 
 
@@ -83,7 +82,7 @@ def test_budget_counts_bytes_read_plus_the_allowance():
         list(FileReader(io.BytesIO(data + block(1, b"")), flags=flags))
     assert raised.value.block == 3
     # arrays of nulls: each block's bytes add to the budget, its items take from it
-    record = encode_long(300) + b"\x00"          # one array of 300 nulls: 3 bytes
+    record = encode_long(300) + b"\x00"  # one array of 300 nulls: 3 bytes
     nulls = header(NULLS) + block(1, record) * 3
     assert [len(r["n"]) for r in FileReader(io.BytesIO(nulls), flags=flags)] == [300] * 3
     with pytest.raises(ContainerError, match="item budget") as raised:
@@ -114,7 +113,7 @@ def test_skip_mode_reads_every_whole_block_after_a_damaged_size():
     size_at = damaged.offset + len(encode_long(damaged.count))
     grown = encode_long(damaged.size + 300)
     assert len(grown) == len(encode_long(damaged.size))
-    data[size_at:size_at + len(grown)] = grown
+    data[size_at : size_at + len(grown)] = grown
     with pytest.raises(ContainerError) as raised:
         list(FileReader(io.BytesIO(bytes(data))))
     assert raised.value.block == 1
@@ -152,16 +151,17 @@ def test_appending_to_a_cut_short_file_is_an_error(tmp_path, cut):
     data = longs_file()
     path.write_bytes(data[:-cut])
     # the block that the cut falls in
-    cut_block = max(block.number for block in block_reader(io.BytesIO(data))
-                    if block.offset < len(data) - cut)
+    cut_block = max(
+        block.number for block in block_reader(io.BytesIO(data)) if block.offset < len(data) - cut
+    )
     with open(path, "a+b") as fo, pytest.raises(ContainerError) as raised:
         append(fo, [{"i": 1000}])
     assert raised.value.block == cut_block
     assert "cannot append to a damaged file" in str(raised.value)
     assert "repair=True" in str(raised.value)
-    assert path.read_bytes() == data[:-cut]          # nothing written
+    assert path.read_bytes() == data[:-cut]  # nothing written
     with open(path, "a+b") as fo, pytest.raises(ContainerError):
-        write_file(fo, LONGS, [{"i": 1000}])         # fastavro's way to append
+        write_file(fo, LONGS, [{"i": 1000}])  # fastavro's way to append
 
 
 @pytest.mark.parametrize("codec", CODECS)
@@ -184,8 +184,8 @@ def test_damage_before_whole_blocks_is_not_repaired(tmp_path):
     path = tmp_path / "damaged.avro"
     data = bytearray(longs_file())
     blocks = list(block_reader(io.BytesIO(bytes(data))))
-    data[blocks[2].offset] = 0x7F          # a wrong count: its marker is misplaced
-    data[blocks[2].offset + 1] ^= 0x40     # and a wrong size
+    data[blocks[2].offset] = 0x7F  # a wrong count: its marker is misplaced
+    data[blocks[2].offset + 1] ^= 0x40  # and a wrong size
     path.write_bytes(bytes(data))
     for repair in (False, True):
         with open(path, "a+b") as fo, pytest.raises(ContainerError) as raised:
@@ -223,14 +223,15 @@ def snappy_bomb() -> bytes:
 
 def zstd_bomb() -> bytes:
     # a frame header declaring 256 MiB of content (4-byte size), then garbage
-    frame = (b"\x28\xb5\x2f\xfd" + bytes([0x80 | 0x20]) + (256 * 1024 * 1024).to_bytes(4, "little")
-             + b"\x00" * 60)
+    frame = (
+        b"\x28\xb5\x2f\xfd" + bytes([0x80 | 0x20]) + (256 * 1024 * 1024).to_bytes(4, "little") + b"\x00" * 60
+    )
     return header(LONGS, "zstandard") + block(1, frame)
 
 
 @pytest.mark.parametrize("bomb", [snappy_bomb, zstd_bomb])
 def test_a_claimed_size_the_data_cannot_give_allocates_nothing(bomb):
-    data = bomb() + block(1, b"\x02")   # and a whole block after it... of another codec's data
+    data = bomb() + block(1, b"\x02")  # and a whole block after it... of another codec's data
     raised, most = peak(lambda: pytest.raises(ContainerError, lambda: list(FileReader(io.BytesIO(data)))))
     assert raised.value.block == 0 and "can give" in str(raised.value)
     assert most < 5_000_000
@@ -248,13 +249,13 @@ def test_bad_compressed_data_is_a_container_error_in_every_codec(codec):
     # the middle of the compressed data, and its first bytes (headers, lengths)
     for at in (start + damaged.size // 2, start, start + 1):
         broken = bytearray(data)
-        broken[at:at + 8] = b"\xff\x00\xfe\x01\x80\x7f\x55\xaa"
+        broken[at : at + 8] = b"\xff\x00\xfe\x01\x80\x7f\x55\xaa"
         try:
             list(FileReader(io.BytesIO(bytes(broken))))
         except ContainerError as error:
             assert error.block == 2 and error.offset == damaged.offset, (codec, at)
         else:
-            assert codec == "null", at        # plain longs: any bytes decode
+            assert codec == "null", at  # plain longs: any bytes decode
         reader = FileReader(io.BytesIO(bytes(broken)), on_damage="skip")
         ids = [record["i"] for record in reader]
         if reader.skipped:
@@ -279,8 +280,13 @@ def test_peak_memory_is_the_block_and_what_it_decompresses_to(codec):
     schema = {"type": "record", "name": "S", "fields": [{"name": "s", "type": "bytes"}]}
     payload = bytes(range(256)) * (size // 1024) + b"\x00" * (size - size // 4)
     out = io.BytesIO()
-    write_file(out, schema, [{"s": payload}], codec, codec_compression_level=1
-               if codec in ("xz", "bzip2", "deflate") else None)
+    write_file(
+        out,
+        schema,
+        [{"s": payload}],
+        codec,
+        codec_compression_level=1 if codec in ("xz", "bzip2", "deflate") else None,
+    )
     reader = FileReader(io.BytesIO(out.getvalue()), max_block_size=size + 1000)
     stored = next(reader.blocks())
     data, most = peak(lambda: reader.decompress(stored))
@@ -312,7 +318,7 @@ def test_a_huge_metadata_length_is_a_container_error(tmp_path):
 
 def test_a_lone_surrogate_in_the_schema_is_a_container_error():
     schema = {"type": "record", "name": "R", "fields": [{"name": "a\ud800", "type": "int"}]}
-    text = json.dumps(schema)            # the escape \ud800, as JSON writes it
+    text = json.dumps(schema)  # the escape \ud800, as JSON writes it
     assert "\\ud800" in text
     data = header(schema) + block(1, b"\x02")
     with pytest.raises(ContainerError) as raised:
@@ -378,7 +384,7 @@ def test_any_damage_is_a_container_error_or_whole_records(codec, data):
         elif kind == "cut":
             del damaged[at:]
         elif kind == "splice":
-            del damaged[at:at + data.draw(st.integers(1, 40))]
+            del damaged[at : at + data.draw(st.integers(1, 40))]
         else:
             damaged[at:at] = data.draw(st.binary(min_size=1, max_size=40))
     damaged = bytes(damaged)
@@ -395,7 +401,7 @@ def test_any_damage_is_a_container_error_or_whole_records(codec, data):
     try:
         reader = FileReader(io.BytesIO(damaged), on_damage="skip")
     except ContainerError as error:
-        assert error.block is None          # only the header cannot be skipped
+        assert error.block is None  # only the header cannot be skipped
         return
     values = [value for r in reader for value in r.values()]
     if checked:

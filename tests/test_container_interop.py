@@ -80,6 +80,20 @@ def test_our_tojson_and_fromjson_agree_with_javas(avro_tools, tmp_path):
     schema_file = tmp_path / "test.harness.Reading.avsc"
     schema_file.write_text(json.dumps(SCHEMA))
     written = tmp_path / "ours.avro"
-    assert cli(["fromjson", "--schema-file", str(schema_file), "--codec", "snappy",
-                str(source), "-o", str(written)], io.StringIO()) == 0
+    assert (
+        cli(
+            [
+                "fromjson",
+                "--schema-file",
+                str(schema_file),
+                "--codec",
+                "snappy",
+                str(source),
+                "-o",
+                str(written),
+            ],
+            io.StringIO(),
+        )
+        == 0
+    )
     assert avro_tools.tojson(written) == avro_tools.tojson(path)

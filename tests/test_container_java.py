@@ -24,7 +24,9 @@ avro_tools = java_tools.avro_tools
 fastavro_files = java_tools.fastavro_files
 
 SCHEMA = {
-    "type": "record", "name": "Reading", "namespace": "test.harness",
+    "type": "record",
+    "name": "Reading",
+    "namespace": "test.harness",
     "fields": [
         {"name": "id", "type": "long"},
         {"name": "small", "type": "int"},
@@ -39,8 +41,14 @@ SCHEMA = {
         {"name": "samples", "type": {"type": "array", "items": "int"}},
         {"name": "labels", "type": {"type": "map", "values": "string"}},
         {"name": "note", "type": ["null", "string", "long"]},
-        {"name": "where", "type": {"type": "record", "name": "Place", "fields": [
-            {"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}]}},
+        {
+            "name": "where",
+            "type": {
+                "type": "record",
+                "name": "Place",
+                "fields": [{"name": "lat", "type": "double"}, {"name": "lon", "type": "double"}],
+            },
+        },
     ],
 }
 
@@ -71,7 +79,7 @@ LINES = json_lines(SCHEMA, RECORDS)
 def _fastavro_has(codec: str) -> bool:
     try:
         fastavro.writer(io.BytesIO(), {"type": "long"}, [1], codec=codec)
-    except ValueError:      # "you need to install one of the following libraries"
+    except ValueError:  # "you need to install one of the following libraries"
         return False
     return True
 
@@ -120,15 +128,21 @@ def test_fastavro_writes_java_reads(avro_tools, codec, tmp_path):
 def test_getmeta_getschema_count(avro_tools, tmp_path):
     path = tmp_path / "meta.avro"
     with open(path, "wb") as file:
-        fastavro.writer(file, fastavro.parse_schema(SCHEMA), RECORDS, codec="deflate",
-                        metadata={"created-by": "tests", "note": "ünïcode"})
+        fastavro.writer(
+            file,
+            fastavro.parse_schema(SCHEMA),
+            RECORDS,
+            codec="deflate",
+            metadata={"created-by": "tests", "note": "ünïcode"},
+        )
     meta = avro_tools.getmeta(path)
     assert meta["avro.codec"] == "deflate"
     assert meta["created-by"] == "tests" and meta["note"] == "ünïcode"
     assert json.loads(meta["avro.schema"])["name"] == "test.harness.Reading"
     # Java prints the namespace apart, fastavro writes the full name: compare canonical forms
-    assert (to_parsing_canonical_form(json.loads(avro_tools.getschema(path)))
-            == to_parsing_canonical_form(json.loads(meta["avro.schema"])))
+    assert to_parsing_canonical_form(json.loads(avro_tools.getschema(path))) == to_parsing_canonical_form(
+        json.loads(meta["avro.schema"])
+    )
     # one JVM counts several files
     assert avro_tools.count([path, path]) == 2 * len(RECORDS)
 
@@ -162,5 +176,6 @@ def test_fastavro_reads_javas_files(fastavro_files, name):
 def test_java_counts_every_fastavro_file(avro_tools, fastavro_files):
     # one JVM reads every header and block (Python- and Java-written alike)
     names = sorted(TESTDATA.FILES)
-    assert avro_tools.count([fastavro_files / name for name in names]) == \
-        sum(TESTDATA.FILES[name].records for name in names)
+    assert avro_tools.count([fastavro_files / name for name in names]) == sum(
+        TESTDATA.FILES[name].records for name in names
+    )

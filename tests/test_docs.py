@@ -58,8 +58,11 @@ def test_the_examples_of_a_page_run(page, tmp_path, monkeypatch, capsys):
 
     from roastedavro.encoders import default_registry
 
-    monkeypatch.setattr(class_registry, "_registry",
-                        {name: list(classes) for name, classes in class_registry._registry.items()})
+    monkeypatch.setattr(
+        class_registry,
+        "_registry",
+        {name: list(classes) for name, classes in class_registry._registry.items()},
+    )
     monkeypatch.setattr(default_registry, "_by_field_class", dict(default_registry._by_field_class))
     printed = []
 
@@ -67,8 +70,12 @@ def test_the_examples_of_a_page_run(page, tmp_path, monkeypatch, capsys):
         printed.append(capsys.readouterr().out)
         return "".join(printed)
 
-    namespace = {"__name__": "docs_example", "monkeypatch": monkeypatch, "tmp_path": tmp_path,
-                 "captured": captured}
+    namespace = {
+        "__name__": "docs_example",
+        "monkeypatch": monkeypatch,
+        "tmp_path": tmp_path,
+        "captured": captured,
+    }
     for kind, line, code in pieces(page):
         # line numbers in tracebacks are the page's own
         source = "\n" * (line - 1) + code
@@ -97,7 +104,9 @@ def anchors(page: Path) -> set[str]:
 @pytest.mark.parametrize("page", [ROOT / "README.md", ROOT / "CONTRIBUTING.md"], ids=lambda page: page.name)
 def test_the_links_of_the_repository_pages_resolve(page):
     # docs/ is checked by the site's build; these pages are read in the repository
-    pytest.importorskip("pymdownx", reason="the link check uses the docs extra's slugs (pip install '.[docs]')")
+    pytest.importorskip(
+        "pymdownx", reason="the link check uses the docs extra's slugs (pip install '.[docs]')"
+    )
     broken = []
     for match in LINK.finditer(page.read_text()):
         target = match.group("target")
@@ -119,8 +128,12 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path):
     pytest.importorskip("mkdocs", reason="the site needs the docs extra (pip install '.[docs]')")
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
-        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "site" / "reference" / "index.html").exists()
     # the API reference is made from the docstrings, not empty

@@ -15,10 +15,26 @@ import pytest
 
 import roastedavro.fastavro as dropin
 
-FUNCTIONS = ["parse_schema", "schemaless_writer", "schemaless_reader", "writer", "reader",
-             "block_reader", "is_avro", "json_writer", "json_reader"]
-SCHEMA_FUNCTIONS = ["parse_schema", "load_schema", "load_schema_ordered", "fullname",
-                    "expand_schema", "to_parsing_canonical_form", "fingerprint"]
+FUNCTIONS = [
+    "parse_schema",
+    "schemaless_writer",
+    "schemaless_reader",
+    "writer",
+    "reader",
+    "block_reader",
+    "is_avro",
+    "json_writer",
+    "json_reader",
+]
+SCHEMA_FUNCTIONS = [
+    "parse_schema",
+    "load_schema",
+    "load_schema_ordered",
+    "fullname",
+    "expand_schema",
+    "to_parsing_canonical_form",
+    "fingerprint",
+]
 
 
 def parameters(function) -> list:
@@ -58,27 +74,29 @@ def test_fastavros_submodules_import_with_the_dropins_readers_and_writers():
     assert write.Writer.__module__ == "roastedavro.fastavro._files"
 
 
-@pytest.mark.parametrize("module, names", [
-    ("validation", ["validate", "validate_many", "ValidationError", "ValidationErrorData"]),
-    ("utils", ["generate_one", "generate_many", "anonymize_schema"]),
-    ("types", ["AvroMessage", "Schema"]),
-])
+@pytest.mark.parametrize(
+    "module, names",
+    [
+        ("validation", ["validate", "validate_many", "ValidationError", "ValidationErrorData"]),
+        ("utils", ["generate_one", "generate_many", "anonymize_schema"]),
+        ("types", ["AvroMessage", "Schema"]),
+    ],
+)
 def test_fastavros_helper_modules_are_fastavros_own(module, names):
     ours = importlib.import_module(f"roastedavro.fastavro.{module}")
     theirs = importlib.import_module(f"fastavro.{module}")
     for name in names:
         assert getattr(ours, name) is getattr(theirs, name)
     with pytest.raises(AttributeError):
-        ours.no_such_name    # noqa: B018
+        ours.no_such_name  # noqa: B018
 
 
 def test_schemaless_writers_options_may_be_given_by_position():
     import io
 
-    schema = dropin.parse_schema({"type": "record", "name": "R",
-                                  "fields": [{"name": "a", "type": "int"}]})
+    schema = dropin.parse_schema({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]})
     for module in (fastavro, dropin):
-        with pytest.raises(ValueError):   # strict: a field the schema lacks
+        with pytest.raises(ValueError):  # strict: a field the schema lacks
             module.schemaless_writer(io.BytesIO(), schema, {"a": 1, "b": 2}, True)
 
 
@@ -86,23 +104,37 @@ def test_fastavros_block_codec_registry_is_refused_saying_why():
     import roastedavro.fastavro.read as read
 
     with pytest.raises(AttributeError, match="decompresses blocks itself"):
-        read.BLOCK_READERS    # noqa: B018
+        read.BLOCK_READERS  # noqa: B018
 
 
 # -- fastavro.write.Writer: records written one by one ---------------------------------
 
-LOG = {"type": "record", "name": "Log", "namespace": "app", "fields": [
-    {"name": "n", "type": "long"}, {"name": "text", "type": "string"},
-    {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
-    {"name": "level", "type": ["null", "string"], "default": None}]}
+LOG = {
+    "type": "record",
+    "name": "Log",
+    "namespace": "app",
+    "fields": [
+        {"name": "n", "type": "long"},
+        {"name": "text", "type": "string"},
+        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+        {"name": "level", "type": ["null", "string"], "default": None},
+    ],
+}
 
 
 def log_records(start, count):
     import datetime
 
     at = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
-    return [{"n": n, "text": "x" * (n % 37), "at": at + datetime.timedelta(seconds=n),
-             "level": None if n % 3 else "warn"} for n in range(start, start + count)]
+    return [
+        {
+            "n": n,
+            "text": "x" * (n % 37),
+            "at": at + datetime.timedelta(seconds=n),
+            "level": None if n % 3 else "warn",
+        }
+        for n in range(start, start + count)
+    ]
 
 
 def write_both(steps, codec="null", sync_interval=300, **options):
@@ -112,14 +144,20 @@ def write_both(steps, codec="null", sync_interval=300, **options):
 
     source = io.BytesIO()
     fastavro.writer(source, LOG, log_records(1000, 40), sync_interval=200)
-    ended = fastavro.write.Writer(source, None)    # appended: a block of no records
+    ended = fastavro.write.Writer(source, None)  # appended: a block of no records
     ended.dump()
     outputs = []
     for module, make in ((fastavro, fastavro.write.Writer), (dropin, Writer)):
         out = io.BytesIO()
         blocks = list(module.block_reader(io.BytesIO(source.getvalue())))
-        writer = make(out, module.parse_schema(LOG), codec=codec, sync_interval=sync_interval,
-                      sync_marker=b"S" * 16, **options)
+        writer = make(
+            out,
+            module.parse_schema(LOG),
+            codec=codec,
+            sync_interval=sync_interval,
+            sync_marker=b"S" * 16,
+            **options,
+        )
         for step in steps:
             if step[0] == "write":
                 writer.write(step[1])
@@ -136,11 +174,12 @@ def write_both(steps, codec="null", sync_interval=300, **options):
 def test_writer_class_writes_fastavros_bytes(codec):
     steps = [("write", record) for record in log_records(0, 50)]
     steps[7:7] = [("flush",)]
-    steps[20:20] = [("block", 1), ("dump",), ("block", 0), ("block", -1)]    # -1: no records
+    steps[20:20] = [("block", 1), ("dump",), ("block", 0), ("block", -1)]  # -1: no records
     theirs, ours = write_both(steps, codec=codec)
     assert ours == theirs
-    assert [r["n"] for r in dropin.reader(io.BytesIO(ours))] == \
-        [r["n"] for r in fastavro.reader(io.BytesIO(theirs))]
+    assert [r["n"] for r in dropin.reader(io.BytesIO(ours))] == [
+        r["n"] for r in fastavro.reader(io.BytesIO(theirs))
+    ]
 
 
 def test_writer_class_refuses_a_bad_record_and_goes_on():
@@ -177,7 +216,7 @@ def test_writer_class_appends_as_fastavro_does():
     theirs.seek(0, io.SEEK_END)
     ours.seek(0, io.SEEK_END)
     for out, make in ((theirs, fastavro.write.Writer), (ours, Writer)):
-        writer = make(out, None)    # the file's own schema, codec and marker
+        writer = make(out, None)  # the file's own schema, codec and marker
         for record in log_records(3, 4):
             writer.write(record)
         writer.flush()
@@ -190,12 +229,17 @@ def test_fastavros_submodules_from_the_package_are_the_dropins_in_a_fresh_proces
     import subprocess
     import sys
 
-    script = ("from roastedavro.fastavro import read, write, json_write, validation, io\n"
-              "print(write.__name__, read.__name__, json_write.__name__, validation.__name__,"
-              " io.__name__)")
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          timeout=60, cwd="/")
+    script = (
+        "from roastedavro.fastavro import read, write, json_write, validation, io\n"
+        "print(write.__name__, read.__name__, json_write.__name__, validation.__name__,"
+        " io.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd="/")
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["roastedavro.fastavro.write", "roastedavro.fastavro.read",
-                                   "roastedavro.fastavro.json_write",
-                                   "roastedavro.fastavro.validation", "fastavro.io"]
+    assert done.stdout.split() == [
+        "roastedavro.fastavro.write",
+        "roastedavro.fastavro.read",
+        "roastedavro.fastavro.json_write",
+        "roastedavro.fastavro.validation",
+        "fastavro.io",
+    ]

@@ -33,24 +33,36 @@ LEAVES = {
     "date": ({"type": "int", "logicalType": "date"}, datetime.date(2022, 1, 1)),
     "time-millis": ({"type": "int", "logicalType": "time-millis"}, datetime.time(1, 2, 3)),
     "long": ({"type": "long"}, 1_700_000_000_000),
-    "timestamp-millis": ({"type": "long", "logicalType": "timestamp-millis"},
-                         datetime.datetime(2023, 1, 1, tzinfo=UTC)),
-    "timestamp-micros": ({"type": "long", "logicalType": "timestamp-micros"},
-                         datetime.datetime(2023, 1, 1, 0, 0, 0, 7, tzinfo=UTC)),
-    "local-timestamp-millis": ({"type": "long", "logicalType": "local-timestamp-millis"},
-                               datetime.datetime(2023, 1, 1)),
+    "timestamp-millis": (
+        {"type": "long", "logicalType": "timestamp-millis"},
+        datetime.datetime(2023, 1, 1, tzinfo=UTC),
+    ),
+    "timestamp-micros": (
+        {"type": "long", "logicalType": "timestamp-micros"},
+        datetime.datetime(2023, 1, 1, 0, 0, 0, 7, tzinfo=UTC),
+    ),
+    "local-timestamp-millis": (
+        {"type": "long", "logicalType": "local-timestamp-millis"},
+        datetime.datetime(2023, 1, 1),
+    ),
     "time-micros": ({"type": "long", "logicalType": "time-micros"}, datetime.time(1, 2, 3, 4)),
     "float": ({"type": "float"}, 1.5),
     "double": ({"type": "double"}, 2.5),
     "string": ({"type": "string"}, "0"),
     "uuid": ({"type": "string", "logicalType": "uuid"}, uuid.UUID(int=5)),
     "bytes": ({"type": "bytes"}, b"0"),
-    "decimal(5,1)": ({"type": "bytes", "logicalType": "decimal", "precision": 5, "scale": 1},
-                     decimal.Decimal("4.8")),
-    "decimal(6,2)": ({"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
-                     decimal.Decimal("4.81")),
-    "fixed decimal": ({"type": "fixed", "name": "F", "size": 4, "logicalType": "decimal",
-                       "precision": 5, "scale": 1}, decimal.Decimal("4.8")),
+    "decimal(5,1)": (
+        {"type": "bytes", "logicalType": "decimal", "precision": 5, "scale": 1},
+        decimal.Decimal("4.8"),
+    ),
+    "decimal(6,2)": (
+        {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
+        decimal.Decimal("4.81"),
+    ),
+    "fixed decimal": (
+        {"type": "fixed", "name": "F", "size": 4, "logicalType": "decimal", "precision": 5, "scale": 1},
+        decimal.Decimal("4.8"),
+    ),
     "fixed": ({"type": "fixed", "name": "F", "size": 4}, b"abcd"),
 }
 
@@ -60,15 +72,21 @@ LEAVES = {
 UNCONVERTED = {
     "timestamp-nanos": ({"type": "long", "logicalType": "timestamp-nanos"}, 123_456_789),
     "local-timestamp-nanos": ({"type": "long", "logicalType": "local-timestamp-nanos"}, 5),
-    "uuid on fixed": ({"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"},
-                      b"0123456789abcdef"),
-    "duration": ({"type": "fixed", "name": "F", "size": 12, "logicalType": "duration"},
-                 b"\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00"),
+    "uuid on fixed": ({"type": "fixed", "name": "F", "size": 16, "logicalType": "uuid"}, b"0123456789abcdef"),
+    "duration": (
+        {"type": "fixed", "name": "F", "size": 12, "logicalType": "duration"},
+        b"\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00",
+    ),
     "big-decimal": ({"type": "bytes", "logicalType": "big-decimal"}, b"\x02\x01\x00"),
 }
 UNCONVERTED_READERS = {
-    "timestamp-nanos": ["long", "double", "float", ["null", "double"],
-                        {"type": "long", "logicalType": "timestamp-millis"}],
+    "timestamp-nanos": [
+        "long",
+        "double",
+        "float",
+        ["null", "double"],
+        {"type": "long", "logicalType": "timestamp-millis"},
+    ],
     "local-timestamp-nanos": ["long", "double"],
     "uuid on fixed": [{"type": "fixed", "name": "F", "size": 16}],
     "duration": [{"type": "fixed", "name": "F", "size": 12}],
@@ -84,7 +102,7 @@ def outcome(read):
     """A read's value with the types of its leaves, or its error's type."""
     try:
         value = read()
-    except Exception as error:    # noqa: BLE001 - the error type is what is compared
+    except Exception as error:  # noqa: BLE001 - the error type is what is compared
         return ("error", type(error))
     return ("value", value, _types(value))
 
@@ -109,8 +127,11 @@ def _types(value):
 
 
 def schemaless(module, data, writer, reader, **options):
-    return outcome(lambda: module.schemaless_reader(
-        io.BytesIO(data), module.parse_schema(writer), module.parse_schema(reader), **options))
+    return outcome(
+        lambda: module.schemaless_reader(
+            io.BytesIO(data), module.parse_schema(writer), module.parse_schema(reader), **options
+        )
+    )
 
 
 PAIRS = [(w, r) for w, r in itertools.product(LEAVES, LEAVES) if w != r]
@@ -126,18 +147,29 @@ def test_each_pair_of_leaves_reads_as_fastavro_reads(writer_name, reader_name):
     expected = schemaless(fastavro, data, writer, reader)
     assert same(schemaless(dropin, data, writer, reader), expected)
     # the naming options take the same rule
-    assert same(schemaless(dropin, data, writer, reader, return_record_name=True),
-                schemaless(fastavro, data, writer, reader, return_record_name=True))
+    assert same(
+        schemaless(dropin, data, writer, reader, return_record_name=True),
+        schemaless(fastavro, data, writer, reader, return_record_name=True),
+    )
     # a reader union picks the branch, and the writer's logical type still converts
     in_union = record(reader_leaf, lambda t: ["null", t])
-    assert same(schemaless(dropin, data, writer, in_union),
-                schemaless(fastavro, data, writer, in_union))
+    assert same(schemaless(dropin, data, writer, in_union), schemaless(fastavro, data, writer, in_union))
 
 
-@pytest.mark.parametrize("writer_name, reader_name", [
-    ("long", "timestamp-millis"), ("timestamp-millis", "long"), ("int", "date"),
-    ("string", "uuid"), ("string", "decimal(5,1)"), ("decimal(5,1)", "decimal(6,2)"),
-    ("fixed", "fixed decimal"), ("date", "double"), ("long", "float")])
+@pytest.mark.parametrize(
+    "writer_name, reader_name",
+    [
+        ("long", "timestamp-millis"),
+        ("timestamp-millis", "long"),
+        ("int", "date"),
+        ("string", "uuid"),
+        ("string", "decimal(5,1)"),
+        ("decimal(5,1)", "decimal(6,2)"),
+        ("fixed", "fixed decimal"),
+        ("date", "double"),
+        ("long", "float"),
+    ],
+)
 def test_files_and_json_read_as_fastavro_reads(writer_name, reader_name):
     (writer_leaf, value), (reader_leaf, _) = LEAVES[writer_name], LEAVES[reader_name]
     writer, reader = record(writer_leaf), record(reader_leaf)
@@ -145,12 +177,17 @@ def test_files_and_json_read_as_fastavro_reads(writer_name, reader_name):
     out = io.BytesIO()
     fastavro.writer(out, fastavro.parse_schema(writer), records)
     data = out.getvalue()
-    assert same(outcome(lambda: list(dropin.reader(io.BytesIO(data), dropin.parse_schema(reader)))),
-                outcome(lambda: list(fastavro.reader(io.BytesIO(data),
-                                                     fastavro.parse_schema(reader)))))
+    assert same(
+        outcome(lambda: list(dropin.reader(io.BytesIO(data), dropin.parse_schema(reader)))),
+        outcome(lambda: list(fastavro.reader(io.BytesIO(data), fastavro.parse_schema(reader)))),
+    )
     blocks = [record for block in dropin.block_reader(io.BytesIO(data), reader) for record in block]
-    assert same(outcome(lambda: blocks), outcome(lambda: [
-        record for block in fastavro.block_reader(io.BytesIO(data), reader) for record in block]))
+    assert same(
+        outcome(lambda: blocks),
+        outcome(
+            lambda: [record for block in fastavro.block_reader(io.BytesIO(data), reader) for record in block]
+        ),
+    )
     text = io.StringIO()
     fastavro.json_writer(text, fastavro.parse_schema(writer), records)
 
@@ -160,16 +197,17 @@ def test_files_and_json_read_as_fastavro_reads(writer_name, reader_name):
     assert same(outcome(lambda: json_records(dropin)), outcome(lambda: json_records(fastavro)))
 
 
-@pytest.mark.parametrize("writer_name, reader_leaf", [
-    (name, reader) for name, readers in UNCONVERTED_READERS.items() for reader in readers])
+@pytest.mark.parametrize(
+    "writer_name, reader_leaf",
+    [(name, reader) for name, readers in UNCONVERTED_READERS.items() for reader in readers],
+)
 def test_logical_types_fastavro_does_not_convert_read_as_their_values(writer_name, reader_leaf):
     writer_leaf, value = UNCONVERTED[writer_name]
     writer, reader = record(writer_leaf), record(reader_leaf)
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(writer), {"f": value})
     data = out.getvalue()
-    assert same(schemaless(dropin, data, writer, reader),
-                schemaless(fastavro, data, writer, reader))
+    assert same(schemaless(dropin, data, writer, reader), schemaless(fastavro, data, writer, reader))
 
 
 def test_roastedavros_own_codec_reads_by_the_readers_logical_types():
@@ -177,7 +215,8 @@ def test_roastedavros_own_codec_reads_by_the_readers_logical_types():
     writer, reader = record({"type": "long"}), record(LEAVES["timestamp-millis"][0])
     data = AvroCodec(writer).dump({"f": 1_700_000_000_000})
     assert AvroCodec(reader, writer_schema=writer).load(data) == {
-        "f": datetime.datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)}
+        "f": datetime.datetime(2023, 11, 14, 22, 13, 20, tzinfo=UTC)
+    }
     assert dropin.schemaless_reader(io.BytesIO(data), writer, reader) == {"f": 1_700_000_000_000}
 
 
@@ -185,8 +224,13 @@ def test_an_int_read_as_a_float_is_not_rounded_to_32_bits():
     writer, reader = record({"type": "long"}), record({"type": "float"})
     data = AvroCodec(writer).dump({"f": 2**24 + 1})
     value = dropin.schemaless_reader(io.BytesIO(data), writer, reader)["f"]
-    assert value == float(2**24 + 1) == fastavro.schemaless_reader(
-        io.BytesIO(data), fastavro.parse_schema(writer), fastavro.parse_schema(reader))["f"]
+    assert (
+        value
+        == float(2**24 + 1)
+        == fastavro.schemaless_reader(
+            io.BytesIO(data), fastavro.parse_schema(writer), fastavro.parse_schema(reader)
+        )["f"]
+    )
     # Java rounds it to the reader's float
     assert AvroCodec(reader, writer_schema=writer).load(data)["f"] == float(2**24)
 
@@ -195,9 +239,14 @@ def test_pairs_whose_logical_types_agree_keep_the_compiled_pair_codec():
     from roastedavro.fastavro._codecs import fastavro_pair
 
     same = record(LEAVES["timestamp-millis"][0])
-    widened = {"type": "record", "name": "R", "fields": [
-        {"name": "f", "type": LEAVES["timestamp-millis"][0]},
-        {"name": "g", "type": "string", "default": "x"}]}
+    widened = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "f", "type": LEAVES["timestamp-millis"][0]},
+            {"name": "g", "type": "string", "default": "x"},
+        ],
+    }
     assert fastavro_pair(same, widened) is None
     assert fastavro_pair(record({"type": "long"}), widened) is not None
 
@@ -206,9 +255,13 @@ def test_pairs_whose_logical_types_agree_keep_the_compiled_pair_codec():
 
 # the leaves a writer's leaf can be read as (same encoding, or a promotion)
 _READABLE = {
-    "int": ("int", "long", "float", "double"), "long": ("long", "float", "double"),
-    "float": ("float", "double"), "double": ("double",), "string": ("string", "bytes"),
-    "bytes": ("bytes", "string"), "fixed": ("fixed",),
+    "int": ("int", "long", "float", "double"),
+    "long": ("long", "float", "double"),
+    "float": ("float", "double"),
+    "double": ("double",),
+    "string": ("string", "bytes"),
+    "bytes": ("bytes", "string"),
+    "fixed": ("fixed",),
 }
 
 _VALUES = {
@@ -216,13 +269,15 @@ _VALUES = {
     "date": st.dates(datetime.date(1970, 1, 1), datetime.date(2200, 1, 1)),
     "time-millis": st.times().map(lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000)),
     "long": st.integers(-(2**63), 2**63 - 1),
-    "timestamp-millis": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1))
-    .map(lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000, tzinfo=UTC)),
-    "timestamp-micros": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1))
-    .map(lambda t: t.replace(tzinfo=UTC)),
-    "local-timestamp-millis": st.datetimes(datetime.datetime(1970, 1, 1),
-                                           datetime.datetime(2200, 1, 1))
-    .map(lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000)),
+    "timestamp-millis": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1)).map(
+        lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000, tzinfo=UTC)
+    ),
+    "timestamp-micros": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1)).map(
+        lambda t: t.replace(tzinfo=UTC)
+    ),
+    "local-timestamp-millis": st.datetimes(datetime.datetime(1970, 1, 1), datetime.datetime(2200, 1, 1)).map(
+        lambda t: t.replace(microsecond=t.microsecond // 1000 * 1000)
+    ),
     "time-micros": st.times(),
     "float": st.floats(width=32, allow_nan=False),
     "double": st.floats(allow_nan=False),
@@ -257,14 +312,13 @@ def evolved_records(draw):
     writer_fields, reader_fields, datum = [], [], {}
     for number in range(draw(st.integers(1, 5))):
         written = draw(st.sampled_from(sorted(LEAVES)))
-        readable = [name for name in sorted(LEAVES)
-                    if _encoding(name) in _READABLE[_encoding(written)]]
+        readable = [name for name in sorted(LEAVES) if _encoding(name) in _READABLE[_encoding(written)]]
         read = draw(st.sampled_from(readable))
         wrap, value_of = _WRAPS[draw(st.sampled_from(sorted(_WRAPS)))]
         leaves = [dict(LEAVES[written][0]), dict(LEAVES[read][0])]
         for leaf in leaves:
             if leaf["type"] == "fixed":
-                leaf["name"] = f"F{number}"    # one fixed per field, named once
+                leaf["name"] = f"F{number}"  # one fixed per field, named once
         name = f"f{number}"
         writer_fields.append({"name": name, "type": wrap(leaves[0])})
         reader_fields.append({"name": name, "type": wrap(leaves[1])})
@@ -273,20 +327,37 @@ def evolved_records(draw):
     reader_fields = draw(st.permutations(reader_fields))
     reader_fields = [field for field in reader_fields if draw(st.integers(0, 5))]
     for number in range(draw(st.integers(0, 2))):
-        reader_fields.insert(draw(st.integers(0, len(reader_fields))),
-                             {"name": f"added{number}", "type": "int", "default": number})
-    return ({"type": "record", "name": "R", "fields": writer_fields},
-            {"type": "record", "name": "R", "fields": reader_fields}, datum)
+        reader_fields.insert(
+            draw(st.integers(0, len(reader_fields))),
+            {"name": f"added{number}", "type": "int", "default": number},
+        )
+    return (
+        {"type": "record", "name": "R", "fields": writer_fields},
+        {"type": "record", "name": "R", "fields": reader_fields},
+        datum,
+    )
 
 
-@settings(max_examples=200, deadline=None, derandomize=True, database=None,
-          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 @given(evolved_records())
-@example((  # bytes that are not UTF-8 read as a uuid string: fastavro's UnicodeDecodeError
-    {"type": "record", "name": "R", "fields": [{"name": "f0", "type": ["null", "bytes"]}]},
-    {"type": "record", "name": "R", "fields": [
-        {"name": "f0", "type": ["null", {"type": "string", "logicalType": "uuid"}]}]},
-    {"f0": b"i\xae\xe3"}))
+@example(
+    (  # bytes that are not UTF-8 read as a uuid string: fastavro's UnicodeDecodeError
+        {"type": "record", "name": "R", "fields": [{"name": "f0", "type": ["null", "bytes"]}]},
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "f0", "type": ["null", {"type": "string", "logicalType": "uuid"}]}],
+        },
+        {"f0": b"i\xae\xe3"},
+    )
+)
 def test_random_evolved_records_read_as_fastavro_reads(monkeypatch, case):
     # the pairs whose values agree are read by tier 0 here, not compiled one
     # by one (tests/test_tier0_oracles.py holds tier 0 to the compiled codecs)
@@ -299,22 +370,29 @@ def test_random_evolved_records_read_as_fastavro_reads(monkeypatch, case):
     assert same(schemaless(dropin, data, writer, reader), schemaless(fastavro, data, writer, reader))
 
 
-ENUM_V2 = {"type": "record", "name": "R", "fields": [
-    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}}]}
-ENUM_V1 = {"type": "record", "name": "R", "fields": [
-    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}}]}
+ENUM_V2 = {
+    "type": "record",
+    "name": "R",
+    "fields": [{"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}}],
+}
+ENUM_V1 = {
+    "type": "record",
+    "name": "R",
+    "fields": [{"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A"]}}],
+}
 OPTIONAL = {"type": "record", "name": "R", "fields": [{"name": "e", "type": ["null", "long"]}]}
 REQUIRED = {"type": "record", "name": "R", "fields": [{"name": "e", "type": "long"}]}
 
 
-@pytest.mark.parametrize("writer, reader, datum", [
-    (ENUM_V2, ENUM_V1, {"e": "B"}),      # a symbol the reader's enum lacks, no default
-    (OPTIONAL, REQUIRED, {"e": None}),   # a writer's branch the reader cannot read
-])
-@pytest.mark.parametrize("options", [{}, {"return_record_name": True},
-                                     {"handle_unicode_errors": "replace"}])
-def test_data_the_reader_cannot_read_is_fastavros_schema_resolution_error(writer, reader, datum,
-                                                                         options):
+@pytest.mark.parametrize(
+    "writer, reader, datum",
+    [
+        (ENUM_V2, ENUM_V1, {"e": "B"}),  # a symbol the reader's enum lacks, no default
+        (OPTIONAL, REQUIRED, {"e": None}),  # a writer's branch the reader cannot read
+    ],
+)
+@pytest.mark.parametrize("options", [{}, {"return_record_name": True}, {"handle_unicode_errors": "replace"}])
+def test_data_the_reader_cannot_read_is_fastavros_schema_resolution_error(writer, reader, datum, options):
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(writer), datum)
     data = out.getvalue()
@@ -346,33 +424,67 @@ def test_the_logical_types_fastavro_converts_are_fastavros_own(tmp_path):
     from roastedavro._tier0 import _FASTAVRO_LOGICAL
 
     shown = subprocess.run(
-        [sys.executable, "-c", "import json, fastavro.read as r, fastavro.write as w; "
-         "print(json.dumps([sorted(r.LOGICAL_READERS), sorted(w.LOGICAL_WRITERS)]))"],
-        cwd=tmp_path, capture_output=True, text=True, check=True).stdout
+        [
+            sys.executable,
+            "-c",
+            "import json, fastavro.read as r, fastavro.write as w; "
+            "print(json.dumps([sorted(r.LOGICAL_READERS), sorted(w.LOGICAL_WRITERS)]))",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     readers, writers = json.loads(shown)
     assert {f"{kind}-{name}" for kind, name in _FASTAVRO_LOGICAL} == set(readers) == set(writers)
 
 
 # a record whose fields the reader reorders, drops and adds, inside a union,
 # an array and a map of the outer record, which the reader reorders too
-_INNER_V1 = {"type": "record", "name": "Inner", "fields": [
-    {"name": "a", "type": "int"}, {"name": "b", "type": "string"}, {"name": "c", "type": "long"}]}
-_INNER_V2 = {"type": "record", "name": "Inner", "fields": [
-    {"name": "new", "type": "int", "default": 1}, {"name": "c", "type": "long"},
-    {"name": "a", "type": "int"}]}
-ORDER_V1 = {"type": "record", "name": "Outer", "fields": [
-    {"name": "x", "type": "int"}, {"name": "one", "type": ["null", _INNER_V1]},
-    {"name": "many", "type": {"type": "array", "items": "Inner"}},
-    {"name": "by_key", "type": {"type": "map", "values": "Inner"}}, {"name": "y", "type": "string"}]}
-ORDER_V2 = {"type": "record", "name": "Outer", "fields": [
-    {"name": "y", "type": "string"}, {"name": "added", "type": "string", "default": "d"},
-    {"name": "by_key", "type": {"type": "map", "values": _INNER_V2}},
-    {"name": "one", "type": ["null", "Inner"]},
-    {"name": "many", "type": {"type": "array", "items": "Inner"}},
-    {"name": "renamed", "aliases": ["x"], "type": "int"}]}
-ORDER_DATUM = {"x": 1, "one": {"a": 2, "b": "s", "c": 3},
-               "many": [{"a": 4, "b": "t", "c": 5}] * 2, "by_key": {"k": {"a": 6, "b": "u", "c": 7}},
-               "y": "z"}
+_INNER_V1 = {
+    "type": "record",
+    "name": "Inner",
+    "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}, {"name": "c", "type": "long"}],
+}
+_INNER_V2 = {
+    "type": "record",
+    "name": "Inner",
+    "fields": [
+        {"name": "new", "type": "int", "default": 1},
+        {"name": "c", "type": "long"},
+        {"name": "a", "type": "int"},
+    ],
+}
+ORDER_V1 = {
+    "type": "record",
+    "name": "Outer",
+    "fields": [
+        {"name": "x", "type": "int"},
+        {"name": "one", "type": ["null", _INNER_V1]},
+        {"name": "many", "type": {"type": "array", "items": "Inner"}},
+        {"name": "by_key", "type": {"type": "map", "values": "Inner"}},
+        {"name": "y", "type": "string"},
+    ],
+}
+ORDER_V2 = {
+    "type": "record",
+    "name": "Outer",
+    "fields": [
+        {"name": "y", "type": "string"},
+        {"name": "added", "type": "string", "default": "d"},
+        {"name": "by_key", "type": {"type": "map", "values": _INNER_V2}},
+        {"name": "one", "type": ["null", "Inner"]},
+        {"name": "many", "type": {"type": "array", "items": "Inner"}},
+        {"name": "renamed", "aliases": ["x"], "type": "int"},
+    ],
+}
+ORDER_DATUM = {
+    "x": 1,
+    "one": {"a": 2, "b": "s", "c": 3},
+    "many": [{"a": 4, "b": "t", "c": 5}] * 2,
+    "by_key": {"k": {"a": 6, "b": "u", "c": 7}},
+    "y": "z",
+}
 
 
 @pytest.mark.parametrize("policy", ["never", "eager"])
@@ -388,8 +500,9 @@ def test_keys_come_in_fastavros_order_where_the_reader_reorders_fields(monkeypat
     expected = fastavro.schemaless_reader(io.BytesIO(data), ORDER_V1, ORDER_V2)
     assert list(expected) == ["renamed", "one", "many", "by_key", "y", "added"]
     assert list(expected["one"]) == ["a", "c", "new"]
-    ours = dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(ORDER_V1),
-                                    dropin.parse_schema(ORDER_V2))
+    ours = dropin.schemaless_reader(
+        io.BytesIO(data), dropin.parse_schema(ORDER_V1), dropin.parse_schema(ORDER_V2)
+    )
     assert _types(ours) == _types(expected) and ours == expected
     # container files and Avro JSON
     container = io.BytesIO()
@@ -408,8 +521,7 @@ def test_keys_come_in_fastavros_order_where_the_reader_reorders_fields(monkeypat
 
 @pytest.mark.parametrize("name", sorted(UNCONVERTED))
 @pytest.mark.parametrize("policy", ["never", "eager"])
-def test_logical_types_fastavro_does_not_convert_are_their_values_without_a_reader(
-        monkeypatch, name, policy):
+def test_logical_types_fastavro_does_not_convert_are_their_values_without_a_reader(monkeypatch, name, policy):
     """Without a reader's schema too, the drop-in reads and writes the
     logical types fastavro 1.13 does not convert as their underlying values:
     the same bytes, values and types as fastavro's, in binary, files and
@@ -424,8 +536,9 @@ def test_logical_types_fastavro_does_not_convert_are_their_values_without_a_read
     data = theirs.getvalue()
     expected = outcome(lambda: fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema)))
     assert expected == ("value", {"f": value}, [("f", type(value).__name__)])
-    assert outcome(lambda: dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(schema))) \
-        == expected
+    assert (
+        outcome(lambda: dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(schema))) == expected
+    )
     container = io.BytesIO()
     fastavro.writer(container, fastavro.parse_schema(schema), [{"f": value}])
     assert [_types(r) for r in dropin.reader(io.BytesIO(container.getvalue()))] == [expected[2]]
@@ -433,31 +546,61 @@ def test_logical_types_fastavro_does_not_convert_are_their_values_without_a_read
     fastavro.json_writer(text, fastavro.parse_schema(schema), [{"f": value}])
     (from_json,) = dropin.json_reader(io.StringIO(text.getvalue()), schema)
     assert _types(from_json) == expected[2] and from_json == {"f": value}
-    if "nanos" not in name:    # converted there (nanoseconds stay ints: datetime has none)
+    if "nanos" not in name:  # converted there (nanoseconds stay ints: datetime has none)
         assert type(AvroCodec(schema).load(data)["f"]) is not type(value)
 
 
-@pytest.mark.parametrize("writer, reader, data", [
-    # a writer repeating a field: the reader's field is read once, from the first
-    ({"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "int"}, {"name": "b", "type": "int"}, {"name": "a", "type": "int"}]},
-     {"type": "record", "name": "R", "fields": [
-         {"name": "a", "type": "int"}, {"name": "b", "type": "int"},
-         {"name": "c", "type": "int", "default": 9}]}, b"\x02\x04\x06"),
-    # a reader's field of the writer's field's own name before one aliasing it
-    ({"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "int"}, {"name": "b", "type": "int"}]},
-     {"type": "record", "name": "R", "fields": [
-         {"name": "a", "type": "int"},
-         {"name": "b", "type": "int", "aliases": ["a"], "default": 0}]}, b"\x02\x04"),
-])
+@pytest.mark.parametrize(
+    "writer, reader, data",
+    [
+        # a writer repeating a field: the reader's field is read once, from the first
+        (
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [
+                    {"name": "a", "type": "int"},
+                    {"name": "b", "type": "int"},
+                    {"name": "a", "type": "int"},
+                ],
+            },
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [
+                    {"name": "a", "type": "int"},
+                    {"name": "b", "type": "int"},
+                    {"name": "c", "type": "int", "default": 9},
+                ],
+            },
+            b"\x02\x04\x06",
+        ),
+        # a reader's field of the writer's field's own name before one aliasing it
+        (
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": "int"}],
+            },
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [
+                    {"name": "a", "type": "int"},
+                    {"name": "b", "type": "int", "aliases": ["a"], "default": 0},
+                ],
+            },
+            b"\x02\x04",
+        ),
+    ],
+)
 @pytest.mark.parametrize("policy", ["never", "eager"])
 def test_fields_are_matched_by_fastavros_rules(monkeypatch, writer, reader, data, policy):
     monkeypatch.setenv("ROASTEDAVRO_COMPILE", policy)
     expected = fastavro.schemaless_reader(
-        io.BytesIO(data), fastavro.parse_schema(writer, _force=True), fastavro.parse_schema(reader))
-    got = dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(writer),
-                                   dropin.parse_schema(reader))
+        io.BytesIO(data), fastavro.parse_schema(writer, _force=True), fastavro.parse_schema(reader)
+    )
+    got = dropin.schemaless_reader(io.BytesIO(data), dropin.parse_schema(writer), dropin.parse_schema(reader))
     assert _types(got) == _types(expected) and got == expected
 
 
@@ -471,8 +614,11 @@ def test_a_model_of_the_specifications_rules_does_not_change_the_dicts_values():
     data = bytes(range(16))
     model = parse_schema(schema)
     assert isinstance(dropin.schemaless_reader(io.BytesIO(data), model)["f"], uuid.UUID)
-    assert dropin.schemaless_reader(io.BytesIO(data), schema) == {"f": data} == \
-        fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema))
+    assert (
+        dropin.schemaless_reader(io.BytesIO(data), schema)
+        == {"f": data}
+        == fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema))
+    )
     reader = record({"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"})
     assert dropin.schemaless_reader(io.BytesIO(data), model, parse_schema(reader))["f"] != data
     assert dropin.schemaless_reader(io.BytesIO(data), schema, reader) == {"f": data}

@@ -41,17 +41,31 @@ from fuzzing import examples
 
 SYNC = b"0123456789abcdef"
 CODECS = ["null", "deflate", "bzip2", "xz", "snappy", "zstandard", "lz4"]
-ITEM = {"type": "record", "name": "Item", "namespace": "shop", "fields": [
-    {"name": "id", "type": "long"},
-    {"name": "name", "type": "string"},
-    {"name": "tags", "type": {"type": "array", "items": "string"}},
-    {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B", "C"]}},
-    {"name": "price", "type": ["null", "double"]},
-]}
-ITEMS = [{"id": i * 7919, "name": "n" * (i % 17), "tags": ["t"] * (i % 3),
-          "kind": "ABC"[i % 3], "price": None if i % 4 else i / 8} for i in range(700)]
-FEW = settings(max_examples=examples(60), deadline=None, derandomize=True,
-               suppress_health_check=list(HealthCheck))
+ITEM = {
+    "type": "record",
+    "name": "Item",
+    "namespace": "shop",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "name", "type": "string"},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "kind", "type": {"type": "enum", "name": "Kind", "symbols": ["A", "B", "C"]}},
+        {"name": "price", "type": ["null", "double"]},
+    ],
+}
+ITEMS = [
+    {
+        "id": i * 7919,
+        "name": "n" * (i % 17),
+        "tags": ["t"] * (i % 3),
+        "kind": "ABC"[i % 3],
+        "price": None if i % 4 else i / 8,
+    }
+    for i in range(700)
+]
+FEW = settings(
+    max_examples=examples(60), deadline=None, derandomize=True, suppress_health_check=list(HealthCheck)
+)
 
 
 def fastavros(*args, **options) -> bytes:
@@ -77,8 +91,10 @@ def test_the_bytes_are_fastavros_for_every_codec_and_interval(codec, sync_interv
         assert ours(schema, ITEMS, **options) == fastavros(schema, ITEMS, **options)
 
 
-@pytest.mark.parametrize("codec,level", [("deflate", 1), ("deflate", 9), ("zstandard", 1),
-                                         ("zstandard", 19), ("bzip2", 1), ("xz", 0)])
+@pytest.mark.parametrize(
+    "codec,level",
+    [("deflate", 1), ("deflate", 9), ("zstandard", 1), ("zstandard", 19), ("bzip2", 1), ("xz", 0)],
+)
 def test_compression_levels_as_fastavro_takes_them(codec, level):
     options = dict(codec=codec, codec_compression_level=level, sync_marker=SYNC)
     assert ours(ITEM, ITEMS, **options) == fastavros(ITEM, ITEMS, **options)
@@ -88,17 +104,23 @@ def test_the_header_is_fastavros_metadata_and_schema_as_given():
     # the caller's metadata first (its order), then avro.codec and avro.schema,
     # a key of the caller's keeping its place; the schema as given, doc and all
     schema = {**ITEM, "doc": "an item", "x-custom": [1, 2]}
-    for metadata in (None, {}, {"b": "1", "a": "2"}, {"avro.codec": "x", "k": "v"},
-                     {"avro.schema": "x", "avro.extra": "y"}):
+    for metadata in (
+        None,
+        {},
+        {"b": "1", "a": "2"},
+        {"avro.codec": "x", "k": "v"},
+        {"avro.schema": "x", "avro.extra": "y"},
+    ):
         options = dict(codec="deflate", sync_marker=SYNC)
-        assert ours(schema, ITEMS[:3], metadata=copy.deepcopy(metadata), **options) == \
-            fastavros(schema, ITEMS[:3], metadata=copy.deepcopy(metadata), **options)
+        assert ours(schema, ITEMS[:3], metadata=copy.deepcopy(metadata), **options) == fastavros(
+            schema, ITEMS[:3], metadata=copy.deepcopy(metadata), **options
+        )
     # a name as the schema, and a list of schemas parsed by fastavro
-    assert ours("string", ["a", "b"], sync_marker=SYNC) == \
-        fastavros("string", ["a", "b"], sync_marker=SYNC)
+    assert ours("string", ["a", "b"], sync_marker=SYNC) == fastavros("string", ["a", "b"], sync_marker=SYNC)
     union = fastavro.parse_schema([ITEM, {"type": "record", "name": "Other", "fields": []}])
-    assert ours(union, ITEMS[:3] + [{}], sync_marker=SYNC) == \
-        fastavros(union, ITEMS[:3] + [{}], sync_marker=SYNC)
+    assert ours(union, ITEMS[:3] + [{}], sync_marker=SYNC) == fastavros(
+        union, ITEMS[:3] + [{}], sync_marker=SYNC
+    )
     assert b"__fastavro" not in ours(union, [{}], sync_marker=SYNC)
 
 
@@ -116,13 +138,11 @@ def files(draw):
 @given(files())
 def test_random_schemas_and_records_give_fastavros_bytes(case):
     schema, records, codec, sync_interval = case
-    options = dict(codec=codec, sync_interval=sync_interval, sync_marker=SYNC,
-                   metadata={"origin": "tests"})
+    options = dict(codec=codec, sync_interval=sync_interval, sync_marker=SYNC, metadata={"origin": "tests"})
     expected = fastavros(copy.deepcopy(schema), copy.deepcopy(records), **options)
     assert ours(copy.deepcopy(schema), copy.deepcopy(records), **options) == expected
     # read back as fastavro reads it (NaN included: equal as values, not as objects)
-    assert_same(list(dropin.reader(io.BytesIO(expected))),
-                list(fastavro.reader(io.BytesIO(expected))))
+    assert_same(list(dropin.reader(io.BytesIO(expected))), list(fastavro.reader(io.BytesIO(expected))))
 
 
 def test_roastedavros_own_writer_ends_blocks_where_fastavro_does():
@@ -137,14 +157,17 @@ def test_roastedavros_own_writer_ends_blocks_where_fastavro_does():
 @pytest.mark.parametrize("tier", ["interpreter", "compiled"])
 def test_dump_next_takes_values_from_an_iterator_up_to_the_limit(tier):
     schema = {"type": "array", "items": "long"}
-    writer = (Interpreter(parse_schema(schema), CompileFlags()) if tier == "interpreter"
-              else AvroCodec(schema, compile="eager")._writer())
-    values = [[1], [], [1, 2, 3], [4]]            # 3, 1, 5 and 3 bytes
+    writer = (
+        Interpreter(parse_schema(schema), CompileFlags())
+        if tier == "interpreter"
+        else AvroCodec(schema, compile="eager")._writer()
+    )
+    values = [[1], [], [1, 2, 3], [4]]  # 3, 1, 5 and 3 bytes
     taken = iter(values)
     assert writer.dump_next(taken, 4) == (b"\x02\x02\x00\x00", 2)
     assert writer.dump_next(taken, 1) == (b"\x06\x02\x04\x06\x00", 1)
-    assert writer.dump_next(taken, 0) == (b"\x02\x08\x00", 1)     # at least one value
-    assert writer.dump_next(taken, 100) == (b"", 0)                 # the end
+    assert writer.dump_next(taken, 0) == (b"\x02\x08\x00", 1)  # at least one value
+    assert writer.dump_next(taken, 100) == (b"", 0)  # the end
     assert writer.dump_next(iter(values), 10**9) == (writer.dump_block(values), 4)
     with pytest.raises(TypeError, match="an iterator"):
         writer.dump_next(values, 100)
@@ -157,6 +180,7 @@ def test_dump_next_takes_values_from_an_iterator_up_to_the_limit(tier):
     def failing():
         yield [1]
         raise KeyError("the source failed")
+
     rescued = []
     with pytest.raises(KeyError, match="the source failed"):
         writer.dump_next(failing(), 100, rescued)
@@ -167,8 +191,9 @@ def test_dump_next_takes_values_from_an_iterator_up_to_the_limit(tier):
 
 def test_file_writer_ends_blocks_as_fastavro_given_records_one_by_one_or_many():
     def blocks(data):
-        return [(block.num_records, block.bytes_.getvalue())
-                for block in fastavro.block_reader(io.BytesIO(data))]
+        return [
+            (block.num_records, block.bytes_.getvalue()) for block in fastavro.block_reader(io.BytesIO(data))
+        ]
 
     for sync_interval in (0, 1, 64, 1000, 16000):
         out = io.BytesIO()
@@ -196,9 +221,10 @@ def test_file_writer_keeps_the_records_given_before_an_error():
     writer.write_many(ITEMS[170:])
     writer.close()
     assert list(fastavro.reader(io.BytesIO(out.getvalue()))) == ITEMS
-    assert ([block.num_records for block in fastavro.block_reader(io.BytesIO(out.getvalue()))]
-            == [block.num_records for block in fastavro.block_reader(
-                io.BytesIO(fastavros(ITEM, ITEMS, sync_interval=1000)))])
+    assert [block.num_records for block in fastavro.block_reader(io.BytesIO(out.getvalue()))] == [
+        block.num_records
+        for block in fastavro.block_reader(io.BytesIO(fastavros(ITEM, ITEMS, sync_interval=1000)))
+    ]
 
 
 def test_records_that_end_in_an_error_leave_fastavros_blocks_before_it():
@@ -245,8 +271,13 @@ def test_appending_to_a_stream_is_fastavros_byte_for_byte():
         for out, write in ((theirs, fastavro.writer), (mine, dropin.writer)):
             write(out, ITEM, ITEMS[:100], codec=codec, sync_interval=300, sync_marker=SYNC)
             # appended with the file's schema, codec and marker: the ones given are not used
-            write(out, {"type": "record", "name": "Other", "fields": [
-                {"name": "id", "type": "long"}]}, ITEMS[100:], codec="xz", sync_interval=300)
+            write(
+                out,
+                {"type": "record", "name": "Other", "fields": [{"name": "id", "type": "long"}]},
+                ITEMS[100:],
+                codec="xz",
+                sync_interval=300,
+            )
         assert mine.getvalue() == theirs.getvalue()
         assert list(dropin.reader(io.BytesIO(mine.getvalue()))) == ITEMS
 
@@ -302,12 +333,16 @@ def test_reader_attributes_are_fastavros(codec):
 
 
 def test_a_long_schema_reads_back_in_fastavros_form():
-    schema = {"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": {"type": "long"}},
-        {"name": "b", "type": {"type": "string", "logicalType": "uuid"}}]}
+    schema = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "a", "type": {"type": "long"}},
+            {"name": "b", "type": {"type": "string", "logicalType": "uuid"}},
+        ],
+    }
     data = fastavros(schema, [])
-    assert dropin.reader(io.BytesIO(data)).writer_schema == \
-        fastavro.reader(io.BytesIO(data)).writer_schema
+    assert dropin.reader(io.BytesIO(data)).writer_schema == fastavro.reader(io.BytesIO(data)).writer_schema
 
 
 @pytest.mark.parametrize("codec", ["null", "deflate", "zstandard", "lz4"])
@@ -336,9 +371,10 @@ ENUM_ABC = {"type": "enum", "name": "E", "symbols": ["A", "B", "C"]}
 def test_unreadable_data_is_fastavros_schema_resolution_error():
     data = fastavros(ENUM_ABC, ["A", "C"])
     reader = dropin.reader(io.BytesIO(data), {**ENUM_ABC, "symbols": ["A", "B"]})
-    with pytest.raises(fastavro.read.SchemaResolutionError,
-                       match=r"C not found in reader symbol list E, known symbols: \['A', 'B'\]"
-                       ) as raised:
+    with pytest.raises(
+        fastavro.read.SchemaResolutionError,
+        match=r"C not found in reader symbol list E, known symbols: \['A', 'B'\]",
+    ) as raised:
         list(reader)
     assert isinstance(raised.value, ContainerError) and raised.value.block == 0
     # a union's branch the reader has not
@@ -386,7 +422,7 @@ def test_header_errors_are_fastavros():
         dropin.reader(io.BytesIO(b"PK\x03\x04 not avro"))
     data = fastavros(ITEM, ITEMS[:5], codec="deflate")
     unknown = io.BytesIO(data.replace(b"\x0edeflate", b"\x16unsupported"))
-    reader = dropin.reader(unknown)          # as fastavro: an error when reading
+    reader = dropin.reader(unknown)  # as fastavro: an error when reading
     assert reader.codec == "unsupported"
     with pytest.raises(ValueError, match="Unrecognized codec"):
         list(reader)
@@ -412,7 +448,7 @@ def test_a_stream_is_read_no_further_than_the_file():
     assert list(itertools.islice(dropin.reader(stream), len(ITEMS))) == ITEMS
     assert stream.read(100) == b"after the file"
     # a pipe (buffered, cannot seek): the bytes after the file stay the pipe's
-    assert len(data) < 60_000      # the pipe holds it all
+    assert len(data) < 60_000  # the pipe holds it all
     read_end, write_end = os.pipe()
     os.write(write_end, data + b"tail")
     os.close(write_end)
@@ -441,17 +477,37 @@ def test_optional_codecs_missing_say_so(monkeypatch):
         dropin.writer(io.BytesIO(), ITEM, ITEMS, codec="lz4")
 
 
-@pytest.mark.parametrize("schema, record", [
-    ({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"},
-                                                 {"name": "a", "type": "int"}]}, {"a": 1}),
-    ({"type": "record", "name": "R", "aliases": "old", "fields": [{"name": "a", "type": "int"}]},
-     {"a": 1}),
-    ({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int", "order": "any"}]},
-     {"a": 1}),
-    ({"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": {"type": "fixed", "name": "F", "size": 12,
-                               "logicalType": "duration"}}]}, {"a": b"\x01" * 12}),
-])
+@pytest.mark.parametrize(
+    "schema, record",
+    [
+        (
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [{"name": "a", "type": "int"}, {"name": "a", "type": "int"}],
+            },
+            {"a": 1},
+        ),
+        (
+            {"type": "record", "name": "R", "aliases": "old", "fields": [{"name": "a", "type": "int"}]},
+            {"a": 1},
+        ),
+        ({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int", "order": "any"}]}, {"a": 1}),
+        (
+            {
+                "type": "record",
+                "name": "R",
+                "fields": [
+                    {
+                        "name": "a",
+                        "type": {"type": "fixed", "name": "F", "size": 12, "logicalType": "duration"},
+                    }
+                ],
+            },
+            {"a": b"\x01" * 12},
+        ),
+    ],
+)
 def test_files_whose_schema_only_fastavro_takes_are_read_as_fastavro_reads_them(schema, record):
     written = io.BytesIO()
     fastavro.writer(written, fastavro.parse_schema(schema, _force=True), [record])

@@ -15,8 +15,14 @@ def run(code: str) -> str:
     # source tree
     env = {**os.environ, "ROASTEDAVRO_COMPILE": "never"}
     with tempfile.TemporaryDirectory() as folder:
-        done = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                              text=True, timeout=120, env=env, cwd=folder)
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            cwd=folder,
+        )
     assert done.returncode == 0, done.stderr
     return done.stdout
 

@@ -41,8 +41,7 @@ def read_json(datum, writer_schema, reader_schema):
     return json.loads(datum)
 
 
-REGISTERED = {"record-point": (prepare_point, read_point),
-              "string-json-text": (prepare_json, read_json)}
+REGISTERED = {"record-point": (prepare_point, read_point), "string-json-text": (prepare_json, read_json)}
 
 
 @pytest.fixture
@@ -56,14 +55,21 @@ def registered():
         fastavro.read.LOGICAL_READERS.pop(key, None)
 
 
-POINT = {"type": "record", "name": "Point", "namespace": "geo", "logicalType": "point",
-         "fields": [{"name": "x", "type": "int"}, {"name": "y", "type": "int"}]}
+POINT = {
+    "type": "record",
+    "name": "Point",
+    "namespace": "geo",
+    "logicalType": "point",
+    "fields": [{"name": "x", "type": "int"}, {"name": "y", "type": "int"}],
+}
 JSON_TEXT = {"type": "string", "logicalType": "json-text"}
 
 
 def shape():
     return {
-        "type": "record", "name": "Shape", "namespace": "geo",
+        "type": "record",
+        "name": "Shape",
+        "namespace": "geo",
         "fields": [
             {"name": "origin", "type": POINT},
             {"name": "corners", "type": {"type": "array", "items": "geo.Point"}},
@@ -75,11 +81,21 @@ def shape():
 
 
 RECORDS = [
-    {"origin": Point(1, 2), "corners": [Point(3, 4), Point(-5, 6)], "label": {"a": [1, 2]},
-     "extra": {"k": {"nested": True}}, "when": 1_700_000_000_000},
+    {
+        "origin": Point(1, 2),
+        "corners": [Point(3, 4), Point(-5, 6)],
+        "label": {"a": [1, 2]},
+        "extra": {"k": {"nested": True}},
+        "when": 1_700_000_000_000,
+    },
     {"origin": Point(0, 0), "corners": [], "label": None, "extra": {}, "when": 0},
-    {"origin": Point(7, 8), "corners": [Point(9, 9)], "label": Point(10, 11),
-     "extra": {"s": "[\"already\", \"text\"]"}, "when": 5},
+    {
+        "origin": Point(7, 8),
+        "corners": [Point(9, 9)],
+        "label": Point(10, 11),
+        "extra": {"s": '["already", "text"]'},
+        "when": 5,
+    },
 ]
 
 
@@ -102,9 +118,13 @@ def test_schemaless_record_string_union_array(registered, index):
 
 
 def test_top_level_union_and_string(registered):
-    for schema, datum in [([{"type": "float"}, POINT], Point(1, 2)), (["float", POINT], 1.5),
-                          (JSON_TEXT, {"x": [1, None]}), (["null", JSON_TEXT], [1, 2]),
-                          ({"type": "array", "items": ["null", POINT]}, [None, Point(3, 4)])]:
+    for schema, datum in [
+        ([{"type": "float"}, POINT], Point(1, 2)),
+        (["float", POINT], 1.5),
+        (JSON_TEXT, {"x": [1, None]}),
+        (["null", JSON_TEXT], [1, 2]),
+        ({"type": "array", "items": ["null", POINT]}, [None, Point(3, 4)]),
+    ]:
         assert _schemaless(dropin, schema, datum) == _schemaless(fastavro, schema, datum)
 
 
@@ -135,7 +155,9 @@ def test_json(registered):
 
 def test_reader_schema(registered):
     reader = {
-        "type": "record", "name": "Shape", "namespace": "geo",
+        "type": "record",
+        "name": "Shape",
+        "namespace": "geo",
         "fields": [
             {"name": "start", "aliases": ["origin"], "type": POINT},
             {"name": "label", "type": ["null", JSON_TEXT, "geo.Point"]},
@@ -159,8 +181,10 @@ def test_options_and_naming(registered, index):
             outs.append(out.getvalue())
         assert outs[0] == outs[1]
     # fastavro's (name, value) for a record in a union, with the reader function applied
-    reads = [module.schemaless_reader(io.BytesIO(outs[0]), shape(), return_record_name=True)
-             for module in (dropin, fastavro)]
+    reads = [
+        module.schemaless_reader(io.BytesIO(outs[0]), shape(), return_record_name=True)
+        for module in (dropin, fastavro)
+    ]
     assert reads[0] == reads[1]
 
 
@@ -198,22 +222,34 @@ def test_schemas_without_custom_types_unchanged_while_registered(registered):
     # a writer's schema with a default fastavro's parser refuses (read with a
     # reader's schema, as fastavro reads it): no plan, the file reads as before
     writer_schema = fastavro.parse_schema(
-        {"type": "record", "name": "Test", "namespace": "test",
-         "fields": [{"name": "field1", "type": "int", "default": None}]},
-        _ignore_default_error=True)
-    reader_schema = {"type": "record", "name": "Test", "namespace": "test",
-                     "fields": [{"name": "field1", "type": "int", "default": 0}]}
+        {
+            "type": "record",
+            "name": "Test",
+            "namespace": "test",
+            "fields": [{"name": "field1", "type": "int", "default": None}],
+        },
+        _ignore_default_error=True,
+    )
+    reader_schema = {
+        "type": "record",
+        "name": "Test",
+        "namespace": "test",
+        "fields": [{"name": "field1", "type": "int", "default": 0}],
+    }
     out = io.BytesIO()
     dropin.writer(out, writer_schema, [{"field1": 5}])
     out.seek(0)
     assert list(dropin.reader(out, reader_schema)) == [{"field1": 5}]
 
 
-@pytest.mark.parametrize("params, value", [
-    ({"precision": 5, "scale": True}, "1.5"),     # fastavro: scale 1 (a bool is an int)
-    ({"precision": 5, "scale": False}, "15"),     # scale 0
-    ({"precision": True, "scale": 0}, "7"),       # precision 1
-])
+@pytest.mark.parametrize(
+    "params, value",
+    [
+        ({"precision": 5, "scale": True}, "1.5"),  # fastavro: scale 1 (a bool is an int)
+        ({"precision": 5, "scale": False}, "15"),  # scale 0
+        ({"precision": True, "scale": 0}, "7"),  # precision 1
+    ],
+)
 def test_a_decimals_precision_or_scale_given_as_a_bool_counts_as_fastavros_int(params, value):
     import decimal
 

@@ -47,8 +47,7 @@ def test_a_writer_sees_a_schema_changed_in_place(change, options):
 
 
 @pytest.mark.parametrize("change", [grow, retype])
-@pytest.mark.parametrize("options", [{}, {"return_record_name": True},
-                                     {"handle_unicode_errors": "replace"}])
+@pytest.mark.parametrize("options", [{}, {"return_record_name": True}, {"handle_unicode_errors": "replace"}])
 def test_a_reader_sees_a_schema_changed_in_place(change, options):
     schema = record_schema()
     first = dump(fastavro, schema, {"a": 1})
@@ -80,8 +79,7 @@ def test_a_parsed_schema_changed_in_place_is_seen():
     parsed = dropin.parse_schema(record_schema())
     assert dump(dropin, parsed, {"a": 1}) == b"\x02"
     parsed["fields"].append({"name": "b", "type": "string"})
-    assert dump(dropin, parsed, {"a": 1, "b": "xyz"}) == dump(
-        fastavro, parsed, {"a": 1, "b": "xyz"})
+    assert dump(dropin, parsed, {"a": 1, "b": "xyz"}) == dump(fastavro, parsed, {"a": 1, "b": "xyz"})
 
 
 def test_files_see_a_schema_changed_in_place():
@@ -123,8 +121,14 @@ def test_a_schema_changed_while_its_codec_is_built_is_seen_at_the_next_call():
         retype(schema)
         return codec
 
-    others = (dropin._pair_codec, dropin._dump_with_options, dropin._read_named,
-              dropin._read_datum, dropin.fastavro_error, dropin.DatumResolutionError.of)
+    others = (
+        dropin._pair_codec,
+        dropin._dump_with_options,
+        dropin._read_named,
+        dropin._read_datum,
+        dropin.fastavro_error,
+        dropin.DatumResolutionError.of,
+    )
     _dropin.bind(_models.BY_OBJECT, changing_while_built, *others)
     try:
         dump(dropin, schema, {"a": 1})

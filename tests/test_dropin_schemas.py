@@ -30,52 +30,113 @@ from roastedavro.fastavro._models import as_model
 
 # (id, schema fastavro takes, a datum fastavro writes)
 LENIENT = [
-    ("reflect-dollar-namespace",
-     {"type": "record", "name": "Text", "namespace": "org.apache.avro.mapred.TestReflectJob$",
-      "fields": [{"name": "text", "type": "string"},
-                 {"name": "inner", "type": {"type": "record", "name": "Numbers$1",
-                                            "fields": [{"name": "n", "type": "int"}]}}]},
-     {"text": "a", "inner": {"n": 3}}),
-    ("alias-with-dash-and-space",
-     {"type": "record", "name": "User", "namespace": "User.v1",
-      "aliases": ["user-v1", "super user"],
-      "fields": [{"name": "name", "type": "string"},
-                 {"name": "country", "type": ["string", "null"], "default": "Argentina"}]},
-     {"name": "x"}),
-    ("aliases-as-a-string",
-     {"type": "enum", "name": "E_new", "aliases": "E", "symbols": ["A", "B"]}, "B"),
-    ("field-names-fastavro-takes",
-     {"type": "record", "name": "namespace.name", "fields": [
-         {"name": "timestamp-millis", "type": {"type": "long", "logicalType": "timestamp-millis"}},
-         {"name": "37a6259cc0c1dae299a7866489dff0bd", "type": "int"},
-         {"name": "ünïcode name", "type": "string"}]},
-     {"timestamp-millis": 5, "37a6259cc0c1dae299a7866489dff0bd": 1, "ünïcode name": "u"}),
-    ("nan-default",
-     {"type": "record", "name": "N", "fields": [
-         {"name": "f", "type": "float", "default": "nan"},
-         {"name": "d", "type": "double", "default": "-Infinity"}]},
-     {}),
-    ("two-fields-of-one-name",
-     {"type": "record", "name": "Twice", "fields": [{"name": "b", "type": "int"},
-                                                    {"name": "b", "type": "int"}]},
-     {"b": 3}),
+    (
+        "reflect-dollar-namespace",
+        {
+            "type": "record",
+            "name": "Text",
+            "namespace": "org.apache.avro.mapred.TestReflectJob$",
+            "fields": [
+                {"name": "text", "type": "string"},
+                {
+                    "name": "inner",
+                    "type": {"type": "record", "name": "Numbers$1", "fields": [{"name": "n", "type": "int"}]},
+                },
+            ],
+        },
+        {"text": "a", "inner": {"n": 3}},
+    ),
+    (
+        "alias-with-dash-and-space",
+        {
+            "type": "record",
+            "name": "User",
+            "namespace": "User.v1",
+            "aliases": ["user-v1", "super user"],
+            "fields": [
+                {"name": "name", "type": "string"},
+                {"name": "country", "type": ["string", "null"], "default": "Argentina"},
+            ],
+        },
+        {"name": "x"},
+    ),
+    ("aliases-as-a-string", {"type": "enum", "name": "E_new", "aliases": "E", "symbols": ["A", "B"]}, "B"),
+    (
+        "field-names-fastavro-takes",
+        {
+            "type": "record",
+            "name": "namespace.name",
+            "fields": [
+                {"name": "timestamp-millis", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+                {"name": "37a6259cc0c1dae299a7866489dff0bd", "type": "int"},
+                {"name": "ünïcode name", "type": "string"},
+            ],
+        },
+        {"timestamp-millis": 5, "37a6259cc0c1dae299a7866489dff0bd": 1, "ünïcode name": "u"},
+    ),
+    (
+        "nan-default",
+        {
+            "type": "record",
+            "name": "N",
+            "fields": [
+                {"name": "f", "type": "float", "default": "nan"},
+                {"name": "d", "type": "double", "default": "-Infinity"},
+            ],
+        },
+        {},
+    ),
+    (
+        "two-fields-of-one-name",
+        {
+            "type": "record",
+            "name": "Twice",
+            "fields": [{"name": "b", "type": "int"}, {"name": "b", "type": "int"}],
+        },
+        {"b": 3},
+    ),
     ("record-without-fields", {"type": "record", "name": "Empty"}, {}),
     ("union-with-a-type-twice", ["int", "string", "int"], 5),
-    ("named-like-a-primitive",
-     {"type": "record", "name": "string", "fields": [{"name": "a", "type": "int"}]}, {"a": 1}),
-    ("order-of-another-value",
-     {"type": "record", "name": "O", "fields": [{"name": "a", "type": "int", "order": "up"}]},
-     {"a": 1}),
+    (
+        "named-like-a-primitive",
+        {"type": "record", "name": "string", "fields": [{"name": "a", "type": "int"}]},
+        {"a": 1},
+    ),
+    (
+        "order-of-another-value",
+        {"type": "record", "name": "O", "fields": [{"name": "a", "type": "int", "order": "up"}]},
+        {"a": 1},
+    ),
 ]
 LENIENT_IDS = [case[0] for case in LENIENT]
 
 # a nested type put in the null namespace by "namespace": "", used again later
 NULL_NAMESPACE = {
-    "type": "record", "name": "Outer", "fields": [
-        {"name": "mid", "type": {"type": "record", "name": "Mid", "namespace": "x", "fields": [
-            {"name": "inner", "type": {"type": "record", "name": "Inner", "namespace": "",
-                                       "fields": [{"name": "v", "type": "int"}]}}]}},
-        {"name": "again", "type": "Inner"}]}
+    "type": "record",
+    "name": "Outer",
+    "fields": [
+        {
+            "name": "mid",
+            "type": {
+                "type": "record",
+                "name": "Mid",
+                "namespace": "x",
+                "fields": [
+                    {
+                        "name": "inner",
+                        "type": {
+                            "type": "record",
+                            "name": "Inner",
+                            "namespace": "",
+                            "fields": [{"name": "v", "type": "int"}],
+                        },
+                    }
+                ],
+            },
+        },
+        {"name": "again", "type": "Inner"},
+    ],
+}
 
 
 def fastavro_bytes(schema, datum) -> bytes:
@@ -107,16 +168,18 @@ def test_the_dropin_takes_what_fastavro_takes(schema, datum):
         assert same(read, fastavro.schemaless_reader(io.BytesIO(expected), parsed))
 
 
-@pytest.mark.parametrize("schema", [case[1] for case in LENIENT] + [NULL_NAMESPACE],
-                         ids=LENIENT_IDS + ["null-namespace"])
+@pytest.mark.parametrize(
+    "schema", [case[1] for case in LENIENT] + [NULL_NAMESPACE], ids=LENIENT_IDS + ["null-namespace"]
+)
 def test_canonical_forms_and_fingerprints_are_fastavros(schema):
     canonical = fastavro.schema.to_parsing_canonical_form(copy.deepcopy(schema))
     parsed = fastavro.parse_schema(copy.deepcopy(schema))
     for given in (copy.deepcopy(schema), parsed):
         assert dropin.schema.to_parsing_canonical_form(given) == canonical
     for algorithm in ("CRC-64-AVRO", "MD5", "SHA-256", "sha1"):
-        assert dropin.schema.fingerprint(canonical, algorithm) == \
-            fastavro.schema.fingerprint(canonical, algorithm)
+        assert dropin.schema.fingerprint(canonical, algorithm) == fastavro.schema.fingerprint(
+            canonical, algorithm
+        )
 
 
 @pytest.mark.parametrize("schema", [case[1] for case in LENIENT], ids=LENIENT_IDS)
@@ -149,14 +212,24 @@ REFUSED = [
     {"type": "record", "name": "R", "fields": [{"name": "f", "type": "string", "aliases": "foo"}]},
     {"type": "record", "name": "R", "fields": "notalist"},
     {"type": "record", "name": "R", "fields": [{"name": "f", "type": "string", "default": 0}]},
-    {"type": "record", "name": "R", "fields": [{"name": "u", "type": ["string", "boolean"],
-                                                "default": 2}]},
+    {"type": "record", "name": "R", "fields": [{"name": "u", "type": ["string", "boolean"], "default": 2}]},
     {"type": "enum", "name": "E", "symbols": ["0nope"]},
     {"type": "enum", "name": "E", "symbols": ["A", "A"]},
     {"type": "enum", "name": "E", "symbols": ["A"], "default": "B"},
-    {"type": "record", "name": "R", "fields": [{"name": "a", "type": {
-        "type": "record", "name": "I", "fields": [{"name": "x", "type": {
-            "type": "array", "items": "string"}, "default": 10}]}}]},
+    {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {
+                "name": "a",
+                "type": {
+                    "type": "record",
+                    "name": "I",
+                    "fields": [{"name": "x", "type": {"type": "array", "items": "string"}, "default": 10}],
+                },
+            }
+        ],
+    },
     # fastavro's parser fails with a KeyError, a TypeError: those, and SchemaError
     {"type": "fixed", "name": "F"},
     {"type": {"type": "array", "items": "int"}},
@@ -174,9 +247,11 @@ def fastavros_error(schema) -> Exception:
 @pytest.mark.parametrize("schema", REFUSED)
 def test_the_dropin_refuses_what_fastavro_refuses_with_its_exception(schema):
     expected = fastavros_error(schema)
-    calls = [lambda: dropin.parse_schema(copy.deepcopy(schema)),
-             lambda: dropin.schemaless_writer(io.BytesIO(), copy.deepcopy(schema), {}),
-             lambda: dropin.schema.to_parsing_canonical_form(copy.deepcopy(schema))]
+    calls = [
+        lambda: dropin.parse_schema(copy.deepcopy(schema)),
+        lambda: dropin.schemaless_writer(io.BytesIO(), copy.deepcopy(schema), {}),
+        lambda: dropin.schema.to_parsing_canonical_form(copy.deepcopy(schema)),
+    ]
     for call in calls:
         with pytest.raises(type(expected)) as caught:
             call()
@@ -196,8 +271,7 @@ def test_an_unknown_name_says_where_it_is_used():
 
 def test_named_schemas_hold_the_names_other_schemas_define():
     location = {"name": "Location", "type": "record", "fields": [{"name": "city", "type": "long"}]}
-    weather = {"name": "Weather", "type": "record",
-               "fields": [{"name": "of", "type": "Location"}]}
+    weather = {"name": "Weather", "type": "record", "fields": [{"name": "of", "type": "Location"}]}
     named: dict = {}
     dropin.parse_schema(copy.deepcopy(location), named)
     parsed = dropin.parse_schema(copy.deepcopy(weather), named)
@@ -213,15 +287,20 @@ def test_named_schemas_hold_the_names_other_schemas_define():
     # a union must define a name before it uses it
     with pytest.raises(fastavro.schema.UnknownType):
         dropin.parse_schema([copy.deepcopy(weather), copy.deepcopy(location)])
-    assert dropin.parse_schema([copy.deepcopy(location), copy.deepcopy(weather)]) == \
-        fastavro.parse_schema([copy.deepcopy(location), copy.deepcopy(weather)])
+    assert dropin.parse_schema([copy.deepcopy(location), copy.deepcopy(weather)]) == fastavro.parse_schema(
+        [copy.deepcopy(location), copy.deepcopy(weather)]
+    )
 
 
 def test_a_default_fastavro_takes_but_cannot_write_is_no_default():
     # parsed as fastavro lets it (_ignore_default_error), the int's null
     # default cannot be written: a record without the field is an error
-    schema = {"type": "record", "name": "Test", "namespace": "test",
-              "fields": [{"name": "field1", "type": "int", "default": None}]}
+    schema = {
+        "type": "record",
+        "name": "Test",
+        "namespace": "test",
+        "fields": [{"name": "field1", "type": "int", "default": None}],
+    }
     parsed = dropin.parse_schema(copy.deepcopy(schema), _ignore_default_error=True)
     out = io.BytesIO()
     dropin.schemaless_writer(out, parsed, {"field1": 5})
@@ -230,8 +309,12 @@ def test_a_default_fastavro_takes_but_cannot_write_is_no_default():
         dropin.schemaless_writer(io.BytesIO(), parsed, {})
     # the schema's JSON keeps it
     assert as_model(parsed).to_dict()["fields"][0]["default"] is None
-    reader = {"type": "record", "name": "Test", "namespace": "test",
-              "fields": [{"name": "field1", "type": "int", "default": 0}]}
+    reader = {
+        "type": "record",
+        "name": "Test",
+        "namespace": "test",
+        "fields": [{"name": "field1", "type": "int", "default": 0}],
+    }
     assert dropin.schemaless_reader(io.BytesIO(b"\x0a"), parsed, reader) == {"field1": 5}
 
 
@@ -254,32 +337,58 @@ def test_record_names_must_match_as_fastavro_has_it_while_java_reads_across():
         dropin.schemaless_reader(io.BytesIO(data), copy.deepcopy(writer), copy.deepcopy(reader))
 
 
-@pytest.mark.parametrize("writer,reader,datum", [
-    (record("Old", {"name": "a", "type": "int"}),
-     record("New", {"name": "a", "type": "int"}, aliases="Old"), {"a": 1}),
-    ({"type": "fixed", "name": "F", "size": 2},
-     {"type": "fixed", "name": "G", "size": 2, "aliases": "F"}, b"ab"),
-    ({"type": "enum", "name": "a.E", "symbols": ["X"]},
-     {"type": "enum", "name": "b.G", "symbols": ["X"], "aliases": ["E"]}, "X"),
-    (record("R", {"name": "inner", "type": record("my_record", {"name": "x", "type": "int"})}),
-     record("R", {"name": "inner", "type": ["null", record("other", {"name": "x", "type": "int"},
-                                                            aliases=["my_record"])]}),
-     {"inner": {"x": 4}}),
-], ids=["record-alias-string", "fixed-alias-string", "enum-alias-simple-name", "union-by-alias"])
+@pytest.mark.parametrize(
+    "writer,reader,datum",
+    [
+        (
+            record("Old", {"name": "a", "type": "int"}),
+            record("New", {"name": "a", "type": "int"}, aliases="Old"),
+            {"a": 1},
+        ),
+        (
+            {"type": "fixed", "name": "F", "size": 2},
+            {"type": "fixed", "name": "G", "size": 2, "aliases": "F"},
+            b"ab",
+        ),
+        (
+            {"type": "enum", "name": "a.E", "symbols": ["X"]},
+            {"type": "enum", "name": "b.G", "symbols": ["X"], "aliases": ["E"]},
+            "X",
+        ),
+        (
+            record("R", {"name": "inner", "type": record("my_record", {"name": "x", "type": "int"})}),
+            record(
+                "R",
+                {
+                    "name": "inner",
+                    "type": ["null", record("other", {"name": "x", "type": "int"}, aliases=["my_record"])],
+                },
+            ),
+            {"inner": {"x": 4}},
+        ),
+    ],
+    ids=["record-alias-string", "fixed-alias-string", "enum-alias-simple-name", "union-by-alias"],
+)
 def test_aliases_resolve_as_fastavros(writer, reader, datum):
     data = fastavro_bytes(writer, datum)
-    expected = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(
-        copy.deepcopy(writer)), fastavro.parse_schema(copy.deepcopy(reader)))
-    assert dropin.schemaless_reader(io.BytesIO(data), copy.deepcopy(writer),
-                                    copy.deepcopy(reader)) == expected
+    expected = fastavro.schemaless_reader(
+        io.BytesIO(data),
+        fastavro.parse_schema(copy.deepcopy(writer)),
+        fastavro.parse_schema(copy.deepcopy(reader)),
+    )
+    assert (
+        dropin.schemaless_reader(io.BytesIO(data), copy.deepcopy(writer), copy.deepcopy(reader)) == expected
+    )
 
 
 def test_a_missing_field_without_default_says_it_in_fastavros_words():
     writer = record("evtest", {"name": "a", "type": "int"}, namespace="example.avro2")
-    reader = record("evtest", {"name": "a", "type": "int"}, {"name": "c", "type": "int"},
-                    namespace="example.avro2")
-    with pytest.raises(fastavro.read.SchemaResolutionError,
-                       match="No default value for field c in example.avro2.evtest"):
+    reader = record(
+        "evtest", {"name": "a", "type": "int"}, {"name": "c", "type": "int"}, namespace="example.avro2"
+    )
+    with pytest.raises(
+        fastavro.read.SchemaResolutionError, match="No default value for field c in example.avro2.evtest"
+    ):
         dropin.schemaless_reader(io.BytesIO(b"\x02"), writer, reader)
 
 

@@ -35,13 +35,20 @@ from fuzzing import examples
 
 pytest.importorskip("roastedavro.codec", reason="AvroCodec not available")
 
-ITEM = {"type": "record", "name": "Item", "namespace": "shop", "fields": [
-    {"name": "sku", "type": "string"},
-    {"name": "qty", "type": "int"},
-    {"name": "flags", "type": {"type": "array", "items": "boolean"}},
-]}
+ITEM = {
+    "type": "record",
+    "name": "Item",
+    "namespace": "shop",
+    "fields": [
+        {"name": "sku", "type": "string"},
+        {"name": "qty", "type": "int"},
+        {"name": "flags", "type": {"type": "array", "items": "boolean"}},
+    ],
+}
 MIX = {
-    "type": "record", "name": "Mix", "namespace": "shop",
+    "type": "record",
+    "name": "Mix",
+    "namespace": "shop",
     "fields": [
         {"name": "id", "type": "long"},
         {"name": "name", "type": "string"},
@@ -53,26 +60,33 @@ MIX = {
         {"name": "items", "type": {"type": "array", "items": ITEM}},
         {"name": "nulls", "type": {"type": "array", "items": "null"}},
         {"name": "attrs", "type": {"type": "map", "values": ["null", "long", "string"]}},
-        {"name": "choice", "type": ["null", "shop.Item", {
-            "type": "record", "name": "Other", "fields": [{"name": "x", "type": "double"}]}]},
+        {
+            "name": "choice",
+            "type": [
+                "null",
+                "shop.Item",
+                {"type": "record", "name": "Other", "fields": [{"name": "x", "type": "double"}]},
+            ],
+        },
         {"name": "next", "type": ["null", "Mix"]},
     ],
 }
 # a reader schema: a field left out, one added with a default, int promoted to long
 READER = copy.deepcopy(MIX)
 READER["fields"] = [field for field in READER["fields"] if field["name"] != "blob"] + [
-    {"name": "added", "type": "string", "default": "none"}]
+    {"name": "added", "type": "string", "default": "none"}
+]
 READER["fields"][0] = {"name": "id", "type": "double"}
 
 WRITER_PARSED = fastavro.parse_schema(copy.deepcopy(MIX))
 READER_PARSED = fastavro.parse_schema(copy.deepcopy(READER))
 
-LIST = {"type": "record", "name": "Node", "fields": [
-    {"name": "next", "type": ["null", "Node"]}]}
+LIST = {"type": "record", "name": "Node", "fields": [{"name": "next", "type": ["null", "Node"]}]}
 NULLS = {"type": "array", "items": "null"}
 
 
 # ---------------------------------------------------------------- streams --
+
 
 class ReadOnly:
     """Cannot seek, has only read(): a socket-like object. Records the sizes asked."""
@@ -114,8 +128,18 @@ def os_pipe(data: bytes, buffered: bool):
     return os.fdopen(read_end, "rb", buffering=-1 if buffered else 0)
 
 
-STREAMS = ["bytesio", "bytesio-written", "bytesio-methods", "file", "file-unbuffered", "pipe",
-           "pipe-unbuffered", "read-only", "trickle", "gzip"]
+STREAMS = [
+    "bytesio",
+    "bytesio-written",
+    "bytesio-methods",
+    "file",
+    "file-unbuffered",
+    "pipe",
+    "pipe-unbuffered",
+    "read-only",
+    "trickle",
+    "gzip",
+]
 
 
 @pytest.fixture(autouse=True)
@@ -190,10 +214,14 @@ def read_all(read, fo, options, with_reader):
 
 # ------------------------------------------------- values and positions --
 
+
 @pytest.mark.parametrize("kind", STREAMS)
 @pytest.mark.parametrize("option", list(OPTIONS))
-@settings(max_examples=15, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(values=st.lists(datums(MIX, max_depth=2), min_size=0, max_size=4))
 def test_consecutive_datums_match_fastavro(kind, option, values, tmp_path):
     out = io.BytesIO()
@@ -223,12 +251,20 @@ def fastavro_bytes(value) -> bytes:
 
 
 def large_mix(n: int) -> dict:
-    return {"id": n, "name": "n" * (n * 1000), "ratio": 0.5, "score": -1.25,
-            "blob": bytes(range(256)) * n, "code": b"abc", "kind": "B",
-            "items": [{"sku": f"s{i}", "qty": i, "flags": [True, False] * (i % 3)}
-                      for i in range(n * 50)],
-            "nulls": [None] * n, "attrs": {f"k{i}": i for i in range(n)},
-            "choice": {"x": 2.5}, "next": None}
+    return {
+        "id": n,
+        "name": "n" * (n * 1000),
+        "ratio": 0.5,
+        "score": -1.25,
+        "blob": bytes(range(256)) * n,
+        "code": b"abc",
+        "kind": "B",
+        "items": [{"sku": f"s{i}", "qty": i, "flags": [True, False] * (i % 3)} for i in range(n * 50)],
+        "nulls": [None] * n,
+        "attrs": {f"k{i}": i for i in range(n)},
+        "choice": {"x": 2.5},
+        "next": None,
+    }
 
 
 @pytest.mark.parametrize("kind", STREAMS)
@@ -243,7 +279,8 @@ def test_datums_larger_than_any_buffer_match_fastavro(kind, option, tmp_path):
     fo = open_stream(kind if kind != "trickle" else "read-only", data, tmp_path)
     try:
         assert read_all(dropin.schemaless_reader, fo, options, with_reader) == [
-            (value, None if position(fo) is None else at) for value, at in expected]
+            (value, None if position(fo) is None else at) for value, at in expected
+        ]
     finally:
         fo.close()
 
@@ -292,12 +329,12 @@ def test_a_bytesio_ends_where_its_stream_ends_not_its_buffer(in_place):
 def test_unicode_options_are_fastavros_and_strict_is_a_decode_error(errors, kind, tmp_path):
     data = b"\x08a\xffb\xc3" + fastavro_bytes_of("string", "ok")
     theirs = io.BytesIO(data)
-    expected = [fastavro.schemaless_reader(theirs, "string", handle_unicode_errors=errors)
-                for _ in range(2)]
+    expected = [fastavro.schemaless_reader(theirs, "string", handle_unicode_errors=errors) for _ in range(2)]
     fo = open_stream(kind, data, tmp_path)
     try:
-        assert [dropin.schemaless_reader(fo, "string", handle_unicode_errors=errors)
-                for _ in range(2)] == expected
+        assert [
+            dropin.schemaless_reader(fo, "string", handle_unicode_errors=errors) for _ in range(2)
+        ] == expected
     finally:
         fo.close()
     with pytest.raises(DecodeError, match="UTF-8"):
@@ -313,6 +350,7 @@ def fastavro_bytes_of(schema, value) -> bytes:
 
 
 # ----------------------------------------------------------- hostile bytes --
+
 
 def varint(n: int) -> bytes:
     n = (n << 1) ^ (n >> 63)
@@ -350,8 +388,9 @@ def test_hostile_bytes_end_in_a_decode_error_with_small_memory(bomb, option, kin
     schema, data, sample = BOMBS[bomb]
     options = {"return_record_name": True} if option == "record-name" else {}
     # the codec is compiled before measuring
-    assert dropin.schemaless_reader(io.BytesIO(fastavro_bytes_of(schema, sample)), schema,
-                                    **options) == sample
+    assert (
+        dropin.schemaless_reader(io.BytesIO(fastavro_bytes_of(schema, sample)), schema, **options) == sample
+    )
     fo = open_stream(kind, data, tmp_path)
     tracemalloc.start()
     try:
@@ -413,10 +452,14 @@ def test_depth_limit_is_the_codecs_on_every_path():
             dropin.schemaless_reader(ReadOnly(b"\x02" * 600 + b"\x00"), LIST, **options)
 
 
-NAMING_OPTIONS = [{"return_record_name": True}, {"return_record_name_override": True},
-                  {"return_named_type": True}, {"return_named_type_override": True},
-                  {"handle_unicode_errors": "replace"},
-                  {"return_record_name": True, "handle_unicode_errors": "ignore"}]
+NAMING_OPTIONS = [
+    {"return_record_name": True},
+    {"return_record_name_override": True},
+    {"return_named_type": True},
+    {"return_named_type_override": True},
+    {"handle_unicode_errors": "replace"},
+    {"return_record_name": True, "handle_unicode_errors": "ignore"},
+]
 
 
 @pytest.mark.parametrize("kind", ["bytesio", "read-only"])
@@ -438,13 +481,18 @@ def _decimal_schemas(precision: int, scale: int, size: int, namespace: str):
     single-record union; the same schema without the logical types, to
     write raw unscaled bytes with; and a reader's schema that adds a field."""
     dec = {"type": "bytes", "logicalType": "decimal", "precision": precision, "scale": scale}
-    fix = {"type": "fixed", "name": "Fix", "size": size, "logicalType": "decimal",
-           "precision": precision, "scale": scale}
+    fix = {
+        "type": "fixed",
+        "name": "Fix",
+        "size": size,
+        "logicalType": "decimal",
+        "precision": precision,
+        "scale": scale,
+    }
     price = {"type": "record", "name": "Price", "fields": [{"name": "amount", "type": dec}]}
     fields = [
         {"name": "a", "type": dec},
-        {"name": "u", "type": ["null", dec, price, fix, {"type": "fixed", "name": "Plain",
-                                                         "size": size}]},
+        {"name": "u", "type": ["null", dec, price, fix, {"type": "fixed", "name": "Plain", "size": size}]},
         {"name": "arr", "type": {"type": "array", "items": ["null", "Fix"]}},
         {"name": "m", "type": {"type": "map", "values": "Price"}},
         {"name": "one", "type": ["null", "Price"]},
@@ -466,8 +514,13 @@ def _decimal_schemas(precision: int, scale: int, size: int, namespace: str):
 
 
 #: (precision, scale, fixed size): a fixed's size holds 1000 times the precision
-DECIMAL_CASES = [(4, 2, 4, "p4"), (1, 0, 2, "p1"), (20, 7, 11, "p20"), (38, 38, 18, "p38"),
-                 (45, 3, 21, "p45")]
+DECIMAL_CASES = [
+    (4, 2, 4, "p4"),
+    (1, 0, 2, "p1"),
+    (20, 7, 11, "p20"),
+    (38, 38, 18, "p38"),
+    (45, 3, 21, "p45"),
+]
 DECIMAL_SCHEMAS = [(case, *_decimal_schemas(*case)) for case in DECIMAL_CASES]
 
 
@@ -499,7 +552,7 @@ def decimal_datums(draw):
     (precision, scale, size, ns), parsed, raw, reader = DECIMAL_SCHEMAS[index]
     beyond = draw(st.booleans())
     # within the precision, or up to 1000 times past it (the fixed's size holds it)
-    limit = 10 ** (precision + 3) if beyond else 10 ** precision - 1
+    limit = 10 ** (precision + 3) if beyond else 10**precision - 1
     unscaled = st.integers(-limit, limit)
 
     def as_bytes():
@@ -510,16 +563,19 @@ def decimal_datums(draw):
         return draw(unscaled).to_bytes(size, "big", signed=True)
 
     branch = draw(st.sampled_from(["null", "bytes", "Price", "Fix", "Plain"]))
-    union = {"null": lambda: None, "bytes": as_bytes,
-             "Price": lambda: (f"{ns}.Price", {"amount": as_bytes()}),
-             "Fix": lambda: (f"{ns}.Fix", as_fixed()),
-             "Plain": lambda: (f"{ns}.Plain",
-                               draw(st.binary(min_size=size, max_size=size)))}[branch]()
+    union = {
+        "null": lambda: None,
+        "bytes": as_bytes,
+        "Price": lambda: (f"{ns}.Price", {"amount": as_bytes()}),
+        "Fix": lambda: (f"{ns}.Fix", as_fixed()),
+        "Plain": lambda: (f"{ns}.Plain", draw(st.binary(min_size=size, max_size=size))),
+    }[branch]()
     datum = {
         "a": as_bytes(),
         "u": union,
-        "arr": [(f"{ns}.Fix", as_fixed()) if draw(st.booleans()) else None
-                for _ in range(draw(st.integers(0, 3)))],
+        "arr": [
+            (f"{ns}.Fix", as_fixed()) if draw(st.booleans()) else None for _ in range(draw(st.integers(0, 3)))
+        ],
         "m": {f"k{i}": {"amount": as_bytes()} for i in range(draw(st.integers(0, 3)))},
         "one": {"amount": as_bytes()} if draw(st.booleans()) else None,
     }
@@ -530,10 +586,8 @@ def decimal_datums(draw):
 
 @pytest.mark.fuzz
 @settings(max_examples=examples(250), deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(case=decimal_datums(), options=st.sampled_from(NAMING_OPTIONS),
-       with_reader=st.booleans())
-def test_decimals_with_naming_options_are_exact_as_on_the_plain_path(case, options,
-                                                                       with_reader):
+@given(case=decimal_datums(), options=st.sampled_from(NAMING_OPTIONS), with_reader=st.booleans())
+def test_decimals_with_naming_options_are_exact_as_on_the_plain_path(case, options, with_reader):
     index, beyond, data = case
     _, parsed, raw, reader = DECIMAL_SCHEMAS[index]
     reader = reader if with_reader else None
@@ -543,9 +597,12 @@ def test_decimals_with_naming_options_are_exact_as_on_the_plain_path(case, optio
     assert _decimals(ours) == _decimals(plain)
     assert [str(value) for value in _decimals(ours)] == [str(v) for v in _decimals(plain)]
     # fastavro's structure and names, with fastavro's options
-    theirs_raw = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(raw),
-                                            reader and fastavro.parse_schema(
-                                                _raw_of(reader)), **options)
+    theirs_raw = fastavro.schemaless_reader(
+        io.BytesIO(data),
+        fastavro.parse_schema(raw),
+        reader and fastavro.parse_schema(_raw_of(reader)),
+        **options,
+    )
     assert _masked(ours) == _masked(theirs_raw)
     if not beyond:
         # within the precision, fastavro's own values are the oracle
@@ -557,8 +614,11 @@ def _raw_of(node):
     if isinstance(node, list):
         return [_raw_of(item) for item in node]
     if isinstance(node, dict):
-        return {key: _raw_of(value) for key, value in node.items()
-                if key != "logicalType" and not key.startswith("__")}
+        return {
+            key: _raw_of(value)
+            for key, value in node.items()
+            if key != "logicalType" and not key.startswith("__")
+        }
     return node
 
 
@@ -567,8 +627,7 @@ def test_oversized_decimal_bytes_are_refused_at_their_offset_before_conversion(o
     # 300 bytes for decimal(4, 2): longer than both its precision needs and
     # 256 bytes; refused where the plain path refuses it, at the same offset
     _, parsed, raw, _ = DECIMAL_SCHEMAS[0]
-    datum = {"a": b"\x01", "u": None, "arr": [], "m": {"k": {"amount": b"\x01" * 300}},
-             "one": None}
+    datum = {"a": b"\x01", "u": None, "arr": [], "m": {"k": {"amount": b"\x01" * 300}}, "one": None}
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
     data = out.getvalue()
@@ -576,27 +635,25 @@ def test_oversized_decimal_bytes_are_refused_at_their_offset_before_conversion(o
         dropin.schemaless_reader(io.BytesIO(data), parsed)
     with pytest.raises(DecodeError, match="300 bytes") as named:
         dropin.schemaless_reader(io.BytesIO(data), parsed, **options)
-    assert named.value.offset == plain.value.offset == 7   # the length's varint
+    assert named.value.offset == plain.value.offset == 7  # the length's varint
     # 256 bytes past the precision are read, exactly
     datum["m"]["k"]["amount"] = b"\x01" * 256
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
     value = dropin.schemaless_reader(io.BytesIO(out.getvalue()), parsed, **options)
     assert value["m"]["k"]["amount"] == Decimal(int.from_bytes(b"\x01" * 256, "big")).scaleb(
-        -2, context=decimal.Context(prec=decimal.MAX_PREC))
+        -2, context=decimal.Context(prec=decimal.MAX_PREC)
+    )
 
 
 def test_two_fixed_of_one_size_in_a_union_are_told_apart_without_naming_options():
     # the branch index decides, also when the value does not say its type
     _, parsed, raw, _ = DECIMAL_SCHEMAS[0]
-    for branch, expected in (("p4.Fix", Decimal("83886.07")),
-                             ("p4.Plain", b"\x00\x7f\xff\xff")):
-        datum = {"a": b"", "u": (branch, b"\x00\x7f\xff\xff"), "arr": [], "m": {},
-                 "one": None}
+    for branch, expected in (("p4.Fix", Decimal("83886.07")), ("p4.Plain", b"\x00\x7f\xff\xff")):
+        datum = {"a": b"", "u": (branch, b"\x00\x7f\xff\xff"), "arr": [], "m": {}, "one": None}
         out = io.BytesIO()
         fastavro.schemaless_writer(out, fastavro.parse_schema(raw), datum)
-        value = dropin.schemaless_reader(io.BytesIO(out.getvalue()), parsed,
-                                         handle_unicode_errors="replace")
+        value = dropin.schemaless_reader(io.BytesIO(out.getvalue()), parsed, handle_unicode_errors="replace")
         assert value["u"] == expected and value["a"] == Decimal("0.00")
 
 
@@ -608,10 +665,8 @@ def test_with_naming_options_the_writers_decimal_applies_as_in_fastavro():
     for unscaled, exact in ((1234, True), (99999, False)):
         data = fastavro_bytes_of("bytes", unscaled.to_bytes(3, "big"))
         for writer, reader in ((wide, narrow), (narrow, wide), (wide, "bytes"), ("bytes", wide)):
-            ours = dropin.schemaless_reader(io.BytesIO(data), writer, reader,
-                                            return_record_name=True)
-            theirs = fastavro.schemaless_reader(io.BytesIO(data), writer, reader,
-                                                return_record_name=True)
+            ours = dropin.schemaless_reader(io.BytesIO(data), writer, reader, return_record_name=True)
+            theirs = fastavro.schemaless_reader(io.BytesIO(data), writer, reader, return_record_name=True)
             if writer == "bytes":
                 assert ours == theirs == unscaled.to_bytes(3, "big")
             elif exact or writer is wide:
@@ -633,8 +688,11 @@ class OnlyRead:
 
 def test_an_object_with_only_read_is_read_as_fastavro_reads_it():
     values = [{"n": i, "s": "x" * i} for i in range(0, 300, 7)]
-    schema = {"type": "record", "name": "Bare", "fields": [
-        {"name": "n", "type": "long"}, {"name": "s", "type": "string"}]}
+    schema = {
+        "type": "record",
+        "name": "Bare",
+        "fields": [{"name": "n", "type": "long"}, {"name": "s", "type": "string"}],
+    }
     out = io.BytesIO()
     for value in values:
         fastavro.schemaless_writer(out, fastavro.parse_schema(schema), value)
@@ -643,22 +701,22 @@ def test_an_object_with_only_read_is_read_as_fastavro_reads_it():
         ours, theirs = OnlyRead(data), OnlyRead(data)
         parsed = dropin.parse_schema(schema)
         read_ours = [dropin.schemaless_reader(ours, parsed, **options) for _ in values]
-        read_theirs = [fastavro.schemaless_reader(theirs, fastavro.parse_schema(schema), **options)
-                       for _ in values]
+        read_theirs = [
+            fastavro.schemaless_reader(theirs, fastavro.parse_schema(schema), **options) for _ in values
+        ]
         assert read_ours == read_theirs == values
         # both left at the end
         assert ours.read() == theirs.read() == b""
         with pytest.raises(EOFError):
             dropin.schemaless_reader(ours, parsed, **options)
     with pytest.raises(DecodeError):
-        dropin.schemaless_reader(OnlyRead(b"\x02"), parsed)   # cut short
+        dropin.schemaless_reader(OnlyRead(b"\x02"), parsed)  # cut short
     with pytest.raises(DecodeError):
         dropin.schemaless_reader(OnlyRead(b"\x0b" + b"\x80" * 4 + b"\x40"), NULLS)  # a varint bomb
 
 
 def test_is_avro_takes_an_object_with_only_read():
     out = io.BytesIO()
-    fastavro.writer(out, fastavro.parse_schema({"type": "record", "name": "R", "fields": []}),
-                    [{}])
+    fastavro.writer(out, fastavro.parse_schema({"type": "record", "name": "R", "fields": []}), [{}])
     assert dropin.is_avro(OnlyRead(out.getvalue())) is fastavro.is_avro(OnlyRead(out.getvalue()))
     assert dropin.is_avro(OnlyRead(b"Obj")) is fastavro.is_avro(OnlyRead(b"Obj")) is False

@@ -30,8 +30,13 @@ def shape():
 
 
 GOOD = {
-    "id": 1, "name": "tri", "points": [{"x": 1, "label": "a"}, {"x": -2, "label": "b"}],
-    "weights": {"w": 0.5}, "matrix": [[1, 2], [3]], "ok": None, "origin": {"x": 0, "label": ""},
+    "id": 1,
+    "name": "tri",
+    "points": [{"x": 1, "label": "a"}, {"x": -2, "label": "b"}],
+    "weights": {"w": 0.5},
+    "matrix": [[1, 2], [3]],
+    "ok": None,
+    "origin": {"x": 0, "label": ""},
 }
 
 
@@ -50,8 +55,9 @@ def test_missing_collection_says_what_avro_needs(shape):
 
 def test_list_given_without_many_says_so(shape):
     messages = dump_error(shape, [GOOD, GOOD])
-    assert messages == {"_schema": [
-        "Expected a single record, got a list; pass many=True to write a list of records."]}
+    assert messages == {
+        "_schema": ["Expected a single record, got a list; pass many=True to write a list of records."]
+    }
     assert shape.load_compiled(shape.dump_compiled([GOOD], many=True), many=True)[0]["id"] == 1
 
 
@@ -73,10 +79,18 @@ def dump_error(schema, record):
     [
         ({"id": "seven"}, {"id": ["Not a valid integer."]}),
         ({"id": None}, {"id": ["Field may not be null."]}),
-        ({"id": 2**63}, {"id": ["Number out of range for Avro long (-2**63 .. 2**63-1): 9223372036854775808."]}),
-        ({"id": -(2**63) - 1}, {"id": ["Number out of range for Avro long (-2**63 .. 2**63-1): -9223372036854775809."]}),
-        ({"points": [{"x": 1, "label": "a"}, {"x": 2**31, "label": "b"}]},
-         {"points": {1: {"x": ["Number out of range for Avro int (-2**31 .. 2**31-1): 2147483648."]}}}),
+        (
+            {"id": 2**63},
+            {"id": ["Number out of range for Avro long (-2**63 .. 2**63-1): 9223372036854775808."]},
+        ),
+        (
+            {"id": -(2**63) - 1},
+            {"id": ["Number out of range for Avro long (-2**63 .. 2**63-1): -9223372036854775809."]},
+        ),
+        (
+            {"points": [{"x": 1, "label": "a"}, {"x": 2**31, "label": "b"}]},
+            {"points": {1: {"x": ["Number out of range for Avro int (-2**31 .. 2**31-1): 2147483648."]}}},
+        ),
         # not required, no default, not nullable: marshmallow's dump leaves
         # it out, which an Avro record cannot; the message says what to do
         ({"points": [{"x": 1}]}, {"points": {0: {"label": [NO_VALUE]}}}),
@@ -100,7 +114,8 @@ def test_map_keys_convert_like_marshmallow_or_fail_clearly(shape):
         values = fields.Dict(values=fields.Integer())
 
     assert dump_error(Untyped(), {"values": {3: 1}}) == {
-        "values": {3: {"key": ["Map keys must be strings."]}}}
+        "values": {3: {"key": ["Map keys must be strings."]}}
+    }
 
 
 def test_missing_required_value(shape):
@@ -116,12 +131,16 @@ def test_error_in_many_names_the_record_index(shape):
 
 
 def test_large_records_grow_the_buffer(shape):
-    record = {**GOOD, "points": [{"x": i, "label": "p" * (i % 50)} for i in range(5000)],
-              "name": "n" * 100_000}
+    record = {
+        **GOOD,
+        "points": [{"x": i, "label": "p" * (i % 50)} for i in range(5000)],
+        "name": "n" * 100_000,
+    }
     assert shape.dump_compiled(record) == fastavro_bytes(shape, shape.dump(record))
 
 
 # -- hostile bytes ------------------------------------------------------------
+
 
 def decode_error(schema, data):
     with pytest.raises(DecodeError) as error:
@@ -155,14 +174,14 @@ class Small(CompiledSchema):
 def test_malformed_values():
     small = Small()
     cases = {
-        b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01": (0, "varint"),   # 11-byte varint
-        b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02": (0, "varint"),       # 10th byte too big
-        b"\x02\x04": (1, "index 2 out of range"),                          # union branch 2
+        b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01": (0, "varint"),  # 11-byte varint
+        b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02": (0, "varint"),  # 10th byte too big
+        b"\x02\x04": (1, "index 2 out of range"),  # union branch 2
         b"\x02\x01": (1, "index -1 out of range"),
         b"\x02\x02\x01": (2, "negative length"),
-        b"\x02\x02\x10ab": (2, "exceeds"),                                 # length past the end
-        b"\x02\x02\x04\xff\xfe": (3, "invalid UTF-8"),                     # the bad byte
-        b"\x02\x00\xfe\xff\xff\xff\x0f": (2, "items"),                     # huge block count
+        b"\x02\x02\x10ab": (2, "exceeds"),  # length past the end
+        b"\x02\x02\x04\xff\xfe": (3, "invalid UTF-8"),  # the bad byte
+        b"\x02\x00\xfe\xff\xff\xff\x0f": (2, "items"),  # huge block count
         b"\x02\x00\x00\x07": (3, "invalid boolean"),
     }
     for data, (offset, text) in cases.items():

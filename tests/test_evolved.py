@@ -55,7 +55,7 @@ def writer_with(reorder=None, drop=(), extra=(), retype=None) -> dict:
     for field in fields_:
         if retype and field["name"] in retype:
             field["type"] = retype[field["name"]]
-        field.pop("default", None)      # a writer's defaults play no part
+        field.pop("default", None)  # a writer's defaults play no part
     fields_ += list(extra)
     if reorder:
         fields_ = reorder(fields_)
@@ -64,9 +64,17 @@ def writer_with(reorder=None, drop=(), extra=(), retype=None) -> dict:
 
 
 EXTRA = (
-    {"name": "history", "type": {"type": "array", "items": {
-        "type": "record", "name": "Event", "fields": [
-            {"name": "at", "type": "long"}, {"name": "what", "type": "string"}]}}},
+    {
+        "name": "history",
+        "type": {
+            "type": "array",
+            "items": {
+                "type": "record",
+                "name": "Event",
+                "fields": [{"name": "at", "type": "long"}, {"name": "what", "type": "string"}],
+            },
+        },
+    },
     {"name": "labels", "type": {"type": "map", "values": ["null", "string", "Event"]}},
     {"name": "colour", "type": {"type": "enum", "name": "Colour", "symbols": ["RED", "BLUE"]}},
     {"name": "digest", "type": {"type": "fixed", "name": "Digest", "size": 4}},
@@ -79,10 +87,23 @@ WRITERS = {
     # an older version: no tags, home, active, secret or level (defaults)
     "older": writer_with(drop=("tags", "home", "active", "secret", "level")),
     # the nested Address laid out otherwise too: fields moved, one it lacks
-    "nested": writer_with(reorder=lambda fs: fs[::-1], retype={"home": ["null", {
-        "type": "record", "name": "Address", "fields": [
-            {"name": "number", "type": "long"}, {"name": "unit", "type": "string"},
-            {"name": "street", "type": "string"}]}]}),
+    "nested": writer_with(
+        reorder=lambda fs: fs[::-1],
+        retype={
+            "home": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "Address",
+                    "fields": [
+                        {"name": "number", "type": "long"},
+                        {"name": "unit", "type": "string"},
+                        {"name": "street", "type": "string"},
+                    ],
+                },
+            ]
+        },
+    ),
 }
 
 
@@ -91,8 +112,9 @@ def writer_value(draw_or_values: dict, schema: dict) -> dict:
 
 
 def resolved(data: bytes, writer: dict) -> dict:
-    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer),
-                                      fastavro.parse_schema(reader_avro()))
+    return fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(writer), fastavro.parse_schema(reader_avro())
+    )
 
 
 def written(value: dict, writer: dict) -> bytes:
@@ -138,12 +160,20 @@ def served_by(schema, writer):
 
 
 def sample(writer: dict) -> dict:
-    values = {"id": 7, "name": "ada", "score": 2.5, "tags": ["a", "b"],
-              "home": {"street": "Main", "number": 3, "unit": "4b"}, "active": False,
-              "secret": "s",
-              "level": 4, "history": [{"at": 1, "what": "open"}],
-              "labels": {"x": None, "y": "z", "e": {"at": 2, "what": "w"}},
-              "colour": "BLUE", "digest": b"abcd"}
+    values = {
+        "id": 7,
+        "name": "ada",
+        "score": 2.5,
+        "tags": ["a", "b"],
+        "home": {"street": "Main", "number": 3, "unit": "4b"},
+        "active": False,
+        "secret": "s",
+        "level": 4,
+        "history": [{"at": 1, "what": "open"}],
+        "labels": {"x": None, "y": "z", "e": {"at": 2, "what": "w"}},
+        "colour": "BLUE",
+        "digest": b"abcd",
+    }
     return writer_value(values, writer)
 
 
@@ -174,17 +204,27 @@ def test_defaults_are_new_objects_each_time(account):
 
 
 strings = st.text(max_size=8)
-records = st.fixed_dictionaries({
-    "id": st.integers(-2**31, 2**31 - 1), "name": st.text(max_size=45),
-    "score": st.floats(allow_nan=True), "tags": st.lists(strings, max_size=3),
-    "home": st.none() | st.fixed_dictionaries({"street": strings, "unit": strings,
-                                               "number": st.integers(-2**63, 2**63 - 1)}),
-    "active": st.booleans(), "secret": strings, "level": st.integers(-2**63, 2**63 - 1),
-    "history": st.lists(st.fixed_dictionaries({"at": st.integers(-2**63, 2**63 - 1),
-                                               "what": strings}), max_size=2),
-    "labels": st.dictionaries(strings, st.none() | strings, max_size=2),
-    "colour": st.sampled_from(["RED", "BLUE"]), "digest": st.binary(min_size=4, max_size=4),
-})
+records = st.fixed_dictionaries(
+    {
+        "id": st.integers(-(2**31), 2**31 - 1),
+        "name": st.text(max_size=45),
+        "score": st.floats(allow_nan=True),
+        "tags": st.lists(strings, max_size=3),
+        "home": st.none()
+        | st.fixed_dictionaries(
+            {"street": strings, "unit": strings, "number": st.integers(-(2**63), 2**63 - 1)}
+        ),
+        "active": st.booleans(),
+        "secret": strings,
+        "level": st.integers(-(2**63), 2**63 - 1),
+        "history": st.lists(
+            st.fixed_dictionaries({"at": st.integers(-(2**63), 2**63 - 1), "what": strings}), max_size=2
+        ),
+        "labels": st.dictionaries(strings, st.none() | strings, max_size=2),
+        "colour": st.sampled_from(["RED", "BLUE"]),
+        "digest": st.binary(min_size=4, max_size=4),
+    }
+)
 
 
 def outcome(load, data, many=False):
@@ -198,15 +238,16 @@ def outcome(load, data, many=False):
 
 @settings(max_examples=80, deadline=None)
 @given(value=records, version=st.sampled_from(sorted(WRITERS)), many=st.booleans())
-def test_any_record_reads_as_fastavro_and_marshmallow_say(account, rearranged, value, version,
-                                                          many):
+def test_any_record_reads_as_fastavro_and_marshmallow_say(account, rearranged, value, version, many):
     writer = WRITERS[version]
     if many:
         schema = {"type": "array", "items": writer}
         data = written([writer_value(value, writer)] * 2, schema)
         resolved_many = fastavro.schemaless_reader(
-            io.BytesIO(data), fastavro.parse_schema(schema),
-            fastavro.parse_schema({"type": "array", "items": reader_avro()}))
+            io.BytesIO(data),
+            fastavro.parse_schema(schema),
+            fastavro.parse_schema({"type": "array", "items": reader_avro()}),
+        )
         datum = [{k: v for k, v in item.items() if k != "secret"} for item in resolved_many]
         expect = ("load", Account(many=True), datum)
     else:
@@ -233,16 +274,16 @@ def test_damaged_data_fails_as_the_rearranger_says(account, rearranged, data, ve
     value = sample(writer)
     good = written([value] * 2, {"type": "array", "items": writer}) if many else written(value, writer)
     damaged = bytearray(good)
-    for index, byte in data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1),
-                                                    st.integers(0, 255)), max_size=3)):
+    for index, byte in data.draw(
+        st.lists(st.tuples(st.integers(0, len(good) - 1), st.integers(0, 255)), max_size=3)
+    ):
         damaged[index] = byte
-    damaged = bytes(damaged[:data.draw(st.none() | st.integers(0, len(good)))])
+    damaged = bytes(damaged[: data.draw(st.none() | st.integers(0, len(good)))])
 
     def load(schema):
         return lambda data, many: schema.load_compiled(data, many, writer_schema=json.dumps(writer))
 
-    one_pass, two_passes = outcome(load(account), damaged, many), outcome(load(rearranged), damaged,
-                                                                          many)
+    one_pass, two_passes = outcome(load(account), damaged, many), outcome(load(rearranged), damaged, many)
     # the same verdict; where the bytes are malformed the offsets may
     # differ: the Rearranger checks their structure first and a string's
     # UTF-8 when it reads the rearranged bytes (its offset is theirs), one
@@ -297,20 +338,74 @@ def test_post_load_runs_on_the_one_pass_result():
     assert isinstance(served_by(schema, writer), SchemaCodec)
 
 
-@pytest.mark.parametrize("change, served", [
-    ({"retype": {"score": "long"}}, "one pass"),           # a long promoted to a double
-    ({"retype": {"home": ["null", {"type": "record", "name": "Address", "fields": [
-        {"name": "number", "type": "long"}, {"name": "street", "type": "string"}]}]}},
-     "one pass"),                                           # a nested record's fields moved
-    ({"retype": {"home": ["null", {"type": "record", "name": "Address", "fields": [
-        {"name": "number", "type": "int"}, {"name": "street", "type": "string"}]}]}},
-     "one pass"),                                           # a nested int read as a long
-    ({"retype": {"home": [{"type": "record", "name": "Address", "fields": [
-        {"name": "number", "type": "long"}, {"name": "street", "type": "string"}]}, "null"]}},
-     "rearranged"),                                         # the union's branches swapped
-    ({"retype": {"level": "long", "name": "string"}, "drop": ("active",),
-      "reorder": lambda fs: fs[::-1]}, "one pass"),
-])
+@pytest.mark.parametrize(
+    "change, served",
+    [
+        ({"retype": {"score": "long"}}, "one pass"),  # a long promoted to a double
+        (
+            {
+                "retype": {
+                    "home": [
+                        "null",
+                        {
+                            "type": "record",
+                            "name": "Address",
+                            "fields": [
+                                {"name": "number", "type": "long"},
+                                {"name": "street", "type": "string"},
+                            ],
+                        },
+                    ]
+                }
+            },
+            "one pass",
+        ),  # a nested record's fields moved
+        (
+            {
+                "retype": {
+                    "home": [
+                        "null",
+                        {
+                            "type": "record",
+                            "name": "Address",
+                            "fields": [
+                                {"name": "number", "type": "int"},
+                                {"name": "street", "type": "string"},
+                            ],
+                        },
+                    ]
+                }
+            },
+            "one pass",
+        ),  # a nested int read as a long
+        (
+            {
+                "retype": {
+                    "home": [
+                        {
+                            "type": "record",
+                            "name": "Address",
+                            "fields": [
+                                {"name": "number", "type": "long"},
+                                {"name": "street", "type": "string"},
+                            ],
+                        },
+                        "null",
+                    ]
+                }
+            },
+            "rearranged",
+        ),  # the union's branches swapped
+        (
+            {
+                "retype": {"level": "long", "name": "string"},
+                "drop": ("active",),
+                "reorder": lambda fs: fs[::-1],
+            },
+            "one pass",
+        ),
+    ],
+)
 def test_which_pairs_are_read_in_one_pass(change, served):
     from roastedavro.avro import parse_schema
 
@@ -324,20 +419,22 @@ def test_which_pairs_are_read_in_one_pass(change, served):
     assert isinstance(pair, SchemaCodec) == (served == "one pass")
     assert isinstance(pair, Rearranger) == (served == "rearranged")
     data = written(sample(writer), writer)
-    assert schema.load_compiled(data, writer_schema=writer) == marshmallow_load(
-        resolved(data, writer))
+    assert schema.load_compiled(data, writer_schema=writer) == marshmallow_load(resolved(data, writer))
 
 
 def test_the_generated_reader_skips_reads_and_fills_defaults():
     from roastedavro.avro import parse_schema
 
     plan = Account()._plan()
-    layout = written_layout(plan.root, plan.records, plan.schema,
-                            parse_schema(writer_with(drop=("level",), extra=EXTRA)),
-                            CompileFlags())
-    source = generate_module(plan.root, plan.records, "Account", "", plan.fingerprint,
-                             written=layout).source
-    pair = source[source.index("cdef dict read_Account_written"):]
+    layout = written_layout(
+        plan.root,
+        plan.records,
+        plan.schema,
+        parse_schema(writer_with(drop=("level",), extra=EXTRA)),
+        CompileFlags(),
+    )
+    source = generate_module(plan.root, plan.records, "Account", "", plan.fingerprint, written=layout).source
+    pair = source[source.index("cdef dict read_Account_written") :]
     assert "history: not read" in pair and "digest: not read" in pair
     # the four fields it lacks are skipped by one interpreter of the writer's schema
     assert pair.count("self.bound.writer_types.skip_at(r, ") == 4
@@ -364,7 +461,7 @@ def test_under_the_hot_policy_the_compiled_codec_replaces_the_rearranger(monkeyp
     assert isinstance(rearranger, Rearranger) and rearranger.calls == 1
     pairs = schema.load_compiled.__self__.pairs.args[2]
     (evolved,) = [pair for pair in pairs.evolved if pair.rearranger is rearranger]
-    evolved.engine.compile()        # what crossing HOT_AFTER starts in the background
+    evolved.engine.compile()  # what crossing HOT_AFTER starts in the background
     assert isinstance(served_by(schema, writer), SchemaCodec)
     # the writer schema object kept by the codec is served by the new codec
     assert schema.load_compiled(data, writer_schema=text) == first
@@ -379,8 +476,8 @@ def test_an_int_read_as_a_long_keeps_the_writers_range_check():
     schema = Account()
     schema.compile()
     data = bytearray(written(sample(writer), writer))
-    data[0:1] = b"\x80\x80\x80\x80\x80\x40"      # 2**40 zig-zagged: no Avro int
-    assert isinstance(served_by(schema, writer), SchemaCodec)   # one pass, promoted
+    data[0:1] = b"\x80\x80\x80\x80\x80\x40"  # 2**40 zig-zagged: no Avro int
+    assert isinstance(served_by(schema, writer), SchemaCodec)  # one pass, promoted
     with pytest.raises(DecodeError, match="out of range for Avro int") as raised:
         schema.load_compiled(bytes(data), writer_schema=writer)
     assert raised.value.offset == 0
@@ -390,7 +487,7 @@ def test_a_field_name_a_writer_repeats_is_read_once():
     from roastedavro.avro import parse_schema
 
     writer = writer_with(drop=("tags", "home", "active", "secret", "level"))
-    writer["fields"].append({"name": "id", "type": "long"})   # the fastavro dialect allows it
+    writer["fields"].append({"name": "id", "type": "long"})  # the fastavro dialect allows it
     parsed = parse_schema(writer, dialect="fastavro")
     plan = Account()._plan()
     assert written_layout(plan.root, plan.records, plan.schema, parsed, CompileFlags()) is None
@@ -404,7 +501,7 @@ def test_a_field_name_a_writer_repeats_is_read_once():
 
 class Member(CompiledSchema):
     name = fields.String(required=True)
-    role = fields.String(load_default="dev")     # the writer has none: its default
+    role = fields.String(load_default="dev")  # the writer has none: its default
 
 
 class Team(CompiledSchema):
@@ -416,18 +513,27 @@ class Team(CompiledSchema):
 
 #: the writer's Member is smaller than the schema's (no role; age the schema
 #: lacks is skipped), and Team's fields come in another order
-MEMBER_V1 = {"type": "record", "name": "Member", "fields": [
-    {"name": "age", "type": "int"}, {"name": "name", "type": "string"}]}
-TEAM_V1 = {"type": "record", "name": "Team", "fields": [
-    {"name": "members", "type": {"type": "array", "items": MEMBER_V1}},
-    {"name": "lead", "type": "Member"},
-    {"name": "by_name", "type": {"type": "map", "values": "Member"}},
-    {"name": "title", "type": "string"}]}
+MEMBER_V1 = {
+    "type": "record",
+    "name": "Member",
+    "fields": [{"name": "age", "type": "int"}, {"name": "name", "type": "string"}],
+}
+TEAM_V1 = {
+    "type": "record",
+    "name": "Team",
+    "fields": [
+        {"name": "members", "type": {"type": "array", "items": MEMBER_V1}},
+        {"name": "lead", "type": "Member"},
+        {"name": "by_name", "type": {"type": "map", "values": "Member"}},
+        {"name": "title", "type": "string"},
+    ],
+}
 
 
 def team_reference(data: bytes) -> dict:
-    values = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(TEAM_V1),
-                                        fastavro.parse_schema(Team().avro_schema()))
+    values = fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(TEAM_V1), fastavro.parse_schema(Team().avro_schema())
+    )
     return Team().load(values)
 
 
@@ -440,13 +546,18 @@ def team():
     return schema
 
 
-members = st.lists(st.fixed_dictionaries({"age": st.integers(-2**31, 2**31 - 1),
-                                          "name": strings}), max_size=60)
+members = st.lists(
+    st.fixed_dictionaries({"age": st.integers(-(2**31), 2**31 - 1), "name": strings}), max_size=60
+)
 
 
 @settings(max_examples=60, deadline=None)
-@given(lead=members.filter(bool), crew=members, by_name=st.dictionaries(strings, members.filter(
-    bool).map(lambda found: found[0]), max_size=3), title=strings)
+@given(
+    lead=members.filter(bool),
+    crew=members,
+    by_name=st.dictionaries(strings, members.filter(bool).map(lambda found: found[0]), max_size=3),
+    title=strings,
+)
 def test_nested_records_of_another_layout_are_read_in_one_pass(team, lead, crew, by_name, title):
     value = {"title": title, "lead": lead[0], "members": crew, "by_name": by_name}
     data = written(value, TEAM_V1)
@@ -465,14 +576,19 @@ def test_many_small_records_of_the_writer_are_not_refused():
     data = written(value, small)
     plan = schema._plan()
     from roastedavro.avro import parse_schema
-    assert written_layout(plan.root, plan.records, plan.schema, parse_schema(small),
-                          CompileFlags()).loose_counts
+
+    assert written_layout(
+        plan.root, plan.records, plan.schema, parse_schema(small), CompileFlags()
+    ).loose_counts
     schema.load_compiled(data, writer_schema=small)
     assert isinstance(served_by(schema, small), SchemaCodec)
     loaded = schema.load_compiled(data, writer_schema=small)
     assert loaded["members"] == [{"name": "", "role": "dev"}] * 200
-    assert loaded == Team().load(fastavro.schemaless_reader(
-        io.BytesIO(data), fastavro.parse_schema(small), fastavro.parse_schema(Team().avro_schema())))
+    assert loaded == Team().load(
+        fastavro.schemaless_reader(
+            io.BytesIO(data), fastavro.parse_schema(small), fastavro.parse_schema(Team().avro_schema())
+        )
+    )
     with pytest.raises(DecodeError):
         schema.load_compiled(data[:-3], writer_schema=small)
 
@@ -481,14 +597,12 @@ def test_the_nested_reader_is_its_own_function():
     from roastedavro.avro import parse_schema
 
     plan = Team()._plan()
-    layout = written_layout(plan.root, plan.records, plan.schema, parse_schema(TEAM_V1),
-                            CompileFlags())
+    layout = written_layout(plan.root, plan.records, plan.schema, parse_schema(TEAM_V1), CompileFlags())
     assert [nested.record.ident for nested in layout.nested] == ["Member"]
     # the writer's Member is no smaller than the schema's: block counts keep their bound
     assert layout.loose_counts is False
-    source = generate_module(plan.root, plan.records, "Team", "", plan.fingerprint,
-                             written=layout).source
-    reader = source[source.index("cdef dict read_Member_written"):]
+    source = generate_module(plan.root, plan.records, "Team", "", plan.fingerprint, written=layout).source
+    reader = source[source.index("cdef dict read_Member_written") :]
     assert "age: not read" in reader and "role: not written, read from its default" in reader
     # lead, the members' items and the map's values: each by the writer's layout
     assert source.count("self.read_Member_written(r, depth + 1)") == 3
@@ -505,18 +619,29 @@ def test_two_writer_records_read_as_one_are_left_to_the_rearranger():
         a = fields.Nested(P, required=True)
         b = fields.Nested(P, required=True)
 
-    p = {"type": "record", "name": "P", "fields": [{"name": "x", "type": "long"},
-                                                   {"name": "y", "type": "long"}]}
-    q = {"type": "record", "name": "Q", "fields": [{"name": "y", "type": "long"},
-                                                   {"name": "x", "type": "long"}]}
-    writer = {"type": "record", "name": "Root", "fields": [{"name": "a", "type": p},
-                                                           {"name": "b", "type": q}]}
+    p = {
+        "type": "record",
+        "name": "P",
+        "fields": [{"name": "x", "type": "long"}, {"name": "y", "type": "long"}],
+    }
+    q = {
+        "type": "record",
+        "name": "Q",
+        "fields": [{"name": "y", "type": "long"}, {"name": "x", "type": "long"}],
+    }
+    writer = {
+        "type": "record",
+        "name": "Root",
+        "fields": [{"name": "a", "type": p}, {"name": "b", "type": q}],
+    }
     schema = Root()
     schema.compile()
     data = written({"a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}}, writer)
     for _ in range(2):
         assert schema.load_compiled(data, writer_schema=writer) == {
-            "a": {"x": 1, "y": 2}, "b": {"x": 3, "y": 4}}
+            "a": {"x": 1, "y": 2},
+            "b": {"x": 3, "y": 4},
+        }
     assert isinstance(served_by(schema, writer), Rearranger)
 
 
@@ -527,9 +652,19 @@ def test_a_dropped_field_name_the_writer_repeats_is_skipped_by_its_own_type():
         a = fields.Integer(required=True)
         b = fields.String(required=True)
 
-    writer = parse_schema({"type": "record", "name": "R", "fields": [
-        {"name": "zz", "type": "int"}, {"name": "a", "type": "long"},
-        {"name": "zz", "type": "string"}, {"name": "b", "type": "string"}]}, dialect="fastavro")
+    writer = parse_schema(
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [
+                {"name": "zz", "type": "int"},
+                {"name": "a", "type": "long"},
+                {"name": "zz", "type": "string"},
+                {"name": "b", "type": "string"},
+            ],
+        },
+        dialect="fastavro",
+    )
     # zz=5, a=7, zz="hello", b="bee"
     data = bytes([10, 14, 10]) + b"hello" + bytes([6]) + b"bee"
     schema = R()

@@ -51,13 +51,16 @@ class FiveSchema(CompiledSchema):
 
 
 FIVE_AVRO = {
-    "type": "record", "name": "Five", "fields": [
+    "type": "record",
+    "name": "Five",
+    "fields": [
         {"name": "alpha", "type": "long"},
         {"name": "bravo", "type": "string"},
         {"name": "charlie", "type": ["null", "double"]},
         {"name": "delta", "type": "boolean"},
         {"name": "echo", "type": ["null", {"type": "string", "logicalType": "uuid"}]},
-    ]}
+    ],
+}
 
 
 @pytest.fixture(scope="module")
@@ -83,21 +86,26 @@ def fresh(text: str) -> str:
     return "".join(list(text))
 
 
-values = st.fixed_dictionaries({
-    "alpha": st.integers(-2**63, 2**63 - 1),
-    "bravo": st.text(max_size=20),
-    "charlie": st.none() | st.floats(allow_nan=False),
-    "delta": st.booleans(),
-    "echo": st.none() | st.uuids(),
-})
+values = st.fixed_dictionaries(
+    {
+        "alpha": st.integers(-(2**63), 2**63 - 1),
+        "bravo": st.text(max_size=20),
+        "charlie": st.none() | st.floats(allow_nan=False),
+        "delta": st.booleans(),
+        "echo": st.none() | st.uuids(),
+    }
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(values=values, order=st.permutations(NAMES), copies=st.lists(st.booleans(), min_size=5,
-       max_size=5), extra=st.lists(st.sampled_from(["zulu", "alpha_", "", "bravo "]), max_size=3),
-       drop=st.sets(st.sampled_from(["charlie", "echo"])))
-def test_dict_records_in_any_shape_give_fastavros_bytes(five, five_codec, values, order, copies,
-                                                      extra, drop):
+@given(
+    values=values,
+    order=st.permutations(NAMES),
+    copies=st.lists(st.booleans(), min_size=5, max_size=5),
+    extra=st.lists(st.sampled_from(["zulu", "alpha_", "", "bravo "]), max_size=3),
+    drop=st.sets(st.sampled_from(["charlie", "echo"])),
+)
+def test_dict_records_in_any_shape_give_fastavros_bytes(five, five_codec, values, order, copies, extra, drop):
     record = {}
     for position, name in enumerate(order):
         if extra and position == 2:
@@ -105,36 +113,46 @@ def test_dict_records_in_any_shape_give_fastavros_bytes(five, five_codec, values
                 record[key] = "extra"
         if name not in drop:
             record[fresh(name) if copies[position] else name] = values[name]
-    expected = oracle(FIVE_AVRO, {name: values[name] if name not in drop else None
-                                  for name in NAMES})
+    expected = oracle(FIVE_AVRO, {name: values[name] if name not in drop else None for name in NAMES})
     assert five.dump_compiled(record) == expected
     assert five_codec.dump(record) == expected
 
 
 def test_non_str_keys_and_equal_hashes_fall_back_to_lookup(five):
-    record = {1: "one", "alpha": 5, (2, 3): None, "bravo": "b", "charlie": 1.5, "delta": True,
-              "echo": None}
-    expected = oracle(FIVE_AVRO, {"alpha": 5, "bravo": "b", "charlie": 1.5, "delta": True,
-                                  "echo": None})
+    record = {1: "one", "alpha": 5, (2, 3): None, "bravo": "b", "charlie": 1.5, "delta": True, "echo": None}
+    expected = oracle(FIVE_AVRO, {"alpha": 5, "bravo": "b", "charlie": 1.5, "delta": True, "echo": None})
     assert five.dump_compiled(record) == expected
+
     # a str subclass equal to the name is found by lookup, as marshmallow finds it
     class Key(str):
         pass
+
     record = {Key("alpha"): 7, "bravo": "b", "charlie": None, "delta": False, "echo": None}
     assert five.dump_compiled(record) == oracle(
-        FIVE_AVRO, {"alpha": 7, "bravo": "b", "charlie": None, "delta": False, "echo": None})
+        FIVE_AVRO, {"alpha": 7, "bravo": "b", "charlie": None, "delta": False, "echo": None}
+    )
 
 
-LONG_NAMES = ("abcdefgh", "abcdefghi", "field_number_sixteen", "field_number_seventeen_",
-              "a_field_name_of_thirty_one_chars")
-LONG_NAMED = {"type": "record", "name": "LongNames", "fields": [
-    {"name": name, "type": ["null", "long"], "default": None} for name in LONG_NAMES]}
+LONG_NAMES = (
+    "abcdefgh",
+    "abcdefghi",
+    "field_number_sixteen",
+    "field_number_seventeen_",
+    "a_field_name_of_thirty_one_chars",
+)
+LONG_NAMED = {
+    "type": "record",
+    "name": "LongNames",
+    "fields": [{"name": name, "type": ["null", "long"], "default": None} for name in LONG_NAMES],
+}
 
 
 @settings(max_examples=150, deadline=None)
-@given(values=st.lists(st.integers(-2**63, 2**63 - 1), min_size=5, max_size=5),
-       copies=st.lists(st.booleans(), min_size=5, max_size=5),
-       misses=st.lists(st.none() | st.integers(0, 40), min_size=5, max_size=5))
+@given(
+    values=st.lists(st.integers(-(2**63), 2**63 - 1), min_size=5, max_size=5),
+    copies=st.lists(st.booleans(), min_size=5, max_size=5),
+    misses=st.lists(st.none() | st.integers(0, 40), min_size=5, max_size=5),
+)
 def test_equal_keys_that_are_other_objects_match_byte_for_byte(values, copies, misses):
     # keys built at run time are compared by their bytes (8 at a time, then
     # the tail): an equal key is the field's, a key that differs in any one
@@ -145,7 +163,7 @@ def test_equal_keys_that_are_other_objects_match_byte_for_byte(values, copies, m
         key = fresh(name) if copy else name
         if miss is not None:
             at = miss % len(name)
-            key = key[:at] + ("X" if key[at] != "X" else "Y") + key[at + 1:]
+            key = key[:at] + ("X" if key[at] != "X" else "Y") + key[at + 1 :]
         record[key] = value
     assert AvroCodec(LONG_NAMED).dump(record) == oracle(LONG_NAMED, record)
 
@@ -156,9 +174,17 @@ KEY_SETS = ({name: fresh(name) for name in NAMES}, {name: fresh(name) for name i
 
 
 @settings(max_examples=200, deadline=None)
-@given(rows=st.lists(st.tuples(values, st.permutations(NAMES),
-                               st.lists(st.sampled_from(["interned", "first", "second", "new"]),
-                                        min_size=5, max_size=5)), min_size=1, max_size=6))
+@given(
+    rows=st.lists(
+        st.tuples(
+            values,
+            st.permutations(NAMES),
+            st.lists(st.sampled_from(["interned", "first", "second", "new"]), min_size=5, max_size=5),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_key_objects_reused_from_record_to_record_match_byte_for_byte(five, five_codec, rows):
     # rows built from the same key objects (csv.DictReader, dict(zip(...)))
     # match by the slot's identity; other equal keys, in any order, replace
@@ -166,8 +192,12 @@ def test_key_objects_reused_from_record_to_record_match_byte_for_byte(five, five
     for row, order, spellings in rows:
         record = {}
         for name, spelling in zip(order, spellings):
-            key = {"interned": name, "first": KEY_SETS[0][name], "second": KEY_SETS[1][name],
-                   "new": fresh(name)}[spelling]
+            key = {
+                "interned": name,
+                "first": KEY_SETS[0][name],
+                "second": KEY_SETS[1][name],
+                "new": fresh(name),
+            }[spelling]
             record[key] = row[name]
         expected = oracle(FIVE_AVRO, row)
         assert five.dump_compiled(record) == expected
@@ -176,6 +206,7 @@ def test_key_objects_reused_from_record_to_record_match_byte_for_byte(five, five
 
 def _walks_in_place() -> bool:
     import roastedavro._runtime as runtime
+
     return bool(runtime.DICT_LAYOUT_VERIFIED)
 
 
@@ -194,8 +225,10 @@ def _held_key_counts(dump) -> tuple[list[str], list[int]]:
     return first, counts
 
 
-NO_WALK = ("the dict layout check did not pass on this interpreter (free-threaded, or a CPython "
-           "it does not know): dicts are walked with PyDict_Next and no key is remembered")
+NO_WALK = (
+    "the dict layout check did not pass on this interpreter (free-threaded, or a CPython "
+    "it does not know): dicts are walked with PyDict_Next and no key is remembered"
+)
 
 
 @pytest.mark.skipif(not _walks_in_place(), reason=NO_WALK)
@@ -250,10 +283,14 @@ class Ordered(dict):
 
 
 @settings(max_examples=60, deadline=None)
-@given(values=values, holes=st.lists(st.sampled_from(NAMES + ("zulu", "yankee")), max_size=4),
-       grown=st.integers(0, 40))
-def test_dicts_with_deleted_entries_and_other_tables_give_fastavros_bytes(five, five_codec,
-                                                                         values, holes, grown):
+@given(
+    values=values,
+    holes=st.lists(st.sampled_from(NAMES + ("zulu", "yankee")), max_size=4),
+    grown=st.integers(0, 40),
+)
+def test_dicts_with_deleted_entries_and_other_tables_give_fastavros_bytes(
+    five, five_codec, values, holes, grown
+):
     # entries deleted before, between and after the fields' (a walk in place
     # skips them as PyDict_Next does), a dict grown and shrunk again, a
     # split table, a subclass
@@ -278,9 +315,9 @@ def test_the_dict_walk_is_checked_at_import():
     import sysconfig
 
     import roastedavro._runtime as runtime
+
     free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
-    if (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info < (3, 15)
-            and not free_threaded):
+    if sys.implementation.name == "cpython" and (3, 11) <= sys.version_info < (3, 15) and not free_threaded:
         assert runtime.DICT_LAYOUT_VERIFIED
 
 
@@ -327,38 +364,51 @@ def test_uuids_round_trip_as_uuid_objects(five, value):
         loaded.int = 5  # still immutable
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("ABCDEF01-2345-6789-ABCD-EF0123456789", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
-    ("{abcdef01-2345-6789-abcd-ef0123456789}", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
-    ("abcdef0123456789abcdef0123456789", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("ABCDEF01-2345-6789-ABCD-EF0123456789", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
+        ("{abcdef01-2345-6789-abcd-ef0123456789}", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
+        ("abcdef0123456789abcdef0123456789", uuid.UUID("abcdef01-2345-6789-abcd-ef0123456789")),
+    ],
+)
 def test_other_uuid_spellings_go_through_uuid_uuid(text, expected):
     codec = AvroCodec({"type": "string", "logicalType": "uuid"})
     assert codec.load(oracle("string", text)) == expected
 
 
-@pytest.mark.parametrize("text", ["abcdef01-2345-6789-abcd-ef012345678g",
-                                  "abcdef01+2345-6789-abcd-ef0123456789", "not a uuid"])
+@pytest.mark.parametrize(
+    "text", ["abcdef01-2345-6789-abcd-ef012345678g", "abcdef01+2345-6789-abcd-ef0123456789", "not a uuid"]
+)
 def test_text_that_is_no_uuid_is_a_decode_error(text):
     codec = AvroCodec({"type": "string", "logicalType": "uuid"})
     with pytest.raises(DecodeError, match="not a valid UUID"):
         codec.load(oracle("string", text))
 
 
-LONG_AND_STRING = {"type": "record", "name": "L", "fields": [
-    {"name": "n", "type": "long"}, {"name": "s", "type": "string"}]}
+LONG_AND_STRING = {
+    "type": "record",
+    "name": "L",
+    "fields": [{"name": "n", "type": "long"}, {"name": "s", "type": "string"}],
+}
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=st.integers(-2**63, 2**63 - 1), tail=st.integers(0, 12))
+@given(value=st.integers(-(2**63), 2**63 - 1), tail=st.integers(0, 12))
 def test_every_long_decodes_with_and_without_ten_bytes_left(value, tail):
     data = oracle(LONG_AND_STRING, {"n": value, "s": "x" * tail})
     assert AvroCodec(LONG_AND_STRING).load(data) == {"n": value, "s": "x" * tail}
 
 
 #: every varint length from 1 to 10 bytes, at both ends of each length
-BOUNDARY_LONGS = sorted({v for bits in range(64) for v in (2**bits - 1, 2**bits, -2**bits, -2**bits - 1)
-                         if -2**63 <= v < 2**63})
+BOUNDARY_LONGS = sorted(
+    {
+        v
+        for bits in range(64)
+        for v in (2**bits - 1, 2**bits, -(2**bits), -(2**bits) - 1)
+        if -(2**63) <= v < 2**63
+    }
+)
 
 
 @pytest.mark.parametrize("tail", [0, 1, 8, 9, 12])
@@ -375,14 +425,24 @@ def test_longs_at_every_varint_length_boundary(tail):
 
 #: every int size around the 30-bit digits CPython stores: 0 to 4 digits
 #: (2**60 and 2**63 are where the in-place conversion gives way)
-DIGIT_BOUNDARY_INTS = BOUNDARY_LONGS + [2**63, -2**63 - 1, 2**64 - 1, 2**64, -2**64, 2**90 + 5, -2**90,
-                                        2**120, 3 * 2**60, -(7 * 2**60 + 2**30 - 1)]
+DIGIT_BOUNDARY_INTS = BOUNDARY_LONGS + [
+    2**63,
+    -(2**63) - 1,
+    2**64 - 1,
+    2**64,
+    -(2**64),
+    2**90 + 5,
+    -(2**90),
+    2**120,
+    3 * 2**60,
+    -(7 * 2**60 + 2**30 - 1),
+]
 
 
 @pytest.mark.parametrize("schema", ["long", "int", ["int", "long", "double"], ["null", "long"]])
 def test_ints_of_every_digit_count_are_written_as_fastavro_writes_them(schema):
     codec = AvroCodec(schema)
-    low, high = (-2**31, 2**31 - 1) if schema == "int" else (-2**63, 2**63 - 1)
+    low, high = (-(2**31), 2**31 - 1) if schema == "int" else (-(2**63), 2**63 - 1)
     for value in DIGIT_BOUNDARY_INTS:
         if low <= value <= high or schema == ["int", "long", "double"]:
             assert codec.dump(value) == oracle(schema, value), value
@@ -404,9 +464,15 @@ def _padded(value, length):
     return bytes(out)
 
 
-@pytest.mark.parametrize("value, length", [
-    (value, length) for value in (0, 1, -1, 63, -64, 2**20, -2**40, 2**55, 2**62, -2**63)
-    for length in (2, 7, 8, 9, 10) if len(oracle("long", value)) < length])
+@pytest.mark.parametrize(
+    "value, length",
+    [
+        (value, length)
+        for value in (0, 1, -1, 63, -64, 2**20, -(2**40), 2**55, 2**62, -(2**63))
+        for length in (2, 7, 8, 9, 10)
+        if len(oracle("long", value)) < length
+    ],
+)
 @pytest.mark.parametrize("tail", [0, 12])
 def test_padded_varints_read_as_fastavro_reads_them(value, length, tail):
     data = _padded(value, length) + oracle("string", "x" * tail)
@@ -415,9 +481,17 @@ def test_padded_varints_read_as_fastavro_reads_them(value, length, tail):
     assert AvroCodec(LONG_AND_STRING).load(data) == expected
 
 
-@pytest.mark.parametrize("data", [b"\xff" * 10 + b"\x01", b"\xff" * 9 + b"\x02" + b"\x00" * 4,
-                                  b"\x80" * 12, b"\xff" * 9 + b"\x02", b"\x80" * 9 + b"\x7f" + b"\x00" * 4,
-                                  b"\x80" * 9 + b"\x81\x00" + b"\x00" * 4])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xff" * 10 + b"\x01",
+        b"\xff" * 9 + b"\x02" + b"\x00" * 4,
+        b"\x80" * 12,
+        b"\xff" * 9 + b"\x02",
+        b"\x80" * 9 + b"\x7f" + b"\x00" * 4,
+        b"\x80" * 9 + b"\x81\x00" + b"\x00" * 4,
+    ],
+)
 def test_overlong_varints_are_decode_errors(data):
     codec = AvroCodec(LONG_AND_STRING)
     with pytest.raises(DecodeError, match="varint longer than 64 bits") as caught:
@@ -425,12 +499,18 @@ def test_overlong_varints_are_decode_errors(data):
     assert caught.value.offset == 0
 
 
-STRING_AND_LONG = {"type": "record", "name": "S", "fields": [
-    {"name": "s", "type": "string"}, {"name": "n", "type": "long"}]}
+STRING_AND_LONG = {
+    "type": "record",
+    "name": "S",
+    "fields": [{"name": "s", "type": "string"}, {"name": "n", "type": "long"}],
+}
 
 
-LONG_AND_STRING_LAST = {"type": "record", "name": "T", "fields": [
-    {"name": "n", "type": "long"}, {"name": "s", "type": "string"}]}
+LONG_AND_STRING_LAST = {
+    "type": "record",
+    "name": "T",
+    "fields": [{"name": "n", "type": "long"}, {"name": "s", "type": "string"}],
+}
 
 
 @pytest.mark.parametrize("schema", [STRING_AND_LONG, LONG_AND_STRING_LAST], ids=["first", "last"])
@@ -443,7 +523,9 @@ def test_strings_with_a_non_ascii_character_anywhere_decode_as_utf8(schema, leng
     # input ends with it).
     codec = AvroCodec(schema)
     texts = ["".join(chr(33 + (i * 7) % 90) for i in range(length))]
-    texts += [texts[0][:at] + odd + texts[0][at + 1:] for at in range(length) for odd in ("\x80", "é", "€", "😀")]
+    texts += [
+        texts[0][:at] + odd + texts[0][at + 1 :] for at in range(length) for odd in ("\x80", "é", "€", "😀")
+    ]
     for text in texts:
         data = oracle(schema, {"s": text, "n": -3})
         loaded = codec.load(data)
@@ -476,7 +558,10 @@ EXACT = Context(prec=100)
 
 decimals = st.decimals(allow_nan=True, allow_infinity=True, places=None) | st.builds(
     lambda sign, digits, exponent: Decimal((sign, tuple(int(d) for d in digits), exponent)),
-    st.integers(0, 1), st.text("0123456789", min_size=1, max_size=42), st.integers(-45, 45))
+    st.integers(0, 1),
+    st.text("0123456789", min_size=1, max_size=42),
+    st.integers(-45, 45),
+)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -497,8 +582,9 @@ def test_decimal_coefficients_agree_with_their_text(value, scale, precision):
 
 
 @settings(max_examples=300, deadline=None)
-@given(value=st.decimals(allow_nan=False, allow_infinity=False, places=4,
-                         min_value=-10**13, max_value=10**13))
+@given(
+    value=st.decimals(allow_nan=False, allow_infinity=False, places=4, min_value=-(10**13), max_value=10**13)
+)
 def test_decimals_written_as_fastavro_writes_them(value):
     schema = {"type": "bytes", "logicalType": "decimal", "precision": 18, "scale": 4}
     codec = AvroCodec(schema)
@@ -507,14 +593,17 @@ def test_decimals_written_as_fastavro_writes_them(value):
 
 
 MAP_OF_LONGS = {"type": "map", "values": "long"}
-RECORD_ENDING_IN_A_MAP = {"type": "record", "name": "M", "fields": [
-    {"name": "n", "type": "long"}, {"name": "m", "type": MAP_OF_LONGS}]}
+RECORD_ENDING_IN_A_MAP = {
+    "type": "record",
+    "name": "M",
+    "fields": [{"name": "n", "type": "long"}, {"name": "m", "type": MAP_OF_LONGS}],
+}
 
 
 def _near_misses(key: str) -> list[str]:
     # the key with one character changed at each position (first, middle,
     # last word): equal lengths, equal hashes of some of their words
-    return [key[:at] + ("#" if key[at] != "#" else "$") + key[at + 1:] for at in range(len(key))]
+    return [key[:at] + ("#" if key[at] != "#" else "$") + key[at + 1 :] for at in range(len(key))]
 
 
 @pytest.mark.parametrize("length", [*range(1, 34), 40])
@@ -525,7 +614,7 @@ def test_map_keys_of_every_length_load_as_fastavro_loads_them(length):
     # the end of the input are read there
     codec = AvroCodec(RECORD_ENDING_IN_A_MAP)
     base = "".join(chr(97 + (i * 5) % 26) for i in range(length))
-    keys = [base, *_near_misses(base), base + "é"[:max(0, 33 - length)]]
+    keys = [base, *_near_misses(base), base + "é"[: max(0, 33 - length)]]
     for round_ in range(2):
         for key in keys:
             datum = {"n": round_, "m": {key: length, base: -length}}
@@ -551,16 +640,23 @@ def test_the_key_cache_compares_every_byte(length):
 
 
 @settings(max_examples=40, deadline=None)
-@given(keys=st.lists(st.text(st.characters(codec="ascii"), min_size=1, max_size=33),
-                     min_size=1, max_size=60, unique=True),
-       extra=st.integers(0, 3000))
+@given(
+    keys=st.lists(
+        st.text(st.characters(codec="ascii"), min_size=1, max_size=33), min_size=1, max_size=60, unique=True
+    ),
+    extra=st.integers(0, 3000),
+)
 def test_map_keys_past_the_caches_size_load_as_fastavro_loads_them(keys, extra):
     # more distinct keys than the cache holds evict one another; every load
     # still gives fastavro's map
     codec = AvroCodec(MAP_OF_LONGS)
     many = {f"k{number}_{number * 7919 % 1000}": number for number in range(extra)}
-    for datum in ({key: index for index, key in enumerate(keys)}, many,
-                  {key: -index for index, key in enumerate(keys)}):
+    for datum in (
+        {key: index for index, key in enumerate(keys)},
+        many,
+        {key: -index for index, key in enumerate(keys)},
+    ):
         data = oracle(MAP_OF_LONGS, datum)
         assert codec.load(data) == fastavro.schemaless_reader(
-            io.BytesIO(data), fastavro.parse_schema(MAP_OF_LONGS))
+            io.BytesIO(data), fastavro.parse_schema(MAP_OF_LONGS)
+        )

@@ -21,20 +21,32 @@ from roastedavro.errors import DatumError, SchemaError
 codec_module = pytest.importorskip("roastedavro.codec", reason="AvroCodec not available")
 
 ORDER = {
-    "type": "record", "name": "Order", "namespace": "shop",
+    "type": "record",
+    "name": "Order",
+    "namespace": "shop",
     "fields": [
         {"name": "id", "type": {"type": "string", "logicalType": "uuid"}},
         {"name": "placed", "type": {"type": "long", "logicalType": "timestamp-micros"}},
-        {"name": "status", "type": {"type": "enum", "name": "Status",
-                                    "symbols": ["NEW", "PAID", "SHIPPED"]}},
+        {"name": "status", "type": {"type": "enum", "name": "Status", "symbols": ["NEW", "PAID", "SHIPPED"]}},
         {"name": "previous", "type": ["null", "Status"], "default": None},
-        {"name": "lines", "type": {"type": "array", "items": {
-            "type": "record", "name": "Line", "fields": [
-                {"name": "sku", "type": "string"},
-                {"name": "quantity", "type": "int"},
-                {"name": "price", "type": {"type": "bytes", "logicalType": "decimal",
-                                           "precision": 10, "scale": 2}},
-            ]}}},
+        {
+            "name": "lines",
+            "type": {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "Line",
+                    "fields": [
+                        {"name": "sku", "type": "string"},
+                        {"name": "quantity", "type": "int"},
+                        {
+                            "name": "price",
+                            "type": {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2},
+                        },
+                    ],
+                },
+            },
+        },
         {"name": "tags", "type": {"type": "map", "values": ["null", "string", "long"]}},
         {"name": "parent", "type": ["null", "Order"], "default": None},
         {"name": "note", "type": "string", "default": "none"},
@@ -48,12 +60,22 @@ def order(n: int) -> dict:
         "placed": datetime.datetime(2026, 1, 2, 3, 4, 5, n, tzinfo=datetime.timezone.utc),
         "status": ["NEW", "PAID", "SHIPPED"][n % 3],
         "previous": None if n % 2 else "NEW",
-        "lines": [{"sku": f"sku-{i}", "quantity": i - n,
-                   "price": decimal.Decimal(f"{i * 3}.{n % 100:02d}")} for i in range(n % 4)],
+        "lines": [
+            {"sku": f"sku-{i}", "quantity": i - n, "price": decimal.Decimal(f"{i * 3}.{n % 100:02d}")}
+            for i in range(n % 4)
+        ],
         "tags": {"a": None, "b": f"x{n}", "c": n * 1000},
-        "parent": None if n % 3 else {
-            "id": uuid.UUID(int=n), "placed": datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
-            "status": "PAID", "previous": None, "lines": [], "tags": {}, "parent": None},
+        "parent": None
+        if n % 3
+        else {
+            "id": uuid.UUID(int=n),
+            "placed": datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc),
+            "status": "PAID",
+            "previous": None,
+            "lines": [],
+            "tags": {},
+            "parent": None,
+        },
     }
 
 
@@ -73,8 +95,7 @@ def test_writer_and_reader_match_fastavro(parsed):
         expected = fastavro_bytes(ORDER, datum)
         assert out.getvalue() == expected
         ours = dropin.schemaless_reader(io.BytesIO(expected), schema)
-        theirs = fastavro.schemaless_reader(io.BytesIO(expected), fastavro.parse_schema(
-            copy.deepcopy(ORDER)))
+        theirs = fastavro.schemaless_reader(io.BytesIO(expected), fastavro.parse_schema(copy.deepcopy(ORDER)))
         assert ours == theirs
 
 
@@ -101,15 +122,25 @@ def test_parse_schema_refuses_invalid_schemas_with_schema_error():
 
 def test_reading_with_another_reader_schema_resolves_as_fastavro():
     writer = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}
-    reader = {"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "long"}, {"name": "b", "type": "string", "default": "x"}]}
+    reader = {
+        "type": "record",
+        "name": "R",
+        "fields": [{"name": "a", "type": "long"}, {"name": "b", "type": "string", "default": "x"}],
+    }
     data = fastavro_bytes(writer, {"a": 5})
     assert dropin.schemaless_reader(io.BytesIO(data), writer, reader) == {"a": 5, "b": "x"}
 
 
-@pytest.mark.parametrize("schema", [ORDER, "long", ["null", "string"],
-                                    {"type": "fixed", "name": "F", "namespace": "a.b", "size": 3},
-                                    {"type": "map", "values": {"type": "array", "items": "bytes"}}])
+@pytest.mark.parametrize(
+    "schema",
+    [
+        ORDER,
+        "long",
+        ["null", "string"],
+        {"type": "fixed", "name": "F", "namespace": "a.b", "size": 3},
+        {"type": "map", "values": {"type": "array", "items": "bytes"}},
+    ],
+)
 def test_canonical_form_and_fingerprints_match_fastavro(schema):
     parsed = fastavro.parse_schema(copy.deepcopy(schema))
     canonical = fastavro.schema.to_parsing_canonical_form(parsed)
@@ -117,23 +148,41 @@ def test_canonical_form_and_fingerprints_match_fastavro(schema):
     for algorithm in fastavro.schema.FINGERPRINT_ALGORITHMS:
         if algorithm.startswith("shake"):
             continue  # fastavro needs a length for these
-        assert dropin.schema.fingerprint(canonical, algorithm) == \
-            fastavro.schema.fingerprint(canonical, algorithm), algorithm
-    assert dropin.schema.fingerprint(canonical, "sha256") == \
-        hashlib.sha256(canonical.encode()).hexdigest()
+        assert dropin.schema.fingerprint(canonical, algorithm) == fastavro.schema.fingerprint(
+            canonical, algorithm
+        ), algorithm
+    assert dropin.schema.fingerprint(canonical, "sha256") == hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def test_load_schema_follows_names_to_other_files(tmp_path):
-    (tmp_path / "shop.Address.avsc").write_text(json.dumps({
-        "type": "record", "name": "Address", "namespace": "shop",
-        "fields": [{"name": "city", "type": "string"}]}))
-    (tmp_path / "shop.Customer.avsc").write_text(json.dumps({
-        "type": "record", "name": "Customer", "namespace": "shop",
-        "fields": [{"name": "home", "type": "Address"}, {"name": "work", "type": ["null", "Address"]}]}))
+    (tmp_path / "shop.Address.avsc").write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Address",
+                "namespace": "shop",
+                "fields": [{"name": "city", "type": "string"}],
+            }
+        )
+    )
+    (tmp_path / "shop.Customer.avsc").write_text(
+        json.dumps(
+            {
+                "type": "record",
+                "name": "Customer",
+                "namespace": "shop",
+                "fields": [
+                    {"name": "home", "type": "Address"},
+                    {"name": "work", "type": ["null", "Address"]},
+                ],
+            }
+        )
+    )
     ours = dropin.load_schema(tmp_path / "shop.Customer.avsc")
     theirs = fastavro.schema.load_schema(str(tmp_path / "shop.Customer.avsc"))
-    assert fastavro.schema.to_parsing_canonical_form(ours) == \
-        fastavro.schema.to_parsing_canonical_form(theirs)
+    assert fastavro.schema.to_parsing_canonical_form(ours) == fastavro.schema.to_parsing_canonical_form(
+        theirs
+    )
     datum = {"home": {"city": "Oslo"}, "work": {"city": "Bergen"}}
     out = io.BytesIO()
     dropin.schemaless_writer(out, ours, datum)
@@ -181,8 +230,15 @@ def test_serving_data_imports_no_code_generator_compiler_or_marshmallow(tmp_path
     import subprocess
     import sys
 
-    heavy = ("jinja2", "Cython", "marshmallow", "roastedavro.codegen", "roastedavro.avrogen",
-             "roastedavro.resolvegen", "roastedavro.avrojson")
+    heavy = (
+        "jinja2",
+        "Cython",
+        "marshmallow",
+        "roastedavro.codegen",
+        "roastedavro.avrogen",
+        "roastedavro.resolvegen",
+        "roastedavro.avrojson",
+    )
     probe = f"""
 import io, sys
 import roastedavro.fastavro as fa
@@ -207,16 +263,20 @@ print(sorted(name for name in heavy if name in sys.modules))
     cache.mkdir(mode=0o700)
     for policy in ("auto", "never"):
         env = {**os.environ, "ROASTEDAVRO_COMPILE": policy, "ROASTEDAVRO_CACHE_DIR": str(cache)}
-        result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                                timeout=120, cwd=tmp_path, env=env)
+        result = subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+        )
         assert result.returncode == 0, result.stderr
         assert result.stdout.splitlines()[-2:] == ["[]", "[]"], (policy, result.stdout)
 
 
 def test_a_dict_that_changes_while_written_is_fastavros_runtime_error():
     # fastavro's dict iteration raises RuntimeError; the drop-in's DatumError is one too
-    schema = {"type": "record", "name": "R", "fields": [
-        {"name": "m", "type": {"type": "map", "values": "double"}}]}
+    schema = {
+        "type": "record",
+        "name": "R",
+        "fields": [{"name": "m", "type": {"type": "map", "values": "double"}}],
+    }
 
     class Growing:
         def __init__(self, entries):

@@ -25,12 +25,17 @@ def test_fastavro_suite_passes_on_the_dropin(tmp_path):
     # (about 4 minutes with an empty cache); the compiled codecs are held to
     # tier 0's values and errors by the twin tests (tests/test_tier0_oracles.py)
     env = {**os.environ, "ROASTEDAVRO_COMPILE": "auto"}
-    completed = subprocess.run([sys.executable, str(SCRIPT), "--json", str(summary)],
-                               cwd=tmp_path, capture_output=True, text=True, timeout=1800,
-                               env=env)
+    completed = subprocess.run(
+        [sys.executable, str(SCRIPT), "--json", str(summary)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        env=env,
+    )
     assert completed.returncode == 0, completed.stdout[-20000:] + completed.stderr[-5000:]
     result = json.loads(summary.read_text())
-    assert result["passing_on_fastavro"] > 650    # the whole suite ran on fastavro
+    assert result["passing_on_fastavro"] > 650  # the whole suite ran on fastavro
     assert result["share"] >= 0.98
     assert result["unlisted_failures"] == [] and result["listed_but_passing"] == []
     assert result["fastavro_calls_from_roastedavro"] == {}

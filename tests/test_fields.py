@@ -70,8 +70,11 @@ def test_datetime_is_timestamp_micros(timestamps, value):
 
 def test_naive_datetime_value_is_taken_as_utc(timestamps):
     naive = dt.datetime(2001, 9, 9, 1, 46, 40, 5)
-    loaded = roundtrip(timestamps, {"x": naive, "millis": naive},
-                       {"x": naive.replace(tzinfo=UTC), "millis": naive.replace(tzinfo=UTC)})
+    loaded = roundtrip(
+        timestamps,
+        {"x": naive, "millis": naive},
+        {"x": naive.replace(tzinfo=UTC), "millis": naive.replace(tzinfo=UTC)},
+    )
     assert loaded["x"] == naive.replace(tzinfo=UTC)
 
 
@@ -81,8 +84,11 @@ def test_other_values_convert_as_marshmallow_does(timestamps):
         pass
 
     value = Stamp(2020, 5, 17, 8, 30, tzinfo=PLUS_0530)
-    loaded = roundtrip(timestamps, {"x": value, "millis": DATETIMES[0]},
-                       {"x": dt.datetime(2020, 5, 17, 3, 0, tzinfo=UTC), "millis": DATETIMES[0]})
+    loaded = roundtrip(
+        timestamps,
+        {"x": value, "millis": DATETIMES[0]},
+        {"x": dt.datetime(2020, 5, 17, 3, 0, tzinfo=UTC), "millis": DATETIMES[0]},
+    )
     assert loaded["x"] == value
     for wrong in ("yesterday", dt.date(2020, 5, 17), 1700000000):
         with pytest.raises(ValidationError) as error:
@@ -91,23 +97,23 @@ def test_other_values_convert_as_marshmallow_does(timestamps):
 
 
 def test_aware_datetime():
-    schema = compiled(x=fields.AwareDateTime(),
-                      y=fields.AwareDateTime(default_timezone=PLUS_0530))
+    schema = compiled(x=fields.AwareDateTime(), y=fields.AwareDateTime(default_timezone=PLUS_0530))
     value = DATETIMES[1]
     assert roundtrip(schema, {"x": value, "y": value})["x"] == value
     naive = dt.datetime(2024, 1, 1, 8, 0)
     with pytest.raises(ValidationError) as error:
         schema.dump_compiled({"x": naive, "y": value})
     assert list(error.value.messages) == ["x"]
-    loaded = roundtrip(schema, {"x": value, "y": naive},
-                       {"x": value, "y": naive.replace(tzinfo=PLUS_0530)})
+    loaded = roundtrip(schema, {"x": value, "y": naive}, {"x": value, "y": naive.replace(tzinfo=PLUS_0530)})
     assert loaded["y"] == naive.replace(tzinfo=PLUS_0530)
 
 
 def test_naive_datetime_is_local_timestamp():
-    schema = compiled(x=fields.NaiveDateTime(),
-                      ms=fields.NaiveDateTime(metadata={"avro": "local-timestamp-millis"}),
-                      tz=fields.NaiveDateTime(timezone=UTC))
+    schema = compiled(
+        x=fields.NaiveDateTime(),
+        ms=fields.NaiveDateTime(metadata={"avro": "local-timestamp-millis"}),
+        tz=fields.NaiveDateTime(timezone=UTC),
+    )
     assert field_type(schema) == {"type": "long", "logicalType": "local-timestamp-micros"}
     value = dt.datetime(1950, 6, 1, 23, 59, 59, 999999)
     loaded = roundtrip(schema, {"x": value, "ms": value, "tz": value})
@@ -116,12 +122,24 @@ def test_naive_datetime_is_local_timestamp():
     with pytest.raises(ValidationError):
         schema.dump_compiled({"x": DATETIMES[1], "ms": value, "tz": value})
     # with a timezone, aware values become wall-clock time there
-    loaded = roundtrip(schema, {"x": value, "ms": value, "tz": DATETIMES[1]},
-                       {"x": value, "ms": value, "tz": DATETIMES[1].astimezone(UTC).replace(tzinfo=None)})
+    loaded = roundtrip(
+        schema,
+        {"x": value, "ms": value, "tz": DATETIMES[1]},
+        {"x": value, "ms": value, "tz": DATETIMES[1].astimezone(UTC).replace(tzinfo=None)},
+    )
 
 
-@pytest.mark.parametrize("value", [dt.date(1970, 1, 1), dt.date(1969, 12, 31), dt.date(1, 1, 1),
-                                   dt.date(9999, 12, 31), dt.date(2024, 2, 29), dt.date(1600, 3, 1)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        dt.date(1970, 1, 1),
+        dt.date(1969, 12, 31),
+        dt.date(1, 1, 1),
+        dt.date(9999, 12, 31),
+        dt.date(2024, 2, 29),
+        dt.date(1600, 3, 1),
+    ],
+)
 def test_date(value):
     schema = compiled(x=fields.Date())
     assert field_type(schema) == {"type": "int", "logicalType": "date"}
@@ -139,10 +157,17 @@ def test_time(value):
         schema.dump_compiled({"x": dt.time(1, 0, tzinfo=UTC), "ms": value})
 
 
-@pytest.mark.parametrize("value", [dt.timedelta(0), dt.timedelta(microseconds=-1),
-                                   dt.timedelta(days=-3, seconds=5, microseconds=7),
-                                   dt.timedelta(microseconds=2**63 - 1), dt.timedelta(microseconds=-2**63),
-                                   dt.timedelta(days=106751990, seconds=86399, microseconds=999999)])
+@pytest.mark.parametrize(
+    "value",
+    [
+        dt.timedelta(0),
+        dt.timedelta(microseconds=-1),
+        dt.timedelta(days=-3, seconds=5, microseconds=7),
+        dt.timedelta(microseconds=2**63 - 1),
+        dt.timedelta(microseconds=-(2**63)),
+        dt.timedelta(days=106751990, seconds=86399, microseconds=999999),
+    ],
+)
 def test_timedelta_is_loss_free_microseconds(value):
     schema = compiled(x=fields.TimeDelta())
     assert field_type(schema) == "long"
@@ -152,32 +177,50 @@ def test_timedelta_is_loss_free_microseconds(value):
 
 def test_timedelta_out_of_range():
     schema = compiled(x=fields.TimeDelta())
-    for value in (dt.timedelta(days=200_000_000), dt.timedelta(microseconds=2**63),
-                  dt.timedelta(microseconds=-2**63 - 1)):
+    for value in (
+        dt.timedelta(days=200_000_000),
+        dt.timedelta(microseconds=2**63),
+        dt.timedelta(microseconds=-(2**63) - 1),
+    ):
         with pytest.raises(ValidationError, match="out of range"):
             schema.dump_compiled({"x": value})
 
 
 # -- decimals -------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def money():
     return compiled(
         x=fields.Decimal(places=2, metadata={"precision": 10}),
         big=fields.Decimal(places=10, metadata={"precision": 38}),
-        fixed=fields.Decimal(places=4, metadata={"avro": {
-            "type": "fixed", "name": "money", "size": 8, "logicalType": "decimal", "precision": 18}}),
+        fixed=fields.Decimal(
+            places=4,
+            metadata={
+                "avro": {
+                    "type": "fixed",
+                    "name": "money",
+                    "size": 8,
+                    "logicalType": "decimal",
+                    "precision": 18,
+                }
+            },
+        ),
     )
 
 
-@pytest.mark.parametrize("value", ["0", "-0.01", "12.34", "99999999.99", "-99999999.99", "1.5", "7",
-                                   "-128", "127", "128", "-1.28", "0.00"])
+@pytest.mark.parametrize(
+    "value",
+    ["0", "-0.01", "12.34", "99999999.99", "-99999999.99", "1.5", "7", "-128", "127", "128", "-1.28", "0.00"],
+)
 def test_decimal(money, value):
     assert field_type(money) == {"type": "bytes", "logicalType": "decimal", "precision": 10, "scale": 2}
     record = {"x": Decimal(value), "big": Decimal(value), "fixed": Decimal(value)}
-    oracle = {"x": Decimal(value).quantize(Decimal("0.01")),
-              "big": Decimal(value).quantize(Decimal("1e-10")),
-              "fixed": Decimal(value).quantize(Decimal("1e-4"))}
+    oracle = {
+        "x": Decimal(value).quantize(Decimal("0.01")),
+        "big": Decimal(value).quantize(Decimal("1e-10")),
+        "fixed": Decimal(value).quantize(Decimal("1e-4")),
+    }
     loaded = roundtrip(money, record, oracle)
     assert loaded == {"x": Decimal(value), "big": Decimal(value), "fixed": Decimal(value)}
     assert loaded == money.load(money.dump(record))
@@ -189,12 +232,15 @@ def test_decimal_large_precision(money):
     assert roundtrip(money, record)["big"] == value
 
 
-@pytest.mark.parametrize("value, message", [
-    ("1.005", "more than 2 decimal places"),
-    ("100000000", "does not fit decimal(10, 2)"),
-    ("NaN", "Special numeric values"),
-    ("Infinity", "Special numeric values"),
-])
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        ("1.005", "more than 2 decimal places"),
+        ("100000000", "does not fit decimal(10, 2)"),
+        ("NaN", "Special numeric values"),
+        ("Infinity", "Special numeric values"),
+    ],
+)
 def test_decimal_is_never_rounded(money, value, message):
     with pytest.raises(ValidationError) as error:
         money.dump_compiled({"x": Decimal(value), "big": Decimal(0), "fixed": Decimal(0)})
@@ -207,11 +253,24 @@ def test_decimal_needs_scale_and_precision():
     with pytest.raises(CompileError, match="needs a scale and a precision"):
         compiled(x=fields.Decimal(places=2))
     with pytest.raises(CompileError, match="holds at most 2 digits"):
-        compiled(x=fields.Decimal(places=0, metadata={"avro": {
-            "type": "fixed", "name": "tiny", "size": 1, "logicalType": "decimal", "precision": 3}}))
+        compiled(
+            x=fields.Decimal(
+                places=0,
+                metadata={
+                    "avro": {
+                        "type": "fixed",
+                        "name": "tiny",
+                        "size": 1,
+                        "logicalType": "decimal",
+                        "precision": 3,
+                    }
+                },
+            )
+        )
 
 
 # -- UUIDs, enums, text ------------------------------------------------------------
+
 
 def test_uuid_objects_and_strings():
     schema = compiled(x=fields.UUID(), f=fields.UUID(metadata={"avro": "fixed"}))
@@ -239,11 +298,15 @@ class Size(enum.Enum):
 
 
 def test_enum_by_name_and_by_value():
-    schema = compiled(x=fields.Enum(Color), v=fields.Enum(Color, by_value=True),
-                      n=fields.Enum(Size, by_value=True), again=fields.Enum(Color, allow_none=True))
+    schema = compiled(
+        x=fields.Enum(Color),
+        v=fields.Enum(Color, by_value=True),
+        n=fields.Enum(Size, by_value=True),
+        again=fields.Enum(Color, allow_none=True),
+    )
     assert field_type(schema) == {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"]}
     assert field_type(schema, "v") == "string" and field_type(schema, "n") == "long"
-    assert field_type(schema, "again") == ["null", "Color"]   # a named type, used again
+    assert field_type(schema, "again") == ["null", "Color"]  # a named type, used again
     record = {"x": Color.GREEN, "v": Color.RED, "n": Size.M, "again": None}
     loaded = roundtrip(schema, record, {"x": "GREEN", "v": "r", "n": 2, "again": None})
     assert loaded == record == schema.load(schema.dump(record))
@@ -258,16 +321,19 @@ def test_values_outside_the_enum():
         schema.dump_compiled({"x": Size.S})
 
 
-@pytest.mark.parametrize("field, value", [
-    (fields.Email(), "ada@example.com"),
-    (fields.Url(), "https://example.com/a?b=c"),
-    (fields.IP(), ipaddress.ip_address("2001:db8::1")),
-    (fields.IPv4(), ipaddress.IPv4Address("10.1.2.3")),
-    (fields.IPv6(), ipaddress.IPv6Address("::1")),
-    (fields.IPInterface(), ipaddress.ip_interface("10.0.0.1/8")),
-    (fields.IPv4Interface(), ipaddress.IPv4Interface("192.168.1.7/24")),
-    (fields.IPv6Interface(), ipaddress.IPv6Interface("fe80::1/64")),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        (fields.Email(), "ada@example.com"),
+        (fields.Url(), "https://example.com/a?b=c"),
+        (fields.IP(), ipaddress.ip_address("2001:db8::1")),
+        (fields.IPv4(), ipaddress.IPv4Address("10.1.2.3")),
+        (fields.IPv6(), ipaddress.IPv6Address("::1")),
+        (fields.IPInterface(), ipaddress.ip_interface("10.0.0.1/8")),
+        (fields.IPv4Interface(), ipaddress.IPv4Interface("192.168.1.7/24")),
+        (fields.IPv6Interface(), ipaddress.IPv6Interface("fe80::1/64")),
+    ],
+)
 def test_text_fields_are_strings_loaded_as_marshmallow_loads_them(field, value):
     schema = compiled(x=field)
     assert field_type(schema) == "string"
@@ -283,6 +349,7 @@ def test_invalid_text_is_marshmallows_error():
 
 
 # -- tuples, plucks, constants ----------------------------------------------------
+
 
 def test_tuple_is_a_record_of_positional_fields():
     schema = compiled(x=fields.Tuple((fields.Integer(), fields.String(allow_none=True), fields.Date())))
@@ -311,8 +378,11 @@ def test_pluck():
     assert field_type(schema, "names") == {"type": "array", "items": "string"}
     record = {"author": {"id": 7, "name": "x"}, "names": [{"id": 1, "name": "a"}, {"id": 2, "name": "b"}]}
     loaded = roundtrip(schema, record, schema.dump(record))
-    assert loaded == schema.load(schema.dump(record)) == {
-        "author": {"id": 7}, "names": [{"name": "a"}, {"name": "b"}]}
+    assert (
+        loaded
+        == schema.load(schema.dump(record))
+        == {"author": {"id": 7}, "names": [{"name": "a"}, {"name": "b"}]}
+    )
 
 
 def test_constant_is_written_as_its_value():
@@ -326,13 +396,17 @@ def test_constant_is_written_as_its_value():
 
 # -- the fallback -------------------------------------------------------------------
 
+
 def test_raw_function_and_method_with_an_avro_type():
     class Fallbacks(CompiledSchema):
         raw = fields.Raw(metadata={"avro": {"type": "map", "values": "long"}})
         total = fields.Function(lambda obj: sum(obj["raw"].values()), metadata={"avro": "long"})
         label = fields.Method("make_label", metadata={"avro": ["null", "string"]})
-        parsed = fields.Function(serialize=lambda obj: str(obj["raw"]["a"]),
-                                 deserialize=lambda value: int(value), metadata={"avro": "string"})
+        parsed = fields.Function(
+            serialize=lambda obj: str(obj["raw"]["a"]),
+            deserialize=lambda value: int(value),
+            metadata={"avro": "string"},
+        )
 
         def make_label(self, obj):
             return f"{len(obj['raw'])} items"
@@ -398,8 +472,14 @@ def test_hooks_and_validators_with_logical_types():
 
     schema = Event()
     ident = uuid.uuid4()
-    record = {"at": DATETIMES[0], "day": dt.date(2024, 3, 2), "took": dt.timedelta(seconds=3),
-              "amount": Decimal("5.25"), "color": Color.RED, "pair": (1, ident)}
+    record = {
+        "at": DATETIMES[0],
+        "day": dt.date(2024, 3, 2),
+        "took": dt.timedelta(seconds=3),
+        "amount": Decimal("5.25"),
+        "color": Color.RED,
+        "pair": (1, ident),
+    }
     data = schema.dump_compiled(record)
     kind, loaded = schema.load_compiled(data)
     assert kind == "event"
@@ -430,8 +510,11 @@ def test_raw_primitive_and_fixed_types_are_written_in_c():
     record = {"data": b"\x00\xffabc", "digest": bytes(range(16)), "maybe": None, "count": -5}
     assert roundtrip(schema, record) == record
     assert schema.dump_compiled({**record, "data": bytearray(b"\x00\xffabc")}) == schema.dump_compiled(record)
-    for wrong, message in (({"digest": b"short"}, "exactly 16 bytes"), ({"data": "text"}, "Not valid bytes"),
-                           ({"count": "many"}, "Not a valid integer")):
+    for wrong, message in (
+        ({"digest": b"short"}, "exactly 16 bytes"),
+        ({"data": "text"}, "Not valid bytes"),
+        ({"count": "many"}, "Not a valid integer"),
+    ):
         with pytest.raises(ValidationError) as error:
             schema.dump_compiled({**record, **wrong})
         assert message in str(error.value.messages)
@@ -441,8 +524,19 @@ def test_raw_primitive_and_fixed_types_are_written_in_c():
 def test_decimal_fast_and_slow_paths_agree_with_fastavro(digits):
     schema = compiled(
         x=fields.Decimal(places=3, metadata={"precision": 38}),
-        f=fields.Decimal(places=3, metadata={"avro": {
-            "type": "fixed", "name": "wide", "size": 16, "logicalType": "decimal", "precision": 38}}))
+        f=fields.Decimal(
+            places=3,
+            metadata={
+                "avro": {
+                    "type": "fixed",
+                    "name": "wide",
+                    "size": 16,
+                    "logicalType": "decimal",
+                    "precision": 38,
+                }
+            },
+        ),
+    )
     exact = decimal.Context(prec=80)
     for sign in ("", "-"):
         for text in (sign + "9" * digits, sign + "1" + "0" * (digits - 1), sign + "0." + "0" * 2 + "1"):
@@ -483,8 +577,9 @@ def test_root_pre_dump_runs_before_the_compiled_writer():
     data = schema.dump_compiled({"name": "  ada "})
     assert data == fastavro_bytes(schema, {"at": DATETIMES[0], "name": "ada"})
     many = schema.dump_compiled([{"name": "a"}, {"name": "b "}], many=True)
-    assert many == fastavro_bytes(schema, [{"at": DATETIMES[0], "name": "a"},
-                                           {"at": DATETIMES[0], "name": "b"}], many=True)
+    assert many == fastavro_bytes(
+        schema, [{"at": DATETIMES[0], "name": "a"}, {"at": DATETIMES[0], "name": "b"}], many=True
+    )
 
     class Rewritten(CompiledSchema):
         name = fields.String()
@@ -519,6 +614,7 @@ def test_collections_of_different_numbers_in_one_record_keep_their_types():
 
 # -- map keys from an Enum field ------------------------------------------------
 
+
 class Hue(enum.Enum):
     RED = "red"
     GREEN = "green"
@@ -532,16 +628,19 @@ class Level(enum.Enum):
 
 @pytest.fixture(scope="module")
 def enum_keys():
-    return compiled(by_name=fields.Dict(keys=fields.Enum(Hue), values=fields.Integer()),
-                    by_value=fields.Dict(keys=fields.Enum(Hue, by_value=True),
-                                         values=fields.Enum(Level)),
-                    int_members=fields.Dict(keys=fields.Enum(Level), values=fields.String()))
+    return compiled(
+        by_name=fields.Dict(keys=fields.Enum(Hue), values=fields.Integer()),
+        by_value=fields.Dict(keys=fields.Enum(Hue, by_value=True), values=fields.Enum(Level)),
+        int_members=fields.Dict(keys=fields.Enum(Level), values=fields.String()),
+    )
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.dictionaries(st.sampled_from(Hue), st.integers(-2**63, 2**63 - 1)),
-       st.dictionaries(st.sampled_from(Hue), st.sampled_from(Level)),
-       st.dictionaries(st.sampled_from(Level), st.text()))
+@given(
+    st.dictionaries(st.sampled_from(Hue), st.integers(-(2**63), 2**63 - 1)),
+    st.dictionaries(st.sampled_from(Hue), st.sampled_from(Level)),
+    st.dictionaries(st.sampled_from(Level), st.text()),
+)
 def test_enum_map_keys_dump_and_load_as_marshmallow_does(enum_keys, by_name, by_value, int_members):
     """Avro map keys are strings: an Enum key dumps as the member's name (its
     value with by_value) and loads back as the member."""
@@ -550,22 +649,29 @@ def test_enum_map_keys_dump_and_load_as_marshmallow_does(enum_keys, by_name, by_
     assert all(type(key) is str for mapping in dumped.values() for key in mapping)
     oracle = {**dumped, "by_value": {key: Level[name] for key, name in dumped["by_value"].items()}}
     data = enum_keys.dump_compiled(record)
-    assert data == fastavro_bytes(enum_keys, {name: {key: (value.name if isinstance(value, Level)
-                                                          else value)
-                                                     for key, value in mapping.items()}
-                                              for name, mapping in oracle.items()})
+    assert data == fastavro_bytes(
+        enum_keys,
+        {
+            name: {key: (value.name if isinstance(value, Level) else value) for key, value in mapping.items()}
+            for name, mapping in oracle.items()
+        },
+    )
     assert enum_keys.load_compiled(data) == enum_keys.load(dumped) == record
 
 
 def test_an_unknown_enum_map_key_is_marshmallows_error(enum_keys):
-    data = fastavro_bytes(enum_keys, {"by_name": {"PURPLE": 1}, "by_value": {"red": "LOW"},
-                                      "int_members": {}})
+    data = fastavro_bytes(
+        enum_keys, {"by_name": {"PURPLE": 1}, "by_value": {"red": "LOW"}, "int_members": {}}
+    )
     with pytest.raises(ValidationError) as compiled_error:
         enum_keys.load_compiled(data)
     with pytest.raises(ValidationError) as marshmallow_error:
         enum_keys.load({"by_name": {"PURPLE": 1}, "by_value": {"red": "LOW"}, "int_members": {}})
-    assert compiled_error.value.messages == marshmallow_error.value.messages == {
-        "by_name": {"PURPLE": {"key": ["Must be one of: RED, GREEN, BLUE."]}}}
+    assert (
+        compiled_error.value.messages
+        == marshmallow_error.value.messages
+        == {"by_name": {"PURPLE": {"key": ["Must be one of: RED, GREEN, BLUE."]}}}
+    )
     # a key that is not a member cannot be dumped (marshmallow raises AttributeError)
     with pytest.raises(ValidationError) as error:
         enum_keys.dump_compiled({"by_name": {"RED": 1}, "by_value": {}, "int_members": {}})
@@ -573,8 +679,14 @@ def test_an_unknown_enum_map_key_is_marshmallows_error(enum_keys):
 
 
 def test_enum_map_keys_with_values_that_are_not_str_are_a_compile_error():
-    schema = type("Row", (CompiledSchema,), {
-        "x": fields.Dict(keys=fields.Enum(Level, by_value=True), values=fields.Integer())})
-    with pytest.raises(CompileError, match=r"'x' \(Dict\).*map keys are strings.*Enum\(Level, "
-                                           r"by_value=\.\.\.\) dumps values that are not all str"):
+    schema = type(
+        "Row",
+        (CompiledSchema,),
+        {"x": fields.Dict(keys=fields.Enum(Level, by_value=True), values=fields.Integer())},
+    )
+    with pytest.raises(
+        CompileError,
+        match=r"'x' \(Dict\).*map keys are strings.*Enum\(Level, "
+        r"by_value=\.\.\.\) dumps values that are not all str",
+    ):
         schema().avro_schema()

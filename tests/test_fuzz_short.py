@@ -73,11 +73,10 @@ def test_large_former_findings(shape, seeds):
     else:
         n = 100_000
         big = _zigzag(n) + b"\x01" + b"\x23" * (n - 1)
-        if shape == "decimal-100kB":   # the first field, decimal(9, 2)
+        if shape == "decimal-100kB":  # the first field, decimal(9, 2)
             data = bytes([_index("decimals")]) + big + b"\x00" * 40
-        else:                          # the generic path's decimal(38, 4), after eight compiled fields
-            data = (bytes([_index("decimals")]) + b"\x02\x01" * 3 + b"\x00" * 20 + b"\x00\x00\x02\x01"
-                    + big)
+        else:  # the generic path's decimal(38, 4), after eight compiled fields
+            data = bytes([_index("decimals")]) + b"\x02\x01" * 3 + b"\x00" * 20 + b"\x00\x00\x02\x01" + big
     started = time.perf_counter()
     assert targets.check(data) in ("DecodeError", "ValidationError")
     # refused before any conversion: microseconds (before: a crash, or a second per input)

@@ -14,8 +14,11 @@ from roastedavro import AvroCodec, precompiled
 
 # -- precompiled-codec packages -------------------------------------------------------
 
-SIMPLE = {"type": "record", "name": "hardening.Simple",
-          "fields": [{"name": "a", "type": "long"}, {"name": "b", "type": "string"}]}
+SIMPLE = {
+    "type": "record",
+    "name": "hardening.Simple",
+    "fields": [{"name": "a", "type": "long"}, {"name": "b", "type": "string"}],
+}
 
 
 def _fake_package(site, name, manifest):
@@ -34,17 +37,24 @@ def _manifest(**entry):
     from roastedavro import __version__
     from roastedavro.compiler import EXT_SUFFIX
 
-    return {"format": precompiled.FORMAT, "roastedavro": __version__, "ext_suffix": EXT_SUFFIX,
-            "codecs": {"k" * 64: entry}}
+    return {
+        "format": precompiled.FORMAT,
+        "roastedavro": __version__,
+        "ext_suffix": EXT_SUFFIX,
+        "codecs": {"k" * 64: entry},
+    }
 
 
-@pytest.mark.parametrize("entry", [
-    {"module": "broken_codecs.m", "file": "m.so"},  # no sha256
-    {"module": "broken_codecs.m", "file": "m.so", "sha256": 12},
-    {"file": "m.so", "sha256": "0" * 64},
-    {"module": "broken_codecs.m", "file": "../../m.so", "sha256": "0" * 64},
-    "not an object",
-])
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"module": "broken_codecs.m", "file": "m.so"},  # no sha256
+        {"module": "broken_codecs.m", "file": "m.so", "sha256": 12},
+        {"file": "m.so", "sha256": "0" * 64},
+        {"module": "broken_codecs.m", "file": "../../m.so", "sha256": "0" * 64},
+        "not an object",
+    ],
+)
 def test_a_malformed_precompiled_package_is_ignored_with_a_warning(tmp_path, monkeypatch, entry):
     manifest = _manifest(**entry) if isinstance(entry, dict) else dict(_manifest(), codecs={"k": entry})
     _fake_package(tmp_path, "broken_codecs", manifest)
@@ -71,8 +81,7 @@ def test_a_plain_module_in_the_codecs_group_is_ignored_saying_so(tmp_path, monke
     monkeypatch.syspath_prepend(str(tmp_path))
     precompiled.refresh()
     try:
-        with pytest.warns(precompiled.PrecompiledWarning,
-                          match="'lonely_codecs'.*a module, not a package"):
+        with pytest.warns(precompiled.PrecompiledWarning, match="'lonely_codecs'.*a module, not a package"):
             assert precompiled.lookup("k" * 64) is None
     finally:
         monkeypatch.undo()
@@ -81,8 +90,9 @@ def test_a_plain_module_in_the_codecs_group_is_ignored_saying_so(tmp_path, monke
 
 
 def test_a_well_formed_manifest_is_indexed(tmp_path, monkeypatch):
-    _fake_package(tmp_path, "fine_codecs", _manifest(module="fine_codecs.m", file="m.so",
-                                                     sha256="a" * 64, label="x"))
+    _fake_package(
+        tmp_path, "fine_codecs", _manifest(module="fine_codecs.m", file="m.so", sha256="a" * 64, label="x")
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     precompiled.refresh()
     try:
@@ -97,12 +107,16 @@ def test_a_well_formed_manifest_is_indexed(tmp_path, monkeypatch):
 
 # -- decimal defaults ---------------------------------------------------------------------
 
+
 def _decimal_record(default, kind="bytes", precision=4):
     decimal_type = {"type": kind, "logicalType": "decimal", "precision": precision, "scale": 2}
     if kind == "fixed":
         decimal_type.update(name="hardening.Money", size=8)
-    return {"type": "record", "name": "hardening.Priced",
-            "fields": [{"name": "price", "type": decimal_type, "default": default}]}
+    return {
+        "type": "record",
+        "name": "hardening.Priced",
+        "fields": [{"name": "price", "type": decimal_type, "default": default}],
+    }
 
 
 def _code_points(unscaled: int, size: int | None = None) -> str:
@@ -159,14 +173,29 @@ from hypothesis import example, given, settings, strategies as st  # noqa: E402
 
 from roastedavro.errors import DatumError, DecodeError  # noqa: E402
 
-WIDE = {"type": "record", "name": "hardening.Wide", "fields": [
-    {"name": "b", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}},
-    {"name": "f", "type": {"type": "fixed", "name": "hardening.Eight", "size": 8,
-                           "logicalType": "decimal", "precision": 4, "scale": 2}},
-    {"name": "u", "type": ["null", {"type": "bytes", "logicalType": "decimal", "precision": 4,
-                                    "scale": 2}]},
-    {"name": "g", "type": {"type": "bytes", "logicalType": "big-decimal"}},
-]}
+WIDE = {
+    "type": "record",
+    "name": "hardening.Wide",
+    "fields": [
+        {"name": "b", "type": {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}},
+        {
+            "name": "f",
+            "type": {
+                "type": "fixed",
+                "name": "hardening.Eight",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": 4,
+                "scale": 2,
+            },
+        },
+        {
+            "name": "u",
+            "type": ["null", {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}],
+        },
+        {"name": "g", "type": {"type": "bytes", "logicalType": "big-decimal"}},
+    ],
+}
 WIDE_CODEC = AvroCodec(WIDE)
 
 
@@ -202,12 +231,14 @@ def _exact(unscaled: int, scale: int = 2) -> Decimal:
 
 
 @settings(max_examples=150, deadline=None)
-@given(b=st.integers(-(2**2040), 2**2040), f=st.integers(-(2**63), 2**63 - 1),
-       u=st.none() | st.integers(-(2**200), 2**200))
+@given(
+    b=st.integers(-(2**2040), 2**2040),
+    f=st.integers(-(2**63), 2**63 - 1),
+    u=st.none() | st.integers(-(2**200), 2**200),
+)
 def test_plain_avro_reads_a_decimal_beyond_its_precision_exactly(b, f, u):
     data = _wide_bytes(b, f, u)
-    expected = {"b": _exact(b), "f": _exact(f), "u": None if u is None else _exact(u),
-                "g": Decimal(1)}
+    expected = {"b": _exact(b), "f": _exact(f), "u": None if u is None else _exact(u), "g": Decimal(1)}
     got = WIDE_CODEC.load(data)
     assert got == expected
     assert [value.as_tuple().exponent for value in (got["b"], got["f"])] == [-2, -2]
@@ -246,31 +277,39 @@ def test_a_container_file_with_a_decimal_beyond_its_precision_reads_exactly(tmp_
     # written by fastavro, which writes the bytes it is given
     from roastedavro import container
 
-    records = [{"b": _two(123456), "f": _two(99999999, 8), "u": _two(-10**6),
-                "g": _avro_bytes(b"\x01") + b"\x00"}, {"b": _two(1), "f": _two(1, 8), "u": None,
-                                                       "g": _avro_bytes(b"\x01") + b"\x00"}]
+    records = [
+        {"b": _two(123456), "f": _two(99999999, 8), "u": _two(-(10**6)), "g": _avro_bytes(b"\x01") + b"\x00"},
+        {"b": _two(1), "f": _two(1, 8), "u": None, "g": _avro_bytes(b"\x01") + b"\x00"},
+    ]
     buffer = io.BytesIO()
     fastavro.writer(buffer, fastavro.parse_schema(WIDE), records)
     buffer.seek(0)
     read = list(container.FileReader(buffer))
-    assert read == [{"b": Decimal("1234.56"), "f": Decimal("999999.99"), "u": Decimal("-10000.00"),
-                     "g": Decimal(1)},
-                    {"b": Decimal("0.01"), "f": Decimal("0.01"), "u": None, "g": Decimal(1)}]
+    assert read == [
+        {"b": Decimal("1234.56"), "f": Decimal("999999.99"), "u": Decimal("-10000.00"), "g": Decimal(1)},
+        {"b": Decimal("0.01"), "f": Decimal("0.01"), "u": None, "g": Decimal(1)},
+    ]
 
 
 def test_java_reads_a_decimal_beyond_its_precision(java):
-    data = _wide_bytes(123456, 99999999, -10**6)
+    data = _wide_bytes(123456, 99999999, -(10**6))
     trip = java.roundtrip(WIDE, data)
     assert trip.data == data and trip.trailing == 0
     assert WIDE_CODEC.load(data)["b"] == Decimal("1234.56")
 
 
-@pytest.mark.parametrize("raw,problem", [
-    (b"", "no length"), (b"\x00", "unscaled value is empty"), (b"\x01", "negative length"),
-    (b"\x06\x01", "run past the end"), (b"\x02\x01", "no scale"),
-    (b"\x02\x01\x00\x00", "1 bytes after the scale"),
-    (b"\x02\x01\x80\x80\x80\x80\x20", "scale does not fit"),
-])
+@pytest.mark.parametrize(
+    "raw,problem",
+    [
+        (b"", "no length"),
+        (b"\x00", "unscaled value is empty"),
+        (b"\x01", "negative length"),
+        (b"\x06\x01", "run past the end"),
+        (b"\x02\x01", "no scale"),
+        (b"\x02\x01\x00\x00", "1 bytes after the scale"),
+        (b"\x02\x01\x80\x80\x80\x80\x20", "scale does not fit"),
+    ],
+)
 def test_big_decimal_bytes_that_load_would_refuse_are_refused_on_dump(raw, problem):
     good = {"b": Decimal(1), "f": Decimal(1), "u": None}
     with pytest.raises(DatumError, match=rf"^g: .*{problem}"):
@@ -291,8 +330,12 @@ def test_a_writer_reader_pair_reads_a_decimal_beyond_its_precision_exactly():
     reader = dict(WIDE, fields=WIDE["fields"] + [{"name": "x", "type": "int", "default": 3}])
     codec = AvroCodec(reader, writer_schema=WIDE)
     assert codec.load(_wide_bytes(123456, -(10**9), 10**7)) == {
-        "b": Decimal("1234.56"), "f": Decimal("-10000000.00"), "u": Decimal("100000.00"),
-        "g": Decimal(1), "x": 3}
+        "b": Decimal("1234.56"),
+        "f": Decimal("-10000000.00"),
+        "u": Decimal("100000.00"),
+        "g": Decimal(1),
+        "x": 3,
+    }
     with pytest.raises(DecodeError, match="decimal of 257 bytes"):
         codec.load(_wide_bytes(2**2050, 0, None))
 
@@ -312,20 +355,28 @@ def _logical(kind, logical, **more):
     return {"type": kind, "logicalType": logical, **more}
 
 
-BRANCHY = {"type": "record", "name": "hardening.Branchy", "fields": [
-    {"name": "a", "type": ["null", _logical("int", "date"), _logical("long", "timestamp-micros")]},
-    {"name": "a2", "type": [_logical("int", "date"), _logical("long", "local-timestamp-micros")]},
-    {"name": "a3", "type": ["null", _logical("int", "date"), _logical("long", "timestamp-millis")]},
-    {"name": "b", "type": ["float", "long"]},
-    {"name": "c", "type": ["double", "long", "boolean"]},
-    {"name": "d", "type": [_logical("int", "date"), "string"]},
-    {"name": "e", "type": [_logical("int", "time-millis"), _logical("long", "time-micros")]},
-    {"name": "f", "type": [_logical("bytes", "decimal", precision=4, scale=2),
-                           _logical("fixed", "decimal", name="hardening.Wider", size=8,
-                                    precision=12, scale=5)]},
-    {"name": "g", "type": [_logical("fixed", "uuid", name="hardening.Id", size=16), "bytes"]},
-    {"name": "h", "type": [_logical("int", "date"), "long", "double"]},
-]}
+BRANCHY = {
+    "type": "record",
+    "name": "hardening.Branchy",
+    "fields": [
+        {"name": "a", "type": ["null", _logical("int", "date"), _logical("long", "timestamp-micros")]},
+        {"name": "a2", "type": [_logical("int", "date"), _logical("long", "local-timestamp-micros")]},
+        {"name": "a3", "type": ["null", _logical("int", "date"), _logical("long", "timestamp-millis")]},
+        {"name": "b", "type": ["float", "long"]},
+        {"name": "c", "type": ["double", "long", "boolean"]},
+        {"name": "d", "type": [_logical("int", "date"), "string"]},
+        {"name": "e", "type": [_logical("int", "time-millis"), _logical("long", "time-micros")]},
+        {
+            "name": "f",
+            "type": [
+                _logical("bytes", "decimal", precision=4, scale=2),
+                _logical("fixed", "decimal", name="hardening.Wider", size=8, precision=12, scale=5),
+            ],
+        },
+        {"name": "g", "type": [_logical("fixed", "uuid", name="hardening.Id", size=16), "bytes"]},
+        {"name": "h", "type": [_logical("int", "date"), "long", "double"]},
+    ],
+}
 BRANCHY_CODEC = AvroCodec(BRANCHY)
 BRANCHY_PARSED = fastavro.parse_schema(BRANCHY)
 
@@ -339,25 +390,28 @@ class Level(enum.IntEnum):
     HIGH = 2**40
 
 
-_aware = st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1),
-                      timezones=st.just(UTC))
+_aware = st.datetimes(
+    min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1), timezones=st.just(UTC)
+)
 _naive = st.datetimes(min_value=dt.datetime(1900, 1, 1), max_value=dt.datetime(2200, 1, 1))
 _longs = st.integers(-(2**63), 2**63 - 1)
 _dates = st.dates(min_value=dt.date(1, 1, 1), max_value=dt.date(9999, 12, 31))
 
-_branchy = st.fixed_dictionaries({
-    "a": st.none() | _dates | _aware | _aware.map(lambda d: Stamp.fromtimestamp(d.timestamp(), UTC)),
-    "a2": _dates | _naive,
-    "a3": st.none() | _dates | _aware.map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)),
-    "b": _longs | st.floats(width=32, allow_nan=False) | st.sampled_from(list(Level)),
-    "c": _longs | st.floats(allow_nan=False) | st.booleans(),
-    "d": _dates | st.text(max_size=12) | st.dates().map(dt.date.isoformat),
-    "e": st.times(),
-    "f": st.decimals(min_value=-99, max_value=99, places=2)
-         | st.decimals(min_value=-(10**7) + 1, max_value=10**7 - 1, places=5),
-    "g": st.uuids() | st.binary(max_size=20),
-    "h": _longs | st.floats(allow_nan=False) | _dates,
-})
+_branchy = st.fixed_dictionaries(
+    {
+        "a": st.none() | _dates | _aware | _aware.map(lambda d: Stamp.fromtimestamp(d.timestamp(), UTC)),
+        "a2": _dates | _naive,
+        "a3": st.none() | _dates | _aware.map(lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)),
+        "b": _longs | st.floats(width=32, allow_nan=False) | st.sampled_from(list(Level)),
+        "c": _longs | st.floats(allow_nan=False) | st.booleans(),
+        "d": _dates | st.text(max_size=12) | st.dates().map(dt.date.isoformat),
+        "e": st.times(),
+        "f": st.decimals(min_value=-99, max_value=99, places=2)
+        | st.decimals(min_value=-(10**7) + 1, max_value=10**7 - 1, places=5),
+        "g": st.uuids() | st.binary(max_size=20),
+        "h": _longs | st.floats(allow_nan=False) | _dates,
+    }
+)
 
 
 def _base(value):
@@ -381,15 +435,30 @@ def _fastavro_keeps(datum) -> bytes | None:
         return None  # it cannot even read what it wrote
     # and so do we, from its bytes (fastavro reads a uuid on fixed as bytes)
     ours = BRANCHY_CODEC.load(buffer.getvalue())
-    same = all(type(read[key]) is _base(datum[key]) and read[key] == datum[key]
-               for read in (back, ours) for key in datum)
+    same = all(
+        type(read[key]) is _base(datum[key]) and read[key] == datum[key]
+        for read in (back, ours)
+        for key in datum
+    )
     return buffer.getvalue() if same else None
 
 
 @settings(max_examples=200, deadline=None)
 @given(datum=_branchy)
-@example(datum={"a": None, "a2": dt.date(2020, 1, 1), "a3": None, "b": 1, "c": True, "d": "",
-                "e": dt.time(1, 2, 3, 4000), "f": Decimal("0.00000"), "g": b"x" * 16, "h": 1.0})
+@example(
+    datum={
+        "a": None,
+        "a2": dt.date(2020, 1, 1),
+        "a3": None,
+        "b": 1,
+        "c": True,
+        "d": "",
+        "e": dt.time(1, 2, 3, 4000),
+        "f": Decimal("0.00000"),
+        "g": b"x" * 16,
+        "h": 1.0,
+    }
+)
 def test_a_union_value_reads_back_equal_and_of_its_type(datum):
     data = BRANCHY_CODEC.dump(datum)
     back = BRANCHY_CODEC.load(data)
@@ -406,9 +475,18 @@ def test_a_union_value_reads_back_equal_and_of_its_type(datum):
 
 def test_a_datetime_goes_to_the_timestamp_branch_not_the_date_branch(java):
     moment = dt.datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
-    datum = {"a": moment, "a2": moment.replace(tzinfo=None), "a3": moment, "b": 1, "c": 1,
-             "d": dt.date(2020, 1, 1), "e": dt.time(1, 2, 3, 4), "f": Decimal("1.5"), "g": b"",
-             "h": 2**40}
+    datum = {
+        "a": moment,
+        "a2": moment.replace(tzinfo=None),
+        "a3": moment,
+        "b": 1,
+        "c": 1,
+        "d": dt.date(2020, 1, 1),
+        "e": dt.time(1, 2, 3, 4),
+        "f": Decimal("1.5"),
+        "g": b"",
+        "h": 2**40,
+    }
     data = BRANCHY_CODEC.dump(datum)
     assert BRANCHY_CODEC.load(data) == datum
     # fastavro writes the datetime as a date (its time lost): the difference is deliberate
@@ -433,26 +511,57 @@ def test_the_avro_json_encoding_names_the_same_branch():
     from roastedavro import avrojson
 
     moment = dt.datetime(2024, 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
-    datum = {"a": moment, "a2": dt.date(2020, 1, 1), "a3": moment, "b": 2**60 + 1, "c": 3,
-             "d": "2020-01-01", "e": dt.time(0, 0, 0, 7), "f": Decimal("1.23456"), "g": b"x",
-             "h": 5}
+    datum = {
+        "a": moment,
+        "a2": dt.date(2020, 1, 1),
+        "a3": moment,
+        "b": 2**60 + 1,
+        "c": 3,
+        "d": "2020-01-01",
+        "e": dt.time(0, 0, 0, 7),
+        "f": Decimal("1.23456"),
+        "g": b"x",
+        "h": 5,
+    }
     encoded = json.loads(avrojson.to_json(BRANCHY, datum))
     assert {key: list(value)[0] for key, value in encoded.items() if isinstance(value, dict)} == {
-        "a": "long", "a2": "int", "a3": "long", "b": "long", "c": "long", "d": "string",
-        "e": "long", "f": "hardening.Wider", "g": "bytes", "h": "long"}
+        "a": "long",
+        "a2": "int",
+        "a3": "long",
+        "b": "long",
+        "c": "long",
+        "d": "string",
+        "e": "long",
+        "f": "hardening.Wider",
+        "g": "bytes",
+        "h": "long",
+    }
 
 
 # -- an "error" among records in a union -----------------------------------------------
 
 ERROR_UNIONS = [
-    [{"type": "null"}, {"type": "record", "name": "Rec", "fields": []},
-     {"type": "error", "name": "Rec1", "fields": []}],
-    [{"type": "error", "name": "E", "fields": [{"name": "a", "type": "int"}]},
-     {"type": "record", "name": "R", "fields": [
-         {"name": "a", "type": "int"}, {"name": "b", "type": ["null", "int"], "default": None}]}],
-    [{"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "int"}, {"name": "b", "type": ["null", "int"]}]},
-     {"type": "error", "name": "E", "fields": [{"name": "a", "type": "int"}]}],
+    [
+        {"type": "null"},
+        {"type": "record", "name": "Rec", "fields": []},
+        {"type": "error", "name": "Rec1", "fields": []},
+    ],
+    [
+        {"type": "error", "name": "E", "fields": [{"name": "a", "type": "int"}]},
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": ["null", "int"], "default": None}],
+        },
+    ],
+    [
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": ["null", "int"]}],
+        },
+        {"type": "error", "name": "E", "fields": [{"name": "a", "type": "int"}]},
+    ],
 ]
 
 

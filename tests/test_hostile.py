@@ -25,8 +25,7 @@ from roastedavro import CompiledSchema, CompileFlags, DecodeError
 from roastedavro._runtime import GenericType, check_generic
 from roastedavro._support import _decimal_of_int, decimal_from_bytes
 
-CHAIN = {"type": "record", "name": "Link",
-         "fields": [{"name": "next", "type": ["null", "Link"]}]}
+CHAIN = {"type": "record", "name": "Link", "fields": [{"name": "next", "type": ["null", "Link"]}]}
 
 
 def varint(n: int) -> bytes:
@@ -46,11 +45,13 @@ class Empty(CompiledSchema):
 class Generic(CompiledSchema):
     chain = fields.Raw(allow_none=True, metadata={"avro": CHAIN})
     nulls = fields.Raw(metadata={"avro": {"type": "array", "items": "null"}})
-    money = fields.Raw(metadata={"avro": {"type": "bytes", "logicalType": "decimal",
-                                          "precision": 6, "scale": 2}})
-    computed = fields.Function(lambda obj: [[1, 2], [3]],
-                               metadata={"avro": {"type": "array",
-                                                  "items": {"type": "array", "items": "long"}}})
+    money = fields.Raw(
+        metadata={"avro": {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2}}
+    )
+    computed = fields.Function(
+        lambda obj: [[1, 2], [3]],
+        metadata={"avro": {"type": "array", "items": {"type": "array", "items": "long"}}},
+    )
 
 
 class ZeroSize(CompiledSchema):
@@ -61,9 +62,18 @@ class ZeroSize(CompiledSchema):
 class Money(CompiledSchema):
     price = fields.Decimal(places=2, metadata={"precision": 10})
     wide = fields.Decimal(places=4, metadata={"precision": 60})
-    fixed = fields.Decimal(metadata={"avro": {"type": "fixed", "name": "money8", "size": 8,
-                                              "logicalType": "decimal", "precision": 12,
-                                              "scale": 2}})
+    fixed = fields.Decimal(
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": "money8",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": 12,
+                "scale": 2,
+            }
+        }
+    )
 
 
 class Node(CompiledSchema):
@@ -116,6 +126,7 @@ def generic_bytes(chain_bytes: bytes, rest: bytes = b"\x00\x02\x04\x00\x00") -> 
 
 
 # -- the generic path -----------------------------------------------------------
+
 
 def test_generic_path_round_trips_as_fastavro(generic):
     record = good()
@@ -179,6 +190,7 @@ def test_generic_path_long_decimal_is_refused_before_conversion(generic):
 
 # -- zero-size items and the per-message budget ----------------------------------
 
+
 def test_zero_size_items_within_budget_load(zero_size):
     record = {"empties": [{}] * 1000, "nulls": [None] * 1000}
     data = zero_size.dump_compiled(record)
@@ -216,6 +228,7 @@ def test_item_allowance_is_configurable():
 
 # -- decimals ---------------------------------------------------------------------
 
+
 def decimal_field(unscaled: int) -> bytes:
     raw = unscaled.to_bytes((abs(unscaled).bit_length() + 8) // 8, "big", signed=True)
     return varint(len(raw)) + raw
@@ -225,10 +238,8 @@ def test_decimal_with_more_digits_than_precision_is_a_decode_error(money):
     fixed = (12345).to_bytes(8, "big", signed=True)
     ok = decimal_field(10**10 - 1) + decimal_field(1) + fixed
     assert str(money.load_compiled(ok)["price"]) == "99999999.99"
-    for price, wide, fixed_value in ((10**10, 1, 1), (-(10**10), 1, 1), (1, 10**60, 1),
-                                     (1, 1, 10**12)):
-        data = (decimal_field(price) + decimal_field(wide)
-                + fixed_value.to_bytes(8, "big", signed=True))
+    for price, wide, fixed_value in ((10**10, 1, 1), (-(10**10), 1, 1), (1, 10**60, 1), (1, 1, 10**12)):
+        data = decimal_field(price) + decimal_field(wide) + fixed_value.to_bytes(8, "big", signed=True)
         with pytest.raises(DecodeError, match=r"more digits than decimal\("):
             money.load_compiled(data)
 
@@ -243,6 +254,7 @@ def test_long_decimal_bytes_are_refused_before_conversion(money):
 
 
 # -- errors always print ------------------------------------------------------------
+
 
 def test_deep_and_cyclic_values_give_printable_errors():
     node = Node().compile(CompileFlags(max_depth=10_000))
@@ -271,6 +283,7 @@ def test_non_contiguous_memoryview_is_a_type_error(zero_size):
 
 
 # -- the generic path: the C stack, any container, every check --------------------
+
 
 def test_generic_path_depth_is_bounded_by_the_c_stack():
     # max_depth may be 10,000. A declared type is compiled code now, whose
@@ -322,8 +335,11 @@ class Items(collections.abc.Sequence):
         return len(self.items)
 
 
-TREE = {"type": "record", "name": "Tree",
-        "fields": [{"name": "children", "type": {"type": "array", "items": "Tree"}}]}
+TREE = {
+    "type": "record",
+    "name": "Tree",
+    "fields": [{"name": "children", "type": {"type": "array", "items": "Tree"}}],
+}
 
 
 class Forest(CompiledSchema):
@@ -378,33 +394,64 @@ def test_deep_generic_value_on_marshmallows_dump_path_is_a_validation_error():
 
 
 class GenericDecimals(CompiledSchema):
-    small = fields.Raw(metadata={"avro": {"type": "bytes", "logicalType": "decimal",
-                                          "precision": 2, "scale": 1}})
-    fixed = fields.Raw(metadata={"avro": {"type": "fixed", "name": "f8", "size": 8,
-                                          "logicalType": "decimal", "precision": 4, "scale": 0}})
-    wide = fields.Raw(metadata={"avro": {"type": "fixed", "name": "f40", "size": 40,
-                                         "logicalType": "decimal", "precision": 50, "scale": 0}})
+    small = fields.Raw(
+        metadata={"avro": {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 1}}
+    )
+    fixed = fields.Raw(
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": "f8",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": 4,
+                "scale": 0,
+            }
+        }
+    )
+    wide = fields.Raw(
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": "f40",
+                "size": 40,
+                "logicalType": "decimal",
+                "precision": 50,
+                "scale": 0,
+            }
+        }
+    )
 
 
 def generic_decimals(small: int, fixed: int, wide: int) -> bytes:
     raw = small.to_bytes((abs(small).bit_length() + 8) // 8, "big", signed=True)
-    return (varint(len(raw)) + raw + fixed.to_bytes(8, "big", signed=True)
-            + wide.to_bytes(40, "big", signed=True))
+    return (
+        varint(len(raw)) + raw + fixed.to_bytes(8, "big", signed=True) + wide.to_bytes(40, "big", signed=True)
+    )
 
 
 def test_generic_path_decimals_past_their_precision_are_decode_errors():
     # fastavro rounds them, silently: 127 as decimal(2, 1) loaded as 1.3E+1
     schema = GenericDecimals()
-    for small, fixed, wide in ((99, 9999, 10**50 - 1), (-99, -9999, 1 - 10**50), (0, 0, 0),
-                               (5, -1, 12345)):
+    for small, fixed, wide in ((99, 9999, 10**50 - 1), (-99, -9999, 1 - 10**50), (0, 0, 0), (5, -1, 12345)):
         data = generic_decimals(small, fixed, wide)
         loaded = schema.load_compiled(data)
-        assert loaded == {"small": decimal.Decimal(small).scaleb(-1),
-                          "fixed": decimal.Decimal(fixed), "wide": decimal.Decimal(wide)}
+        assert loaded == {
+            "small": decimal.Decimal(small).scaleb(-1),
+            "fixed": decimal.Decimal(fixed),
+            "wide": decimal.Decimal(wide),
+        }
         assert loaded == fastavro.schemaless_reader(
-            io.BytesIO(data), fastavro.parse_schema(schema.avro_schema()), None)
-    for values, offset in (((100, 1, 1), 0), ((-127, 1, 1), 0), ((1, 10_000, 1), 2),
-                           ((1, -10_000, 1), 2), ((1, 1, 10**50), 10), ((1, 1, -(10**50)), 10)):
+            io.BytesIO(data), fastavro.parse_schema(schema.avro_schema()), None
+        )
+    for values, offset in (
+        ((100, 1, 1), 0),
+        ((-127, 1, 1), 0),
+        ((1, 10_000, 1), 2),
+        ((1, -10_000, 1), 2),
+        ((1, 1, 10**50), 10),
+        ((1, 1, -(10**50)), 10),
+    ):
         with pytest.raises(DecodeError, match=r"more digits than decimal\(") as caught:
             schema.load_compiled(generic_decimals(*values))
         assert caught.value.offset == offset
@@ -434,12 +481,21 @@ def test_generic_path_utf8_is_checked_as_python_checks_it(text):
 
 def test_generic_path_checks_indexes_booleans_ints_and_counts():
     class Misc(CompiledSchema):
-        value = fields.Raw(metadata={"avro": {"type": "record", "name": "MiscValue", "fields": [
-            {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
-            {"name": "u", "type": ["null", "int"]},
-            {"name": "b", "type": "boolean"},
-            {"name": "d", "type": {"type": "array", "items": "double"}},
-            {"name": "k", "type": {"type": "map", "values": "null"}}]}})
+        value = fields.Raw(
+            metadata={
+                "avro": {
+                    "type": "record",
+                    "name": "MiscValue",
+                    "fields": [
+                        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+                        {"name": "u", "type": ["null", "int"]},
+                        {"name": "b", "type": "boolean"},
+                        {"name": "d", "type": {"type": "array", "items": "double"}},
+                        {"name": "k", "type": {"type": "map", "values": "null"}},
+                    ],
+                }
+            }
+        )
 
     misc = Misc()
     record = {"value": {"e": "B", "u": 7, "b": True, "d": [0.5], "k": {"x": None}}}
@@ -487,6 +543,7 @@ def test_over_budget_error_says_which_limit_and_how_to_raise_it(zero_size):
 
 # -- decimals of any length: never quadratic, never a decimal signal --------------
 
+
 def test_long_decimal_within_a_large_precision_converts_in_subquadratic_time():
     # Decimal(int) of a megabyte's integer takes minutes; the runtime's
     # conversion joins halves with decimal's fast multiplication
@@ -517,17 +574,21 @@ def test_decimal_dump_never_lets_a_decimal_signal_or_value_error_escape():
         price = fields.Decimal(places=2, metadata={"precision": 10})
 
     price = Price().compile()
-    for value, message in ((10**5000, "Does not fit"), ("1e999999999", "Does not fit"),
-                           (decimal.Decimal("1e999999999"), "Does not fit"),
-                           (decimal.Decimal("1e-999999999"), "decimal places"),
-                           (decimal.Decimal("1." + "0" * 100_000 + "1"), "decimal places"),
-                           (decimal.Decimal("100000000"), "Does not fit")):
+    for value, message in (
+        (10**5000, "Does not fit"),
+        ("1e999999999", "Does not fit"),
+        (decimal.Decimal("1e999999999"), "Does not fit"),
+        (decimal.Decimal("1e-999999999"), "decimal places"),
+        (decimal.Decimal("1." + "0" * 100_000 + "1"), "decimal places"),
+        (decimal.Decimal("100000000"), "Does not fit"),
+    ):
         started = time.perf_counter()
         with pytest.raises(ValidationError, match=message):
             price.dump_compiled({"price": value})
         assert time.perf_counter() - started < 1
     assert price.load_compiled(price.dump_compiled({"price": 10**7})) == {
-        "price": decimal.Decimal("10000000.00")}
+        "price": decimal.Decimal("10000000.00")
+    }
 
 
 def test_a_field_whose_own_serialize_raises_a_decimal_signal_is_a_validation_error():
@@ -547,6 +608,7 @@ def test_a_field_whose_own_serialize_raises_a_decimal_signal_is_a_validation_err
 
 # -- messages of any type ------------------------------------------------------------
 
+
 def test_non_string_error_messages_are_raised_as_they_are():
     class Coded(CompiledSchema):
         count = fields.Integer(required=True, error_messages={"required": {"code": 7}})
@@ -564,6 +626,7 @@ def test_non_string_error_messages_are_raised_as_they_are():
 
 # -- any bytes: a value or a clean error, quickly -------------------------------------
 
+
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.binary(max_size=64))
 def test_random_bytes_give_a_value_or_a_clean_error(generic, zero_size, data):
@@ -579,10 +642,17 @@ def test_random_bytes_give_a_value_or_a_clean_error(generic, zero_size, data):
 class Zeros(CompiledSchema):
     """Items that take no bytes, on the compiled and the generic path."""
 
-    generic_nulls = fields.Raw(metadata={"avro": {"type": "array", "items": {
-        "type": "record", "name": "Z", "fields": [{"name": "n", "type": "null"}]}}})
-    generic_map = fields.Raw(metadata={"avro": {"type": "map", "values": [
-        "null", {"type": "array", "items": "null"}]}})
+    generic_nulls = fields.Raw(
+        metadata={
+            "avro": {
+                "type": "array",
+                "items": {"type": "record", "name": "Z", "fields": [{"name": "n", "type": "null"}]},
+            }
+        }
+    )
+    generic_map = fields.Raw(
+        metadata={"avro": {"type": "map", "values": ["null", {"type": "array", "items": "null"}]}}
+    )
     tree = fields.Raw(allow_none=True, metadata={"avro": ["null", TREE]})
     empties = fields.List(fields.Nested(Empty))
     consts = fields.List(fields.Constant(None))
@@ -590,11 +660,22 @@ class Zeros(CompiledSchema):
 
 
 ZERO_RECORDS = [
-    {"generic_nulls": [], "generic_map": {}, "tree": None, "empties": [], "consts": [],
-     "amount": decimal.Decimal("0.00")},
-    {"generic_nulls": [{"n": None}] * 3, "generic_map": {"a": None, "b": [None, None]},
-     "tree": {"children": [{"children": []}, {"children": [{"children": []}]}]},
-     "empties": [{}] * 5, "consts": [None] * 4, "amount": decimal.Decimal("-9999.99")},
+    {
+        "generic_nulls": [],
+        "generic_map": {},
+        "tree": None,
+        "empties": [],
+        "consts": [],
+        "amount": decimal.Decimal("0.00"),
+    },
+    {
+        "generic_nulls": [{"n": None}] * 3,
+        "generic_map": {"a": None, "b": [None, None]},
+        "tree": {"children": [{"children": []}, {"children": [{"children": []}]}]},
+        "empties": [{}] * 5,
+        "consts": [None] * 4,
+        "amount": decimal.Decimal("-9999.99"),
+    },
 ]
 
 
@@ -607,16 +688,20 @@ def mutate(data: bytes, operations) -> bytes:
         elif operation == "insert":
             data[position:position] = varint(value)
         elif operation == "delete":
-            del data[position:position + 1 + value % 4]
+            del data[position : position + 1 + value % 4]
         elif operation == "duplicate":
-            data[position:position] = data[position:position + 1 + value % 8]
+            data[position:position] = data[position : position + 1 + value % 8]
     return bytes(data)
 
 
-OPERATIONS = st.lists(st.tuples(st.sampled_from(["flip", "insert", "delete", "duplicate"]),
-                                st.integers(0, 10**6),
-                                st.one_of(st.integers(-2**63, 2**63 - 1), st.integers(0, 300))),
-                      max_size=4)
+OPERATIONS = st.lists(
+    st.tuples(
+        st.sampled_from(["flip", "insert", "delete", "duplicate"]),
+        st.integers(0, 10**6),
+        st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(0, 300)),
+    ),
+    max_size=4,
+)
 
 
 @pytest.fixture(scope="module")
@@ -628,12 +713,12 @@ def zeros():
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(range(len(ZERO_RECORDS))), OPERATIONS, st.booleans())
 def test_mutated_messages_give_a_value_or_a_clean_error_in_bounded_time_and_memory(
-        zeros, index, operations, many):
+    zeros, index, operations, many
+):
     import tracemalloc
 
     record = ZERO_RECORDS[index]
-    data = mutate(zeros.dump_compiled([record, record] if many else record, many=many),
-                  operations)
+    data = mutate(zeros.dump_compiled([record, record] if many else record, many=many), operations)
     tracemalloc.start()
     started = time.perf_counter()
     try:
@@ -654,7 +739,13 @@ def test_mutated_messages_give_a_value_or_a_clean_error_in_bounded_time_and_memo
 
 
 def test_limits_are_checked_when_flags_are_made():
-    for bad in ({"max_depth": 0}, {"max_depth": 10_001}, {"max_items": 0}, {"max_items": 2**64},
-                {"item_allowance": -1}, {"item_allowance": 2**63}):
+    for bad in (
+        {"max_depth": 0},
+        {"max_depth": 10_001},
+        {"max_items": 0},
+        {"max_items": 2**64},
+        {"item_allowance": -1},
+        {"item_allowance": 2**63},
+    ):
         with pytest.raises(ValueError):
             CompileFlags(**bad)

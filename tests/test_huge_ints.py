@@ -33,15 +33,19 @@ def holder():
     return Holder().compile()
 
 
-@pytest.mark.parametrize("value", [HUGE, -HUGE, 2**63, -(2**63) - 1],
-                         ids=["huge", "-huge", "2**63", "-2**63-1"])
-@pytest.mark.parametrize("place, path", [
-    ({"big": None}, ["big"]),
-    ({"small": None}, ["small"]),
-    ({"items": [1, None]}, ["items", 1]),
-    ({"table": {"k": None}}, ["table", "k", "value"]),
-    ({"inner": {"n": None}}, ["inner", "n"]),
-])
+@pytest.mark.parametrize(
+    "value", [HUGE, -HUGE, 2**63, -(2**63) - 1], ids=["huge", "-huge", "2**63", "-2**63-1"]
+)
+@pytest.mark.parametrize(
+    "place, path",
+    [
+        ({"big": None}, ["big"]),
+        ({"small": None}, ["small"]),
+        ({"items": [1, None]}, ["items", 1]),
+        ({"table": {"k": None}}, ["table", "k", "value"]),
+        ({"inner": {"n": None}}, ["inner", "n"]),
+    ],
+)
 def test_a_marshmallow_field_names_the_field(holder, value, place, path):
     key, shape = next(iter(place.items()))
     if shape is None:
@@ -62,21 +66,30 @@ def test_a_marshmallow_field_names_the_field(holder, value, place, path):
         assert f"{value.bit_length()} bits" in text
 
 
-CODEC = AvroCodec({"type": "record", "name": "R", "fields": [
-    {"name": "long", "type": "long"},
-    {"name": "int", "type": "int"},
-    {"name": "items", "type": {"type": "array", "items": "long"}},
-    {"name": "table", "type": {"type": "map", "values": "int"}},
-]})
+CODEC = AvroCodec(
+    {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "long", "type": "long"},
+            {"name": "int", "type": "int"},
+            {"name": "items", "type": {"type": "array", "items": "long"}},
+            {"name": "table", "type": {"type": "map", "values": "int"}},
+        ],
+    }
+)
 
 
 @pytest.mark.parametrize("value", [HUGE, -HUGE], ids=["huge", "-huge"])
-@pytest.mark.parametrize("datum, path", [
-    (lambda v: {"long": v, "int": 1, "items": [], "table": {}}, "long"),
-    (lambda v: {"long": 1, "int": v, "items": [], "table": {}}, "int"),
-    (lambda v: {"long": 1, "int": 1, "items": [0, v], "table": {}}, "items[1]"),
-    (lambda v: {"long": 1, "int": 1, "items": [], "table": {"k": v}}, "table.k"),
-])
+@pytest.mark.parametrize(
+    "datum, path",
+    [
+        (lambda v: {"long": v, "int": 1, "items": [], "table": {}}, "long"),
+        (lambda v: {"long": 1, "int": v, "items": [], "table": {}}, "int"),
+        (lambda v: {"long": 1, "int": 1, "items": [0, v], "table": {}}, "items[1]"),
+        (lambda v: {"long": 1, "int": 1, "items": [], "table": {"k": v}}, "table.k"),
+    ],
+)
 def test_avro_codec_names_the_field(value, datum, path):
     with pytest.raises(DatumError) as caught:
         CODEC.dump(datum(value))

@@ -39,13 +39,30 @@ assert codec.wait_compiled(60)  # the background lookup has run
 print(json.dumps(sorted(sys.modules)))
 """
 
-BUILD_ONLY = {"importlib.metadata", "email", "zipfile", "csv", "socket", "calendar",
-              "subprocess", "tempfile", "signal"}
+BUILD_ONLY = {
+    "importlib.metadata",
+    "email",
+    "zipfile",
+    "csv",
+    "socket",
+    "calendar",
+    "subprocess",
+    "tempfile",
+    "signal",
+}
 #: what serving quietly from the interpreter needs neither: the builder and
 #: what it imports, logging (and concurrent.futures, which imports it), the
 #: codecs' libraries of codecs not used, compatibility checks
-QUIET_SERVING_SKIPS = {"roastedavro.compiler", "sysconfig", "logging", "concurrent.futures",
-                       "queue", "bz2", "lzma", "roastedavro.avro.compatibility"}
+QUIET_SERVING_SKIPS = {
+    "roastedavro.compiler",
+    "sysconfig",
+    "logging",
+    "concurrent.futures",
+    "queue",
+    "bz2",
+    "lzma",
+    "roastedavro.avro.compatibility",
+}
 #: dataclasses imports inspect, ast and dis (about 1.3 MB); the value classes
 #: on the serving path are roastedavro._record's
 INTROSPECTION = {"dataclasses", "inspect", "ast", "dis"}
@@ -55,8 +72,9 @@ INTROSPECTION = {"dataclasses", "inspect", "ast", "dis"}
 def test_serving_from_the_interpreter_imports_nothing_made_for_builds(policy, tmp_path):
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     env.update(ROASTEDAVRO_COMPILE=policy, ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"))
-    done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     imported = set(json.loads(done.stdout.splitlines()[-1]))
     assert "roastedavro.precompiled" in imported  # the lookup did run
@@ -90,7 +108,8 @@ def test_the_scan_sees_the_group_where_importlib_metadata_does(tmp_path, monkeyp
     _dist_info(site, "codecs_pkg", f"[{precompiled.GROUP}]\ncodecs_pkg = codecs_pkg\n")
     assert precompiled._group_may_be_declared()
     assert [point.value for point in importlib.metadata.entry_points(group=precompiled.GROUP)] == [
-        "codecs_pkg"]
+        "codecs_pkg"
+    ]
 
 
 def test_an_eggs_metadata_is_read(tmp_path, monkeypatch):

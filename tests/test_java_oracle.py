@@ -30,22 +30,25 @@ CASES_BY_ID = {case.id: case for case in CASES}
 
 
 def ours(schema) -> dict:
-    return {"canonical": schema.canonical_form(),
-            **{algorithm: schema.fingerprint(algorithm) for algorithm in ALGORITHMS}}
+    return {
+        "canonical": schema.canonical_form(),
+        **{algorithm: schema.fingerprint(algorithm) for algorithm in ALGORITHMS},
+    }
 
 
 def javas(java, texts: list[str]) -> list[dict]:
     canonical = java.canonical_each(texts)
-    return [{"canonical": form, **prints}
-            for form, prints in zip(canonical, java.fingerprints_each(texts))]
+    return [{"canonical": form, **prints} for form, prints in zip(canonical, java.fingerprints_each(texts))]
 
 
 # -- 1. canonical forms and fingerprints ------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def java_corpus(java):
-    return dict(zip((name for name, _ in CANONICAL_CORPUS),
-                    javas(java, [text for _, text in CANONICAL_CORPUS])))
+    return dict(
+        zip((name for name, _ in CANONICAL_CORPUS), javas(java, [text for _, text in CANONICAL_CORPUS]))
+    )
 
 
 @pytest.mark.parametrize("name, text", CANONICAL_CORPUS, ids=[name for name, _ in CANONICAL_CORPUS])
@@ -75,15 +78,18 @@ def test_java_reads_our_full_json_as_the_same_schema(java):
     for (name, _), schema, answer in zip(CANONICAL_CORPUS, schemas, answers):
         assert answer["ok"], (name, answer)
     # and what Java reads from it has our canonical form
-    assert java.canonical_each([schema.to_json() for schema in schemas]) == \
-        [schema.canonical_form() for schema in schemas]
+    assert java.canonical_each([schema.to_json() for schema in schemas]) == [
+        schema.canonical_form() for schema in schemas
+    ]
 
 
 try:
     import avro_strategies
 except ImportError:  # written alongside; the random tests wait for it
     avro_strategies = None
-needs_strategies = pytest.mark.skipif(avro_strategies is None, reason="tests/avro_strategies.py not available")
+needs_strategies = pytest.mark.skipif(
+    avro_strategies is None, reason="tests/avro_strategies.py not available"
+)
 
 
 def _random_schemas():
@@ -112,8 +118,9 @@ def java_reads_a_reference_differently(schema) -> bool:
 
     def walk(node, namespace) -> bool:
         if isinstance(node, str):
-            return ("." not in node and bool(namespace) and f"{namespace}.{node}" in unfinished
-                    and node in done)
+            return (
+                "." not in node and bool(namespace) and f"{namespace}.{node}" in unfinished and node in done
+            )
         if isinstance(node, list):
             return any(walk(branch, namespace) for branch in node)
         if not isinstance(node, dict):
@@ -138,10 +145,22 @@ def java_reads_a_reference_differently(schema) -> bool:
 
 
 def test_java_reads_a_short_name_inside_its_own_record_as_the_null_namespace_type(java):
-    schema = {"type": "record", "name": "Rec", "fields": [
-        {"name": "a", "type": {"type": "fixed", "name": "Node", "size": 1}},
-        {"name": "b", "type": {"type": "record", "name": "Node", "namespace": "x", "fields": [
-            {"name": "next", "type": ["null", "Node"]}]}}]}
+    schema = {
+        "type": "record",
+        "name": "Rec",
+        "fields": [
+            {"name": "a", "type": {"type": "fixed", "name": "Node", "size": 1}},
+            {
+                "name": "b",
+                "type": {
+                    "type": "record",
+                    "name": "Node",
+                    "namespace": "x",
+                    "fields": [{"name": "next", "type": ["null", "Node"]}],
+                },
+            },
+        ],
+    }
     assert java_reads_a_reference_differently(schema)
     text = json.dumps(schema)
     # the specification: a short name is in the enclosing namespace, x.Node is the record itself
@@ -150,8 +169,9 @@ def test_java_reads_a_short_name_inside_its_own_record_as_the_null_namespace_typ
 
 
 @needs_strategies
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.data_too_large])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(_random_schemas())
 def test_random_schemas_canonical_forms_and_fingerprints(java, schemas):
     texts = [json.dumps(schema) for schema in schemas if not java_reads_a_reference_differently(schema)]
@@ -217,9 +237,12 @@ LOGICAL_DISAGREEMENTS: dict[str, str] = {}
 
 
 def _marked(cases, disagreements):
-    return [case if case.id not in disagreements else
-            pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=disagreements[case.id]))
-            for case in cases]
+    return [
+        case
+        if case.id not in disagreements
+        else pytest.param(case, marks=pytest.mark.xfail(strict=True, reason=disagreements[case.id]))
+        for case in cases
+    ]
 
 
 @pytest.mark.parametrize("case", _marked(CASES, PARSER_DISAGREEMENTS), ids=[case.id for case in CASES])
@@ -232,16 +255,21 @@ def test_parse_schema_verdict(case):
 
 
 def _logical(java_logical):
-    return None if java_logical is None else (
-        java_logical["name"], java_logical.get("precision"), java_logical.get("scale"))
+    return (
+        None
+        if java_logical is None
+        else (java_logical["name"], java_logical.get("precision"), java_logical.get("scale"))
+    )
 
 
-ACCEPTED_BY_BOTH = [case for case in CASES
-                    if case.valid and case.java_accepts and case.id not in PARSER_DISAGREEMENTS]
+ACCEPTED_BY_BOTH = [
+    case for case in CASES if case.valid and case.java_accepts and case.id not in PARSER_DISAGREEMENTS
+]
 
 
-@pytest.mark.parametrize("case", _marked(ACCEPTED_BY_BOTH, LOGICAL_DISAGREEMENTS),
-                         ids=[case.id for case in ACCEPTED_BY_BOTH])
+@pytest.mark.parametrize(
+    "case", _marked(ACCEPTED_BY_BOTH, LOGICAL_DISAGREEMENTS), ids=[case.id for case in ACCEPTED_BY_BOTH]
+)
 def test_accepted_schemas_read_as_java_reads_them(case, java, java_verdicts):
     schema = parse_schema(case.source)
     assert ours(schema) == javas(java, [case.source])[0]
@@ -249,11 +277,13 @@ def test_accepted_schemas_read_as_java_reads_them(case, java, java_verdicts):
     root = schema.root
     logical = root.logical if isinstance(root, (Primitive, Fixed)) else None
     expected = _logical(java_verdicts[case.id]["logical"])
-    assert (None if logical is None else (logical.name, logical.precision, logical.scale)) == \
-        (None if expected is None else (expected[0], expected[1], expected[2]))
+    assert (None if logical is None else (logical.name, logical.precision, logical.scale)) == (
+        None if expected is None else (expected[0], expected[1], expected[2])
+    )
 
 
 # -- 3. bytes ------------------------------------------------------------------------------------
+
 
 def _codec_class():
     codec = getattr(roastedavro, "AvroCodec", None)
@@ -262,50 +292,98 @@ def _codec_class():
     return codec
 
 
-EVERYTHING = {"type": "record", "name": "Everything", "namespace": "n", "fields": [
-    {"name": "null", "type": "null"},
-    {"name": "boolean", "type": "boolean"},
-    {"name": "int", "type": "int"},
-    {"name": "long", "type": "long"},
-    {"name": "float", "type": "float"},
-    {"name": "double", "type": "double"},
-    {"name": "bytes", "type": "bytes"},
-    {"name": "string", "type": "string"},
-    {"name": "optional", "type": ["null", "string"]},
-    {"name": "choice", "type": ["int", "string", "null"]},
-    {"name": "longs", "type": {"type": "array", "items": "long"}},
-    {"name": "map", "type": {"type": "map", "values": ["null", "int"]}},
-    {"name": "suit", "type": {"type": "enum", "name": "Suit", "symbols": ["SPADES", "HEARTS"]}},
-    {"name": "fixed", "type": {"type": "fixed", "name": "F", "size": 3}},
-    {"name": "named", "type": ["null", "Suit", "F"]},
-    {"name": "suits", "type": {"type": "map", "values": {"type": "array", "items": "n.Suit"}}},
-    {"name": "list", "type": {"type": "record", "name": "LongList", "fields": [
-        {"name": "value", "type": "long"}, {"name": "next", "type": ["null", "LongList"]}]}},
-]}
-BYTES_SCHEMAS = {"Everything": EVERYTHING, "long": "long",
-                 "array of unions": {"type": "array", "items": ["null", "double", "string"]}}
+EVERYTHING = {
+    "type": "record",
+    "name": "Everything",
+    "namespace": "n",
+    "fields": [
+        {"name": "null", "type": "null"},
+        {"name": "boolean", "type": "boolean"},
+        {"name": "int", "type": "int"},
+        {"name": "long", "type": "long"},
+        {"name": "float", "type": "float"},
+        {"name": "double", "type": "double"},
+        {"name": "bytes", "type": "bytes"},
+        {"name": "string", "type": "string"},
+        {"name": "optional", "type": ["null", "string"]},
+        {"name": "choice", "type": ["int", "string", "null"]},
+        {"name": "longs", "type": {"type": "array", "items": "long"}},
+        {"name": "map", "type": {"type": "map", "values": ["null", "int"]}},
+        {"name": "suit", "type": {"type": "enum", "name": "Suit", "symbols": ["SPADES", "HEARTS"]}},
+        {"name": "fixed", "type": {"type": "fixed", "name": "F", "size": 3}},
+        {"name": "named", "type": ["null", "Suit", "F"]},
+        {"name": "suits", "type": {"type": "map", "values": {"type": "array", "items": "n.Suit"}}},
+        {
+            "name": "list",
+            "type": {
+                "type": "record",
+                "name": "LongList",
+                "fields": [{"name": "value", "type": "long"}, {"name": "next", "type": ["null", "LongList"]}],
+            },
+        },
+    ],
+}
+BYTES_SCHEMAS = {
+    "Everything": EVERYTHING,
+    "long": "long",
+    "array of unions": {"type": "array", "items": ["null", "double", "string"]},
+}
 
 # (schema, datum as roastedavro takes it, the datum in Avro's JSON encoding)
 DATA = [
-    ("Everything",
-     {"null": None, "boolean": True, "int": -2**31, "long": -2**63, "float": 1.5, "double": -0.0,
-      "bytes": b"\x00\xff", "string": "ü€😀", "optional": None, "choice": 7, "longs": [3, 27],
-      "map": {"a": 1, "b": None}, "suit": "HEARTS", "fixed": b"abc", "named": b"xyz",
-      "suits": {"k": ["SPADES", "HEARTS"]}, "list": {"value": 1, "next": {"value": 2, "next": None}}},
-     '{"null": null, "boolean": true, "int": -2147483648, "long": -9223372036854775808, "float": 1.5,'
-     ' "double": -0.0, "bytes": "\\u0000\\u00ff", "string": "ü€😀", "optional": null,'
-     ' "choice": {"int": 7}, "longs": [3, 27], "map": {"a": {"int": 1}, "b": null},'
-     ' "suit": "HEARTS", "fixed": "abc", "named": {"n.F": "xyz"}, "suits": {"k": ["SPADES", "HEARTS"]},'
-     ' "list": {"value": 1, "next": {"n.LongList": {"value": 2, "next": null}}}}'),
-    ("Everything",
-     {"null": None, "boolean": False, "int": 2**31 - 1, "long": 2**63 - 1, "float": -0.0,
-      "double": 1e300, "bytes": b"", "string": "", "optional": "a", "choice": None, "longs": [],
-      "map": {}, "suit": "SPADES", "fixed": b"\x00\x00\x00", "named": "HEARTS", "suits": {},
-      "list": {"value": 0, "next": None}},
-     '{"null": null, "boolean": false, "int": 2147483647, "long": 9223372036854775807, "float": -0.0,'
-     ' "double": 1e300, "bytes": "", "string": "", "optional": {"string": "a"}, "choice": null,'
-     ' "longs": [], "map": {}, "suit": "SPADES", "fixed": "\\u0000\\u0000\\u0000",'
-     ' "named": {"n.Suit": "HEARTS"}, "suits": {}, "list": {"value": 0, "next": null}}'),
+    (
+        "Everything",
+        {
+            "null": None,
+            "boolean": True,
+            "int": -(2**31),
+            "long": -(2**63),
+            "float": 1.5,
+            "double": -0.0,
+            "bytes": b"\x00\xff",
+            "string": "ü€😀",
+            "optional": None,
+            "choice": 7,
+            "longs": [3, 27],
+            "map": {"a": 1, "b": None},
+            "suit": "HEARTS",
+            "fixed": b"abc",
+            "named": b"xyz",
+            "suits": {"k": ["SPADES", "HEARTS"]},
+            "list": {"value": 1, "next": {"value": 2, "next": None}},
+        },
+        '{"null": null, "boolean": true, "int": -2147483648, "long": -9223372036854775808, "float": 1.5,'
+        ' "double": -0.0, "bytes": "\\u0000\\u00ff", "string": "ü€😀", "optional": null,'
+        ' "choice": {"int": 7}, "longs": [3, 27], "map": {"a": {"int": 1}, "b": null},'
+        ' "suit": "HEARTS", "fixed": "abc", "named": {"n.F": "xyz"}, "suits": {"k": ["SPADES", "HEARTS"]},'
+        ' "list": {"value": 1, "next": {"n.LongList": {"value": 2, "next": null}}}}',
+    ),
+    (
+        "Everything",
+        {
+            "null": None,
+            "boolean": False,
+            "int": 2**31 - 1,
+            "long": 2**63 - 1,
+            "float": -0.0,
+            "double": 1e300,
+            "bytes": b"",
+            "string": "",
+            "optional": "a",
+            "choice": None,
+            "longs": [],
+            "map": {},
+            "suit": "SPADES",
+            "fixed": b"\x00\x00\x00",
+            "named": "HEARTS",
+            "suits": {},
+            "list": {"value": 0, "next": None},
+        },
+        '{"null": null, "boolean": false, "int": 2147483647, "long": 9223372036854775807, "float": -0.0,'
+        ' "double": 1e300, "bytes": "", "string": "", "optional": {"string": "a"}, "choice": null,'
+        ' "longs": [], "map": {}, "suit": "SPADES", "fixed": "\\u0000\\u0000\\u0000",'
+        ' "named": {"n.Suit": "HEARTS"}, "suits": {}, "list": {"value": 0, "next": null}}',
+    ),
     ("long", 0, "0"),
     ("long", -65, "-65"),
     ("array of unions", [None, 2.5, "x"], '[null, {"double": 2.5}, {"string": "x"}]'),
@@ -329,8 +407,9 @@ def test_java_reads_and_writes_back_our_bytes(java, codecs):
 
 
 @needs_strategies
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                 HealthCheck.data_too_large])
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.data())
 def test_java_reads_random_datums_we_write(java, codecs, data):
     name = data.draw(st.sampled_from(sorted(BYTES_SCHEMAS)))
@@ -343,8 +422,9 @@ def test_java_reads_random_datums_we_write(java, codecs, data):
 
 def test_java_reads_and_writes_back_our_single_object_messages(java, codecs):
     messages = [codecs[name].dump_single(datum) for name, datum, _ in DATA]
-    trips = java.roundtrip_single_each((BYTES_SCHEMAS[name], message)
-                                       for (name, _, _), message in zip(DATA, messages))
+    trips = java.roundtrip_single_each(
+        (BYTES_SCHEMAS[name], message) for (name, _, _), message in zip(DATA, messages)
+    )
     for (name, datum, _), message, trip in zip(DATA, messages, trips):
         assert trip.trailing == 0 and trip.data == message, (name, datum, trip)
 
@@ -354,17 +434,33 @@ SCHEMA_SETS = {
     "orders": [
         {"type": "fixed", "name": "Id", "namespace": "com.a", "size": 16},
         {"type": "enum", "name": "com.a.Status", "symbols": ["NEW", "DONE"]},
-        {"type": "record", "name": "Order", "namespace": "com.a", "fields": [
-            {"name": "id", "type": "Id"}, {"name": "status", "type": "com.a.Status"},
-            {"name": "parent", "type": ["null", "Order"], "default": None}]},
-        {"type": "record", "name": "com.b.Batch", "fields": [
-            {"name": "orders", "type": {"type": "array", "items": "com.a.Order"}},
-            {"name": "first", "type": ["null", "com.a.Id"]}]},
+        {
+            "type": "record",
+            "name": "Order",
+            "namespace": "com.a",
+            "fields": [
+                {"name": "id", "type": "Id"},
+                {"name": "status", "type": "com.a.Status"},
+                {"name": "parent", "type": ["null", "Order"], "default": None},
+            ],
+        },
+        {
+            "type": "record",
+            "name": "com.b.Batch",
+            "fields": [
+                {"name": "orders", "type": {"type": "array", "items": "com.a.Order"}},
+                {"name": "first", "type": ["null", "com.a.Id"]},
+            ],
+        },
         {"type": "array", "items": "com.b.Batch"},
     ],
     "same definition twice": [
         {"type": "fixed", "name": "X", "size": 1},
-        {"type": "record", "name": "R", "fields": [{"name": "x", "type": {"type": "fixed", "name": "X", "size": 1}}]},
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "x", "type": {"type": "fixed", "name": "X", "size": 1}}],
+        },
     ],
     "a name defined differently": [
         {"type": "fixed", "name": "X", "size": 1},
@@ -382,10 +478,15 @@ SET_ORDER_FREE = {"a name used before its schema"}
 SET_DISAGREEMENTS: dict[str, str] = {}
 
 
-@pytest.mark.parametrize("name", [name if name not in SET_DISAGREEMENTS else
-                                  pytest.param(name, marks=pytest.mark.xfail(
-                                      strict=True, reason=SET_DISAGREEMENTS[name]))
-                                  for name in SCHEMA_SETS])
+@pytest.mark.parametrize(
+    "name",
+    [
+        name
+        if name not in SET_DISAGREEMENTS
+        else pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=SET_DISAGREEMENTS[name]))
+        for name in SCHEMA_SETS
+    ],
+)
 def test_schema_sets_read_as_java_reads_them(name, java):
     texts = [json.dumps(schema) for schema in SCHEMA_SETS[name]]
     results = java.parse_many(texts)
@@ -397,8 +498,10 @@ def test_schema_sets_read_as_java_reads_them(name, java):
     schemas = parse_schemas(texts)
     if java_accepts:
         # Java writes each schema with the definitions it uses: its canonical form is ours
-        assert [schema.canonical_form() for schema in schemas] == \
-            java.canonical_each([result["full"] for result in results])
+        assert [schema.canonical_form() for schema in schemas] == java.canonical_each(
+            [result["full"] for result in results]
+        )
     else:
-        assert [schema.canonical_form() for schema in schemas] == \
-            java.canonical_each([schema.to_json() for schema in schemas])
+        assert [schema.canonical_form() for schema in schemas] == java.canonical_each(
+            [schema.to_json() for schema in schemas]
+        )

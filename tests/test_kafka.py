@@ -23,51 +23,73 @@ from marshmallow import fields
 pytest.importorskip("confluent_kafka.schema_registry.avro", reason="confluent-kafka is not installed")
 
 from confluent_kafka.schema_registry import (  # noqa: E402
-    Schema, SchemaReference, SchemaRegistryClient, record_subject_name_strategy,
+    Schema,
+    SchemaReference,
+    SchemaRegistryClient,
+    record_subject_name_strategy,
     topic_record_subject_name_strategy,
 )
 from confluent_kafka.schema_registry.avro import (  # noqa: E402
-    AvroDeserializer as ConfluentDeserializer, AvroSerializer as ConfluentSerializer,
+    AvroDeserializer as ConfluentDeserializer,
+    AvroSerializer as ConfluentSerializer,
 )
 from confluent_kafka.serialization import (  # noqa: E402
-    MessageField, SerializationContext, SerializationError,
+    MessageField,
+    SerializationContext,
+    SerializationError,
 )
 
 from avro_strategies import as_read, assert_same, datums  # noqa: E402
 from roastedavro import AvroCodec, CompiledSchema, DecodeError  # noqa: E402
 from roastedavro.kafka import (  # noqa: E402
-    COMPILED, FALLBACK, AvroDeserializer, AvroSerializer, RegistryWatcher, serde, wire_header,
+    COMPILED,
+    FALLBACK,
+    AvroDeserializer,
+    AvroSerializer,
+    RegistryWatcher,
+    serde,
+    wire_header,
     wire_schema_id,
 )
 
 TRADE = {
-    "type": "record", "name": "Trade", "namespace": "kafka.test",
+    "type": "record",
+    "name": "Trade",
+    "namespace": "kafka.test",
     "fields": [
         {"name": "id", "type": "long"},
         {"name": "symbol", "type": "string"},
-        {"name": "price", "type": {"type": "bytes", "logicalType": "decimal", "precision": 12,
-                                   "scale": 4}},
+        {"name": "price", "type": {"type": "bytes", "logicalType": "decimal", "precision": 12, "scale": 4}},
         {"name": "quantity", "type": "int"},
         {"name": "side", "type": {"type": "enum", "name": "Side", "symbols": ["BUY", "SELL"]}},
         {"name": "at", "type": {"type": "long", "logicalType": "timestamp-micros"}},
-        {"name": "trader", "type": ["null", {"type": "string", "logicalType": "uuid"}],
-         "default": None},
+        {"name": "trader", "type": ["null", {"type": "string", "logicalType": "uuid"}], "default": None},
         {"name": "venue", "type": {"type": "fixed", "name": "Mic", "size": 4}},
         {"name": "tags", "type": {"type": "array", "items": "string"}},
         {"name": "fees", "type": {"type": "map", "values": "double"}},
     ],
 }
 TRADE_V2 = {  # drops tags, adds a field with a default, widens quantity
-    "type": "record", "name": "Trade", "namespace": "kafka.test",
-    "fields": [f for f in TRADE["fields"] if f["name"] not in ("tags", "quantity")] + [
+    "type": "record",
+    "name": "Trade",
+    "namespace": "kafka.test",
+    "fields": [f for f in TRADE["fields"] if f["name"] not in ("tags", "quantity")]
+    + [
         {"name": "quantity", "type": "long"},
         {"name": "desk", "type": "string", "default": "main"},
     ],
 }
 A_TRADE = {
-    "id": 7, "symbol": "ACME", "price": Decimal("187.2500"), "quantity": 100, "side": "SELL",
+    "id": 7,
+    "symbol": "ACME",
+    "price": Decimal("187.2500"),
+    "quantity": 100,
+    "side": "SELL",
     "at": datetime.datetime(2026, 11, 23, 9, 30, tzinfo=datetime.timezone.utc),
-    "trader": str(uuid.UUID(int=42)), "venue": b"XNAS", "tags": ["a", "b"], "fees": {"x": 0.5},
+    "trader": str(uuid.UUID(int=42)),
+    "venue": b"XNAS",
+    "tags": ["a", "b"],
+    "fees": {"x": 0.5},
 }
 VALUE = MessageField.VALUE
 
@@ -122,8 +144,13 @@ def test_wire_header():
         wire_schema_id(b"\x00\x00")
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(datum=datums(TRADE))
 def test_bytes_equal_confluent_and_both_read_each_other(datum):
     registry = _shared_registry()
@@ -163,8 +190,9 @@ def _shared_deserializer(registry):
 def test_fallback_then_compiled_give_the_same_values_and_the_swap_is_counted(registry, uncached):
     compiler = ManualCompiler()
     finished = []
-    ours = AvroSerializer(registry, TRADE, compiler=compiler,
-                          on_compiled=lambda what, error: finished.append((what, error)))
+    ours = AvroSerializer(
+        registry, TRADE, compiler=compiler, on_compiled=lambda what, error: finished.append((what, error))
+    )
     reader = AvroDeserializer(registry, compiler=compiler)
     theirs = ConfluentSerializer(registry, json.dumps(TRADE))
     message = ours(A_TRADE, ctx())
@@ -211,8 +239,9 @@ def test_compile_failure_is_logged_and_the_fallback_keeps_working(registry, unca
     compiler = BackgroundCompiler(build="here")
     ours = AvroSerializer(registry, TRADE, compiler=None)
     message = ours(A_TRADE, ctx())
-    reader = AvroDeserializer(registry, compiler=compiler,
-                              on_compiled=lambda what, error: errors.append(error))
+    reader = AvroDeserializer(
+        registry, compiler=compiler, on_compiled=lambda what, error: errors.append(error)
+    )
     # the slot's compile fails on the background thread
     original = serde._Codec.__init__
 
@@ -278,48 +307,67 @@ def test_a_reader_with_other_logical_types_reads_as_confluent_reads(registry):
     # confluent-kafka reads with fastavro, which converts by the writer's
     # logical types only: a long read as a timestamp-millis stays the long,
     # a date read as a double stays the date
-    writer = {"type": "record", "name": "Stamp", "namespace": "kafka.test", "fields": [
-        {"name": "at", "type": "long"},
-        {"name": "day", "type": {"type": "int", "logicalType": "date"}},
-        {"name": "count", "type": "long"}]}
-    reader_schema = {"type": "record", "name": "Stamp", "namespace": "kafka.test", "fields": [
-        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
-        {"name": "day", "type": "double"},
-        {"name": "count", "type": "float"}]}
+    writer = {
+        "type": "record",
+        "name": "Stamp",
+        "namespace": "kafka.test",
+        "fields": [
+            {"name": "at", "type": "long"},
+            {"name": "day", "type": {"type": "int", "logicalType": "date"}},
+            {"name": "count", "type": "long"},
+        ],
+    }
+    reader_schema = {
+        "type": "record",
+        "name": "Stamp",
+        "namespace": "kafka.test",
+        "fields": [
+            {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+            {"name": "day", "type": "double"},
+            {"name": "count", "type": "float"},
+        ],
+    }
     datum = {"at": 1_700_000_000_000, "day": datetime.date(2022, 1, 1), "count": 2**24 + 1}
     topic = SerializationContext("stamps", MessageField.VALUE)
     message = ConfluentSerializer(registry, json.dumps(writer))(datum, topic)
     expected = ConfluentDeserializer(registry, json.dumps(reader_schema))(message, topic)
-    assert expected == {"at": 1_700_000_000_000, "day": datetime.date(2022, 1, 1),
-                        "count": float(2**24 + 1)}
+    assert expected == {"at": 1_700_000_000_000, "day": datetime.date(2022, 1, 1), "count": float(2**24 + 1)}
     reader = AvroDeserializer(registry, reader_schema, compiler=None)
     assert_same(reader(message, topic), expected)
     # tier 0 reads such a pair for good: the compiled pair reads as Java does
     assert reader.path(wire_schema_id(message)) == FALLBACK
     # logical types alone: the canonical forms are equal, the values are not
-    only_logical = dict(reader_schema, fields=[*reader_schema["fields"][:2],
-                                               {"name": "count", "type": "long"}])
+    only_logical = dict(
+        reader_schema, fields=[*reader_schema["fields"][:2], {"name": "count", "type": "long"}]
+    )
     expected = ConfluentDeserializer(registry, json.dumps(only_logical))(message, topic)
     assert expected["at"] == 1_700_000_000_000 and expected["day"] == datetime.date(2022, 1, 1)
     assert_same(AvroDeserializer(registry, only_logical, compiler=None)(message, topic), expected)
 
 
 UNCONVERTED = {  # logical types fastavro (so confluent-kafka) leaves as plain values
-    "type": "record", "name": "Plain", "namespace": "kafka.test", "fields": [
+    "type": "record",
+    "name": "Plain",
+    "namespace": "kafka.test",
+    "fields": [
         {"name": "id", "type": {"type": "fixed", "name": "Id", "size": 16, "logicalType": "uuid"}},
-        {"name": "wait", "type": {"type": "fixed", "name": "Wait", "size": 12,
-                                  "logicalType": "duration"}},
+        {"name": "wait", "type": {"type": "fixed", "name": "Wait", "size": 12, "logicalType": "duration"}},
         {"name": "at", "type": {"type": "long", "logicalType": "timestamp-nanos"}},
         {"name": "local", "type": {"type": "long", "logicalType": "local-timestamp-nanos"}},
-        {"name": "amount", "type": {"type": "bytes", "logicalType": "big-decimal"}}]}
-UNCONVERTED_DATUM = {"id": b"0123456789abcdef", "wait": bytes(range(12)),
-                     "at": 1_700_000_000_123_456_789, "local": -5,
-                     "amount": b"\x02\x05"}  # not a valid big-decimal: fastavro never looks
+        {"name": "amount", "type": {"type": "bytes", "logicalType": "big-decimal"}},
+    ],
+}
+UNCONVERTED_DATUM = {
+    "id": b"0123456789abcdef",
+    "wait": bytes(range(12)),
+    "at": 1_700_000_000_123_456_789,
+    "local": -5,
+    "amount": b"\x02\x05",
+}  # not a valid big-decimal: fastavro never looks
 
 
 @pytest.mark.parametrize("with_reader", [False, True])
-def test_logical_types_fastavro_leaves_plain_are_plain_on_both_tiers(registry, uncached,
-                                                                      with_reader):
+def test_logical_types_fastavro_leaves_plain_are_plain_on_both_tiers(registry, uncached, with_reader):
     topic = SerializationContext("plain", MessageField.VALUE)
     compiler = ManualCompiler()
     message = ConfluentSerializer(registry, json.dumps(UNCONVERTED))(UNCONVERTED_DATUM, topic)
@@ -349,25 +397,28 @@ def test_use_latest_version_reads_as_the_subjects_latest(registry):
     message = ConfluentSerializer(registry, json.dumps(TRADE))(A_TRADE, ctx())
     registry.register_schema("trades-value", Schema(json.dumps(TRADE_V2), "AVRO"))
     reader = AvroDeserializer(registry, conf={"use.latest.version": True}, compiler=None)
-    expected = ConfluentDeserializer(registry, conf={"use.latest.version": True,
-                                                     "subject.name.strategy.type": "TOPIC"})(
-        message, ctx())
+    expected = ConfluentDeserializer(
+        registry, conf={"use.latest.version": True, "subject.name.strategy.type": "TOPIC"}
+    )(message, ctx())
     got = reader(message, ctx())
-    assert_same(got, expected)    # confluent-kafka's key order too
+    assert_same(got, expected)  # confluent-kafka's key order too
     assert got["desk"] == "main"
 
 
 # -- conf keys and subjects ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("strategy, subject", [
-    ({}, "trades-value"),
-    ({"subject.name.strategy.type": "TOPIC"}, "trades-value"),
-    ({"subject.name.strategy.type": "RECORD"}, "kafka.test.Trade"),
-    ({"subject.name.strategy.type": "topic_record"}, "trades-kafka.test.Trade"),
-    ({"subject.name.strategy": record_subject_name_strategy}, "kafka.test.Trade"),
-    ({"subject.name.strategy": topic_record_subject_name_strategy}, "trades-kafka.test.Trade"),
-])
+@pytest.mark.parametrize(
+    "strategy, subject",
+    [
+        ({}, "trades-value"),
+        ({"subject.name.strategy.type": "TOPIC"}, "trades-value"),
+        ({"subject.name.strategy.type": "RECORD"}, "kafka.test.Trade"),
+        ({"subject.name.strategy.type": "topic_record"}, "trades-kafka.test.Trade"),
+        ({"subject.name.strategy": record_subject_name_strategy}, "kafka.test.Trade"),
+        ({"subject.name.strategy": topic_record_subject_name_strategy}, "trades-kafka.test.Trade"),
+    ],
+)
 def test_subject_name_strategies_register_where_confluent_does(strategy, subject):
     ours_registry = SchemaRegistryClient.new_client({"url": f"mock://{uuid.uuid4().hex}"})
     theirs_registry = SchemaRegistryClient.new_client({"url": f"mock://{uuid.uuid4().hex}"})
@@ -411,10 +462,13 @@ def test_use_schema_id_and_use_latest_version_write_what_confluent_writes(regist
     old = registry.register_schema("trades-value", Schema(json.dumps(TRADE), "AVRO"))
     registry.register_schema("trades-value", Schema(json.dumps(TRADE_V2), "AVRO"))
     datum = dict(A_TRADE, desk="fx")
-    for conf in ({"use.schema.id": old, "auto.register.schemas": False},
-                 {"use.latest.version": True, "auto.register.schemas": False}):
-        theirs = ConfluentSerializer(registry, json.dumps(TRADE),
-                                     conf=dict(conf, **{"subject.name.strategy.type": "TOPIC"}))
+    for conf in (
+        {"use.schema.id": old, "auto.register.schemas": False},
+        {"use.latest.version": True, "auto.register.schemas": False},
+    ):
+        theirs = ConfluentSerializer(
+            registry, json.dumps(TRADE), conf=dict(conf, **{"subject.name.strategy.type": "TOPIC"})
+        )
         ours = AvroSerializer(registry, TRADE, conf=conf, compiler=None)
         assert ours(datum, ctx()) == theirs(datum, ctx())
 
@@ -425,8 +479,9 @@ def test_to_dict_and_from_dict_and_none(registry):
             self.__dict__.update(values)
 
     seen = []
-    ours = AvroSerializer(registry, TRADE, to_dict=lambda obj, c: (seen.append(c), vars(obj))[1],
-                          compiler=None)
+    ours = AvroSerializer(
+        registry, TRADE, to_dict=lambda obj, c: (seen.append(c), vars(obj))[1], compiler=None
+    )
     reader = AvroDeserializer(registry, from_dict=lambda value, c: Tick(**value), compiler=None)
     message = ours(Tick(**A_TRADE), ctx())
     assert seen[0].topic == "trades"
@@ -465,8 +520,9 @@ def test_an_unreachable_registry_fails_clearly_and_fast(registry):
     reader = AvroDeserializer(registry, compiler=None)
     reader(message, ctx())
     # a client whose registry is gone: cached ids go on, new ids fail clearly
-    down = SchemaRegistryClient({"url": "http://127.0.0.1:9", "max.retries": 1,
-                                 "retries.wait.ms": 1, "retries.max.wait.ms": 2})
+    down = SchemaRegistryClient(
+        {"url": "http://127.0.0.1:9", "max.retries": 1, "retries.wait.ms": 1, "retries.max.wait.ms": 2}
+    )
     reader._registry = down
     assert reader(message, ctx())["symbol"] == "ACME"
     with pytest.raises(SerializationError, match="schema id 77 cannot be fetched") as first:
@@ -479,14 +535,18 @@ def test_an_unreachable_registry_fails_clearly_and_fast(registry):
 def test_schema_references_are_fetched(registry):
     mic = {"type": "fixed", "name": "Mic", "namespace": "kafka.test", "size": 4}
     registry.register_schema("mic", Schema(json.dumps(mic), "AVRO"))
-    order = {"type": "record", "name": "Order", "namespace": "kafka.test",
-             "fields": [{"name": "venue", "type": "kafka.test.Mic"}, {"name": "n", "type": "int"}]}
-    with_reference = Schema(json.dumps(order), "AVRO",
-                            [SchemaReference("kafka.test.Mic", "mic", 1)])
+    order = {
+        "type": "record",
+        "name": "Order",
+        "namespace": "kafka.test",
+        "fields": [{"name": "venue", "type": "kafka.test.Mic"}, {"name": "n", "type": "int"}],
+    }
+    with_reference = Schema(json.dumps(order), "AVRO", [SchemaReference("kafka.test.Mic", "mic", 1)])
     theirs = ConfluentSerializer(registry, with_reference)
     message = theirs({"venue": b"XLON", "n": 3}, ctx())
-    assert AvroSerializer(registry, with_reference, compiler=None)(
-        {"venue": b"XLON", "n": 3}, ctx()) == message
+    assert (
+        AvroSerializer(registry, with_reference, compiler=None)({"venue": b"XLON", "n": 3}, ctx()) == message
+    )
     assert AvroDeserializer(registry, compiler=None)(message, ctx()) == {"venue": b"XLON", "n": 3}
 
 
@@ -511,9 +571,13 @@ class TradeSchema(CompiledSchema):
     note = fields.String(allow_none=True)
 
 
-A_MM_TRADE = {"id": 1, "symbol": "ACME", "price": 10.5,
-              "at": datetime.datetime(2026, 11, 23, 9, 30, 1, 500, tzinfo=datetime.timezone.utc),
-              "note": None}
+A_MM_TRADE = {
+    "id": 1,
+    "symbol": "ACME",
+    "price": 10.5,
+    "at": datetime.datetime(2026, 11, 23, 9, 30, 1, 500, tzinfo=datetime.timezone.utc),
+    "note": None,
+}
 
 
 @pytest.mark.parametrize("path", [FALLBACK, COMPILED])
@@ -538,6 +602,7 @@ def test_compiled_schema_serializer_and_deserializer(registry, path, monkeypatch
 
 def _fastavro_datum(schema, obj):
     from conftest import fastavro_read
+
     return fastavro_read(schema, schema.dump_compiled(obj))
 
 
@@ -546,7 +611,8 @@ def test_compiled_schema_reads_another_writer(registry):
     other = schema.avro_schema()
     other["fields"].insert(2, {"name": "venue", "type": "string"})
     message = ConfluentSerializer(registry, json.dumps(other))(
-        dict(_fastavro_datum(schema, A_MM_TRADE), venue="XNAS"), ctx())
+        dict(_fastavro_datum(schema, A_MM_TRADE), venue="XNAS"), ctx()
+    )
     expected = schema.load(schema.dump(A_MM_TRADE))
     fallback = AvroDeserializer(registry, TradeSchema, compiler=None)
     serde._cached, cached = (lambda make: None), serde._cached
@@ -593,10 +659,15 @@ def test_watcher_compiles_new_versions_before_their_first_message(registry, unca
 
 
 UUID_FIXED = {"type": "fixed", "name": "U", "size": 16, "logicalType": "uuid"}
-WITH_UUID = {"type": "record", "name": "Keyed", "namespace": "kafka.test",
-             "fields": [{"name": "u", "type": UUID_FIXED}]}
-WITH_UUID_V2 = dict(WITH_UUID, fields=[{"name": "u", "type": UUID_FIXED},
-                                       {"name": "n", "type": "long", "default": 1}])
+WITH_UUID = {
+    "type": "record",
+    "name": "Keyed",
+    "namespace": "kafka.test",
+    "fields": [{"name": "u", "type": UUID_FIXED}],
+}
+WITH_UUID_V2 = dict(
+    WITH_UUID, fields=[{"name": "u", "type": UUID_FIXED}, {"name": "n", "type": "long", "default": 1}]
+)
 
 
 def test_the_deserializers_view_of_a_reader_is_a_model_of_its_own(registry):
@@ -616,15 +687,16 @@ def test_the_deserializers_view_of_a_reader_is_a_model_of_its_own(registry):
     assert expected == {"u": bytes(range(16)), "n": 1}
     assert_same(AvroDeserializer(registry, WITH_UUID_V2, compiler=None)(message, ctx()), expected)
     body = message[5:]
-    theirs = fastavro.schemaless_reader(io.BytesIO(body), fastavro.parse_schema(WITH_UUID),
-                                        fastavro.parse_schema(WITH_UUID_V2))
+    theirs = fastavro.schemaless_reader(
+        io.BytesIO(body), fastavro.parse_schema(WITH_UUID), fastavro.parse_schema(WITH_UUID_V2)
+    )
     assert_same(dropin.schemaless_reader(io.BytesIO(body), WITH_UUID, WITH_UUID_V2), theirs)
 
 
 def test_a_pair_only_fastavros_rules_refuse_is_a_serialization_error_each_time(registry):
     renamed = dict(WITH_UUID_V2, name="Renamed")
     message = ConfluentSerializer(registry, json.dumps(WITH_UUID))({"u": bytes(16)}, ctx())
-    with pytest.raises(Exception):    # confluent-kafka's fastavro refuses the names
+    with pytest.raises(Exception):  # confluent-kafka's fastavro refuses the names
         ConfluentDeserializer(registry, json.dumps(renamed))(message, ctx())
     reader = AvroDeserializer(registry, renamed, compiler=None)
     for _ in range(2):
@@ -640,8 +712,7 @@ def test_build_reader_skips_a_version_the_reader_cannot_read(registry, tmp_path)
     renamed = tmp_path / "renamed.avsc"
     renamed.write_text(json.dumps(dict(WITH_UUID_V2, name="Renamed")))
     skipped: list = []
-    sources = aot.registry_sources("mock://unused", [subject], str(renamed), client=registry,
-                                   skipped=skipped)
+    sources = aot.registry_sources("mock://unused", [subject], str(renamed), client=registry, skipped=skipped)
     # the version's own codecs: AvroCodec's, and the Kafka serializers' (fastavro's
     # view: its uuid on fixed is plain bytes there, so the code differs)
     assert [source.label for source in sources] == ["keyed-skip-value version 1 (id 1)"] * 2
@@ -649,6 +720,8 @@ def test_build_reader_skips_a_version_the_reader_cannot_read(registry, tmp_path)
     assert len(skipped) == 1 and "version 1" in skipped[0][0]
     readable = tmp_path / "v2.avsc"
     readable.write_text(json.dumps(WITH_UUID_V2))
-    labels = [source.label for source in aot.registry_sources(
-        "mock://unused", [subject], str(readable), client=registry)]
+    labels = [
+        source.label
+        for source in aot.registry_sources("mock://unused", [subject], str(readable), client=registry)
+    ]
     assert labels[2:] == [f"keyed-skip-value version 1 (id 1) as {readable}"]

@@ -23,18 +23,26 @@ pytest.importorskip("confluent_kafka.schema_registry.avro", reason="confluent-ka
 
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient  # noqa: E402
 from confluent_kafka.schema_registry.avro import (  # noqa: E402
-    AvroDeserializer as ConfluentDeserializer, AvroSerializer as ConfluentSerializer,
+    AvroDeserializer as ConfluentDeserializer,
+    AvroSerializer as ConfluentSerializer,
 )
 from confluent_kafka.schema_registry.rule_registry import RuleRegistry  # noqa: E402
 from confluent_kafka.serialization import (  # noqa: E402
-    MessageField, SerializationContext, SerializationError,
+    MessageField,
+    SerializationContext,
+    SerializationError,
 )
 
 from avro_strategies import assert_same  # noqa: E402
 from roastedavro import AvroCodec, CompiledSchema, CompileFlags, DecodeError  # noqa: E402
 from roastedavro.avro import parse_schema  # noqa: E402
 from roastedavro.kafka import (  # noqa: E402
-    COMPILED, FALLBACK, AvroDeserializer, AvroSerializer, serde, wire_header,
+    COMPILED,
+    FALLBACK,
+    AvroDeserializer,
+    AvroSerializer,
+    serde,
+    wire_header,
 )
 
 TOPIC = {"subject.name.strategy.type": "TOPIC"}  # confluent-kafka 2.16 defaults to ASSOCIATED
@@ -67,6 +75,7 @@ class ManualCompiler:
 
     def submit(self, key, make, what="codec"):
         from concurrent.futures import Future
+
         future = Future()
         self.jobs.append(future)
         return future
@@ -80,8 +89,12 @@ def uncached(monkeypatch):
 
 # -- the uncompiled path is bounded ------------------------------------------------
 
-NULLS = {"type": "record", "name": "Nulls", "namespace": "bomb",
-         "fields": [{"name": "n", "type": {"type": "array", "items": "null"}}]}
+NULLS = {
+    "type": "record",
+    "name": "Nulls",
+    "namespace": "bomb",
+    "fields": [{"name": "n", "type": {"type": "array", "items": "null"}}],
+}
 
 
 def _registered(registry, schema, subject="t-value") -> int:
@@ -127,14 +140,16 @@ def test_zero_size_items_are_held_to_the_messages_item_budget_before_compile(unc
         reader(message, ctx())
     assert reader.path(schema_id) == FALLBACK and len(compiler.jobs) == 1
     # the allowance is the deserializer's flags', as the compiled codec's
-    roomy = AvroDeserializer(registry, compiler=None,
-                             flags=CompileFlags(item_allowance=6_000_000))
+    roomy = AvroDeserializer(registry, compiler=None, flags=CompileFlags(item_allowance=6_000_000))
     assert len(roomy(message, ctx())["n"]) == 5_000_000
 
 
-LIST = {"type": "record", "name": "Cell", "namespace": "bomb",
-        "fields": [{"name": "v", "type": "int"},
-                   {"name": "next", "type": ["null", "Cell"]}]}
+LIST = {
+    "type": "record",
+    "name": "Cell",
+    "namespace": "bomb",
+    "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Cell"]}],
+}
 
 
 def _nested(depth: int) -> bytes:
@@ -158,15 +173,27 @@ def test_max_depth_is_the_flags_on_both_paths(uncached):
         AvroCodec(LIST, flags).load(deep[5:])
 
 
-TRADE = {"type": "record", "name": "Trade", "namespace": "compat",
-         "fields": [{"name": "id", "type": "long"},
-                    {"name": "tags", "type": {"type": "array", "items": "string"}},
-                    {"name": "junk", "type": {"type": "array", "items": "null"}},
-                    {"name": "fees", "type": {"type": "map", "values": "double"}}]}
-TRADE_V2 = {"type": "record", "name": "Trade", "namespace": "compat",
-            "fields": [{"name": "id", "type": "long"},
-                       {"name": "fees", "type": {"type": "map", "values": "double"}},
-                       {"name": "desk", "type": "string", "default": "main"}]}
+TRADE = {
+    "type": "record",
+    "name": "Trade",
+    "namespace": "compat",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "junk", "type": {"type": "array", "items": "null"}},
+        {"name": "fees", "type": {"type": "map", "values": "double"}},
+    ],
+}
+TRADE_V2 = {
+    "type": "record",
+    "name": "Trade",
+    "namespace": "compat",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "fees", "type": {"type": "map", "values": "double"}},
+        {"name": "desk", "type": "string", "default": "main"},
+    ],
+}
 
 
 def test_a_resolving_reader_checks_the_writers_bytes_first(uncached):
@@ -174,7 +201,8 @@ def test_a_resolving_reader_checks_the_writers_bytes_first(uncached):
     schema_id = _registered(registry, TRADE)
     reader = AvroDeserializer(registry, TRADE_V2, compiler=None)
     good = ConfluentSerializer(registry, json.dumps(TRADE), conf=TOPIC)(
-        {"id": 1, "tags": ["a"], "junk": [None], "fees": {"x": 0.5}}, ctx())
+        {"id": 1, "tags": ["a"], "junk": [None], "fees": {"x": 0.5}}, ctx()
+    )
     expected = ConfluentDeserializer(registry, json.dumps(TRADE_V2))(good, ctx())
     assert_same(reader(good, ctx()), expected)
     assert reader.stats == {FALLBACK: 1}
@@ -210,12 +238,17 @@ def test_a_compiled_schema_reader_is_bounded_before_compile(uncached):
     assert reader.stats == {FALLBACK: 1}
 
 
-MIXED = {"type": "record", "name": "Mixed", "namespace": "compat",
-         "fields": [{"name": "a", "type": {"type": "array", "items": ["null", "long", "string"]}},
-                    {"name": "m", "type": {"type": "map", "values": {"type": "array",
-                                                                     "items": "boolean"}}},
-                    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["X", "Y"]}},
-                    {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2}}]}
+MIXED = {
+    "type": "record",
+    "name": "Mixed",
+    "namespace": "compat",
+    "fields": [
+        {"name": "a", "type": {"type": "array", "items": ["null", "long", "string"]}},
+        {"name": "m", "type": {"type": "map", "values": {"type": "array", "items": "boolean"}}},
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["X", "Y"]}},
+        {"name": "f", "type": {"type": "fixed", "name": "F", "size": 2}},
+    ],
+}
 _MIXED = {}
 
 
@@ -224,10 +257,13 @@ def _mixed():
         registry = new_registry()
         schema_id = _registered(registry, MIXED)
         codec = AvroCodec(MIXED)  # compiled once
-        _MIXED.update(registry=registry, header=wire_header(schema_id), codec=codec,
-                      fallback=AvroDeserializer(registry, compiler=None),
-                      valid=codec.dump({"a": [None, 3, "x"], "m": {"k": [True]}, "e": "Y",
-                                        "f": b"ab"}))
+        _MIXED.update(
+            registry=registry,
+            header=wire_header(schema_id),
+            codec=codec,
+            fallback=AvroDeserializer(registry, compiler=None),
+            valid=codec.dump({"a": [None, 3, "x"], "m": {"k": [True]}, "e": "Y", "f": b"ab"}),
+        )
         serde_cached = serde._cached
         serde._cached = lambda make: None
         try:
@@ -237,8 +273,13 @@ def _mixed():
     return _MIXED
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(data=st.data())
 def test_mutated_messages_fail_or_read_as_the_compiled_codec_does(data):
     shared = _mixed()
@@ -273,25 +314,42 @@ def test_mutated_messages_fail_or_read_as_the_compiled_codec_does(data):
 # -- confluent-kafka's signatures --------------------------------------------------
 
 
-@pytest.mark.parametrize("ours, theirs", [(AvroSerializer, ConfluentSerializer),
-                                          (AvroDeserializer, ConfluentDeserializer)])
+@pytest.mark.parametrize(
+    "ours, theirs", [(AvroSerializer, ConfluentSerializer), (AvroDeserializer, ConfluentDeserializer)]
+)
 def test_the_signatures_are_confluents(ours, theirs):
     def shape(cls):
         parameters = inspect.signature(cls.__init__).parameters.values()
-        return [(p.name, p.kind, p.default) for p in parameters
-                if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+        return [
+            (p.name, p.kind, p.default)
+            for p in parameters
+            if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        ]
 
     assert shape(ours) == shape(theirs)
 
 
-UNION = {"type": "record", "name": "Event", "namespace": "compat",
-         "fields": [{"name": "body", "type": [
-             "null",
-             {"type": "record", "name": "Click", "fields": [{"name": "x", "type": "int"}]},
-             {"type": "record", "name": "Scroll", "fields": [{"name": "dy", "type": "double"}]}]},
-             {"name": "again", "type": ["null", "Click"], "default": None}]}
-EVENTS = [{"body": {"x": 3}, "again": {"x": 4}}, {"body": {"dy": 1.5}, "again": None},
-          {"body": None, "again": None}]
+UNION = {
+    "type": "record",
+    "name": "Event",
+    "namespace": "compat",
+    "fields": [
+        {
+            "name": "body",
+            "type": [
+                "null",
+                {"type": "record", "name": "Click", "fields": [{"name": "x", "type": "int"}]},
+                {"type": "record", "name": "Scroll", "fields": [{"name": "dy", "type": "double"}]},
+            ],
+        },
+        {"name": "again", "type": ["null", "Click"], "default": None},
+    ],
+}
+EVENTS = [
+    {"body": {"x": 3}, "again": {"x": 4}},
+    {"body": {"dy": 1.5}, "again": None},
+    {"body": None, "again": None},
+]
 
 
 def test_positional_arguments_are_confluents():
@@ -323,17 +381,24 @@ def test_positional_arguments_are_confluents():
 def test_keyword_arguments_are_confluents():
     registry = new_registry()
     text = json.dumps(UNION)
-    keywords = dict(schema_str=text, to_dict=None, conf=TOPIC, rule_conf={},
-                    rule_registry=RuleRegistry())
+    keywords = dict(schema_str=text, to_dict=None, conf=TOPIC, rule_conf={}, rule_registry=RuleRegistry())
     ours = AvroSerializer(registry, compiler=None, **keywords)
     theirs = ConfluentSerializer(registry, **keywords)
     assert ours(EVENTS[0], ctx()) == theirs(EVENTS[0], ctx())
     message = ours(EVENTS[0], ctx())
     for flag in (False, True):
-        keywords = dict(schema_str=text, from_dict=None, return_record_name=flag, conf=None,
-                        rule_conf=None, rule_registry=None)
-        assert_same(AvroDeserializer(registry, compiler=None, **keywords)(message, ctx()),
-                    ConfluentDeserializer(registry, **keywords)(message, ctx()))
+        keywords = dict(
+            schema_str=text,
+            from_dict=None,
+            return_record_name=flag,
+            conf=None,
+            rule_conf=None,
+            rule_registry=None,
+        )
+        assert_same(
+            AvroDeserializer(registry, compiler=None, **keywords)(message, ctx()),
+            ConfluentDeserializer(registry, **keywords)(message, ctx()),
+        )
     # a registry Schema, a dict, a parsed schema and a CompiledSchema are taken too
     for schema in (Schema(text, "AVRO"), UNION, parse_schema(UNION)):
         # (a parsed schema registers its own JSON text: maybe another id)
@@ -422,8 +487,10 @@ def test_return_record_name_gives_confluents_tuples_on_every_path(cached, monkey
     for event in EVENTS:
         message = writer(event, ctx())
         assert_same(ours(message, ctx()), theirs(message, ctx()))
-    assert ours(writer(EVENTS[0], ctx()), ctx()) == {"body": ("compat.Click", {"x": 3}),
-                                                     "again": ("compat.Click", {"x": 4})}
+    assert ours(writer(EVENTS[0], ctx()), ctx()) == {
+        "body": ("compat.Click", {"x": 3}),
+        "again": ("compat.Click", {"x": 4}),
+    }
     assert plain(writer(EVENTS[0], ctx()), ctx()) == EVENTS[0]
     assert ours.stats == {FALLBACK: len(EVENTS) + 1} and compiler.jobs == []
     # with a reader schema too
@@ -439,10 +506,12 @@ def test_return_record_name_without_record_unions_stays_compiled():
     registry = new_registry()
     AvroCodec(MIXED, compile="eager")  # in the compile cache
     message = ConfluentSerializer(registry, json.dumps(MIXED), conf=TOPIC)(
-        {"a": [None, 3, "x"], "m": {"k": [True]}, "e": "Y", "f": b"ab"}, ctx())
+        {"a": [None, 3, "x"], "m": {"k": [True]}, "e": "Y", "f": b"ab"}, ctx()
+    )
     ours = AvroDeserializer(registry, return_record_name=True, compiler=None)
-    assert_same(ours(message, ctx()),
-                ConfluentDeserializer(registry, return_record_name=True)(message, ctx()))
+    assert_same(
+        ours(message, ctx()), ConfluentDeserializer(registry, return_record_name=True)(message, ctx())
+    )
     assert ours.stats == {COMPILED: 1}
 
 
@@ -461,8 +530,9 @@ def test_a_bytes_schema_frames_the_bytes_as_confluent_does(schema_str):
         assert message == theirs(value, ctx())
         expected = ConfluentDeserializer(registry)(message, ctx())
         assert AvroDeserializer(registry, compiler=None)(message, ctx()) == expected
-        assert AvroDeserializer(registry, '"string"', compiler=None)(message, ctx()) \
-            == ConfluentDeserializer(registry, '"string"')(message, ctx())
+        assert AvroDeserializer(registry, '"string"', compiler=None)(message, ctx()) == ConfluentDeserializer(
+            registry, '"string"'
+        )(message, ctx())
     assert ours(bytearray(b"xy"), ctx())[5:] == b"xy"
     # an empty value (which confluent-kafka's reader refuses as too short) reads back
     empty = ours(b"", ctx())
@@ -490,7 +560,10 @@ def test_the_uncompiled_writer_refuses_values_fastavro_would_crash_on(uncached):
         deep = {"v": i, "next": deep}
     for value in (looped, deep):
         # tier 0's error, as the compiled writer gives it
-        with pytest.raises(ValueError, match=r"records are nested more than 50 levels deep, or the value contains itself \(Co"):
+        with pytest.raises(
+            ValueError,
+            match=r"records are nested more than 50 levels deep, or the value contains itself \(Co",
+        ):
             ours(value, ctx())
     assert ours.stats[COMPILED] == 0
 
@@ -500,8 +573,13 @@ def test_the_uncompiled_writer_refuses_values_fastavro_would_crash_on(uncached):
 _PROPERTY_REGISTRY = {}
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_random_schemas_read_on_the_uncompiled_path_as_fastavro_reads_them(data):
     # fastavro is what confluent-kafka's deserializer reads with (whose own
@@ -528,8 +606,9 @@ def test_random_schemas_read_on_the_uncompiled_path_as_fastavro_reads_them(data)
             ours = AvroDeserializer(registry, return_record_name=flag, compiler=None)
             got = ours(message, ctx())
             assert ours.stats == {FALLBACK: 1}
-            expected = fastavro.schemaless_reader(io.BytesIO(out.getvalue()), parsed, None,
-                                                  return_record_name=flag)
+            expected = fastavro.schemaless_reader(
+                io.BytesIO(out.getvalue()), parsed, None, return_record_name=flag
+            )
             if _bare_bytes_schema(schema):
                 expected = out.getvalue()  # confluent-kafka's framing: the bytes as they are
             assert_same(got, expected)
@@ -556,8 +635,10 @@ def test_an_unknown_schema_id_raises_what_confluent_kafka_raises():
         AvroDeserializer(registry)(unknown, ctx())
     assert isinstance(ours.value, SerializationError)
     assert "schema id 4242" in str(ours.value)
-    assert (ours.value.http_status_code, ours.value.error_code) == \
-        (theirs.value.http_status_code, theirs.value.error_code)
+    assert (ours.value.http_status_code, ours.value.error_code) == (
+        theirs.value.http_status_code,
+        theirs.value.error_code,
+    )
 
 
 class Stamp(CompiledSchema):
@@ -569,6 +650,7 @@ def test_the_uncompiled_marshmallow_reader_checks_the_bytes_as_the_compiled_one(
     registry = new_registry()
     writer = AvroSerializer(registry, Stamp, compiler=None)
     import datetime
+
     good = writer({"at": datetime.datetime(2024, 1, 2, tzinfo=datetime.timezone.utc)}, ctx())
     far = good[:5] + varint(2**62)
     reader = AvroDeserializer(registry, Stamp, compiler=None)

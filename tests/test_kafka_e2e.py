@@ -24,15 +24,23 @@ pytest.importorskip("confluent_kafka.schema_registry.avro", reason="confluent-ka
 from confluent_kafka import Consumer, DeserializingConsumer, SerializingProducer  # noqa: E402
 from confluent_kafka.schema_registry import Schema, SchemaRegistryClient  # noqa: E402
 from confluent_kafka.schema_registry.avro import (  # noqa: E402
-    AvroDeserializer as ConfluentDeserializer, AvroSerializer as ConfluentSerializer,
+    AvroDeserializer as ConfluentDeserializer,
+    AvroSerializer as ConfluentSerializer,
 )
 from confluent_kafka.serialization import (  # noqa: E402
-    MessageField, SerializationContext, SerializationError,
+    MessageField,
+    SerializationContext,
+    SerializationError,
 )
 
 from roastedavro.background import BackgroundCompiler  # noqa: E402
 from roastedavro.kafka import (  # noqa: E402
-    COMPILED, FALLBACK, AvroDeserializer, AvroSerializer, RegistryWatcher, wire_header,
+    COMPILED,
+    FALLBACK,
+    AvroDeserializer,
+    AvroSerializer,
+    RegistryWatcher,
+    wire_header,
     wire_schema_id,
 )
 from test_kafka import TRADE, TRADE_V2  # noqa: E402
@@ -46,8 +54,10 @@ def trades(count: int, seed: int = 1):
     start = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
     for number in range(count):
         yield {
-            "id": number, "symbol": rng.choice(["ACME", "INITECH", "UMBRELLA", "Ünïcode"]),
-            "price": Decimal(rng.randrange(1, 10**9)).scaleb(-4), "quantity": rng.randrange(-5, 10**6),
+            "id": number,
+            "symbol": rng.choice(["ACME", "INITECH", "UMBRELLA", "Ünïcode"]),
+            "price": Decimal(rng.randrange(1, 10**9)).scaleb(-4),
+            "quantity": rng.randrange(-5, 10**6),
             "side": rng.choice(["BUY", "SELL"]),
             "at": start + datetime.timedelta(microseconds=rng.randrange(10**13)),
             "trader": rng.choice([None, uuid.UUID(int=rng.getrandbits(128))]),
@@ -58,8 +68,9 @@ def trades(count: int, seed: int = 1):
 
 
 def produce(bootstrap, topic, values, serializer):
-    producer = SerializingProducer({"bootstrap.servers": bootstrap, "linger.ms": 5,
-                                    "value.serializer": serializer})
+    producer = SerializingProducer(
+        {"bootstrap.servers": bootstrap, "linger.ms": 5, "value.serializer": serializer}
+    )
     for number, value in enumerate(values):
         producer.produce(topic, value=value)
         if number % 1000 == 0:
@@ -68,10 +79,17 @@ def produce(bootstrap, topic, values, serializer):
 
 
 def consume(bootstrap, topic, count, deserializer=None, timeout=60.0):
-    conf = {"bootstrap.servers": bootstrap, "group.id": f"g-{uuid.uuid4().hex}",
-            "auto.offset.reset": "earliest", "enable.auto.commit": False}
-    consumer = (DeserializingConsumer(dict(conf, **{"value.deserializer": deserializer}))
-                if deserializer is not None else Consumer(conf))
+    conf = {
+        "bootstrap.servers": bootstrap,
+        "group.id": f"g-{uuid.uuid4().hex}",
+        "auto.offset.reset": "earliest",
+        "enable.auto.commit": False,
+    }
+    consumer = (
+        DeserializingConsumer(dict(conf, **{"value.deserializer": deserializer}))
+        if deserializer is not None
+        else Consumer(conf)
+    )
     consumer.subscribe([topic])
     values, deadline = [], time.monotonic() + timeout
     try:
@@ -102,22 +120,23 @@ def test_tens_of_thousands_of_messages_equal_confluents_bytes(kafka_broker, clie
     produce(kafka_broker.bootstrap, kafka_topic, sent, ours)
     raw = consume(kafka_broker.bootstrap, kafka_topic, MESSAGES)
     # confluent-kafka's serializer finds the same subject and id in the registry
-    theirs = ConfluentSerializer(client, json.dumps(TRADE),
-                                 conf={"subject.name.strategy.type": "TOPIC"})
+    theirs = ConfluentSerializer(client, json.dumps(TRADE), conf={"subject.name.strategy.type": "TOPIC"})
     assert [theirs(value, ctx(kafka_topic)) for value in sent] == raw
     assert len({wire_schema_id(message) for message in raw}) == 1
     # and reads each of ours as our deserializer does
     their_reader, our_reader = ConfluentDeserializer(client), AvroDeserializer(client)
     for message, value in zip(raw, sent):
-        assert our_reader(message, ctx(kafka_topic)) == their_reader(message, ctx(kafka_topic)) \
-            == value
+        assert our_reader(message, ctx(kafka_topic)) == their_reader(message, ctx(kafka_topic)) == value
 
 
 def test_consuming_with_our_deserializer_what_confluent_produced(kafka_broker, client, kafka_topic):
     sent = list(trades(5_000, seed=2))
-    produce(kafka_broker.bootstrap, kafka_topic, sent,
-            ConfluentSerializer(client, json.dumps(TRADE),
-                                conf={"subject.name.strategy.type": "TOPIC"}))
+    produce(
+        kafka_broker.bootstrap,
+        kafka_topic,
+        sent,
+        ConfluentSerializer(client, json.dumps(TRADE), conf={"subject.name.strategy.type": "TOPIC"}),
+    )
     ours = AvroDeserializer(client)
     assert consume(kafka_broker.bootstrap, kafka_topic, len(sent), ours) == sent
     assert sum(ours.stats.values()) == len(sent)
@@ -147,10 +166,20 @@ def test_evolution_through_the_registry(kafka_broker, client, kafka_topic):
 
 
 def wide_schema(fields: int) -> dict:
-    kinds = ["long", "string", "double", ["null", "string"],
-             {"type": "long", "logicalType": "timestamp-micros"}, "boolean"]
-    return {"type": "record", "name": f"Wide{uuid.uuid4().hex[:10]}", "namespace": "kafka.e2e",
-            "fields": [{"name": f"f{n}", "type": kinds[n % len(kinds)]} for n in range(fields)]}
+    kinds = [
+        "long",
+        "string",
+        "double",
+        ["null", "string"],
+        {"type": "long", "logicalType": "timestamp-micros"},
+        "boolean",
+    ]
+    return {
+        "type": "record",
+        "name": f"Wide{uuid.uuid4().hex[:10]}",
+        "namespace": "kafka.e2e",
+        "fields": [{"name": f"f{n}", "type": kinds[n % len(kinds)]} for n in range(fields)],
+    }
 
 
 def wide_value(schema: dict, seed: int) -> dict:
@@ -159,25 +188,32 @@ def wide_value(schema: dict, seed: int) -> dict:
     value = {}
     for field in schema["fields"]:
         kind = field["type"]
-        value[field["name"]] = (sample[kind] if isinstance(kind, str)
-                                else None if isinstance(kind, list) else at)
+        value[field["name"]] = (
+            sample[kind] if isinstance(kind, str) else None if isinstance(kind, list) else at
+        )
     return value
 
 
 def test_an_unseen_large_schema_is_read_at_once_and_compiled_later(
-        kafka_broker, client, kafka_topic, tmp_path, monkeypatch):
+    kafka_broker, client, kafka_topic, tmp_path, monkeypatch
+):
     # an empty compile cache and a schema no process has seen
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     schema = wide_schema(400)
     values = [wide_value(schema, n) for n in range(500)]
-    produce(kafka_broker.bootstrap, kafka_topic, values,
-            ConfluentSerializer(client, json.dumps(schema),
-                                conf={"subject.name.strategy.type": "TOPIC"}))
+    produce(
+        kafka_broker.bootstrap,
+        kafka_topic,
+        values,
+        ConfluentSerializer(client, json.dumps(schema), conf={"subject.name.strategy.type": "TOPIC"}),
+    )
     raw = consume(kafka_broker.bootstrap, kafka_topic, len(values))
     swapped = []
-    reader = AvroDeserializer(client, compiler=BackgroundCompiler(),
-                              on_compiled=lambda what, error: swapped.append(
-                                  (time.monotonic(), error)))
+    reader = AvroDeserializer(
+        client,
+        compiler=BackgroundCompiler(),
+        on_compiled=lambda what, error: swapped.append((time.monotonic(), error)),
+    )
     started = time.monotonic()
     first = reader(raw[0], ctx(kafka_topic))
     first_done = time.monotonic()
@@ -248,9 +284,14 @@ class Proxy:
 
 def test_a_registry_outage_stops_only_unknown_ids(kafka_broker, schema_registry, client, kafka_topic):
     proxy = Proxy(schema_registry.port)
-    through_proxy = SchemaRegistryClient({
-        "url": schema_registry.url.replace(f":{schema_registry.port}/", f":{proxy.port}/"),
-        "max.retries": 2, "retries.wait.ms": 10, "retries.max.wait.ms": 50})
+    through_proxy = SchemaRegistryClient(
+        {
+            "url": schema_registry.url.replace(f":{schema_registry.port}/", f":{proxy.port}/"),
+            "max.retries": 2,
+            "retries.wait.ms": 10,
+            "retries.max.wait.ms": 50,
+        }
+    )
     sent = list(trades(200, seed=4))
     produce(kafka_broker.bootstrap, kafka_topic, sent, AvroSerializer(client, TRADE))
     raw = consume(kafka_broker.bootstrap, kafka_topic, len(sent))
@@ -269,7 +310,8 @@ def test_a_registry_outage_stops_only_unknown_ids(kafka_broker, schema_registry,
 
 
 def test_the_watcher_compiles_a_new_version_before_its_first_message(
-        kafka_broker, client, kafka_topic, tmp_path, monkeypatch):
+    kafka_broker, client, kafka_topic, tmp_path, monkeypatch
+):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     subject = f"{kafka_topic}-value"
     schema = wide_schema(30)
@@ -283,14 +325,17 @@ def test_the_watcher_compiles_a_new_version_before_its_first_message(
         assert reader.wait_compiled(300)
     assert reader.path(schema_id) == COMPILED
     values = [wide_value(schema, n) for n in range(50)]
-    produce(kafka_broker.bootstrap, kafka_topic, values,
-            ConfluentSerializer(client, json.dumps(schema),
-                                conf={"subject.name.strategy.type": "TOPIC"}))
+    produce(
+        kafka_broker.bootstrap,
+        kafka_topic,
+        values,
+        ConfluentSerializer(client, json.dumps(schema), conf={"subject.name.strategy.type": "TOPIC"}),
+    )
     assert consume(kafka_broker.bootstrap, kafka_topic, len(values), reader) == values
     assert reader.stats == {COMPILED: len(values)}
 
 
-CHECK_PRECOMPILED = '''
+CHECK_PRECOMPILED = """
 import json, sys
 from confluent_kafka.schema_registry import SchemaRegistryClient
 from confluent_kafka.serialization import MessageField, SerializationContext
@@ -300,11 +345,12 @@ deserializer = AvroDeserializer(SchemaRegistryClient({"url": url}), json.load(op
 values = [deserializer(bytes.fromhex(m), SerializationContext(topic, MessageField.VALUE))
           for m in messages]
 print(json.dumps({"stats": {k: v for k, v in deserializer.stats.items() if v}, "desks": sorted({v["desk"] for v in values})}))
-'''
+"""
 
 
 def test_a_wheel_built_from_registry_subjects_serves_from_the_first_message(
-        schema_registry, client, kafka_topic, tmp_path):
+    schema_registry, client, kafka_topic, tmp_path
+):
     import subprocess
     import sys
 
@@ -317,22 +363,61 @@ def test_a_wheel_built_from_registry_subjects_serves_from_the_first_message(
     reader.write_text(json.dumps(TRADE_V2))
     env = dict(os.environ, ROASTEDAVRO_CACHE_DIR=str(tmp_path / "build-cache"))
     built = subprocess.run(
-        [sys.executable, "-m", "roastedavro", "build", "--package", "trade_codecs", "--output",
-         str(tmp_path / "dist"), "--registry", schema_registry.url, "--subject", subject,
-         "--reader", str(reader)], capture_output=True, text=True, env=env, timeout=600,
-        cwd=tmp_path)  # not the checkout, whose roastedavro/ has no built runtime
+        [
+            sys.executable,
+            "-m",
+            "roastedavro",
+            "build",
+            "--package",
+            "trade_codecs",
+            "--output",
+            str(tmp_path / "dist"),
+            "--registry",
+            schema_registry.url,
+            "--subject",
+            subject,
+            "--reader",
+            str(reader),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,
+    )  # not the checkout, whose roastedavro/ has no built runtime
     assert built.returncode == 0, built.stderr
     assert "built 3 codecs" in built.stderr  # v1, v2, and v1 read as v2
     wheel = built.stdout.strip()
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target",
-                    str(tmp_path / "site"), wheel], check=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(tmp_path / "site"),
+            wheel,
+        ],
+        check=True,
+        timeout=300,
+    )
     (tmp_path / "cache").mkdir()
     checked = subprocess.run(
         [sys.executable, "-c", CHECK_PRECOMPILED, schema_registry.url, kafka_topic, str(reader)],
-        input=json.dumps([v1_message.hex(), v2_message.hex()]), capture_output=True, text=True,
-        timeout=300, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(tmp_path / "site"),
-                              ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"),
-                              ROASTEDAVRO_COMPILE="never"))
+        input=json.dumps([v1_message.hex(), v2_message.hex()]),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+        env=dict(
+            os.environ,
+            PYTHONPATH=str(tmp_path / "site"),
+            ROASTEDAVRO_CACHE_DIR=str(tmp_path / "cache"),
+            ROASTEDAVRO_COMPILE="never",
+        ),
+    )
     assert checked.returncode == 0, checked.stderr
     assert json.loads(checked.stdout) == {"stats": {COMPILED: 2}, "desks": ["fx", "main"]}
     assert list((tmp_path / "cache").iterdir()) == []

@@ -35,30 +35,44 @@ from roastedavro import AvroCodec, CompiledSchema, DecodeError
 from roastedavro._runtime import RecordKeys, _dict_values_offset
 
 # where the dict layout check is expected to pass: CPython 3.11-3.14 with the GIL
-CPYTHON_DICTS = (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info < (3, 15)
-                 and getattr(sys, "_is_gil_enabled", lambda: True)())
+CPYTHON_DICTS = (
+    sys.implementation.name == "cpython"
+    and (3, 11) <= sys.version_info < (3, 15)
+    and getattr(sys, "_is_gil_enabled", lambda: True)()
+)
 
 ORDER = {
-    "type": "record", "name": "Order", "fields": [
+    "type": "record",
+    "name": "Order",
+    "fields": [
         {"name": "id", "type": "long"},
         {"name": "sku", "type": "string"},
         {"name": "price", "type": ["null", "double"]},
         {"name": "tags", "type": {"type": "array", "items": "string"}},
         {"name": "attrs", "type": {"type": "map", "values": "int"}},
-        {"name": "line", "type": {"type": "record", "name": "Line", "fields": [
-            {"name": "qty", "type": "int"}, {"name": "note", "type": ["null", "string"]}]}},
+        {
+            "name": "line",
+            "type": {
+                "type": "record",
+                "name": "Line",
+                "fields": [{"name": "qty", "type": "int"}, {"name": "note", "type": ["null", "string"]}],
+            },
+        },
     ],
 }
 
-orders = st.fixed_dictionaries({
-    "id": st.integers(-2**63, 2**63 - 1),
-    "sku": st.text(max_size=20),
-    "price": st.none() | st.floats(allow_nan=False),
-    "tags": st.lists(st.text(max_size=5), max_size=4),
-    "attrs": st.dictionaries(st.text(max_size=5), st.integers(-2**31, 2**31 - 1), max_size=4),
-    "line": st.fixed_dictionaries({"qty": st.integers(-2**31, 2**31 - 1),
-                                   "note": st.none() | st.text(max_size=8)}),
-})
+orders = st.fixed_dictionaries(
+    {
+        "id": st.integers(-(2**63), 2**63 - 1),
+        "sku": st.text(max_size=20),
+        "price": st.none() | st.floats(allow_nan=False),
+        "tags": st.lists(st.text(max_size=5), max_size=4),
+        "attrs": st.dictionaries(st.text(max_size=5), st.integers(-(2**31), 2**31 - 1), max_size=4),
+        "line": st.fixed_dictionaries(
+            {"qty": st.integers(-(2**31), 2**31 - 1), "note": st.none() | st.text(max_size=8)}
+        ),
+    }
+)
 
 
 def _fastavro_bytes(schema, record):
@@ -69,8 +83,7 @@ def _fastavro_bytes(schema, record):
 
 def _fastavro_read(writer, data, reader=None):
     parsed_reader = fastavro.parse_schema(reader) if reader else None
-    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer),
-                                      parsed_reader)
+    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer), parsed_reader)
 
 
 @pytest.fixture(scope="module")
@@ -109,9 +122,9 @@ def test_keys_it_cannot_index_take_the_setitem_path():
 
 def test_dicts_it_cannot_index_are_refused():
     assert _dict_values_offset({}) == -1
-    assert _dict_values_offset({1: None, 2: None}) == -1      # keys not all str
+    assert _dict_values_offset({1: None, 2: None}) == -1  # keys not all str
     holes = dict.fromkeys("abcdef")
-    del holes["c"]                                             # a deleted entry
+    del holes["c"]  # a deleted entry
     assert _dict_values_offset(holes) == -1
 
 
@@ -130,13 +143,12 @@ def test_loads_equal_fastavros_on_both_paths(order_codec, setitem_order_codec, o
 def _record_keys(codec):
     # the RecordKeys the generated codec object holds (in its Bound)
     held = gc.get_referents(codec._codec)
-    held += [inner for value in held if type(value).__name__ == "Bound"
-             for inner in gc.get_referents(value)]
+    held += [inner for value in held if type(value).__name__ == "Bound" for inner in gc.get_referents(value)]
     return [value for value in held if isinstance(value, RecordKeys)]
 
 
 def test_the_setitem_codec_really_takes_the_other_path(order_codec, setitem_order_codec):
-    assert len(_record_keys(setitem_order_codec)) == 2      # Order and Line
+    assert len(_record_keys(setitem_order_codec)) == 2  # Order and Line
     assert not any(keys.direct for keys in _record_keys(setitem_order_codec))
     if CPYTHON_DICTS:
         assert len(_record_keys(order_codec)) == 2
@@ -144,8 +156,14 @@ def test_the_setitem_codec_really_takes_the_other_path(order_codec, setitem_orde
 
 
 def test_loaded_dicts_behave_as_dicts(order_codec):
-    order = {"id": 7, "sku": "abc" * 30, "price": None, "tags": ["x"], "attrs": {"k": 1},
-             "line": {"qty": 2, "note": None}}
+    order = {
+        "id": 7,
+        "sku": "abc" * 30,
+        "price": None,
+        "tags": ["x"],
+        "attrs": {"k": 1},
+        "line": {"qty": 2, "note": None},
+    }
     loaded = order_codec.load(_fastavro_bytes(ORDER, order))
     built = {}
     for key, value in order.items():
@@ -166,8 +184,14 @@ def test_loaded_dicts_behave_as_dicts(order_codec):
 
 
 def test_each_value_is_referenced_once_by_its_record(order_codec):
-    order = {"id": 2**62, "sku": "a unique string value", "price": 1.5, "tags": [],
-             "attrs": {}, "line": {"qty": 2**30, "note": "a note"}}
+    order = {
+        "id": 2**62,
+        "sku": "a unique string value",
+        "price": 1.5,
+        "tags": [],
+        "attrs": {},
+        "line": {"qty": 2**30, "note": "a note"},
+    }
     loaded = order_codec.load(_fastavro_bytes(ORDER, order))
     for key in ("id", "sku", "price", "tags", "attrs", "line"):
         value = loaded[key]
@@ -179,13 +203,19 @@ def test_each_value_is_referenced_once_by_its_record(order_codec):
 
 
 def test_the_garbage_collector_sees_what_it_would_see_in_a_built_dict(order_codec):
-    flat = {"type": "record", "name": "Flat", "fields": [
-        {"name": "a", "type": "long"}, {"name": "b", "type": "string"},
-        {"name": "c", "type": ["null", "double"]}]}
+    flat = {
+        "type": "record",
+        "name": "Flat",
+        "fields": [
+            {"name": "a", "type": "long"},
+            {"name": "b", "type": "string"},
+            {"name": "c", "type": ["null", "double"]},
+        ],
+    }
     flat_codec = AvroCodec(flat)
     loaded = flat_codec.load(_fastavro_bytes(flat, {"a": 1, "b": "x", "c": None}))
     assert not gc.is_tracked(loaded) and not gc.is_tracked({"a": 1, "b": "x", "c": None})
-    loaded["later"] = []          # CPython tracks it from here, as any dict
+    loaded["later"] = []  # CPython tracks it from here, as any dict
     assert gc.is_tracked(loaded)
     order = {"id": 1, "sku": "s", "price": None, "tags": [], "attrs": {}, "line": {"qty": 1, "note": None}}
     record = order_codec.load(_fastavro_bytes(ORDER, order))
@@ -205,8 +235,14 @@ class Marker:
 
 
 def test_many_loads_leave_the_template_alone(order_codec):
-    order = {"id": 1, "sku": "s", "price": 2.0, "tags": ["t"], "attrs": {"a": 1},
-             "line": {"qty": 1, "note": "n"}}
+    order = {
+        "id": 1,
+        "sku": "s",
+        "price": 2.0,
+        "tags": ["t"],
+        "attrs": {"a": 1},
+        "line": {"qty": 1, "note": "n"},
+    }
     data = _fastavro_bytes(ORDER, order)
     records = [order_codec.load(data) for _ in range(1000)]
     assert all(record == order for record in records)
@@ -214,13 +250,19 @@ def test_many_loads_leave_the_template_alone(order_codec):
     assert templates and all(set(t.values()) == {None} for t in templates)
 
 
-WideSchema = type("WideSchema", (CompiledSchema,), {
-    "Meta": type("Meta", (), {"avro_name": "WideLoaded"}),
-    **{f"f{n}": (fields.Integer(required=True) if n % 3 else fields.String(required=True))
-       for n in range(120)},
-    "skipped": fields.String(dump_only=True),
-    "renamed": fields.Integer(attribute="other_name", required=True),
-})
+WideSchema = type(
+    "WideSchema",
+    (CompiledSchema,),
+    {
+        "Meta": type("Meta", (), {"avro_name": "WideLoaded"}),
+        **{
+            f"f{n}": (fields.Integer(required=True) if n % 3 else fields.String(required=True))
+            for n in range(120)
+        },
+        "skipped": fields.String(dump_only=True),
+        "renamed": fields.Integer(attribute="other_name", required=True),
+    },
+)
 
 
 @pytest.fixture(scope="module")
@@ -231,14 +273,14 @@ def wide():
 
 
 @settings(max_examples=20, deadline=None)
-@given(numbers=st.lists(st.integers(-2**63, 2**63 - 1), min_size=120, max_size=120))
+@given(numbers=st.lists(st.integers(-(2**63), 2**63 - 1), min_size=120, max_size=120))
 def test_wide_marshmallow_records_load_as_marshmallow_loads(wide, numbers):
     # three functions of fields, a dump_only field on the wire only, an attribute
     record = {f"f{n}": (numbers[n] if n % 3 else str(numbers[n])) for n in range(120)}
     record.update(skipped="on the wire only", other_name=5)
     loaded = wide.load_compiled(wide.dump_compiled(record))
     dumped = wide.dump(record)
-    del dumped["skipped"]          # marshmallow's load refuses dump_only keys
+    del dumped["skipped"]  # marshmallow's load refuses dump_only keys
     expected = wide.load(dumped)
     assert loaded == expected
     assert list(loaded) == list(expected)
@@ -246,12 +288,24 @@ def test_wide_marshmallow_records_load_as_marshmallow_loads(wide, numbers):
 
 
 def test_resolved_records_take_the_readers_order_and_defaults():
-    writer = {"type": "record", "name": "R", "fields": [
-        {"name": "b", "type": "string"}, {"name": "gone", "type": "long"},
-        {"name": "a", "type": "int"}]}
-    reader = {"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": "long"}, {"name": "new", "type": "string", "default": "d"},
-        {"name": "b", "type": "string"}]}
+    writer = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "b", "type": "string"},
+            {"name": "gone", "type": "long"},
+            {"name": "a", "type": "int"},
+        ],
+    }
+    reader = {
+        "type": "record",
+        "name": "R",
+        "fields": [
+            {"name": "a", "type": "long"},
+            {"name": "new", "type": "string", "default": "d"},
+            {"name": "b", "type": "string"},
+        ],
+    }
     data = _fastavro_bytes(writer, {"b": "x", "gone": 9, "a": 3})
     loaded = AvroCodec(reader, writer_schema=writer).load(data)
     expected = _fastavro_read(writer, data, reader)
@@ -261,6 +315,7 @@ def test_resolved_records_take_the_readers_order_and_defaults():
 
 
 # -- arrays: room for the first block, filled in place ---------------------------
+
 
 def _blocks(*blocks, item=lambda value: _fastavro_bytes("long", value)):
     # an array written in the given blocks; a negative count carries its
@@ -332,7 +387,7 @@ def test_python_code_run_while_an_array_is_read_sees_a_whole_list():
 
     class Peeking(fields.String):
         def _deserialize(self, value, attr, data, **kwargs):
-            word = "".join([value, "!"])     # a new object for each item
+            word = "".join([value, "!"])  # a new object for each item
             if seen:
                 for holder in gc.get_referrers(seen[-1][0]):
                     if type(holder) is list and holder is not seen[-1]:
@@ -356,4 +411,7 @@ def test_python_code_run_while_an_array_is_read_sees_a_whole_list():
     assert schema.load_compiled(data) == {"words": ["a!", "b!", "c!", "d!"]}
     # while item k was read, the list held the k items before it
     assert [(length, items) for _, length, items in seen[1:]] == [
-        (1, ["a!"]), (2, ["a!", "b!"]), (3, ["a!", "b!", "c!"])]
+        (1, ["a!"]),
+        (2, ["a!", "b!"]),
+        (3, ["a!", "b!", "c!"]),
+    ]

@@ -38,15 +38,34 @@ class Everything(CompiledSchema):
             raise ValidationError("zz cannot be 0")
 
 
-GOOD = {"age": 30, "name": "ada", "side": "buy", "email": "ada@example.com",
-        "site": "https://example.com", "answer": 42, "tags": ["a"], "even": 4,
-        "inner": {"code": "ABC"}, "items": [{"code": "XYZ"}]}
+GOOD = {
+    "age": 30,
+    "name": "ada",
+    "side": "buy",
+    "email": "ada@example.com",
+    "site": "https://example.com",
+    "answer": 42,
+    "tags": ["a"],
+    "even": 4,
+    "inner": {"code": "ABC"},
+    "items": [{"code": "XYZ"}],
+}
 
 BAD = [
-    {"age": -1}, {"age": 151}, {"name": "a"}, {"name": "abc1"}, {"side": "hold"},
-    {"email": "not an email"}, {"site": "nope"}, {"answer": 41}, {"tags": ["c"]},
-    {"even": 3}, {"inner": {"code": "abc"}}, {"items": [{"code": "XYZ"}, {"code": "x"}]},
-    {"age": 0, "name": "zz"}, {"age": -5, "name": "q", "side": "x", "items": [{"code": "1"}]},
+    {"age": -1},
+    {"age": 151},
+    {"name": "a"},
+    {"name": "abc1"},
+    {"side": "hold"},
+    {"email": "not an email"},
+    {"site": "nope"},
+    {"answer": 41},
+    {"tags": ["c"]},
+    {"even": 3},
+    {"inner": {"code": "abc"}},
+    {"items": [{"code": "XYZ"}, {"code": "x"}]},
+    {"age": 0, "name": "zz"},
+    {"age": -5, "name": "q", "side": "x", "items": [{"code": "1"}]},
 ]
 
 

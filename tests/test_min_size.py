@@ -33,8 +33,9 @@ class Sizes(CompiledSchema):
     points = fields.List(fields.Nested(ThreeDoubles))
     generic = fields.Raw(metadata={"avro": {"type": "array", "items": "null"}})
     empties = fields.List(fields.Nested(Empty))
-    pairs = fields.List(fields.Tuple((fields.Constant(None), fields.Raw(
-        allow_none=True, metadata={"avro": "null"}))))
+    pairs = fields.List(
+        fields.Tuple((fields.Constant(None), fields.Raw(allow_none=True, metadata={"avro": "null"})))
+    )
     only_nulls = fields.List(fields.Nested(OnlyNulls))
     # last, so that no other field's bytes follow the items
     nulls = fields.List(fields.Raw(allow_none=True, metadata={"avro": "null"}))
@@ -46,8 +47,11 @@ def sizes():
 
 
 RECORD = {
-    "points": [{"a": 1.0, "b": 2.0, "c": 3.0}], "generic": [None] * 60, "empties": [{}] * 30,
-    "pairs": [(None, None)] * 20, "only_nulls": [{"nothing": None, "constant": None}] * 40,
+    "points": [{"a": 1.0, "b": 2.0, "c": 3.0}],
+    "generic": [None] * 60,
+    "empties": [{}] * 30,
+    "pairs": [(None, None)] * 20,
+    "only_nulls": [{"nothing": None, "constant": None}] * 40,
     "nulls": [None] * 50,
 }
 

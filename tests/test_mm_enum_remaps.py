@@ -19,7 +19,7 @@ from roastedavro import AvroCodec, CompiledSchema, CompileFlags, DecodeError
 
 
 def _written_enum():
-    class Colour(enum.Enum):     # the writer's version of the enum: the same Avro name
+    class Colour(enum.Enum):  # the writer's version of the enum: the same Avro name
         RED = "RED"
         GREEN = "GREEN"
         BLUE = "BLUE"
@@ -31,7 +31,7 @@ def _written_enum():
 OldColour = _written_enum()
 
 
-class Colour(enum.Enum):         # reordered, WHITE added, BLACK dropped
+class Colour(enum.Enum):  # reordered, WHITE added, BLACK dropped
     BLUE = "BLUE"
     WHITE = "WHITE"
     RED = "RED"
@@ -63,7 +63,7 @@ class PaintV1(CompiledSchema):
         avro_name = "Paint"
 
     colour = fields.Enum(OldColour, required=True)
-    trim = fields.Enum(OldColour, allow_none=True)              # ["null", Colour]
+    trim = fields.Enum(OldColour, allow_none=True)  # ["null", Colour]
     size = fields.Enum(Size, required=True)
     swatch = fields.Nested(SwatchV1, required=True)
     sizes = fields.List(fields.Enum(Size))
@@ -83,10 +83,16 @@ class PaintV2(CompiledSchema):
 
 
 known = st.sampled_from([OldColour.RED, OldColour.GREEN, OldColour.BLUE])
-paints = st.fixed_dictionaries({
-    "colour": known, "trim": st.none() | known, "size": st.sampled_from(list(Size)),
-    "swatch": st.fixed_dictionaries({"colour": known}),
-    "sizes": st.lists(st.sampled_from(list(Size)), max_size=3), "note": st.text(max_size=4)})
+paints = st.fixed_dictionaries(
+    {
+        "colour": known,
+        "trim": st.none() | known,
+        "size": st.sampled_from(list(Size)),
+        "swatch": st.fixed_dictionaries({"colour": known}),
+        "sizes": st.lists(st.sampled_from(list(Size)), max_size=3),
+        "note": st.text(max_size=4),
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -100,12 +106,20 @@ def served(schema) -> list[str]:
 
 def test_the_pair_is_read_in_one_pass(schemas):
     v1, v2 = schemas
-    data = v1.dump_compiled({"colour": OldColour.GREEN, "trim": OldColour.RED, "size": Size.M,
-                             "swatch": {"colour": OldColour.BLUE}, "sizes": [Size.S], "note": ""})
+    data = v1.dump_compiled(
+        {
+            "colour": OldColour.GREEN,
+            "trim": OldColour.RED,
+            "size": Size.M,
+            "swatch": {"colour": OldColour.BLUE},
+            "sizes": [Size.S],
+            "note": "",
+        }
+    )
     loaded = v2.load_compiled(data, writer_schema=PaintV1)
     assert loaded["colour"] is Colour.GREEN and loaded["trim"] is Colour.RED
     assert loaded["swatch"] == {"colour": Colour.BLUE, "grams": 5}
-    assert served(v2) == ["Codec"]      # a generated module, not read and written again
+    assert served(v2) == ["Codec"]  # a generated module, not read and written again
 
 
 @pytest.mark.java
@@ -124,8 +138,14 @@ def test_renumbered_symbols_are_javas(java, schemas, records):
 
 def test_a_symbol_the_reader_lacks_is_the_pairs_error_at_its_offset(schemas):
     v1, v2 = schemas
-    record = {"colour": OldColour.RED, "trim": None, "size": Size.S,
-              "swatch": {"colour": OldColour.BLACK}, "sizes": [], "note": ""}
+    record = {
+        "colour": OldColour.RED,
+        "trim": None,
+        "size": Size.S,
+        "swatch": {"colour": OldColour.BLACK},
+        "sizes": [],
+        "note": "",
+    }
     data = v1.dump_compiled(record)
     pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
     with pytest.raises(DecodeError) as theirs:
@@ -139,15 +159,23 @@ def test_a_symbol_the_reader_lacks_is_the_pairs_error_at_its_offset(schemas):
     record = {**record, "swatch": {"colour": OldColour.RED}, "trim": OldColour.BLACK}
     with pytest.raises(DecodeError) as ours:
         v2.load_compiled(v1.dump_compiled(record), writer_schema=PaintV1)
-    assert ours.value.offset == 2 and "BLACK" in str(ours.value)   # after the branch index
+    assert ours.value.offset == 2 and "BLACK" in str(ours.value)  # after the branch index
     assert served(v2) == ["Codec"]
 
 
 def test_a_writer_index_past_its_symbols_is_a_decode_error_at_its_offset(schemas):
     v1, v2 = schemas
-    data = v1.dump_compiled({"colour": OldColour.RED, "trim": None, "size": Size.S,
-                             "swatch": {"colour": OldColour.RED}, "sizes": [], "note": ""})
-    bad = bytes([2 * 4]) + data[1:]    # symbol 4 of the writer's 4
+    data = v1.dump_compiled(
+        {
+            "colour": OldColour.RED,
+            "trim": None,
+            "size": Size.S,
+            "swatch": {"colour": OldColour.RED},
+            "sizes": [],
+            "note": "",
+        }
+    )
+    bad = bytes([2 * 4]) + data[1:]  # symbol 4 of the writer's 4
     with pytest.raises(DecodeError) as raised:
         v2.load_compiled(bad, writer_schema=PaintV1)
     assert raised.value.offset == 0
@@ -155,9 +183,17 @@ def test_a_writer_index_past_its_symbols_is_a_decode_error_at_its_offset(schemas
 
 def test_many_records_are_read_in_one_pass_too(schemas):
     v1, v2 = schemas
-    records = [{"colour": colour, "trim": colour, "size": Size.M,
-                "swatch": {"colour": colour}, "sizes": [Size.M, Size.S], "note": colour.name}
-               for colour in (OldColour.BLUE, OldColour.GREEN, OldColour.RED)]
+    records = [
+        {
+            "colour": colour,
+            "trim": colour,
+            "size": Size.M,
+            "swatch": {"colour": colour},
+            "sizes": [Size.M, Size.S],
+            "note": colour.name,
+        }
+        for colour in (OldColour.BLUE, OldColour.GREEN, OldColour.RED)
+    ]
     loaded = v2.load_compiled(v1.dump_compiled(records, many=True), many=True, writer_schema=PaintV1)
     assert [paint["colour"] for paint in loaded] == [Colour.BLUE, Colour.GREEN, Colour.RED]
     assert [paint["swatch"]["colour"] for paint in loaded] == [Colour.BLUE, Colour.GREEN, Colour.RED]
@@ -172,7 +208,7 @@ class ListedV1(CompiledSchema):
 
 
 def _grown_enum():
-    class Size(enum.Enum):      # symbols added at the end only: the same indexes
+    class Size(enum.Enum):  # symbols added at the end only: the same indexes
         S = "S"
         M = "M"
         L = "L"
@@ -197,11 +233,12 @@ def test_symbols_added_at_the_end_are_read_as_written_even_in_arrays():
     v2 = ListedV2()
     data = ListedV1().dump_compiled({"sizes": [Size.M, Size.S], "size": Size.M})
     assert v2.load_compiled(data, writer_schema=ListedV1) == {
-        "sizes": [GrownSize.M, GrownSize.S], "size": GrownSize.M}
+        "sizes": [GrownSize.M, GrownSize.S],
+        "size": GrownSize.M,
+    }
     assert served(v2) == ["Codec"]
     plan = v2._plan()
-    layout = written_layout(plan.root, plan.records, plan.schema, ListedV1().avro_model,
-                            CompileFlags())
+    layout = written_layout(plan.root, plan.records, plan.schema, ListedV1().avro_model, CompileFlags())
     assert layout is not None and not any(step.remap for step in layout.steps)
 
 
@@ -213,8 +250,7 @@ def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_buil
     monkeypatch.setattr(tiers.Engine, "_find", lambda self, where: None)
     monkeypatch.setattr(tiers, "HOT_AFTER", 64)
     started = []
-    monkeypatch.setattr(tiers.Engine, "_background",
-                        lambda self, make, state: started.append((self, state)))
+    monkeypatch.setattr(tiers.Engine, "_background", lambda self, make, state: started.append((self, state)))
 
     class Hot(SwatchV2):
         class Meta:
@@ -231,6 +267,6 @@ def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_buil
     (evolved,) = pairs.evolved
     assert started.count((evolved.engine, "compiling")) == 1
     monkeypatch.undo()
-    evolved.engine.compile()        # what the background does
+    evolved.engine.compile()  # what the background does
     assert hot.load_compiled(data, writer_schema=SwatchV1) == expected
     assert served(hot) == ["Codec"]

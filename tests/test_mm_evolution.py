@@ -41,8 +41,8 @@ class LineV2(CompiledSchema):
         avro_name = "Line"  # one record, two versions
 
     sku = fields.String(required=True)
-    quantity = fields.Float(required=True)          # long -> double
-    note = fields.String(load_default="-")          # new, with a default
+    quantity = fields.Float(required=True)  # long -> double
+    note = fields.String(load_default="-")  # new, with a default
 
 
 class OrderV2(CompiledSchema):
@@ -51,20 +51,25 @@ class OrderV2(CompiledSchema):
 
     id = fields.Integer(required=True)
     customer = fields.String(required=True)
-    priority = fields.Integer(load_default=3)       # new, with a default
+    priority = fields.Integer(load_default=3)  # new, with a default
     lines = fields.List(fields.Nested(LineV2), required=True)
 
 
 ORDERS = [
     {"id": 1, "customer": "ada", "obsolete": "x", "lines": []},
-    {"id": 2**40, "customer": "", "obsolete": "", "lines": [
-        {"sku": "a", "quantity": 3}, {"sku": "b", "quantity": -1}]},
+    {
+        "id": 2**40,
+        "customer": "",
+        "obsolete": "",
+        "lines": [{"sku": "a", "quantity": 3}, {"sku": "b", "quantity": -1}],
+    },
 ]
 
 
 def resolved_by_fastavro(data: bytes, writer: dict, reader: dict):
-    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer),
-                                      fastavro.parse_schema(reader))
+    return fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(writer), fastavro.parse_schema(reader)
+    )
 
 
 @pytest.mark.parametrize("order", ORDERS)
@@ -134,8 +139,9 @@ def test_a_writer_dict_changed_in_place_is_read_by_its_new_content():
     assert v2.load_compiled(first, writer_schema=writer)["id"] == 2**40
     writer["fields"] = [f for f in writer["fields"] if f["name"] != "obsolete"]
     data = io.BytesIO()
-    fastavro.schemaless_writer(data, fastavro.parse_schema(writer),
-                               {k: v for k, v in ORDERS[1].items() if k != "obsolete"})
+    fastavro.schemaless_writer(
+        data, fastavro.parse_schema(writer), {k: v for k, v in ORDERS[1].items() if k != "obsolete"}
+    )
     expected = v2.load(resolved_by_fastavro(data.getvalue(), writer, v2.avro_schema()))
     assert v2.load_compiled(data.getvalue(), writer_schema=writer) == expected
 
@@ -168,7 +174,7 @@ def test_a_writer_dict_changed_and_changed_back_is_checked_cheaply_again():
     assert pairs.given[key][1].matches(writer)
     name = writer["fields"][0]["name"]
     writer["fields"][0]["name"] = "renamed"
-    writer["fields"][0]["name"] = name      # an equal schema, the same objects
+    writer["fields"][0]["name"] = name  # an equal schema, the same objects
     assert not pairs.given[key][1].matches(writer)
     assert v2.load_compiled(data, writer_schema=writer) == expected
     assert pairs.given[key][1].matches(writer)  # the kept pair's check is cheap again
@@ -179,7 +185,7 @@ def test_a_writer_dict_without_a_shape_is_compared_and_never_shaped_again(monkey
 
     v2 = OrderV2()
     writer = OrderV1().avro_schema()
-    writer["x-origin"] = ("billing", 1)     # a custom property no JSON gives: no SchemaShape
+    writer["x-origin"] = ("billing", 1)  # a custom property no JSON gives: no SchemaShape
     data = OrderV1().dump_compiled(ORDERS[1])
     expected = v2.load_compiled(data, writer_schema=writer)
     pairs = v2.load_compiled.__self__.pairs.args[2]
@@ -196,7 +202,7 @@ def test_a_writer_dict_without_a_shape_is_compared_and_never_shaped_again(monkey
     for _ in range(3):
         assert v2.load_compiled(data, writer_schema=writer) == expected
     writer["fields"] = [f for f in writer["fields"] if f["name"] != "obsolete"]
-    assert pairs.find(writer, False) is None          # a change is still seen
+    assert pairs.find(writer, False) is None  # a change is still seen
     assert shaped == []
 
 
@@ -207,14 +213,22 @@ def test_a_new_writer_dict_at_a_reused_address_is_not_taken_for_the_old_one():
         writer = OrderV1().avro_schema()
         assert v2.load_compiled(data, writer_schema=writer)["lines"][1]["quantity"] == -1.0
         del writer
-    line_only = {"type": "record", "name": "Order", "fields": [
-        {"name": "id", "type": "long"}, {"name": "customer", "type": "string"},
-        {"name": "lines", "type": {"type": "array", "items": LineV1().avro_schema()}}]}
+    line_only = {
+        "type": "record",
+        "name": "Order",
+        "fields": [
+            {"name": "id", "type": "long"},
+            {"name": "customer", "type": "string"},
+            {"name": "lines", "type": {"type": "array", "items": LineV1().avro_schema()}},
+        ],
+    }
     short = io.BytesIO()
-    fastavro.schemaless_writer(short, fastavro.parse_schema(line_only),
-                               {"id": 5, "customer": "c", "lines": []})
+    fastavro.schemaless_writer(
+        short, fastavro.parse_schema(line_only), {"id": 5, "customer": "c", "lines": []}
+    )
     assert v2.load_compiled(short.getvalue(), writer_schema=line_only) == v2.load(
-        resolved_by_fastavro(short.getvalue(), line_only, v2.avro_schema()))
+        resolved_by_fastavro(short.getvalue(), line_only, v2.avro_schema())
+    )
 
 
 def test_a_writer_schema_laid_out_as_the_readers_is_read_as_it_is():
@@ -226,12 +240,11 @@ def test_a_writer_schema_laid_out_as_the_readers_is_read_as_it_is():
 
         id = fields.Integer(required=True)
         customer = fields.String(required=True, metadata={"doc": "who"})
-        priority = fields.Integer(load_default=5)       # another default: not in the bytes
+        priority = fields.Integer(load_default=5)  # another default: not in the bytes
         lines = fields.List(fields.Nested(LineV2), required=True)
 
     v2 = OrderV2()
-    order = {"id": 7, "customer": "c", "priority": 1,
-             "lines": [{"sku": "a", "quantity": 1.5, "note": "n"}]}
+    order = {"id": 7, "customer": "c", "priority": 1, "lines": [{"sku": "a", "quantity": 1.5, "note": "n"}]}
     data = v2.dump_compiled(order)
     assert v2.load_compiled(data, writer_schema=OrderV2Again) == v2.load_compiled(data)
     pairs = v2.load_compiled.__self__.pairs.args[2]
@@ -269,6 +282,7 @@ def test_a_writer_schema_changed_in_place_is_read_as_it_is_now(kind):
     class Pair(CompiledSchema):
         class Meta:
             avro_name = "Pair"
+
         a = fields.Integer(required=True)
         b = fields.Integer(required=True)
 
@@ -278,8 +292,9 @@ def test_a_writer_schema_changed_in_place_is_read_as_it_is_now(kind):
         return out.getvalue()
 
     reader = Pair()
-    writer = kind(type="record", name="Pair",
-                  fields=[{"name": "b", "type": "long"}, {"name": "a", "type": "long"}])
+    writer = kind(
+        type="record", name="Pair", fields=[{"name": "b", "type": "long"}, {"name": "a", "type": "long"}]
+    )
     assert reader.load_compiled(data(writer), writer_schema=writer) == {"a": 1, "b": 2}
     writer["fields"].reverse()  # the same object now says a, b
     assert reader.load_compiled(data(writer), writer_schema=writer) == {"a": 1, "b": 2}

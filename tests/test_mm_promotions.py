@@ -33,8 +33,8 @@ class PointV2(CompiledSchema):
     class Meta:
         avro_name = "Point"
 
-    y = fields.Float()                                    # float -> double, moved
-    x = fields.Float()                                    # int -> double
+    y = fields.Float()  # float -> double, moved
+    x = fields.Float()  # int -> double
 
 
 class ReadingV1(CompiledSchema):
@@ -43,8 +43,8 @@ class ReadingV1(CompiledSchema):
 
     small = fields.Integer(metadata={"avro": "int"})
     single = fields.Integer(metadata={"avro": "int"})
-    whole = fields.Integer()                              # long
-    wide = fields.Integer()                               # long
+    whole = fields.Integer()  # long
+    wide = fields.Integer()  # long
     ratio = fields.Float(metadata={"avro": "float"})
     dropped = fields.String()
     points = fields.List(fields.Nested(PointV1))
@@ -54,11 +54,11 @@ class ReadingV2(CompiledSchema):
     class Meta:
         avro_name = "Reading"
 
-    small = fields.Integer()                              # int -> long
-    single = fields.Float(metadata={"avro": "float"})     # int -> float
-    whole = fields.Float(metadata={"avro": "float"})      # long -> float
-    wide = fields.Float()                                 # long -> double
-    ratio = fields.Float()                                # float -> double
+    small = fields.Integer()  # int -> long
+    single = fields.Float(metadata={"avro": "float"})  # int -> float
+    whole = fields.Float(metadata={"avro": "float"})  # long -> float
+    wide = fields.Float()  # long -> double
+    ratio = fields.Float()  # float -> double
     added = fields.String(load_default="none")
     points = fields.List(fields.Nested(PointV2))
 
@@ -67,13 +67,21 @@ def float32(value: float) -> float:
     return struct.unpack("<f", struct.pack("<f", value))[0]
 
 
-ints = st.integers(-2**31, 2**31 - 1)
-longs = st.integers(-2**63, 2**63 - 1)
+ints = st.integers(-(2**31), 2**31 - 1)
+longs = st.integers(-(2**63), 2**63 - 1)
 singles = st.floats(width=32, allow_nan=False, allow_infinity=False)
 points = st.lists(st.fixed_dictionaries({"x": ints, "y": singles}), max_size=3)
-readings = st.fixed_dictionaries({
-    "small": ints, "single": ints, "whole": longs, "wide": longs, "ratio": singles,
-    "dropped": st.text(max_size=5), "points": points})
+readings = st.fixed_dictionaries(
+    {
+        "small": ints,
+        "single": ints,
+        "whole": longs,
+        "wide": longs,
+        "ratio": singles,
+        "dropped": st.text(max_size=5),
+        "points": points,
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -87,26 +95,36 @@ class OptionalV1(CompiledSchema):
 
     count = fields.Integer(allow_none=True, metadata={"avro": "int"})
     level = fields.Float(allow_none=True, metadata={"avro": "float"})
-    total = fields.Integer(allow_none=True)                          # ["null", "long"]
+    total = fields.Integer(allow_none=True)  # ["null", "long"]
 
 
 class OptionalV2(CompiledSchema):
     class Meta:
         avro_name = "Optional"
 
-    total = fields.Float(allow_none=True, metadata={"avro": "float"})   # long -> float
-    count = fields.Integer(allow_none=True)                             # int -> long
-    level = fields.Float(allow_none=True)                               # float -> double
+    total = fields.Float(allow_none=True, metadata={"avro": "float"})  # long -> float
+    count = fields.Integer(allow_none=True)  # int -> long
+    level = fields.Float(allow_none=True)  # float -> double
 
 
-optionals = st.fixed_dictionaries({
-    "count": st.none() | ints, "level": st.none() | singles, "total": st.none() | longs})
+optionals = st.fixed_dictionaries(
+    {"count": st.none() | ints, "level": st.none() | singles, "total": st.none() | longs}
+)
 
 
 def test_the_pair_is_read_in_one_pass(schemas):
     v1, v2 = schemas
-    data = v1.dump_compiled({"small": 1, "single": 2, "whole": 3, "wide": 4, "ratio": 0.5,
-                             "dropped": "d", "points": [{"x": 1, "y": 2.5}]})
+    data = v1.dump_compiled(
+        {
+            "small": 1,
+            "single": 2,
+            "whole": 3,
+            "wide": 4,
+            "ratio": 0.5,
+            "dropped": "d",
+            "points": [{"x": 1, "y": 2.5}],
+        }
+    )
     v2.load_compiled(data, writer_schema=ReadingV1)
     pairs = v2.load_compiled.__self__.pairs.args[2]
     served = list(pairs.by_json.values())
@@ -149,10 +167,8 @@ def test_promoted_values_in_nested_records_are_the_pairs_avro_codecs(schemas, re
         data = v1.dump_compiled(record)
         loaded = v2.load_compiled(data, writer_schema=ReadingV1)
         assert loaded == v2.load(pair.load(data))
-        assert [point["x"] for point in loaded["points"]] == [
-            float(point["x"]) for point in record["points"]]
-        assert [point["y"] for point in loaded["points"]] == [
-            point["y"] for point in record["points"]]
+        assert [point["x"] for point in loaded["points"]] == [float(point["x"]) for point in record["points"]]
+        assert [point["y"] for point in loaded["points"]] == [point["y"] for point in record["points"]]
 
 
 @settings(max_examples=60, deadline=None)
@@ -173,7 +189,7 @@ def test_nullable_promoted_values_are_javas(java, records):
 def test_a_nullable_promotion_checks_the_writers_branch_index():
     v1, v2 = OptionalV1(), OptionalV2()
     data = bytearray(v1.dump_compiled({"count": 1, "level": None, "total": None}))
-    data[0] = 4     # branch 2 of a 2-branch union
+    data[0] = 4  # branch 2 of a 2-branch union
     with pytest.raises(DecodeError) as raised:
         v2.load_compiled(bytes(data), writer_schema=OptionalV1)
     assert raised.value.offset == 0
@@ -181,19 +197,31 @@ def test_a_nullable_promotion_checks_the_writers_branch_index():
 
 def test_many_records_are_read_in_one_pass_too(java, schemas):
     v1, v2 = schemas
-    records = [{"small": n, "single": 2**24 + n, "whole": 2**60 + n, "wide": -n, "ratio": 0.1,
-                "dropped": "", "points": []} for n in range(5)]
+    records = [
+        {
+            "small": n,
+            "single": 2**24 + n,
+            "whole": 2**60 + n,
+            "wide": -n,
+            "ratio": 0.1,
+            "dropped": "",
+            "points": [],
+        }
+        for n in range(5)
+    ]
     data = v1.dump_compiled(records, many=True)
     loaded = v2.load_compiled(data, many=True, writer_schema=ReadingV1)
-    assert loaded == [v2.load_compiled(v1.dump_compiled(record), writer_schema=ReadingV1)
-                      for record in records]
+    assert loaded == [
+        v2.load_compiled(v1.dump_compiled(record), writer_schema=ReadingV1) for record in records
+    ]
     assert loaded[1]["single"] == float32(2**24 + 1) == 2.0**24
 
 
 def test_a_writer_int_past_32_bits_is_a_decode_error_at_its_offset(schemas):
     v1, v2 = schemas
-    data = v1.dump_compiled({"small": 0, "single": 0, "whole": 0, "wide": 0, "ratio": 0.0,
-                             "dropped": "", "points": []})
+    data = v1.dump_compiled(
+        {"small": 0, "single": 0, "whole": 0, "wide": 0, "ratio": 0.0, "dropped": "", "points": []}
+    )
     # the first field, an int, written as a varint of 2**40 (zig-zag 2**41)
     bad = bytes([0x80, 0x80, 0x80, 0x80, 0x80, 0x40]) + data[1:]
     with pytest.raises(DecodeError) as raised:
@@ -205,8 +233,15 @@ def test_a_value_the_reader_refuses_is_marshmallows_error(schemas):
     # a long past float's range read as a float: Java's cast gives a finite
     # float (2**63 fits), so it loads; NaN cannot come from an integer
     v1, v2 = schemas
-    record = {"small": 0, "single": 0, "whole": 2**63 - 1, "wide": 0, "ratio": 0.0,
-              "dropped": "", "points": []}
+    record = {
+        "small": 0,
+        "single": 0,
+        "whole": 2**63 - 1,
+        "wide": 0,
+        "ratio": 0.0,
+        "dropped": "",
+        "points": [],
+    }
     loaded = v2.load_compiled(v1.dump_compiled(record), writer_schema=ReadingV1)
     assert math.isfinite(loaded["whole"]) and loaded["whole"] == float32(2**63 - 1)
 
@@ -219,12 +254,20 @@ def test_under_the_never_policy_the_same_values_are_read_again_and_written(monke
             avro_name = "Reading"
 
     v1 = schemas[0]
-    record = {"small": -5, "single": 2**24 + 1, "whole": 2**53 + 1, "wide": 2**53 + 1,
-              "ratio": 0.1, "dropped": "x", "points": [{"x": 3, "y": 1.5}]}
+    record = {
+        "small": -5,
+        "single": 2**24 + 1,
+        "whole": 2**53 + 1,
+        "wide": 2**53 + 1,
+        "ratio": 0.1,
+        "dropped": "x",
+        "points": [{"x": 3, "y": 1.5}],
+    }
     data = v1.dump_compiled(record)
     fresh = Fresh()
     assert fresh.load_compiled(data, writer_schema=ReadingV1) == schemas[1].load_compiled(
-        data, writer_schema=ReadingV1)
+        data, writer_schema=ReadingV1
+    )
 
 
 def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_built(monkeypatch):
@@ -235,8 +278,7 @@ def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_buil
     monkeypatch.setattr(tiers.Engine, "_find", lambda self, where: None)
     monkeypatch.setattr(tiers, "HOT_AFTER", 64)
     started = []
-    monkeypatch.setattr(tiers.Engine, "_background",
-                        lambda self, make, state: started.append((self, state)))
+    monkeypatch.setattr(tiers.Engine, "_background", lambda self, make, state: started.append((self, state)))
 
     class Hot(PointV2):
         class Meta:
@@ -254,7 +296,7 @@ def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_buil
     # AvroCodecs, which read and write meanwhile, have engines of their own)
     assert started.count((evolved.engine, "compiling")) == 1
     monkeypatch.undo()
-    evolved.engine.compile()        # what the background does
+    evolved.engine.compile()  # what the background does
     assert served[0].replaced_by is not None
     assert hot.load_compiled(data, writer_schema=PointV1) == {"x": 3.0, "y": 1.5}
     served = list(hot.load_compiled.__self__.pairs.args[2].by_json.values())

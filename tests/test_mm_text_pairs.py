@@ -29,9 +29,9 @@ class NoteV2(CompiledSchema):
     class Meta:
         avro_name = "Note"
 
-    tags = fields.List(fields.String())          # bytes -> string, in an array
-    body = fields.String(required=True)          # bytes -> string
-    title = fields.Raw(required=True, metadata={"avro": "bytes"})   # string -> bytes
+    tags = fields.List(fields.String())  # bytes -> string, in an array
+    body = fields.String(required=True)  # bytes -> string
+    title = fields.Raw(required=True, metadata={"avro": "bytes"})  # string -> bytes
     id = fields.Integer(required=True)
     pinned = fields.Boolean(load_default=False)
 
@@ -40,11 +40,14 @@ def served(schema) -> list[str]:
     return [type(pair).__name__ for pair in schema.load_compiled.__self__.pairs.args[2].by_json.values()]
 
 
-notes = st.fixed_dictionaries({
-    "id": st.integers(-2**63, 2**63 - 1),
-    "body": st.text(max_size=20).map(str.encode),
-    "tags": st.lists(st.text(max_size=5).map(str.encode), max_size=3),
-    "title": st.text(max_size=10)})
+notes = st.fixed_dictionaries(
+    {
+        "id": st.integers(-(2**63), 2**63 - 1),
+        "body": st.text(max_size=20).map(str.encode),
+        "tags": st.lists(st.text(max_size=5).map(str.encode), max_size=3),
+        "title": st.text(max_size=10),
+    }
+)
 
 
 @pytest.mark.java
@@ -58,7 +61,7 @@ def test_text_read_across_bytes_and_strings_is_javas(java, records):
         loaded = v2.load_compiled(data, writer_schema=NoteV1)
         assert loaded == v2.load_compiled(trip.data)
         assert loaded["body"] == record["body"].decode() and loaded["title"] == record["title"].encode()
-    assert served(v2) == ["Codec"]          # one pass, not read and written again
+    assert served(v2) == ["Codec"]  # one pass, not read and written again
 
 
 @pytest.mark.parametrize("where", ["body", "tags"])

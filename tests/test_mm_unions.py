@@ -21,39 +21,70 @@ from roastedavro import CompiledSchema, CompileFlags, DecodeError
 
 UTC = dt.timezone.utc
 
-POINT = {"type": "record", "name": "Point",
-         "fields": [{"name": "x", "type": "long"}, {"name": "y", "type": "long"}]}
-POINT3 = {"type": "record", "name": "Point3",
-          "fields": [{"name": "x", "type": "long"}, {"name": "y", "type": "long"},
-                     {"name": "z", "type": "long"}]}
+POINT = {
+    "type": "record",
+    "name": "Point",
+    "fields": [{"name": "x", "type": "long"}, {"name": "y", "type": "long"}],
+}
+POINT3 = {
+    "type": "record",
+    "name": "Point3",
+    "fields": [{"name": "x", "type": "long"}, {"name": "y", "type": "long"}, {"name": "z", "type": "long"}],
+}
 # null, primitives and two records: which branch is fastavro's choice
 CHOICE = ["null", "boolean", "long", "double", "string", "bytes", POINT, POINT3]
 # unions inside records inside an array, with an enum and a map
-SHAPE = {"type": "record", "name": "Shape", "fields": [
-    {"name": "label", "type": "string"},
-    {"name": "tag", "type": ["null", "string", "long"]},
-    {"name": "color", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"]}},
-    {"name": "corners", "type": {"type": "array", "items": [
-        {"type": "record", "name": "Corner", "fields": [{"name": "x", "type": "double"}]},
-        {"type": "record", "name": "Labelled", "fields": [
-            {"name": "x", "type": "double"}, {"name": "name", "type": "string"}]}]}},
-    {"name": "extra", "type": {"type": "map", "values": ["null", "long", "string"]},
-     "default": {}},
-]}
+SHAPE = {
+    "type": "record",
+    "name": "Shape",
+    "fields": [
+        {"name": "label", "type": "string"},
+        {"name": "tag", "type": ["null", "string", "long"]},
+        {"name": "color", "type": {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN"]}},
+        {
+            "name": "corners",
+            "type": {
+                "type": "array",
+                "items": [
+                    {"type": "record", "name": "Corner", "fields": [{"name": "x", "type": "double"}]},
+                    {
+                        "type": "record",
+                        "name": "Labelled",
+                        "fields": [{"name": "x", "type": "double"}, {"name": "name", "type": "string"}],
+                    },
+                ],
+            },
+        },
+        {"name": "extra", "type": {"type": "map", "values": ["null", "long", "string"]}, "default": {}},
+    ],
+}
 SHAPES = {"type": "array", "items": SHAPE}
 # a record and a map in one union: a dict's branch as fastavro's validation says
-RECORD_OR_MAP = ["null", {"type": "record", "name": "Pair", "fields": [
-    {"name": "left", "type": "long"}, {"name": "right", "type": "long"}]},
-    {"type": "map", "values": "string"}]
-MOMENT = ["null",
-          {"type": "long", "logicalType": "timestamp-millis"},
-          {"type": "int", "logicalType": "date"},
-          {"type": "string", "logicalType": "uuid"},
-          {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}]
-NODE = {"type": "record", "name": "Node", "fields": [
-    {"name": "value", "type": "long"},
-    {"name": "children", "type": {"type": "array", "items": "Node"}},
-    {"name": "next", "type": ["null", "Node"]}]}
+RECORD_OR_MAP = [
+    "null",
+    {
+        "type": "record",
+        "name": "Pair",
+        "fields": [{"name": "left", "type": "long"}, {"name": "right", "type": "long"}],
+    },
+    {"type": "map", "values": "string"},
+]
+MOMENT = [
+    "null",
+    {"type": "long", "logicalType": "timestamp-millis"},
+    {"type": "int", "logicalType": "date"},
+    {"type": "string", "logicalType": "uuid"},
+    {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2},
+]
+NODE = {
+    "type": "record",
+    "name": "Node",
+    "fields": [
+        {"name": "value", "type": "long"},
+        {"name": "children", "type": {"type": "array", "items": "Node"}},
+        {"name": "next", "type": ["null", "Node"]},
+    ],
+}
 NUMBERS = {"type": "array", "items": ["null", "int", "string"]}
 
 
@@ -72,13 +103,17 @@ class Declared(CompiledSchema):
     more_numbers = fields.Raw(metadata={"avro": NUMBERS})
     maybe = fields.Raw(allow_none=True, metadata={"avro": ["null", "string", "long"]})
     strict = fields.Raw(metadata={"avro": ["string", "null"]})
-    computed = fields.Function(lambda obj: obj.get("source"), allow_none=True,
-                               deserialize=lambda value: ["loaded", value],
-                               metadata={"avro": ["null", "long", "string", POINT3.copy()
-                                                  | {"name": "Point3b"}]})
-    described = fields.Method("describe", "parse",
-                              metadata={"avro": ["null", {"type": "array", "items": "string"},
-                                                 {"type": "map", "values": "long"}]})
+    computed = fields.Function(
+        lambda obj: obj.get("source"),
+        allow_none=True,
+        deserialize=lambda value: ["loaded", value],
+        metadata={"avro": ["null", "long", "string", POINT3.copy() | {"name": "Point3b"}]},
+    )
+    described = fields.Method(
+        "describe",
+        "parse",
+        metadata={"avro": ["null", {"type": "array", "items": "string"}, {"type": "map", "values": "long"}]},
+    )
 
     def describe(self, obj):
         choice = obj["choice"]
@@ -119,18 +154,35 @@ def check(schema, **change):
     return data
 
 
-@pytest.mark.parametrize("value", [
-    None, True, False, 0, -1, 2**40, 2**63 - 1, 2**70, -(2**70), 1.5, float("inf"), "",
-    "text", "\u00e9\U0001f600", b"", b"\x00\xff",
-    {"x": 1, "y": 2},                               # Point
-    {"x": 1, "y": 2, "z": 3},                       # Point3: more of its fields
-    {"-type": "shop.Point", "x": 1, "y": 2, "z": 3},  # named: Point after all
-    {"-type": "shop.Point3", "x": 1, "y": 2, "z": 3},
-    ("shop.Point3", {"x": 4, "y": 5, "z": 6}),      # tuple notation
-    ("shop.Point", {"x": 4, "y": 5}),
-    ("string", "named"),
-    ("long", 7),
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        True,
+        False,
+        0,
+        -1,
+        2**40,
+        2**63 - 1,
+        2**70,
+        -(2**70),
+        1.5,
+        float("inf"),
+        "",
+        "text",
+        "\u00e9\U0001f600",
+        b"",
+        b"\x00\xff",
+        {"x": 1, "y": 2},  # Point
+        {"x": 1, "y": 2, "z": 3},  # Point3: more of its fields
+        {"-type": "shop.Point", "x": 1, "y": 2, "z": 3},  # named: Point after all
+        {"-type": "shop.Point3", "x": 1, "y": 2, "z": 3},
+        ("shop.Point3", {"x": 4, "y": 5, "z": 6}),  # tuple notation
+        ("shop.Point", {"x": 4, "y": 5}),
+        ("string", "named"),
+        ("long", 7),
+    ],
+)
 def test_union_branch_is_fastavros_choice(declared, value):
     check(declared, choice=value)
 
@@ -139,15 +191,24 @@ def test_union_branches_on_the_wire(declared):
     # the branch index leads the value: long is branch 2, Point3 branch 7
     assert declared.dump_compiled({**BASE, "choice": 5}).startswith(b"\x04\x0a")
     assert declared.dump_compiled({**BASE, "choice": {"x": 1, "y": 2, "z": 3}}).startswith(
-        b"\x0e\x02\x04\x06")
+        b"\x0e\x02\x04\x06"
+    )
     assert declared.dump_compiled({**BASE, "choice": 2**70}).startswith(b"\x06")  # double
 
 
-@pytest.mark.parametrize("value", [
-    None, {"left": 1, "right": 2}, {"left": "1", "right": "2"}, {}, {"a": "b"},
-    {"left": "x"}, ("shop.Pair", {"left": 3, "right": 4}), {"-type": "shop.Pair", "left": 1,
-                                                          "right": 2},
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        {"left": 1, "right": 2},
+        {"left": "1", "right": "2"},
+        {},
+        {"a": "b"},
+        {"left": "x"},
+        ("shop.Pair", {"left": 3, "right": 4}),
+        {"-type": "shop.Pair", "left": 1, "right": 2},
+    ],
+)
 def test_record_or_map_as_fastavro_chooses(declared, value):
     check(declared, pair=value)
 
@@ -155,30 +216,40 @@ def test_record_or_map_as_fastavro_chooses(declared, value):
 def test_nested_unions_inside_records_inside_arrays(declared):
     shapes = [
         {"label": "a", "tag": None, "color": "RED", "corners": []},
-        {"label": "b", "tag": "t", "color": "GREEN",
-         "corners": [{"x": 1.5}, {"x": 2.0, "name": "n"}, ("shop.Labelled", {"x": 0.0, "name": ""}),
-                     {"-type": "shop.Corner", "x": 3.0, "name": "ignored"}],
-         "extra": {"k": None, "l": 5, "m": "text"}},
-        {"label": "c", "tag": 2**62, "color": "RED", "corners": [{"x": -1.0}] * 3,
-         "extra": {}},
+        {
+            "label": "b",
+            "tag": "t",
+            "color": "GREEN",
+            "corners": [
+                {"x": 1.5},
+                {"x": 2.0, "name": "n"},
+                ("shop.Labelled", {"x": 0.0, "name": ""}),
+                {"-type": "shop.Corner", "x": 3.0, "name": "ignored"},
+            ],
+            "extra": {"k": None, "l": 5, "m": "text"},
+        },
+        {"label": "c", "tag": 2**62, "color": "RED", "corners": [{"x": -1.0}] * 3, "extra": {}},
     ]
     data = check(declared, shapes=shapes)
     loaded = declared.load_compiled(data)["shapes"]
     assert loaded[1]["corners"][1] == {"x": 2.0, "name": "n"}
-    assert loaded[0]["extra"] == {}   # the field's default, written for the missing key
+    assert loaded[0]["extra"] == {}  # the field's default, written for the missing key
 
 
-@pytest.mark.parametrize("value", [
-    None,
-    dt.datetime(2024, 2, 29, 12, 30, 15, 123000, tzinfo=UTC),
-    dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=dt.timezone(dt.timedelta(hours=-8))),
-    dt.date(2000, 1, 1),
-    uuid.UUID("12345678-1234-5678-1234-567812345678"),
-    "2024-01-02",    # text: the date branch, as fastavro validates it
-    decimal.Decimal("1234567.89"),
-    decimal.Decimal("-0.01"),
-    1700000000000,
-])
+@pytest.mark.parametrize(
+    "value",
+    [
+        None,
+        dt.datetime(2024, 2, 29, 12, 30, 15, 123000, tzinfo=UTC),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=dt.timezone(dt.timedelta(hours=-8))),
+        dt.date(2000, 1, 1),
+        uuid.UUID("12345678-1234-5678-1234-567812345678"),
+        "2024-01-02",  # text: the date branch, as fastavro validates it
+        decimal.Decimal("1234567.89"),
+        decimal.Decimal("-0.01"),
+        1700000000000,
+    ],
+)
 def test_logical_types_in_unions(declared, value):
     check(declared, moment=value)
 
@@ -197,8 +268,11 @@ def test_text_the_date_branch_cannot_take_is_refused_as_by_fastavro(declared):
 def test_recursion_through_a_declared_record(declared):
     tree = leaf(0)
     for depth in range(1, 60):
-        tree = {"value": depth, "children": [leaf(-depth), tree],
-                "next": {"value": 2**40, "children": [], "next": leaf(depth)}}
+        tree = {
+            "value": depth,
+            "children": [leaf(-depth), tree],
+            "next": {"value": 2**40, "children": [], "next": leaf(depth)},
+        }
     check(declared, tree=tree)
 
 
@@ -235,27 +309,48 @@ def test_allow_none_and_a_declared_null(declared):
         declared.load(fastavro_read(declared, data))
     with pytest.raises(ValidationError) as caught:
         declared.load_compiled(data)
-    assert caught.value.messages == expected.value.messages == {
-        "strict": ["Field may not be null."]}
+    assert caught.value.messages == expected.value.messages == {"strict": ["Field may not be null."]}
 
 
-@pytest.mark.parametrize("change, path, phrase", [
-    ({"choice": [1]}, ["choice"], "list [1] matches no branch of the union [null, boolean"),
-    ({"choice": ("shop.Nothing", 1)}, ["choice"], "no branch named 'shop.Nothing'"),
-    ({"choice": ("shop.Point", {"x": "1", "y": 2})}, ["choice", "x"], "expected an int"),
-    ({"shapes": [{"label": "a", "tag": None, "color": "RED", "corners": []},
-                 {"label": "b", "tag": 1.5, "color": "RED", "corners": []}]},
-     ["shapes", 1, "tag"], "float 1.5 matches no branch of the union [null, string, long]"),
-    ({"shapes": [{"label": "b", "tag": None, "color": "BLUE", "corners": []}]},
-     ["shapes", 0, "color"], "'BLUE'"),
-    ({"shapes": [{"label": "a", "color": "RED", "corners": [{"x": "1"}]}]},
-     ["shapes", 0, "corners", 0], "matches no branch of the union [shop.Corner, shop.Labelled]"),
-    ({"shapes": [{"label": "a", "color": "RED", "corners": [], "extra": {"k": 1.5}}]},
-     ["shapes", 0, "extra", "k"], "matches no branch of the union [null, long, string]"),
-    ({"numbers": [None, 2**31]}, ["numbers", 1], "matches no branch"),
-    ({"tree": {"value": 1, "children": [leaf(2), {"value": 3, "next": None}]}},
-     ["tree", "children", 1, "children"], "no value and no default"),
-])
+@pytest.mark.parametrize(
+    "change, path, phrase",
+    [
+        ({"choice": [1]}, ["choice"], "list [1] matches no branch of the union [null, boolean"),
+        ({"choice": ("shop.Nothing", 1)}, ["choice"], "no branch named 'shop.Nothing'"),
+        ({"choice": ("shop.Point", {"x": "1", "y": 2})}, ["choice", "x"], "expected an int"),
+        (
+            {
+                "shapes": [
+                    {"label": "a", "tag": None, "color": "RED", "corners": []},
+                    {"label": "b", "tag": 1.5, "color": "RED", "corners": []},
+                ]
+            },
+            ["shapes", 1, "tag"],
+            "float 1.5 matches no branch of the union [null, string, long]",
+        ),
+        (
+            {"shapes": [{"label": "b", "tag": None, "color": "BLUE", "corners": []}]},
+            ["shapes", 0, "color"],
+            "'BLUE'",
+        ),
+        (
+            {"shapes": [{"label": "a", "color": "RED", "corners": [{"x": "1"}]}]},
+            ["shapes", 0, "corners", 0],
+            "matches no branch of the union [shop.Corner, shop.Labelled]",
+        ),
+        (
+            {"shapes": [{"label": "a", "color": "RED", "corners": [], "extra": {"k": 1.5}}]},
+            ["shapes", 0, "extra", "k"],
+            "matches no branch of the union [null, long, string]",
+        ),
+        ({"numbers": [None, 2**31]}, ["numbers", 1], "matches no branch"),
+        (
+            {"tree": {"value": 1, "children": [leaf(2), {"value": 3, "next": None}]}},
+            ["tree", "children", 1, "children"],
+            "no value and no default",
+        ),
+    ],
+)
 def test_errors_name_the_field_path(declared, change, path, phrase):
     # marshmallow's layout: messages nested by field name, then index or key
     with pytest.raises(ValidationError) as caught:
@@ -284,9 +379,24 @@ def test_malformed_bytes_are_decode_errors_with_the_offset(declared):
 
 
 class Chain(CompiledSchema):
-    chain = fields.Raw(metadata={"avro": {"type": "record", "name": "Link", "fields": [
-        {"name": "next", "type": ["null", "Link", {"type": "record", "name": "End",
-                                                   "fields": [{"name": "end", "type": "int"}]}]}]}})
+    chain = fields.Raw(
+        metadata={
+            "avro": {
+                "type": "record",
+                "name": "Link",
+                "fields": [
+                    {
+                        "name": "next",
+                        "type": [
+                            "null",
+                            "Link",
+                            {"type": "record", "name": "End", "fields": [{"name": "end", "type": "int"}]},
+                        ],
+                    }
+                ],
+            }
+        }
+    )
 
 
 def chain(depth):

@@ -28,12 +28,14 @@ import pytest
 REPOSITORY = Path(__file__).resolve().parent.parent  # the checkout the tests run from
 
 # every subpackage of the checkout (avro, encoders, fastavro, kafka, ...)
-SUBPACKAGES = sorted(path.parent.relative_to(REPOSITORY / "roastedavro").as_posix()
-                     for path in (REPOSITORY / "roastedavro").glob("*/**/__init__.py"))
+SUBPACKAGES = sorted(
+    path.parent.relative_to(REPOSITORY / "roastedavro").as_posix()
+    for path in (REPOSITORY / "roastedavro").glob("*/**/__init__.py")
+)
 TEMPLATES = sorted(path.name for path in (REPOSITORY / "roastedavro" / "templates").glob("*.j2"))
 DEPENDENCIES = {"marshmallow", "jinja2", "cython", "fastavro", "platformdirs"}
 
-SMOKE = r'''
+SMOKE = r"""
 import importlib.util
 import os
 import pathlib
@@ -77,14 +79,21 @@ assert len(built) >= 2, built
 if importlib.util.find_spec("confluent_kafka") is not None:
     import roastedavro.kafka  # noqa: F401
 print("smoke OK", package)
-'''
+"""
 
 
 def copy_checkout(tree):
     """The files of the checkout a build reads, plus leftovers the sdist must leave out."""
     tree.mkdir()
-    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "CHANGELOG.md",
-                 "CONTRIBUTING.md", "MANIFEST.in"):
+    for name in (
+        "setup.py",
+        "setup.cfg",
+        "pyproject.toml",
+        "README.md",
+        "CHANGELOG.md",
+        "CONTRIBUTING.md",
+        "MANIFEST.in",
+    ):
         shutil.copy(REPOSITORY / name, tree / name)
     caches = shutil.ignore_patterns("__pycache__", ".hypothesis", ".pytest_cache")
     shutil.copytree(REPOSITORY / "roastedavro", tree / "roastedavro", ignore=caches)
@@ -103,18 +112,35 @@ def check_sdist(path):
         names = archive.getnames()
     top = names[0].split("/")[0]
     files = {name.removeprefix(top + "/") for name in names}
-    for name in ("setup.py", "setup.cfg", "pyproject.toml", "README.md", "CHANGELOG.md",
-                 "CONTRIBUTING.md", "PKG-INFO",
-                 "roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
-                 "roastedavro/_tier0.pyx", "roastedavro/_dropin.pyx", "roastedavro/py.typed",
-                 "roastedavro/_runtime.pyi", "roastedavro/_tier0.pyi", "roastedavro/_dropin.pyi"):
+    for name in (
+        "setup.py",
+        "setup.cfg",
+        "pyproject.toml",
+        "README.md",
+        "CHANGELOG.md",
+        "CONTRIBUTING.md",
+        "PKG-INFO",
+        "roastedavro/__init__.py",
+        "roastedavro/_runtime.pxd",
+        "roastedavro/_runtime.pyx",
+        "roastedavro/_tier0.pyx",
+        "roastedavro/_dropin.pyx",
+        "roastedavro/py.typed",
+        "roastedavro/_runtime.pyi",
+        "roastedavro/_tier0.pyi",
+        "roastedavro/_dropin.pyi",
+    ):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
     assert {f"roastedavro/templates/{name}" for name in TEMPLATES} <= files
-    unwanted = [name for name in files
-                if name.startswith(("build/", "tests/", "dist/")) or "__pycache__" in name
-                or name.endswith((".so", ".pyd", ".c", ".o", ".pyc"))]
+    unwanted = [
+        name
+        for name in files
+        if name.startswith(("build/", "tests/", "dist/"))
+        or "__pycache__" in name
+        or name.endswith((".so", ".pyd", ".c", ".o", ".pyc"))
+    ]
     assert unwanted == []
 
 
@@ -126,24 +152,43 @@ def check_wheel(path):
         files = set(archive.namelist())
         metadata_name = next(name for name in files if name.endswith(".dist-info/METADATA"))
         metadata = email.parser.BytesParser().parsebytes(archive.read(metadata_name))
-    for name in ("roastedavro/__init__.py", "roastedavro/_runtime.pxd", "roastedavro/_runtime.pyx",
-                 "roastedavro/py.typed", "roastedavro/_runtime.pyi", "roastedavro/_tier0.pyi",
-                 "roastedavro/_dropin.pyi"):
+    for name in (
+        "roastedavro/__init__.py",
+        "roastedavro/_runtime.pxd",
+        "roastedavro/_runtime.pyx",
+        "roastedavro/py.typed",
+        "roastedavro/_runtime.pyi",
+        "roastedavro/_tier0.pyi",
+        "roastedavro/_dropin.pyi",
+    ):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
     assert {f"roastedavro/templates/{name}" for name in TEMPLATES} <= files
-    for extension in ("_runtime", "_tier0", "_dropin"):   # the runtime, tier 0, the drop-in's calls
-        built = [name for name in files if name.startswith(f"roastedavro/{extension}.")
-                 and name.endswith(sysconfig.get_config_var("EXT_SUFFIX"))]
+    for extension in ("_runtime", "_tier0", "_dropin"):  # the runtime, tier 0, the drop-in's calls
+        built = [
+            name
+            for name in files
+            if name.startswith(f"roastedavro/{extension}.")
+            and name.endswith(sysconfig.get_config_var("EXT_SUFFIX"))
+        ]
         assert len(built) == 1, (extension, sorted(files))
-    unwanted = [name for name in files if not name.startswith(("roastedavro/", "roastedavro-"))
-                or "__pycache__" in name or "leftover" in name or name.endswith((".c", ".o", ".pyc"))]
+    unwanted = [
+        name
+        for name in files
+        if not name.startswith(("roastedavro/", "roastedavro-"))
+        or "__pycache__" in name
+        or "leftover" in name
+        or name.endswith((".c", ".o", ".pyc"))
+    ]
     assert unwanted == []
     # installed below without them: the metadata must declare them
     requirements = [Requirement(text) for text in metadata.get_all("Requires-Dist", [])]
-    required = {canonicalize_name(requirement.name) for requirement in requirements
-                if requirement.marker is None or "extra" not in str(requirement.marker)}
+    required = {
+        canonicalize_name(requirement.name)
+        for requirement in requirements
+        if requirement.marker is None or "extra" not in str(requirement.marker)
+    }
     assert DEPENDENCIES <= required, required
     entry_points = archive_text(path, ".dist-info/entry_points.txt")
     assert "roastedavro = roastedavro.cli:main" in entry_points
@@ -156,15 +201,22 @@ def archive_text(path, suffix):
 
 def fresh_environment(folder, wheel):
     """A virtual environment with ``wheel`` installed; its dependencies are this environment's."""
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=120,
-                   capture_output=True)
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True, timeout=120, capture_output=True)
     python = folder / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
-                   check=True, timeout=300, capture_output=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", str(wheel)],
+        check=True,
+        timeout=300,
+        capture_output=True,
+    )
     # after the installation, or pip would find roastedavro installed here already;
     # the fresh environment's own site-packages come first on sys.path
-    own = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         check=True, capture_output=True, text=True).stdout.strip()
+    own = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     borrowed = [*site.getsitepackages(), *([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])]
     Path(own, "zz_borrowed_dependencies.pth").write_text("".join(f"{path}\n" for path in borrowed))
     return python
@@ -178,9 +230,14 @@ def test_the_wheel_built_from_the_sdist_installs_and_compiles_codecs(tmp_path):
     tree = tmp_path / "checkout"
     copy_checkout(tree)
     dist = tmp_path / "dist"
-    completed = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(tree)],
-                               cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                               env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"))
+    completed = subprocess.run(
+        [sys.executable, "-m", "build", "--no-isolation", "--outdir", str(dist), str(tree)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=dict(os.environ, PYTHONDONTWRITEBYTECODE="1"),
+    )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
     [sdist] = dist.glob("*.tar.gz")
     [wheel] = dist.glob("*.whl")
@@ -193,12 +250,19 @@ def test_the_wheel_built_from_the_sdist_installs_and_compiles_codecs(tmp_path):
     environment = {key: value for key, value in os.environ.items() if not key.startswith("PYTHON")}
     environment["ROASTEDAVRO_CACHE_DIR"] = str(tmp_path / "cache")
     # -I: neither the current folder nor PYTHONPATH nor the user's site-packages
-    completed = subprocess.run([str(python), "-I", "-c", SMOKE], cwd=work, env=environment,
-                               capture_output=True, text=True, timeout=600)
+    completed = subprocess.run(
+        [str(python), "-I", "-c", SMOKE],
+        cwd=work,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert completed.returncode == 0, completed.stdout + completed.stderr
     assert f"smoke OK {(tmp_path / 'venv').resolve()}" in completed.stdout
 
     command = python.parent / ("roastedavro.exe" if os.name == "nt" else "roastedavro")
-    completed = subprocess.run([str(command), "--help"], cwd=work, env=environment,
-                               capture_output=True, text=True, timeout=120)
+    completed = subprocess.run(
+        [str(command), "--help"], cwd=work, env=environment, capture_output=True, text=True, timeout=120
+    )
     assert completed.returncode == 0 and "usage: roastedavro" in completed.stdout, completed.stderr

@@ -35,7 +35,10 @@ def test_user_encoder_matches_oracles(payment, amount):
 def test_fixed_ipv4_encoder(payment, client):
     address = ipaddress.IPv4Address(client)
     record = {"payer": "ada", "amount": Decimal(1), "fee": None, "client": address}
-    assert payment.avro_schema()["fields"][3]["type"] == ["null", {"type": "fixed", "name": "ipv4", "size": 4}]
+    assert payment.avro_schema()["fields"][3]["type"] == [
+        "null",
+        {"type": "fixed", "name": "ipv4", "size": 4},
+    ]
     data = payment.dump_compiled(record)
     assert data == fastavro_bytes(payment, {**payment.dump(record), "client": address.packed})
     assert data.endswith(b"\x02" + address.packed)
@@ -96,6 +99,7 @@ def test_registering_something_else_is_an_error():
 
 # -- the conversion contract: an Avro type and conversions, no write/read code --
 
+
 class Point(fields.Field):
     """An (x, y) tuple, written as an Avro record of two doubles."""
 
@@ -106,8 +110,13 @@ class PointEncoder(roastedavro.Encoder):
     min_size = 16
 
     def avro_type(self, names):
-        return names.named({"type": "record", "name": "Point", "fields": [
-            {"name": "x", "type": "double"}, {"name": "y", "type": "double"}]})
+        return names.named(
+            {
+                "type": "record",
+                "name": "Point",
+                "fields": [{"name": "x", "type": "double"}, {"name": "y", "type": "double"}],
+            }
+        )
 
     def emit_to_avro(self, fn, value):
         as_record = fn.bind(lambda point: {"x": point[0], "y": point[1]}, "as_record")
@@ -150,11 +159,11 @@ def test_an_encoder_of_conversions_writes_fastavros_bytes(shape):
     record = {"start": (1.5, -2.0), "end": None, "tags": ["a", "é"]}
     avro = shape.avro_schema()
     # a named type used twice: defined once, then referenced by name
-    assert avro["fields"][0]["type"]["name"] == "Point" and avro["fields"][1]["type"] == [
-        "null", "Point"]
+    assert avro["fields"][0]["type"]["name"] == "Point" and avro["fields"][1]["type"] == ["null", "Point"]
     out = io.BytesIO()
-    fastavro.schemaless_writer(out, fastavro.parse_schema(avro), {
-        "start": {"x": 1.5, "y": -2.0}, "end": None, "tags": ["a", "é"]})
+    fastavro.schemaless_writer(
+        out, fastavro.parse_schema(avro), {"start": {"x": 1.5, "y": -2.0}, "end": None, "tags": ["a", "é"]}
+    )
     data = shape.dump_compiled(record)
     assert data == out.getvalue()
     assert shape.load_compiled(data) == record
@@ -202,6 +211,5 @@ def test_an_encoder_with_its_own_write_and_read_code_still_works():
     old, new = OldPayment(), NewPayment()
     assert "write_long_value" in old.compile_to_string()
     assert "avro_amount_write" in new.compile_to_string()
-    assert old.dump_compiled(record) == new.dump_compiled(record) == fastavro_bytes(
-        new, new.dump(record))
+    assert old.dump_compiled(record) == new.dump_compiled(record) == fastavro_bytes(new, new.dump(record))
     assert old.load_compiled(old.dump_compiled(record)) == record

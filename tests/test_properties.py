@@ -40,7 +40,9 @@ from fuzzing import examples
 
 def assert_same(actual, expected, path="$"):
     """Equality that also checks exact types, dict key order, NaN and -0.0."""
-    assert type(actual) is type(expected), f"{path}: {type(actual).__name__} {actual!r} != {type(expected).__name__} {expected!r}"
+    assert type(actual) is type(expected), (
+        f"{path}: {type(actual).__name__} {actual!r} != {type(expected).__name__} {expected!r}"
+    )
     if isinstance(expected, dict):
         assert list(actual) == list(expected), f"{path}: keys {list(actual)} != {list(expected)}"
         for key in expected:
@@ -54,7 +56,8 @@ def assert_same(actual, expected, path="$"):
             assert math.isnan(actual), f"{path}: {actual!r} != nan"
         else:
             assert actual == expected and math.copysign(1, actual) == math.copysign(1, expected), (
-                f"{path}: {actual!r} != {expected!r}")
+                f"{path}: {actual!r} != {expected!r}"
+            )
     else:
         assert actual == expected, f"{path}: {actual!r} != {expected!r}"
 
@@ -98,10 +101,44 @@ def check_many(schema, objs):
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 # around every varint length boundary (zig-zag: 63/-64 fit one byte)
-LONG_EDGES = [INT64_MIN, INT64_MAX, 0, -1, 1, 63, 64, -64, -65, 8191, 8192, -8192, -8193,
-              INT64_MIN + 1, INT64_MAX - 1, 2**31, -(2**31) - 1, INT32_MIN, INT32_MAX]
-INT_EDGES = [INT32_MIN, INT32_MAX, 0, -1, 1, 63, 64, -64, -65, 8191, 8192, -8192, -8193,
-             INT32_MIN + 1, INT32_MAX - 1]
+LONG_EDGES = [
+    INT64_MIN,
+    INT64_MAX,
+    0,
+    -1,
+    1,
+    63,
+    64,
+    -64,
+    -65,
+    8191,
+    8192,
+    -8192,
+    -8193,
+    INT64_MIN + 1,
+    INT64_MAX - 1,
+    2**31,
+    -(2**31) - 1,
+    INT32_MIN,
+    INT32_MAX,
+]
+INT_EDGES = [
+    INT32_MIN,
+    INT32_MAX,
+    0,
+    -1,
+    1,
+    63,
+    64,
+    -64,
+    -65,
+    8191,
+    8192,
+    -8192,
+    -8193,
+    INT32_MIN + 1,
+    INT32_MAX - 1,
+]
 
 longs = st.one_of(st.sampled_from(LONG_EDGES), st.integers(INT64_MIN, INT64_MAX))
 ints32 = st.one_of(st.sampled_from(INT_EDGES), st.integers(INT32_MIN, INT32_MAX))
@@ -109,8 +146,9 @@ finite_floats = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, -1.5, 5e-324, 1.7976931348623157e308, 2.2250738585072014e-308]),
     st.floats(allow_nan=False, allow_infinity=False),
 )
-special_floats = st.sampled_from([math.nan, -math.nan, math.inf, -math.inf,
-                                  struct.unpack("<d", b"\x01\x00\x00\x00\x00\x00\xf8\x7f")[0]])
+special_floats = st.sampled_from(
+    [math.nan, -math.nan, math.inf, -math.inf, struct.unpack("<d", b"\x01\x00\x00\x00\x00\x00\xf8\x7f")[0]]
+)
 any_floats = st.one_of(finite_floats, special_floats, st.floats())
 texts = st.one_of(
     st.sampled_from(["", "a", "é", "日本語", "\U0001f600", "\x00", "a\x00b", "x" * 300]),
@@ -126,10 +164,10 @@ map_keys = st.one_of(st.sampled_from(["", "k", "ключ", "\U0001f511"]), st.te
 
 @dataclass
 class ValueSpec:
-    kind: str                 # string int long double bool list dict nested nested_many
+    kind: str  # string int long double bool list dict nested nested_many
     allow_none: bool = False
-    allow_nan: bool = False   # double
-    inner: Any = None         # ValueSpec (list, dict) or RecordSpec (nested*)
+    allow_nan: bool = False  # double
+    inner: Any = None  # ValueSpec (list, dict) or RecordSpec (nested*)
     plain_keys: bool = False  # dict: no keys= field
 
 
@@ -148,7 +186,7 @@ class FieldSpec:
 class RecordSpec:
     name: str
     fields: list[FieldSpec]
-    compiled: bool = True     # CompiledSchema or plain marshmallow Schema (as a nested schema)
+    compiled: bool = True  # CompiledSchema or plain marshmallow Schema (as a nested schema)
     cls: type | None = dc_field(default=None, repr=False)
 
 
@@ -159,14 +197,79 @@ FORBIDDEN_NAMES = set(dir(CompiledSchema)) | set(vars(CompiledSchema()))
 # Names the code generator uses itself, Cython/Python keywords and builtins:
 # a field may well be called any of these.
 TRICKY_NAMES = [
-    "self", "obj", "objs", "w", "r", "record", "depth", "source", "data", "error", "field_no",
-    "view", "acquired", "result", "count", "index", "item", "MISSING", "PATH_NONE",
-    "PATH_INDEX", "DumpError", "LoadFallback", "part0", "index0", "key0", "part1", "index1",
-    "key1", "int", "long", "float", "double", "object", "bint", "char", "cdef", "struct",
-    "class", "def", "None", "True", "lambda", "import", "list", "dict", "str", "type", "len",
-    "value", "null", "string", "boolean", "array", "map", "bytes", "enum", "fixed",
-    "a_count", "a_item", "a_items", "a_value", "a_key", "a_map", "a_number", "write_long",
-    "read_long", "max_depth", "max_items", "isfinite", "cython", "marshmallow", "_", "__x",
+    "self",
+    "obj",
+    "objs",
+    "w",
+    "r",
+    "record",
+    "depth",
+    "source",
+    "data",
+    "error",
+    "field_no",
+    "view",
+    "acquired",
+    "result",
+    "count",
+    "index",
+    "item",
+    "MISSING",
+    "PATH_NONE",
+    "PATH_INDEX",
+    "DumpError",
+    "LoadFallback",
+    "part0",
+    "index0",
+    "key0",
+    "part1",
+    "index1",
+    "key1",
+    "int",
+    "long",
+    "float",
+    "double",
+    "object",
+    "bint",
+    "char",
+    "cdef",
+    "struct",
+    "class",
+    "def",
+    "None",
+    "True",
+    "lambda",
+    "import",
+    "list",
+    "dict",
+    "str",
+    "type",
+    "len",
+    "value",
+    "null",
+    "string",
+    "boolean",
+    "array",
+    "map",
+    "bytes",
+    "enum",
+    "fixed",
+    "a_count",
+    "a_item",
+    "a_items",
+    "a_value",
+    "a_key",
+    "a_map",
+    "a_number",
+    "write_long",
+    "read_long",
+    "max_depth",
+    "max_items",
+    "isfinite",
+    "cython",
+    "marshmallow",
+    "_",
+    "__x",
 ]
 avro_names = st.one_of(
     st.sampled_from(TRICKY_NAMES),
@@ -190,8 +293,9 @@ def value_specs(draw, depth, tree):
     elif kind in ("list", "dict"):
         inner = draw(st.sampled_from(SCALARS + (["nested"] if depth < 2 else [])))
         if inner == "nested":
-            spec.inner = ValueSpec("nested", allow_none=draw(st.booleans()),
-                                   inner=draw(nested_records(depth + 1, tree)))
+            spec.inner = ValueSpec(
+                "nested", allow_none=draw(st.booleans()), inner=draw(nested_records(depth + 1, tree))
+            )
         else:
             spec.inner = draw(value_specs_scalar(inner))
         spec.plain_keys = kind == "dict" and draw(st.booleans())
@@ -250,8 +354,7 @@ def record_specs(draw, depth, tree):
         if value.kind in SCALAR_DEFAULTS and draw(st.integers(0, 3)) == 0:
             spec.dump_default, spec.has_dump_default = draw(SCALAR_DEFAULTS[value.kind]), True
         specs.append(spec)
-    record = RecordSpec(f"Gen{next(_counter)}", specs,
-                        compiled=depth == 0 or draw(st.booleans()))
+    record = RecordSpec(f"Gen{next(_counter)}", specs, compiled=depth == 0 or draw(st.booleans()))
     build_class(record)
     tree.append(record)
     return record
@@ -301,23 +404,36 @@ def build_class(record: RecordSpec) -> type:
 # Values of other Python types that each field's _serialize converts, as
 # marshmallow's dump does (the codec's slow path): drawn now and then.
 LOOSE = {
-    "string": st.one_of(st.integers(), st.floats(allow_nan=False), st.booleans(),
-                        st.text(max_size=5).map(lambda t: t.encode("utf-8"))),
-    "long": st.one_of(st.booleans(), st.integers(-(2**53), 2**53).map(float),
-                      st.integers(-1000, 1000).map(str), st.integers(INT64_MIN, INT64_MAX).map(decimal.Decimal)),
-    "int": st.one_of(st.booleans(), st.integers(INT32_MIN, INT32_MAX).map(float),
-                     st.integers(-1000, 1000).map(str)),
-    "double": st.one_of(st.booleans(), st.integers(-(2**70), 2**70),
-                        st.floats(allow_nan=False, allow_infinity=False).map(repr),
-                        st.sampled_from([decimal.Decimal("1.1"), decimal.Decimal("-0")])),
+    "string": st.one_of(
+        st.integers(),
+        st.floats(allow_nan=False),
+        st.booleans(),
+        st.text(max_size=5).map(lambda t: t.encode("utf-8")),
+    ),
+    "long": st.one_of(
+        st.booleans(),
+        st.integers(-(2**53), 2**53).map(float),
+        st.integers(-1000, 1000).map(str),
+        st.integers(INT64_MIN, INT64_MAX).map(decimal.Decimal),
+    ),
+    "int": st.one_of(
+        st.booleans(), st.integers(INT32_MIN, INT32_MAX).map(float), st.integers(-1000, 1000).map(str)
+    ),
+    "double": st.one_of(
+        st.booleans(),
+        st.integers(-(2**70), 2**70),
+        st.floats(allow_nan=False, allow_infinity=False).map(repr),
+        st.sampled_from([decimal.Decimal("1.1"), decimal.Decimal("-0")]),
+    ),
 }
 # marshmallow 4's Boolean dumps any value unchanged and fastavro writes its
 # truth value -- but only outside unions: choosing a union branch, fastavro
 # accepts nothing but a bool. So these only go where no union encloses the
 # field (the fixed Scalars schema). Only values whose truth value is what
 # marshmallow's load makes of them, so that load(dump(obj)) works at all.
-LOOSE_BOOLEANS = st.sampled_from([0, 1, 0.0, 1.0, decimal.Decimal(0), decimal.Decimal(1),
-                                  "yes", "1", "true", "on"])
+LOOSE_BOOLEANS = st.sampled_from(
+    [0, 1, 0.0, 1.0, decimal.Decimal(0), decimal.Decimal(1), "yes", "1", "true", "on"]
+)
 
 
 def values_for(spec: ValueSpec):
@@ -351,8 +467,7 @@ def values_for(spec: ValueSpec):
 def as_objects(record: RecordSpec, obj: dict) -> SimpleNamespace:
     """The same record as plain objects (attributes instead of keys); maps stay dicts."""
     by_name = {spec.name: spec.value for spec in record.fields}
-    return SimpleNamespace(**{name: value_as_objects(by_name[name], value)
-                              for name, value in obj.items()})
+    return SimpleNamespace(**{name: value_as_objects(by_name[name], value) for name, value in obj.items()})
 
 
 def value_as_objects(spec: ValueSpec, value):
@@ -389,10 +504,12 @@ def schemas(draw):
 # No shrinking: every shrink step would compile another schema. A failure
 # shows the schema spec and the records hypothesis drew.
 RANDOM_SCHEMA_SETTINGS = settings(
-    max_examples=examples(20), deadline=None, derandomize=True, database=None,
+    max_examples=examples(20),
+    deadline=None,
+    derandomize=True,
+    database=None,
     phases=[Phase.explicit, Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 RECORDS_PER_SCHEMA = 30
 
@@ -423,8 +540,10 @@ def test_random_schemas_match_marshmallow_and_fastavro(data):
     # a schema instance created with many=True uses the array form by default
     many_schema = record.cls(many=True)
     assert many_schema.dump_compiled(records) == schema.dump_compiled(records, many=True)
-    assert_same(many_schema.load_compiled(schema.dump_compiled(records, many=True)),
-                schema.load(schema.dump(records, many=True), many=True))
+    assert_same(
+        many_schema.load_compiled(schema.dump_compiled(records, many=True)),
+        schema.load(schema.dump(records, many=True), many=True),
+    )
 
 
 def check_load_leaves_input_alone(schema, data):
@@ -487,8 +606,9 @@ class Composite(CompiledSchema):
     counts = fields.Dict(keys=fields.String(), values=fields.Integer(allow_none=True))
     counts32 = fields.Dict(keys=fields.String(), values=fields.Integer(metadata={"avro": "int"}))
     matrix = fields.List(fields.List(fields.Integer()))
-    by_name = fields.Dict(keys=fields.String(), values=fields.Nested(Leaf, allow_none=True),
-                          data_key="byName")
+    by_name = fields.Dict(
+        keys=fields.String(), values=fields.Nested(Leaf, allow_none=True), data_key="byName"
+    )
     label = fields.String(dump_default="unnamed")
 
 
@@ -507,18 +627,31 @@ def nullable(strategy):
     return st.one_of(st.none(), strategy)
 
 
-scalars_records = st.fixed_dictionaries({
-    "s": st.one_of(texts, LOOSE["string"]), "i": st.one_of(longs, LOOSE["long"]),
-    "f": st.one_of(finite_floats, LOOSE["double"]), "b": st.one_of(st.booleans(), LOOSE_BOOLEANS),
-    "ns": nullable(texts), "ni": nullable(longs), "nf": nullable(finite_floats),
-    "nb": nullable(st.booleans()), "i32": ints32, "ni32": nullable(ints32),
-    "nan_ok": any_floats, "with_default": nullable(longs),
-})
+scalars_records = st.fixed_dictionaries(
+    {
+        "s": st.one_of(texts, LOOSE["string"]),
+        "i": st.one_of(longs, LOOSE["long"]),
+        "f": st.one_of(finite_floats, LOOSE["double"]),
+        "b": st.one_of(st.booleans(), LOOSE_BOOLEANS),
+        "ns": nullable(texts),
+        "ni": nullable(longs),
+        "nf": nullable(finite_floats),
+        "nb": nullable(st.booleans()),
+        "i32": ints32,
+        "ni32": nullable(ints32),
+        "nan_ok": any_floats,
+        "with_default": nullable(longs),
+    }
+)
 leaf_records = st.fixed_dictionaries({"label": texts, "weight": nullable(finite_floats)})
-middle_records = st.fixed_dictionaries({
-    "leaf": leaf_records, "leaves": st.lists(leaf_records, max_size=3),
-    "maybe_leaf": nullable(leaf_records), "tags": nullable(st.lists(texts, max_size=3)),
-})
+middle_records = st.fixed_dictionaries(
+    {
+        "leaf": leaf_records,
+        "leaves": st.lists(leaf_records, max_size=3),
+        "maybe_leaf": nullable(leaf_records),
+        "tags": nullable(st.lists(texts, max_size=3)),
+    }
+)
 composite_records = st.fixed_dictionaries(
     {
         "middle": middle_records,
@@ -532,8 +665,9 @@ composite_records = st.fixed_dictionaries(
     optional={"label": texts},
 )
 
-FIXED_SETTINGS = settings(max_examples=200, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FIXED_SETTINGS = settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 
 
 @FIXED_SETTINGS
@@ -548,8 +682,9 @@ def test_composite(compiled, obj):
     check_oracles(compiled[Composite], obj)
 
 
-@settings(max_examples=50, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(objs=st.lists(composite_records, max_size=4))
 def test_composite_many(compiled, objs):
     check_many(compiled[Composite], objs)
@@ -570,12 +705,15 @@ def test_nan_in_float_without_allow_nan(compiled, obj, bad):
     data_many = schema.dump_compiled([good, obj], many=True)
     assert data_many == fastavro_bytes(schema, dumped_many, many=True)
     assert messages_of(lambda: schema.load_compiled(data_many, many=True)) == messages_of(
-        lambda: schema.load(dumped_many, many=True))
+        lambda: schema.load(dumped_many, many=True)
+    )
 
 
 @settings(max_examples=50, deadline=None)
-@given(obj=scalars_records,
-       big=st.one_of(st.integers(max_value=INT32_MIN - 1), st.integers(min_value=INT32_MAX + 1)))
+@given(
+    obj=scalars_records,
+    big=st.one_of(st.integers(max_value=INT32_MIN - 1), st.integers(min_value=INT32_MAX + 1)),
+)
 def test_int32_out_of_range_is_a_validation_error(compiled, obj, big):
     # fastavro writes such a value as a long varint, which no reader of an
     # Avro int accepts; the compiled codec refuses it with the field's path
@@ -587,8 +725,10 @@ def test_int32_out_of_range_is_a_validation_error(compiled, obj, big):
     assert list(many) == [1] and list(many[1]) == ["i32"]
 
 
-@given(obj=scalars_records,
-       big=st.one_of(st.integers(max_value=INT64_MIN - 1), st.integers(min_value=INT64_MAX + 1)))
+@given(
+    obj=scalars_records,
+    big=st.one_of(st.integers(max_value=INT64_MIN - 1), st.integers(min_value=INT64_MAX + 1)),
+)
 @settings(max_examples=50, deadline=None)
 def test_int64_out_of_range_is_a_validation_error(compiled, obj, big):
     schema = compiled[Scalars]
@@ -604,11 +744,15 @@ narrow_values = st.one_of(
 
 
 @FIXED_SETTINGS
-@given(obj=st.fixed_dictionaries({
-    "single": narrow_values,
-    "maybe": nullable(st.one_of(narrow_values, st.sampled_from([math.nan, math.inf, -math.inf]))),
-    "singles": st.lists(narrow_values, max_size=4),
-}))
+@given(
+    obj=st.fixed_dictionaries(
+        {
+            "single": narrow_values,
+            "maybe": nullable(st.one_of(narrow_values, st.sampled_from([math.nan, math.inf, -math.inf]))),
+            "singles": st.lists(narrow_values, max_size=4),
+        }
+    )
+)
 def test_float32_is_written_like_fastavro(compiled, obj):
     """The 32-bit override is lossy: compare with marshmallow on fastavro's reading."""
     schema = compiled[Narrow]
@@ -618,8 +762,11 @@ def test_float32_is_written_like_fastavro(compiled, obj):
     assert_same(schema.load_compiled(data), schema.load(fastavro_read(schema, data)))
 
 
-@given(obj=st.fixed_dictionaries({"single": st.sampled_from([1e39, -1e300, 3.5e38]),
-                                  "maybe": st.none(), "singles": st.just([])}))
+@given(
+    obj=st.fixed_dictionaries(
+        {"single": st.sampled_from([1e39, -1e300, 3.5e38]), "maybe": st.none(), "singles": st.just([])}
+    )
+)
 @settings(max_examples=5, deadline=None)
 def test_float32_overflow_is_a_validation_error(compiled, obj):
     # fastavro silently writes +-inf here; the codec refuses a finite value
@@ -703,12 +850,20 @@ def key_fields():
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(obj=st.fixed_dictionaries({
-    "part0": texts, "index0": nullable(texts), "key0": longs, "part1": texts,
-    "index1": finite_floats, "key1": st.booleans(),
-    "xs": st.lists(st.lists(longs, max_size=3), max_size=3),
-    "m": st.dictionaries(map_keys, st.lists(texts, max_size=3), max_size=3),
-}))
+@given(
+    obj=st.fixed_dictionaries(
+        {
+            "part0": texts,
+            "index0": nullable(texts),
+            "key0": longs,
+            "part1": texts,
+            "index1": finite_floats,
+            "key1": st.booleans(),
+            "xs": st.lists(st.lists(longs, max_size=3), max_size=3),
+            "m": st.dictionaries(map_keys, st.lists(texts, max_size=3), max_size=3),
+        }
+    )
+)
 def test_field_names_used_by_the_generated_code(local_names, obj):
     check_oracles(local_names, obj)
 

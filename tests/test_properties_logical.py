@@ -97,9 +97,20 @@ class Logical(CompiledSchema):
     span = fields.TimeDelta()
     span_opt = fields.TimeDelta(allow_none=True)
     amount = fields.Decimal(places=AMOUNT_SCALE, metadata={"precision": AMOUNT_PRECISION})
-    money_opt = fields.Decimal(places=MONEY_SCALE, allow_none=True, metadata={"avro": {
-        "type": "fixed", "name": "money", "size": 8, "logicalType": "decimal",
-        "precision": MONEY_PRECISION, "scale": MONEY_SCALE}})
+    money_opt = fields.Decimal(
+        places=MONEY_SCALE,
+        allow_none=True,
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": "money",
+                "size": 8,
+                "logicalType": "decimal",
+                "precision": MONEY_PRECISION,
+                "scale": MONEY_SCALE,
+            }
+        },
+    )
     ident = fields.UUID()
     ident_opt = fields.UUID(allow_none=True)
     color = fields.Enum(Color)
@@ -112,19 +123,41 @@ class Logical(CompiledSchema):
 # the kind of each field, which drives the strategies, the oracle and the
 # expected load results
 KINDS = {
-    "ts": "datetime", "ts_ms": "datetime_ms", "ts_opt": "datetime",
-    "aware": "aware", "aware_ms_opt": "aware_ms", "aware_default": "aware_default",
-    "naive": "naive", "naive_ms_opt": "naive_ms",
-    "day": "date", "day_opt": "date",
-    "clock": "time", "clock_ms_opt": "time_ms",
-    "span": "timedelta", "span_opt": "timedelta",
-    "amount": "amount", "money_opt": "money",
-    "ident": "uuid", "ident_opt": "uuid",
-    "color": "color", "size_opt": "size",
-    "pair": "pair", "stamps": "stamps", "calendar": "calendar",
+    "ts": "datetime",
+    "ts_ms": "datetime_ms",
+    "ts_opt": "datetime",
+    "aware": "aware",
+    "aware_ms_opt": "aware_ms",
+    "aware_default": "aware_default",
+    "naive": "naive",
+    "naive_ms_opt": "naive_ms",
+    "day": "date",
+    "day_opt": "date",
+    "clock": "time",
+    "clock_ms_opt": "time_ms",
+    "span": "timedelta",
+    "span_opt": "timedelta",
+    "amount": "amount",
+    "money_opt": "money",
+    "ident": "uuid",
+    "ident_opt": "uuid",
+    "color": "color",
+    "size_opt": "size",
+    "pair": "pair",
+    "stamps": "stamps",
+    "calendar": "calendar",
 }
-NULLABLE = {"ts_opt", "aware_ms_opt", "naive_ms_opt", "day_opt", "clock_ms_opt", "span_opt",
-            "money_opt", "ident_opt", "size_opt"}
+NULLABLE = {
+    "ts_opt",
+    "aware_ms_opt",
+    "naive_ms_opt",
+    "day_opt",
+    "clock_ms_opt",
+    "span_opt",
+    "money_opt",
+    "ident_opt",
+    "size_opt",
+}
 
 
 @pytest.fixture(scope="module")
@@ -143,8 +176,12 @@ def test_avro_schema(schema):
     assert types["clock"] == {"type": "long", "logicalType": "time-micros"}
     assert types["clock_ms_opt"] == ["null", {"type": "int", "logicalType": "time-millis"}]
     assert types["span"] == "long"
-    assert types["amount"] == {"type": "bytes", "logicalType": "decimal",
-                               "precision": AMOUNT_PRECISION, "scale": AMOUNT_SCALE}
+    assert types["amount"] == {
+        "type": "bytes",
+        "logicalType": "decimal",
+        "precision": AMOUNT_PRECISION,
+        "scale": AMOUNT_SCALE,
+    }
     assert types["money_opt"][0] == "null"
     assert types["money_opt"][1]["type"] == "fixed" and types["money_opt"][1]["size"] == 8
     assert types["ident"] == {"type": "string", "logicalType": "uuid"}
@@ -167,11 +204,20 @@ FIXED_OFFSETS = st.integers(-14 * 60, 14 * 60).map(lambda m: dt.timezone(dt.time
 TIMEZONES = st.one_of(st.just(UTC), FIXED_OFFSETS)
 
 NAIVE_EDGES = [
-    dt.datetime.min, dt.datetime.max, dt.datetime(1970, 1, 1), dt.datetime(1969, 12, 31, 23, 59, 59, 999999),
-    dt.datetime(1970, 1, 1, 0, 0, 0, 1), dt.datetime(1969, 12, 31, 23, 59, 59, 999000),
-    dt.datetime(1969, 12, 31, 23, 59, 59, 999001), dt.datetime(1600, 2, 29, 12), dt.datetime(2000, 2, 29),
-    dt.datetime(1900, 3, 1), dt.datetime(2100, 12, 31, 23, 59, 59, 999999), dt.datetime(1, 3, 1),
-    dt.datetime(9999, 12, 31), dt.datetime(2038, 1, 19, 3, 14, 8),
+    dt.datetime.min,
+    dt.datetime.max,
+    dt.datetime(1970, 1, 1),
+    dt.datetime(1969, 12, 31, 23, 59, 59, 999999),
+    dt.datetime(1970, 1, 1, 0, 0, 0, 1),
+    dt.datetime(1969, 12, 31, 23, 59, 59, 999000),
+    dt.datetime(1969, 12, 31, 23, 59, 59, 999001),
+    dt.datetime(1600, 2, 29, 12),
+    dt.datetime(2000, 2, 29),
+    dt.datetime(1900, 3, 1),
+    dt.datetime(2100, 12, 31, 23, 59, 59, 999999),
+    dt.datetime(1, 3, 1),
+    dt.datetime(9999, 12, 31),
+    dt.datetime(2038, 1, 19, 3, 14, 8),
 ]
 naive_datetimes = st.one_of(st.sampled_from(NAIVE_EDGES), st.datetimes())
 
@@ -180,22 +226,58 @@ naive_datetimes = st.one_of(st.sampled_from(NAIVE_EDGES), st.datetimes())
 AWARE_MIN, AWARE_MAX = dt.datetime(2, 1, 1), dt.datetime(9998, 12, 31, 23, 59, 59, 999999)
 aware_datetimes = st.one_of(
     st.datetimes(AWARE_MIN, AWARE_MAX, timezones=TIMEZONES),
-    st.builds(lambda d, tz: d.replace(tzinfo=tz),
-              st.sampled_from([d for d in NAIVE_EDGES if AWARE_MIN <= d <= AWARE_MAX]), TIMEZONES),
+    st.builds(
+        lambda d, tz: d.replace(tzinfo=tz),
+        st.sampled_from([d for d in NAIVE_EDGES if AWARE_MIN <= d <= AWARE_MAX]),
+        TIMEZONES,
+    ),
 )
 any_datetimes = st.one_of(naive_datetimes, aware_datetimes)
 
-dates = st.one_of(st.sampled_from([dt.date.min, dt.date.max, dt.date(1970, 1, 1), dt.date(1969, 12, 31),
-                                   dt.date(2000, 2, 29), dt.date(1600, 3, 1)]), st.dates())
-times = st.one_of(st.sampled_from([dt.time.min, dt.time.max, dt.time(0, 0, 0, 999), dt.time(0, 0, 0, 1000),
-                                   dt.time(12), dt.time(23, 59, 59, 999000)]), st.times())
+dates = st.one_of(
+    st.sampled_from(
+        [
+            dt.date.min,
+            dt.date.max,
+            dt.date(1970, 1, 1),
+            dt.date(1969, 12, 31),
+            dt.date(2000, 2, 29),
+            dt.date(1600, 3, 1),
+        ]
+    ),
+    st.dates(),
+)
+times = st.one_of(
+    st.sampled_from(
+        [
+            dt.time.min,
+            dt.time.max,
+            dt.time(0, 0, 0, 999),
+            dt.time(0, 0, 0, 1000),
+            dt.time(12),
+            dt.time(23, 59, 59, 999000),
+        ]
+    ),
+    st.times(),
+)
 
 SPAN = dt.timedelta(days=100_000_000)
 timedeltas = st.one_of(
-    st.sampled_from([dt.timedelta(0), MICRO, -MICRO, dt.timedelta(days=-1), dt.timedelta(days=1) - MICRO,
-                     SPAN, -SPAN, dt.timedelta(seconds=-1), dt.timedelta(days=-1, microseconds=1)]),
+    st.sampled_from(
+        [
+            dt.timedelta(0),
+            MICRO,
+            -MICRO,
+            dt.timedelta(days=-1),
+            dt.timedelta(days=1) - MICRO,
+            SPAN,
+            -SPAN,
+            dt.timedelta(seconds=-1),
+            dt.timedelta(days=-1, microseconds=1),
+        ]
+    ),
     st.timedeltas(-SPAN, SPAN),
-    st.integers(-10**9, 10**9).map(lambda n: dt.timedelta(microseconds=n)),
+    st.integers(-(10**9), 10**9).map(lambda n: dt.timedelta(microseconds=n)),
 )
 
 
@@ -204,23 +286,44 @@ def fitting_decimals(draw, scale, precision):
     """A Decimal that fits decimal(precision, scale) exactly, written in any of
     the equivalent forms: fewer places, trailing zeros, a positive exponent."""
     bound = 10**precision - 1
-    unscaled = draw(st.one_of(st.sampled_from([0, 1, -1, bound, -bound, 127, 128, -128, -129, 255, 256,
-                                               2**31, -(2**31), 10**(precision - 1)]),
-                              st.integers(-bound, bound)))
+    unscaled = draw(
+        st.one_of(
+            st.sampled_from(
+                [
+                    0,
+                    1,
+                    -1,
+                    bound,
+                    -bound,
+                    127,
+                    128,
+                    -128,
+                    -129,
+                    255,
+                    256,
+                    2**31,
+                    -(2**31),
+                    10 ** (precision - 1),
+                ]
+            ),
+            st.integers(-bound, bound),
+        )
+    )
     value = Decimal(unscaled).scaleb(-scale, context=EXACT)
     form = draw(st.integers(0, 3))
-    if form == 1:       # extra trailing zeros: more places written, none significant
+    if form == 1:  # extra trailing zeros: more places written, none significant
         extra = draw(st.integers(1, 6))
         value = Decimal(unscaled * 10**extra).scaleb(-(scale + extra), context=EXACT)
-    elif form == 2:     # as few places as the value needs (normalize drops zeros)
+    elif form == 2:  # as few places as the value needs (normalize drops zeros)
         value = value.normalize(EXACT)
     elif form == 3 and draw(st.booleans()):
         value = value.copy_negate() if value else Decimal("-0").scaleb(-scale)
     return value
 
 
-uuids = st.one_of(st.uuids(), st.uuids().map(str), st.uuids().map(lambda u: str(u).upper()),
-                  st.uuids().map(lambda u: u.hex))
+uuids = st.one_of(
+    st.uuids(), st.uuids().map(str), st.uuids().map(lambda u: str(u).upper()), st.uuids().map(lambda u: u.hex)
+)
 texts = st.text(max_size=12)
 
 
@@ -356,13 +459,17 @@ def assert_loaded(actual, expected, path="$"):
         else:
             assert actual.tzinfo is UTC, f"{path}: {actual!r} is not in UTC"
         assert actual == expected, f"{path}: {actual!r} != {expected!r}"
-        assert actual.replace(tzinfo=None) == expected.replace(tzinfo=None), f"{path}: {actual!r} != {expected!r}"
+        assert actual.replace(tzinfo=None) == expected.replace(tzinfo=None), (
+            f"{path}: {actual!r} != {expected!r}"
+        )
         assert actual.fold == 0
     elif isinstance(expected, dt.time):
         assert actual.tzinfo is None and actual == expected, f"{path}: {actual!r} != {expected!r}"
     elif isinstance(expected, Decimal):
         assert actual == expected, f"{path}: {actual!r} != {expected!r}"
-        assert actual.as_tuple().exponent == expected.as_tuple().exponent, f"{path}: {actual!r} != {expected!r}"
+        assert actual.as_tuple().exponent == expected.as_tuple().exponent, (
+            f"{path}: {actual!r} != {expected!r}"
+        )
     elif isinstance(expected, enum.Enum):
         assert actual is expected, f"{path}: {actual!r} is not {expected!r}"
     else:
@@ -371,9 +478,13 @@ def assert_loaded(actual, expected, path="$"):
 
 def snapshot(record):
     """The record's shape: every container and value by identity, and its text."""
-    refs = {key: (value, list(value) if isinstance(value, list) else
-                  dict(value) if isinstance(value, dict) else None)
-            for key, value in record.items()}
+    refs = {
+        key: (
+            value,
+            list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else None,
+        )
+        for key, value in record.items()
+    }
     return refs, repr(record), copy.deepcopy(record)
 
 
@@ -444,6 +555,7 @@ def test_dump_many(schema, batch):
 # record's bytes are its fields' bytes in order, so each field's slice can be
 # checked on its own and a mismatch names the field.
 
+
 def field_type(schema, name):
     return next(f["type"] for f in schema.avro_schema()["fields"] if f["name"] == name)
 
@@ -458,7 +570,7 @@ def test_each_field_matches_its_own_avro_type(schema, data):
     at = 0
     for field in KINDS:
         chunk = write_oracle(field_type(schema, field), oracle_value(KINDS[field], record[field]))
-        assert encoded[at:at + len(chunk)] == chunk, (field, record[field])
+        assert encoded[at : at + len(chunk)] == chunk, (field, record[field])
         at += len(chunk)
     assert at == len(encoded)
     loaded = schema.load_compiled(encoded)
@@ -480,14 +592,16 @@ def messages_of(call):
 def too_many_places(draw, scale, precision):
     """A value with a nonzero digit beyond ``scale`` places (small enough otherwise)."""
     extra = draw(st.integers(1, 8))
-    unscaled = draw(st.integers(-(10**(precision - 1)), 10**(precision - 1)).filter(lambda n: n % 10 != 0))
+    unscaled = draw(
+        st.integers(-(10 ** (precision - 1)), 10 ** (precision - 1)).filter(lambda n: n % 10 != 0)
+    )
     return Decimal(unscaled).scaleb(-(scale + extra), context=EXACT)
 
 
 @st.composite
 def too_many_digits(draw, scale, precision):
     """A value with at most ``scale`` places but at least 10**(precision-scale)."""
-    unscaled = draw(st.integers(10**precision, 10**(precision + 12)))
+    unscaled = draw(st.integers(10**precision, 10 ** (precision + 12)))
     value = Decimal(unscaled).scaleb(-scale, context=EXACT)
     if draw(st.booleans()):
         value = value.normalize(EXACT)
@@ -498,10 +612,13 @@ def too_many_digits(draw, scale, precision):
 @given(base=records, data=st.data())
 def test_decimals_are_never_rounded(schema, base, data):
     name = data.draw(st.sampled_from(["amount", "money_opt"]), label="field")
-    scale, precision = (AMOUNT_SCALE, AMOUNT_PRECISION) if name == "amount" else (MONEY_SCALE, MONEY_PRECISION)
+    scale, precision = (
+        (AMOUNT_SCALE, AMOUNT_PRECISION) if name == "amount" else (MONEY_SCALE, MONEY_PRECISION)
+    )
     rounding = data.draw(st.booleans(), label="needs rounding")
-    bad = data.draw(too_many_places(scale, precision) if rounding else too_many_digits(scale, precision),
-                    label="value")
+    bad = data.draw(
+        too_many_places(scale, precision) if rounding else too_many_digits(scale, precision), label="value"
+    )
     record = dict(base, **{name: bad})
     snap = snapshot(record)
     messages = messages_of(lambda: schema.dump_compiled(record))
@@ -535,9 +652,13 @@ def test_aware_values_outside_utc_range(schema, base, data):
     """At the ends of the years 1-9999 a fixed offset can push the instant out
     of datetime's range: a ValidationError naming the field, or a round trip."""
     name = data.draw(st.sampled_from(["ts", "ts_ms", "aware", "aware_default"]), label="field")
-    edge = data.draw(st.one_of(
-        st.datetimes(dt.datetime(1, 1, 1), dt.datetime(1, 1, 2)),
-        st.datetimes(dt.datetime(9999, 12, 30, 23), dt.datetime.max)), label="edge")
+    edge = data.draw(
+        st.one_of(
+            st.datetimes(dt.datetime(1, 1, 1), dt.datetime(1, 1, 2)),
+            st.datetimes(dt.datetime(9999, 12, 30, 23), dt.datetime.max),
+        ),
+        label="edge",
+    )
     value = edge.replace(tzinfo=data.draw(TIMEZONES, label="tz"))
     record = dict(base, **{name: value})
     try:
@@ -602,7 +723,9 @@ DAY_MICROS = 86_400_000_000
 def timedeltas_near_int64(draw):
     """Timedeltas within two days of the int64 microsecond limits, both sides."""
     limit = draw(st.sampled_from([INT64_MAX, INT64_MIN]))
-    micros = limit + draw(st.one_of(st.sampled_from([0, -1, 1]), st.integers(-2 * DAY_MICROS, 2 * DAY_MICROS)))
+    micros = limit + draw(
+        st.one_of(st.sampled_from([0, -1, 1]), st.integers(-2 * DAY_MICROS, 2 * DAY_MICROS))
+    )
     return dt.timedelta(microseconds=micros)
 
 

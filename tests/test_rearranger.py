@@ -31,28 +31,68 @@ def written(schema, datum) -> bytes:
     return out.getvalue()
 
 
-ORDER_V1 = {"type": "record", "name": "Order", "fields": [
-    {"name": "id", "type": "long"}, {"name": "sku", "type": "string"},
-    {"name": "tags", "type": {"type": "array", "items": "string"}},
-    {"name": "quantity", "type": "int"},
-    {"name": "line", "type": ["null", {"type": "record", "name": "Line", "fields": [
-        {"name": "a", "type": "int"}, {"name": "b", "type": "string"}]}]},
-    {"name": "lines", "type": {"type": "array", "items": "Line"}},
-    {"name": "by_key", "type": {"type": "map", "values": "Line"}}]}
+ORDER_V1 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "sku", "type": "string"},
+        {"name": "tags", "type": {"type": "array", "items": "string"}},
+        {"name": "quantity", "type": "int"},
+        {
+            "name": "line",
+            "type": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "Line",
+                    "fields": [{"name": "a", "type": "int"}, {"name": "b", "type": "string"}],
+                },
+            ],
+        },
+        {"name": "lines", "type": {"type": "array", "items": "Line"}},
+        {"name": "by_key", "type": {"type": "map", "values": "Line"}},
+    ],
+}
 # reordered, tags dropped, note and extra added, quantity int -> long, sku
 # string -> bytes, Line's fields reordered with one added
-ORDER_V2 = {"type": "record", "name": "Order", "fields": [
-    {"name": "note", "type": "string", "default": "none"},
-    {"name": "quantity", "type": "long"}, {"name": "id", "type": "long"},
-    {"name": "sku", "type": "bytes"},
-    {"name": "line", "type": ["null", {"type": "record", "name": "Line", "fields": [
-        {"name": "b", "type": "string"}, {"name": "c", "type": "int", "default": 7},
-        {"name": "a", "type": "long"}]}]},
-    {"name": "lines", "type": {"type": "array", "items": "Line"}},
-    {"name": "by_key", "type": {"type": "map", "values": "Line"}},
-    {"name": "extra", "type": ["null", "long"], "default": None}]}
-ORDER = {"id": 5, "sku": "abc", "tags": ["x", "y"], "quantity": 3, "line": {"a": 1, "b": "q"},
-         "lines": [{"a": 2, "b": "r"}, {"a": 3, "b": "s"}], "by_key": {"k": {"a": 4, "b": "t"}}}
+ORDER_V2 = {
+    "type": "record",
+    "name": "Order",
+    "fields": [
+        {"name": "note", "type": "string", "default": "none"},
+        {"name": "quantity", "type": "long"},
+        {"name": "id", "type": "long"},
+        {"name": "sku", "type": "bytes"},
+        {
+            "name": "line",
+            "type": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "Line",
+                    "fields": [
+                        {"name": "b", "type": "string"},
+                        {"name": "c", "type": "int", "default": 7},
+                        {"name": "a", "type": "long"},
+                    ],
+                },
+            ],
+        },
+        {"name": "lines", "type": {"type": "array", "items": "Line"}},
+        {"name": "by_key", "type": {"type": "map", "values": "Line"}},
+        {"name": "extra", "type": ["null", "long"], "default": None},
+    ],
+}
+ORDER = {
+    "id": 5,
+    "sku": "abc",
+    "tags": ["x", "y"],
+    "quantity": 3,
+    "line": {"a": 1, "b": "q"},
+    "lines": [{"a": 2, "b": "r"}, {"a": 3, "b": "s"}],
+    "by_key": {"k": {"a": 4, "b": "t"}},
+}
 
 
 def oracle(writer, reader, data, flags=None) -> bytes:
@@ -67,23 +107,35 @@ def test_an_evolved_order_is_rearranged_as_the_values_are_written():
     data = written(ORDER_V1, ORDER)
     assert rearranger.transcode(data) == oracle(writer, reader, data)
     # and the reader's bytes read back as fastavro resolves them
-    resolved = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(ORDER_V1),
-                                          fastavro.parse_schema(ORDER_V2))
-    assert fastavro.schemaless_reader(io.BytesIO(rearranger.transcode(data)),
-                                      fastavro.parse_schema(ORDER_V2), None) == resolved
+    resolved = fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(ORDER_V1), fastavro.parse_schema(ORDER_V2)
+    )
+    assert (
+        fastavro.schemaless_reader(
+            io.BytesIO(rearranger.transcode(data)), fastavro.parse_schema(ORDER_V2), None
+        )
+        == resolved
+    )
 
 
-@pytest.mark.parametrize("writer_type, reader_type", [
-    ("int", "double"), ("float", "double"),
-    ("bytes", "string"),
-    ({"type": "enum", "name": "E", "symbols": ["A", "B"]},
-     {"type": "enum", "name": "E", "symbols": ["B", "A"]}),
-    (["null", "string"], "string"),
-], ids=["int-to-double", "float-to-double", "bytes-to-string", "enum-remapped",
-        "union-to-branch"])
+@pytest.mark.parametrize(
+    "writer_type, reader_type",
+    [
+        ("int", "double"),
+        ("float", "double"),
+        ("bytes", "string"),
+        (
+            {"type": "enum", "name": "E", "symbols": ["A", "B"]},
+            {"type": "enum", "name": "E", "symbols": ["B", "A"]},
+        ),
+        (["null", "string"], "string"),
+    ],
+    ids=["int-to-double", "float-to-double", "bytes-to-string", "enum-remapped", "union-to-branch"],
+)
 def test_pairs_whose_bytes_need_converting_get_none(writer_type, reader_type):
     def record(kind):
         return parse_schema({"type": "record", "name": "R", "fields": [{"name": "f", "type": kind}]})
+
     assert Rearranger.build(record(writer_type), record(reader_type)) is None
 
 
@@ -107,8 +159,12 @@ def test_damaged_bytes_are_a_decode_error_at_their_offset():
         rearranger.transcode(data + b"\x00")  # bytes after the datum
     bad_branch = bytearray(data)
     # id 5 (0x0a), sku "abc", tags [x, y], quantity 3, then the line's branch
-    at = len(written({"type": "record", "name": "P", "fields": ORDER_V1["fields"][:4]},
-                     {k: ORDER[k] for k in ("id", "sku", "tags", "quantity")}))
+    at = len(
+        written(
+            {"type": "record", "name": "P", "fields": ORDER_V1["fields"][:4]},
+            {k: ORDER[k] for k in ("id", "sku", "tags", "quantity")},
+        )
+    )
     bad_branch[at] = 0x08
     with pytest.raises(DecodeError) as raised:
         rearranger.transcode(bytes(bad_branch))
@@ -116,10 +172,16 @@ def test_damaged_bytes_are_a_decode_error_at_their_offset():
 
 
 def test_bounds_hold_while_rearranging():
-    nested = {"type": "record", "name": "Node", "fields": [
-        {"name": "next", "type": ["null", "Node"]}, {"name": "v", "type": "int"}]}
-    evolved = {"type": "record", "name": "Node", "fields": [
-        {"name": "v", "type": "long"}, {"name": "next", "type": ["null", "Node"]}]}
+    nested = {
+        "type": "record",
+        "name": "Node",
+        "fields": [{"name": "next", "type": ["null", "Node"]}, {"name": "v", "type": "int"}],
+    }
+    evolved = {
+        "type": "record",
+        "name": "Node",
+        "fields": [{"name": "v", "type": "long"}, {"name": "next", "type": ["null", "Node"]}],
+    }
     datum = None
     for value in range(40):
         datum = {"next": datum, "v": value}
@@ -131,9 +193,11 @@ def test_bounds_hold_while_rearranging():
     deep = Rearranger.build(parse_schema(nested), parse_schema(evolved))
     assert deep.transcode(data) == oracle(parse_schema(nested), parse_schema(evolved), data)
     many = {"type": "array", "items": "null"}
-    huge = b"\xfe\xff\xff\xff\x0f" + b"\x00"   # 2**31 - 1 nulls, announced in 6 bytes
-    arranged = Rearranger.build(parse_schema({"type": "array", "items": "null"}),
-                                parse_schema({"type": "array", "items": ["null", "int"]}))
+    huge = b"\xfe\xff\xff\xff\x0f" + b"\x00"  # 2**31 - 1 nulls, announced in 6 bytes
+    arranged = Rearranger.build(
+        parse_schema({"type": "array", "items": "null"}),
+        parse_schema({"type": "array", "items": ["null", "int"]}),
+    )
     with pytest.raises(DecodeError):
         arranged.transcode(huge)
     del many
@@ -167,7 +231,8 @@ def test_evolved_pairs_rearrange_to_the_resolved_values_bytes(data):
             # read as a decimal past its precision): the moved bytes read as
             # the same values
             assert Interpreter(reader).load(rearranger.transcode(raw)) == ResolvingInterpreter(
-                writer, reader).load(raw)
+                writer, reader
+            ).load(raw)
             continue
         got = rearranger.transcode(raw)
         if got != expected:
@@ -183,14 +248,16 @@ def test_evolved_pairs_rearrange_to_the_resolved_values_bytes(data):
 def test_a_branch_two_reader_branches_take_keeps_the_branch_resolution_chose():
     # an int read into ["long", "null", "int"]: resolution takes the int
     # branch (the exact type), which writing the value 0 again would not
-    writer_json = {"type": "record", "name": "Rec", "fields": [
-        {"name": "added", "type": ["null", "int"]}]}
-    reader_json = {"type": "record", "name": "Rec", "fields": [
-        {"name": "added3", "type": ["long", "null", "int"], "aliases": ["added"]}]}
+    writer_json = {"type": "record", "name": "Rec", "fields": [{"name": "added", "type": ["null", "int"]}]}
+    reader_json = {
+        "type": "record",
+        "name": "Rec",
+        "fields": [{"name": "added3", "type": ["long", "null", "int"], "aliases": ["added"]}],
+    }
     writer, reader = parse_schema(writer_json), parse_schema(reader_json)
     raw = written(writer_json, {"added": 0})
     got = Rearranger.build(writer, reader).transcode(raw)
-    assert got == b"\x04\x00"    # branch 2 (int), 0
+    assert got == b"\x04\x00"  # branch 2 (int), 0
     assert Interpreter(reader).load(got) == ResolvingInterpreter(writer, reader).load(raw)
 
 
@@ -198,10 +265,18 @@ def test_a_recursive_pair_with_fields_reordered_is_moved_field_by_field():
     # B holds an A; A's x and y swap places. A checked as "copyable" while A
     # itself was being checked would be copied in the writer's order.
     def schema(order):
-        return {"type": "record", "name": "A", "fields": [
-            {"name": "b", "type": {"type": "record", "name": "B", "fields": [
-                {"name": "a", "type": ["null", "A"]}]}},
-            *({"name": name, "type": "int"} for name in order)]}
+        return {
+            "type": "record",
+            "name": "A",
+            "fields": [
+                {
+                    "name": "b",
+                    "type": {"type": "record", "name": "B", "fields": [{"name": "a", "type": ["null", "A"]}]},
+                },
+                *({"name": name, "type": "int"} for name in order),
+            ],
+        }
+
     writer_json, reader_json = schema("xy"), schema("yx")
     data = written(writer_json, {"b": {"a": {"b": {"a": None}, "x": 1, "y": 2}}, "x": 3, "y": 4})
     writer, reader = parse_schema(writer_json), parse_schema(reader_json)
@@ -210,10 +285,16 @@ def test_a_recursive_pair_with_fields_reordered_is_moved_field_by_field():
 
 def test_unions_alike_on_both_sides_are_rearranged():
     # ["null", "string"] unchanged: the resolver pairs the unions branch by branch
-    writer = parse_schema({"type": "record", "name": "R", "fields": [
-        {"name": "note", "type": ["null", "string"]}, {"name": "gone", "type": "long"}]})
-    reader = parse_schema({"type": "record", "name": "R", "fields": [
-        {"name": "note", "type": ["null", "string"]}]})
+    writer = parse_schema(
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [{"name": "note", "type": ["null", "string"]}, {"name": "gone", "type": "long"}],
+        }
+    )
+    reader = parse_schema(
+        {"type": "record", "name": "R", "fields": [{"name": "note", "type": ["null", "string"]}]}
+    )
     rearranger = Rearranger.build(writer, reader)
     assert rearranger is not None
     for datum in ({"note": None, "gone": 1}, {"note": "n", "gone": 2}):
@@ -255,13 +336,19 @@ def test_a_string_read_as_a_decimal_keeps_its_bytes(text):
     # past the precision: read, not refused; fastavro gives the bytes
     # themselves, its logical types following the writer's schema)
     writer_json = {"type": "record", "name": "Rec", "fields": [{"name": "id", "type": "string"}]}
-    reader_json = {"type": "record", "name": "Rec", "fields": [{"name": "id", "type": {
-        "type": "bytes", "logicalType": "decimal", "precision": 1, "scale": 1}}]}
+    reader_json = {
+        "type": "record",
+        "name": "Rec",
+        "fields": [
+            {"name": "id", "type": {"type": "bytes", "logicalType": "decimal", "precision": 1, "scale": 1}}
+        ],
+    }
     writer, reader = parse_schema(writer_json), parse_schema(reader_json)
     raw = written(writer_json, {"id": text})
     moved = Rearranger.build(writer, reader).transcode(raw)
     assert moved == raw
-    resolved = fastavro.schemaless_reader(io.BytesIO(raw), fastavro.parse_schema(writer_json),
-                                          fastavro.parse_schema(reader_json))
+    resolved = fastavro.schemaless_reader(
+        io.BytesIO(raw), fastavro.parse_schema(writer_json), fastavro.parse_schema(reader_json)
+    )
     assert resolved == {"id": text.encode()}
     assert Interpreter(reader).load(moved) == ResolvingInterpreter(writer, reader).load(raw)

@@ -36,8 +36,7 @@ SHAPES = [
     ({}, {"x": "int", "y": "int"}),
     ({"y": 0}, {"x": "int", "y": "int"}),
     ({"tags": {"default_factory": list}}, {"x": "int", "tags": "list"}),
-    ({"hidden": {"default": None, "repr": False, "compare": False}},
-     {"x": "int", "hidden": "object"}),
+    ({"hidden": {"default": None, "repr": False, "compare": False}}, {"x": "int", "hidden": "object"}),
     ({"weight": {"default": 1, "hash": False}}, {"x": "int", "weight": "int"}),
 ]
 
@@ -50,8 +49,7 @@ def test_a_record_behaves_as_the_dataclass_of_the_same_body(body, annotations, f
     assert ours.__match_args__ == oracle.__match_args__
     assert ours.__doc__ == oracle.__doc__
     required = [name for name in annotations if name not in body]
-    values = [{name: 1 for name in required},
-              dict(x=1, **{name: 5 for name in annotations if name != "x"})]
+    values = [{name: 1 for name in required}, dict(x=1, **{name: 5 for name in annotations if name != "x"})]
     for given in values:
         a, b = oracle(**given), ours(**given)
         assert repr(b) == repr(a)
@@ -62,14 +60,15 @@ def test_a_record_behaves_as_the_dataclass_of_the_same_body(body, annotations, f
         if oracle.__hash__ is None:
             assert ours.__hash__ is None
         else:
+
             def hashed(value):
                 try:
                     return hash(value)
-                except TypeError as error:    # a list field: unhashable in both
+                except TypeError as error:  # a list field: unhashable in both
                     return type(error)
+
             assert (hashed(b) == hashed(ours(**given))) == (hashed(a) == hashed(oracle(**given)))
-            assert (hashed(b) == hashed(ours(**other))) == \
-                (hashed(a) == hashed(oracle(**other)))
+            assert (hashed(b) == hashed(ours(**other))) == (hashed(a) == hashed(oracle(**other)))
             assert (hashed(b) is TypeError) == (hashed(a) is TypeError)
         if frozen:
             with pytest.raises(dataclasses.FrozenInstanceError):
@@ -98,6 +97,7 @@ def test_post_init_and_defaults_order():
     Checked(1)
     assert calls == [(1, 2)]
     with pytest.raises(TypeError, match="non-default argument"):
+
         @record
         class Wrong:
             a: int = 1
@@ -108,11 +108,14 @@ def _package_records():
     found = {}
     for info in pkgutil.walk_packages(roastedavro.__path__, "roastedavro."):
         if info.name.startswith("roastedavro.kafka"):
-            continue    # needs confluent-kafka; holds no value class
+            continue  # needs confluent-kafka; holds no value class
         module = importlib.import_module(info.name)
         for value in vars(module).values():
-            if isinstance(value, type) and value.__module__ == module.__name__ \
-                    and "__record_fields__" in value.__dict__:
+            if (
+                isinstance(value, type)
+                and value.__module__ == module.__name__
+                and "__record_fields__" in value.__dict__
+            ):
                 found[f"{module.__name__}.{value.__qualname__}"] = value
     return found
 
@@ -120,9 +123,13 @@ def _package_records():
 def test_the_packages_value_classes_are_records_dataclasses_can_read():
     records = _package_records()
     # the schema model, its resolution plan, container files, flags, durations
-    for expected in ("roastedavro.avro.types.Record", "roastedavro.avro.types.Field",
-                     "roastedavro.flags.CompileFlags", "roastedavro._datum.Duration",
-                     "roastedavro.container.Block"):
+    for expected in (
+        "roastedavro.avro.types.Record",
+        "roastedavro.avro.types.Field",
+        "roastedavro.flags.CompileFlags",
+        "roastedavro._datum.Duration",
+        "roastedavro.container.Block",
+    ):
         assert expected in records, sorted(records)
     for name, cls in records.items():
         names = list(cls.__record_fields__)
@@ -132,9 +139,16 @@ def test_the_packages_value_classes_are_records_dataclasses_can_read():
 def test_model_values_pickle_compare_and_hash_as_before():
     from roastedavro.avro import parse_schema
 
-    schema = parse_schema({"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": ["null", {"type": "fixed", "name": "F", "size": 2}]},
-        {"name": "b", "type": {"type": "array", "items": "long"}, "default": []}]})
+    schema = parse_schema(
+        {
+            "type": "record",
+            "name": "R",
+            "fields": [
+                {"name": "a", "type": ["null", {"type": "fixed", "name": "F", "size": 2}]},
+                {"name": "b", "type": {"type": "array", "items": "long"}, "default": []},
+            ],
+        }
+    )
     again = parse_schema(schema.to_json())
     assert again.root == schema.root and hash(again.root) == hash(schema.root)
     assert pickle.loads(pickle.dumps(schema.root)) == schema.root
@@ -147,8 +161,11 @@ def test_class_vars_are_not_fields_and_mutable_defaults_are_refused_as_in_datacl
 
     for annotation in (typing.ClassVar[int],):
         oracle, ours = both({"k": 5}, {"x": "int", "k": annotation})
-        assert [f.name for f in dataclasses.fields(ours)] == ["x"] == \
-            [f.name for f in dataclasses.fields(oracle)]
+        assert (
+            [f.name for f in dataclasses.fields(ours)]
+            == ["x"]
+            == [f.name for f in dataclasses.fields(oracle)]
+        )
         assert ours.k == 5 and str(inspect.signature(ours)) == str(inspect.signature(oracle))
     for mutable in ([], {}, set()):
         with pytest.raises(ValueError, match="mutable default"):

@@ -99,10 +99,14 @@ def datum_of(shape):
 
 
 def drawing_datum(drawing):
-    return {"title": drawing["title"], "main": datum_of(drawing["main"]),
-            "shapes": [datum_of(s) for s in drawing["shapes"]], "pick": datum_of(drawing["pick"]),
-            "picks": [datum_of(s) for s in drawing["picks"]],
-            "maybe": None if drawing["maybe"] is None else datum_of(drawing["maybe"])[1]}
+    return {
+        "title": drawing["title"],
+        "main": datum_of(drawing["main"]),
+        "shapes": [datum_of(s) for s in drawing["shapes"]],
+        "pick": datum_of(drawing["pick"]),
+        "picks": [datum_of(s) for s in drawing["picks"]],
+        "maybe": None if drawing["maybe"] is None else datum_of(drawing["maybe"])[1],
+    }
 
 
 def fastavro_bytes(datum):
@@ -114,11 +118,19 @@ def fastavro_bytes(datum):
 circles = st.builds(Circle, st.floats(allow_nan=False, allow_infinity=False, width=64))
 squares = st.builds(Square, st.integers(0, 2**40))
 leaves = circles | squares
-shapes = st.recursive(leaves, lambda inner: st.builds(
-    Group, st.text(max_size=5), st.lists(inner, max_size=3)), max_leaves=8)
-drawings = st.fixed_dictionaries({
-    "title": st.text(max_size=8), "main": st.none() | shapes, "shapes": st.lists(shapes, max_size=3),
-    "pick": leaves, "picks": st.lists(leaves, max_size=3), "maybe": st.none() | circles})
+shapes = st.recursive(
+    leaves, lambda inner: st.builds(Group, st.text(max_size=5), st.lists(inner, max_size=3)), max_leaves=8
+)
+drawings = st.fixed_dictionaries(
+    {
+        "title": st.text(max_size=8),
+        "main": st.none() | shapes,
+        "shapes": st.lists(shapes, max_size=3),
+        "pick": leaves,
+        "picks": st.lists(leaves, max_size=3),
+        "maybe": st.none() | circles,
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -132,7 +144,10 @@ def test_the_avro_schema_is_a_union_of_the_records():
     avro = {f["name"]: f["type"] for f in Drawing().avro_schema()["fields"]}
     main = avro["main"]
     assert main[0] == "null" and [b["name"] for b in main[1:]] == [
-        "CircleSchema", "SquareSchema", "GroupSchema"]
+        "CircleSchema",
+        "SquareSchema",
+        "GroupSchema",
+    ]
     assert avro["shapes"] == {"type": "array", "items": ["CircleSchema", "SquareSchema", "GroupSchema"]}
     assert avro["pick"] == ["SquareSchema", "CircleSchema"]
     assert avro["picks"] == {"type": "array", "items": ["CircleSchema", "SquareSchema"]}
@@ -148,17 +163,27 @@ def test_bytes_and_values_are_the_oracles(drawing, value):
     data = drawing.dump_compiled(value)
     datum = drawing_datum(value)
     assert data == fastavro_bytes(datum)
-    read = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(drawing.avro_schema()),
-                                      None, return_record_name=True,
-                                      return_record_name_override=True)
+    read = fastavro.schemaless_reader(
+        io.BytesIO(data),
+        fastavro.parse_schema(drawing.avro_schema()),
+        None,
+        return_record_name=True,
+        return_record_name_override=True,
+    )
     assert read == datum  # each union value read as (record name, fields)
     loaded = drawing.load_compiled(data)
     assert loaded == drawing.load(drawing.dump(value)) == value
 
 
 def test_marshmallows_own_forms(drawing):
-    value = {"title": "t", "main": Circle(1.0), "shapes": [Square(2)], "pick": Circle(3.0),
-             "picks": [], "maybe": None}
+    value = {
+        "title": "t",
+        "main": Circle(1.0),
+        "shapes": [Square(2)],
+        "pick": Circle(3.0),
+        "picks": [],
+        "maybe": None,
+    }
     dumped = drawing.dump(value)
     # OneOfSchema's form: the type name beside the fields; the Union's: the record name
     assert dumped["main"] == {"type": "circle", "radius": 1.0}
@@ -167,20 +192,40 @@ def test_marshmallows_own_forms(drawing):
 
 
 def test_many_records_at_once(drawing):
-    values = [{"title": str(n), "main": None, "shapes": [Group("g", [Circle(n)])],
-               "pick": Square(n), "picks": [Circle(0.5)], "maybe": Circle(2.0)} for n in range(3)]
+    values = [
+        {
+            "title": str(n),
+            "main": None,
+            "shapes": [Group("g", [Circle(n)])],
+            "pick": Square(n),
+            "picks": [Circle(0.5)],
+            "maybe": Circle(2.0),
+        }
+        for n in range(3)
+    ]
     data = drawing.dump_compiled(values, many=True)
     assert drawing.load_compiled(data, many=True) == values
 
 
-@pytest.mark.parametrize("value, field, messages", [
-    (Circle(1.0), "shapes", {"shapes": ["Not a valid list."]}),
-    ("a string", "main", {"main": ["Unknown object class: str"]}),
-    (3, "pick", {"pick": ["Cannot write a value of type int: it is none of this union's classes "
-                          "(Square, Circle)."]}),
-    (None, "pick", {"pick": ["Field may not be null."]}),
-    (Group("g", [3]), "main", {"main": {"members": {0: ["Unknown object class: int"]}}}),
-], ids=["list-expected", "no-type-name", "no-class", "null", "inside-a-group"])
+@pytest.mark.parametrize(
+    "value, field, messages",
+    [
+        (Circle(1.0), "shapes", {"shapes": ["Not a valid list."]}),
+        ("a string", "main", {"main": ["Unknown object class: str"]}),
+        (
+            3,
+            "pick",
+            {
+                "pick": [
+                    "Cannot write a value of type int: it is none of this union's classes (Square, Circle)."
+                ]
+            },
+        ),
+        (None, "pick", {"pick": ["Field may not be null."]}),
+        (Group("g", [3]), "main", {"main": {"members": {0: ["Unknown object class: int"]}}}),
+    ],
+    ids=["list-expected", "no-type-name", "no-class", "null", "inside-a-group"],
+)
 def test_values_no_branch_takes_are_refused_at_their_path(drawing, value, field, messages):
     base = {"title": "t", "main": None, "shapes": [], "pick": Square(1), "picks": [], "maybe": None}
     with pytest.raises(ValidationError) as raised:
@@ -205,8 +250,9 @@ def test_an_unknown_object_class_has_oneofschemas_message(drawing):
 
 
 def test_a_branch_index_out_of_range_is_a_decode_error(drawing):
-    data = drawing.dump_compiled({"title": "", "main": Circle(1.0), "shapes": [],
-                                  "pick": Square(1), "picks": [], "maybe": None})
+    data = drawing.dump_compiled(
+        {"title": "", "main": Circle(1.0), "shapes": [], "pick": Square(1), "picks": [], "maybe": None}
+    )
     # title "" (0x00), then main's branch: 4 is past null, Circle, Square, Group
     damaged = data[:1] + b"\x08" + data[2:]
     with pytest.raises(DecodeError) as raised:
@@ -215,13 +261,24 @@ def test_a_branch_index_out_of_range_is_a_decode_error(drawing):
 
 
 def test_a_branch_schemas_validation_and_hooks_run(drawing):
-    data = fastavro_bytes({"title": "", "main": ("SquareSchema", {"side": -1}), "shapes": [],
-                           "pick": ("SquareSchema", {"side": 1}), "picks": [], "maybe": None})
+    data = fastavro_bytes(
+        {
+            "title": "",
+            "main": ("SquareSchema", {"side": -1}),
+            "shapes": [],
+            "pick": ("SquareSchema", {"side": 1}),
+            "picks": [],
+            "maybe": None,
+        }
+    )
     with pytest.raises(ValidationError) as raised:
         drawing.load_compiled(data)
     with pytest.raises(ValidationError) as marshmallows:
-        drawing.load(drawing.dump({"title": "", "main": Square(-1), "shapes": [],
-                                   "pick": Square(1), "picks": [], "maybe": None}))
+        drawing.load(
+            drawing.dump(
+                {"title": "", "main": Square(-1), "shapes": [], "pick": Square(1), "picks": [], "maybe": None}
+            )
+        )
     assert raised.value.messages == marshmallows.value.messages
     assert raised.value.messages == {"main": {"side": ["Must be greater than or equal to 0."]}}
 
@@ -244,8 +301,7 @@ def test_a_branch_schemas_pre_dump_runs_for_its_own_objects():
     holder = Holder()
     for shape, expected in ((Square(3), Square(6)), (Circle(1.5), Circle(1.5))):
         data = holder.dump_compiled({"shape": shape})
-        assert holder.load_compiled(data) == holder.load(holder.dump({"shape": shape})) == {
-            "shape": expected}
+        assert holder.load_compiled(data) == holder.load(holder.dump({"shape": shape})) == {"shape": expected}
 
 
 def test_older_data_without_the_nullable_unions_reads_none(drawing):
@@ -258,20 +314,30 @@ def test_older_data_without_the_nullable_unions_reads_none(drawing):
         class Meta:
             avro_name = "Drawing"
 
-    value = {"title": "old", "shapes": [Group("g", [Square(2)])], "pick": Circle(1.0),
-             "picks": [Square(4)]}
+    value = {"title": "old", "shapes": [Group("g", [Square(2)])], "pick": Circle(1.0), "picks": [Square(4)]}
     written = Older().dump_compiled(value)
-    assert drawing.load_compiled(written, writer_schema=Older) == {
-        **value, "main": None, "maybe": None}
+    assert drawing.load_compiled(written, writer_schema=Older) == {**value, "main": None, "maybe": None}
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: type("Kept", (ShapeSchema,), {"type_field_remove": False}),
-     "type_field_remove=False cannot be written"),
-    (lambda: type("Empty", (OneOfSchema,), {"type_schemas": {}}), "type_schemas is empty"),
-    (lambda: type("Clash", (OneOfSchema,), {"type_schemas": {"t": type(
-        "Typed", (Schema,), {"type": fields.String()})}}), "has a field written as 'type'"),
-], ids=["type-field-kept", "no-schemas", "type-field-clash"])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (
+            lambda: type("Kept", (ShapeSchema,), {"type_field_remove": False}),
+            "type_field_remove=False cannot be written",
+        ),
+        (lambda: type("Empty", (OneOfSchema,), {"type_schemas": {}}), "type_schemas is empty"),
+        (
+            lambda: type(
+                "Clash",
+                (OneOfSchema,),
+                {"type_schemas": {"t": type("Typed", (Schema,), {"type": fields.String()})}},
+            ),
+            "has a field written as 'type'",
+        ),
+    ],
+    ids=["type-field-kept", "no-schemas", "type-field-clash"],
+)
 def test_oneofschemas_that_cannot_be_written_are_compile_errors(make, message):
     one_of = make()
     holder = type("Holder", (CompiledSchema,), {"shape": fields.Nested(one_of)})
@@ -288,11 +354,13 @@ def test_union_declarations_that_cannot_be_written():
             avro_name = "CircleSchema"
 
     with pytest.raises(CompileError, match="both be named 'CircleSchema'"):
-        type("H", (CompiledSchema,), {"u": Union({Circle: CircleSchema, Square: Other})})(
-        ).compile_to_string()
+        type(
+            "H", (CompiledSchema,), {"u": Union({Circle: CircleSchema, Square: Other})}
+        )().compile_to_string()
     with pytest.raises(CompileError, match="takes no default but None"):
-        type("H", (CompiledSchema,), {"u": Union({Circle: CircleSchema},
-                                                   load_default=Circle(1.0))})().compile_to_string()
+        type(
+            "H", (CompiledSchema,), {"u": Union({Circle: CircleSchema}, load_default=Circle(1.0))}
+        )().compile_to_string()
     with pytest.raises(ValueError, match="must be a marshmallow Schema"):
         Union({Circle: dict})
     with pytest.raises(ValueError, match="at least one"):
@@ -319,8 +387,9 @@ def uncompiled(drawing, tmp_path_factory):
         monkeypatch.setattr(schema_module, "_told_no_compiler", False)
         monkeypatch.setenv(compiler.COMPILE_ENV, "never")
         schema = Drawing()
-        schema.dump_compiled({"title": "", "main": None, "shapes": [], "pick": Square(1),
-                              "picks": [], "maybe": None})
+        schema.dump_compiled(
+            {"title": "", "main": None, "shapes": [], "pick": Square(1), "picks": [], "maybe": None}
+        )
     assert schema.tier == "interpreter"
     return schema
 
@@ -347,9 +416,14 @@ def test_tier0_refuses_what_the_compiled_codec_refuses(drawing, uncompiled):
 @pytest.mark.java
 def test_java_reads_the_bytes_as_written(drawing, java):
     values = [
-        {"title": "java", "main": Group("g", [Circle(0.25), Group("h", [Square(5)])]),
-         "shapes": [Square(1), Circle(-2.5)], "pick": Circle(9.0), "picks": [Square(3)],
-         "maybe": Circle(1.0)},
+        {
+            "title": "java",
+            "main": Group("g", [Circle(0.25), Group("h", [Square(5)])]),
+            "shapes": [Square(1), Circle(-2.5)],
+            "pick": Circle(9.0),
+            "picks": [Square(3)],
+            "maybe": Circle(1.0),
+        },
         {"title": "", "main": None, "shapes": [], "pick": Square(0), "picks": [], "maybe": None},
     ]
     written = [drawing.dump_compiled(value) for value in values]
@@ -358,9 +432,15 @@ def test_java_reads_the_bytes_as_written(drawing, java):
         assert trip.data == data and trip.trailing == 0
     first = json.loads(trips[0].json)
     # Avro's JSON names a union's branch: Java read the branch we wrote
-    assert first["main"] == {"GroupSchema": {"name": "g", "members": [
-        {"CircleSchema": {"radius": 0.25}},
-        {"GroupSchema": {"name": "h", "members": [{"SquareSchema": {"side": 5}}]}}]}}
+    assert first["main"] == {
+        "GroupSchema": {
+            "name": "g",
+            "members": [
+                {"CircleSchema": {"radius": 0.25}},
+                {"GroupSchema": {"name": "h", "members": [{"SquareSchema": {"side": 5}}]}},
+            ],
+        }
+    }
     assert first["pick"] == {"CircleSchema": {"radius": 9.0}}
     assert first["maybe"] == {"CircleSchema": {"radius": 1.0}}
 
@@ -402,12 +482,15 @@ def test_another_writers_data_keeps_the_branch_it_was_written_in(n_type):
     reading = Reading()
     writer = {**reading.avro_schema()}
     writer["fields"] = [dict(f) for f in writer["fields"]]
-    writer["fields"][1]["type"] = n_type   # int -> double: promoted by the pair's one-pass codec
+    writer["fields"][1]["type"] = n_type  # int -> double: promoted by the pair's one-pass codec
     out = io.BytesIO()
-    fastavro.schemaless_writer(out, fastavro.parse_schema(writer),
-                               {"temperature": ("FahrenheitSchema", {"value": 451.0}), "n": 1})
+    fastavro.schemaless_writer(
+        out, fastavro.parse_schema(writer), {"temperature": ("FahrenheitSchema", {"value": 451.0}), "n": 1}
+    )
     assert reading.load_compiled(out.getvalue(), writer_schema=writer) == {
-        "temperature": Fahrenheit(451.0), "n": 1.0}
+        "temperature": Fahrenheit(451.0),
+        "n": 1.0,
+    }
 
 
 def test_two_type_names_of_one_schema_share_its_branch():

@@ -45,21 +45,32 @@ NODE = record("Node", field("value", "int"), field("next", ["null", "Node"]))
 
 # (id, writer, reader, datums written with the writer)
 PAIRS = [
-    ("int-to-long", "int", "long", [0, -1, 2**31 - 1, -2**31]),
-    ("int-to-float", "int", "float", [0, 16777217, -2**31, 123456789]),
-    ("int-to-double", "int", "double", [7, -2**31]),
+    ("int-to-long", "int", "long", [0, -1, 2**31 - 1, -(2**31)]),
+    ("int-to-float", "int", "float", [0, 16777217, -(2**31), 123456789]),
+    ("int-to-double", "int", "double", [7, -(2**31)]),
     ("long-to-float", "long", "float", [2**62 + 1, -3]),
-    ("long-to-double", "long", "double", [2**53 + 1, -2**63]),
+    ("long-to-double", "long", "double", [2**53 + 1, -(2**63)]),
     ("float-to-double", "float", "double", [1.5, -0.1, float("inf")]),
     ("string-to-bytes", "string", "bytes", ["", "héllo"]),
     ("bytes-to-string", "bytes", "string", [b"", b"abc", "é".encode()]),
-    ("array-promoted", {"type": "array", "items": "int"}, {"type": "array", "items": "double"},
-     [[], [1, 2, 3]]),
-    ("map-promoted", {"type": "map", "values": "int"}, {"type": "map", "values": "long"},
-     [{}, {"a": 1, "b": -2}]),
-    ("fields-added-with-defaults",
-     record("R", field("id", "long")),
-     record("R", field("id", "long"),
+    (
+        "array-promoted",
+        {"type": "array", "items": "int"},
+        {"type": "array", "items": "double"},
+        [[], [1, 2, 3]],
+    ),
+    (
+        "map-promoted",
+        {"type": "map", "values": "int"},
+        {"type": "map", "values": "long"},
+        [{}, {"a": 1, "b": -2}],
+    ),
+    (
+        "fields-added-with-defaults",
+        record("R", field("id", "long")),
+        record(
+            "R",
+            field("id", "long"),
             field("note", ["null", "string"], default=None),
             field("count", "int", default=7),
             field("label", "string", default="none"),
@@ -74,89 +85,188 @@ PAIRS = [
             field("line", LINE, default={"sku": "x", "qty": 1}),
             field("either", ["string", "null"], default="first"),
             field("when", {"type": "long", "logicalType": "timestamp-millis"}, default=1000),
-            field("day", {"type": "int", "logicalType": "date"}, default=3)),
-     [{"id": 1}, {"id": -5}]),
-    ("fields-removed-are-skipped",
-     record("R", field("id", "long"),
+            field("day", {"type": "int", "logicalType": "date"}, default=3),
+        ),
+        [{"id": 1}, {"id": -5}],
+    ),
+    (
+        "fields-removed-are-skipped",
+        record(
+            "R",
+            field("id", "long"),
             field("lines", {"type": "array", "items": LINE}),
             field("attrs", {"type": "map", "values": ["null", "double"]}),
-            field("color", COLOR), field("digest", MD5),
+            field("color", COLOR),
+            field("digest", MD5),
             field("maybe", ["null", "string", "long"]),
-            field("f", "float"), field("d", "double"), field("b", "boolean"),
-            field("raw", "bytes"), field("nothing", "null"), field("last", "string")),
-     record("R", field("last", "string"), field("id", "long")),
-     [{"id": 1, "lines": [{"sku": "a", "qty": 1}] * 3, "attrs": {"x": 1.5, "y": None},
-       "color": "BLUE", "digest": b"abcd", "maybe": 5, "f": 1.5, "d": 2.5, "b": True,
-       "raw": b"\x00", "nothing": None, "last": "end"},
-      {"id": 2, "lines": [], "attrs": {}, "color": "RED", "digest": b"\x00" * 4, "maybe": None,
-       "f": 0.0, "d": 0.0, "b": False, "raw": b"", "nothing": None, "last": ""}]),
-    ("reordered",
-     record("R", field("a", "int"), field("b", "string"), field("c", "double")),
-     record("R", field("c", "double"), field("a", "int"), field("b", "string")),
-     [{"a": 1, "b": "x", "c": 2.0}]),
-    ("field-renamed-with-alias",
-     record("R", field("old_name", "string"), field("id", "int")),
-     record("R", field("id", "int"), field("new_name", "string", aliases=["old_name"])),
-     [{"old_name": "kept", "id": 4}]),
-    ("record-renamed-with-alias",
-     record("Old", field("inner", record("InnerOld", field("x", "int"))), namespace="a"),
-     record("New", field("inner", record("InnerNew", field("x", "long"), aliases=["a.InnerOld"])),
-            namespace="b", aliases=["a.Old"]),
-     [{"inner": {"x": 3}}]),
-    ("records-not-name-checked",  # Java matches records field by field
-     record("One", field("x", "int")), record("Other", field("x", "int")), [{"x": 1}]),
-    ("enum-symbols-reordered-and-defaulted",
-     COLOR,
-     {"type": "enum", "name": "Color", "symbols": ["BLUE", "OTHER", "RED"], "default": "OTHER"},
-     ["RED", "GREEN", "BLUE"]),
-    ("enum-renamed-with-alias",
-     {"type": "enum", "name": "a.Hue", "symbols": ["X", "Y"]},
-     {"type": "enum", "name": "b.Colour", "symbols": ["Y", "X"], "aliases": ["a.Hue"]},
-     ["X", "Y"]),
-    ("fixed-renamed-with-alias",
-     {"type": "fixed", "name": "a.Old", "size": 3},
-     {"type": "fixed", "name": "b.New", "size": 3, "aliases": ["a.Old"]},
-     [b"abc"]),
-    ("union-defaults",  # Avro 1.12: a union's default may be of any branch
-     record("R", field("a", "int")),
-     record("R", field("a", "int"), field("u", ["bytes", "string"], default="x"),
+            field("f", "float"),
+            field("d", "double"),
+            field("b", "boolean"),
+            field("raw", "bytes"),
+            field("nothing", "null"),
+            field("last", "string"),
+        ),
+        record("R", field("last", "string"), field("id", "long")),
+        [
+            {
+                "id": 1,
+                "lines": [{"sku": "a", "qty": 1}] * 3,
+                "attrs": {"x": 1.5, "y": None},
+                "color": "BLUE",
+                "digest": b"abcd",
+                "maybe": 5,
+                "f": 1.5,
+                "d": 2.5,
+                "b": True,
+                "raw": b"\x00",
+                "nothing": None,
+                "last": "end",
+            },
+            {
+                "id": 2,
+                "lines": [],
+                "attrs": {},
+                "color": "RED",
+                "digest": b"\x00" * 4,
+                "maybe": None,
+                "f": 0.0,
+                "d": 0.0,
+                "b": False,
+                "raw": b"",
+                "nothing": None,
+                "last": "",
+            },
+        ],
+    ),
+    (
+        "reordered",
+        record("R", field("a", "int"), field("b", "string"), field("c", "double")),
+        record("R", field("c", "double"), field("a", "int"), field("b", "string")),
+        [{"a": 1, "b": "x", "c": 2.0}],
+    ),
+    (
+        "field-renamed-with-alias",
+        record("R", field("old_name", "string"), field("id", "int")),
+        record("R", field("id", "int"), field("new_name", "string", aliases=["old_name"])),
+        [{"old_name": "kept", "id": 4}],
+    ),
+    (
+        "record-renamed-with-alias",
+        record("Old", field("inner", record("InnerOld", field("x", "int"))), namespace="a"),
+        record(
+            "New",
+            field("inner", record("InnerNew", field("x", "long"), aliases=["a.InnerOld"])),
+            namespace="b",
+            aliases=["a.Old"],
+        ),
+        [{"inner": {"x": 3}}],
+    ),
+    (
+        "records-not-name-checked",  # Java matches records field by field
+        record("One", field("x", "int")),
+        record("Other", field("x", "int")),
+        [{"x": 1}],
+    ),
+    (
+        "enum-symbols-reordered-and-defaulted",
+        COLOR,
+        {"type": "enum", "name": "Color", "symbols": ["BLUE", "OTHER", "RED"], "default": "OTHER"},
+        ["RED", "GREEN", "BLUE"],
+    ),
+    (
+        "enum-renamed-with-alias",
+        {"type": "enum", "name": "a.Hue", "symbols": ["X", "Y"]},
+        {"type": "enum", "name": "b.Colour", "symbols": ["Y", "X"], "aliases": ["a.Hue"]},
+        ["X", "Y"],
+    ),
+    (
+        "fixed-renamed-with-alias",
+        {"type": "fixed", "name": "a.Old", "size": 3},
+        {"type": "fixed", "name": "b.New", "size": 3, "aliases": ["a.Old"]},
+        [b"abc"],
+    ),
+    (
+        "union-defaults",  # Avro 1.12: a union's default may be of any branch
+        record("R", field("a", "int")),
+        record(
+            "R",
+            field("a", "int"),
+            field("u", ["bytes", "string"], default="x"),
             field("v", ["int", "string"], default="text"),
-            field("w", ["null", LINE], default={"sku": "s", "qty": 2})),
-     [{"a": 1}]),
+            field("w", ["null", LINE], default={"sku": "s", "qty": 2}),
+        ),
+        [{"a": 1}],
+    ),
     ("writer-plain-to-reader-union", "int", ["null", "string", "long", "int"], [5]),
     ("exact-branch-before-promotion", "string", ["bytes", "string"], ["text"]),
     ("promotion-branch-in-union-order", "int", ["null", "double", "long"], [9]),
-    ("record-into-union-by-name",
-     LINE, ["null", record("Other", field("a", "int")), LINE], [{"sku": "s", "qty": 2}]),
-    ("record-into-union-by-structure",
-     record("Written", field("a", "int")),
-     ["null", record("Nope", field("zz", "int")), record("Fits", field("a", "long"))],
-     [{"a": 1}]),
+    (
+        "record-into-union-by-name",
+        LINE,
+        ["null", record("Other", field("a", "int")), LINE],
+        [{"sku": "s", "qty": 2}],
+    ),
+    (
+        "record-into-union-by-structure",
+        record("Written", field("a", "int")),
+        ["null", record("Nope", field("zz", "int")), record("Fits", field("a", "long"))],
+        [{"a": 1}],
+    ),
     ("writer-union-to-plain", ["int", "long"], "double", [1, 2**40]),
-    ("writer-union-to-union", ["null", "int", "string"], ["string", "long", "null"],
-     [None, 3, "x"]),
-    ("same-union-branches", ["null", "string", "bytes"], ["null", "string", "bytes"],
-     [None, "s", b"b"]),
-    ("recursive-list-evolved",
-     NODE,
-     record("Node", field("value", "long"), field("next", ["null", "Node"]),
-            field("weight", "float", default=0.5)),
-     [{"value": 1, "next": {"value": 2, "next": {"value": 3, "next": None}}}]),
-    ("nested-arrays-of-records",
-     record("Order", field("lines", {"type": "array", "items": LINE}),
-            field("by_sku", {"type": "map", "values": "Line"})),
-     record("Order", field("lines", {"type": "array", "items": record(
-         "Line", field("qty", "long"), field("price", "double", default=0.0))}),
-            field("by_sku", {"type": "map", "values": "Line"})),
-     [{"lines": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}], "by_sku": {"a": {"sku": "a", "qty": 1}}}]),
-    ("logical-types-kept",
-     record("R", field("when", {"type": "long", "logicalType": "timestamp-micros"}),
+    ("writer-union-to-union", ["null", "int", "string"], ["string", "long", "null"], [None, 3, "x"]),
+    ("same-union-branches", ["null", "string", "bytes"], ["null", "string", "bytes"], [None, "s", b"b"]),
+    (
+        "recursive-list-evolved",
+        NODE,
+        record(
+            "Node",
+            field("value", "long"),
+            field("next", ["null", "Node"]),
+            field("weight", "float", default=0.5),
+        ),
+        [{"value": 1, "next": {"value": 2, "next": {"value": 3, "next": None}}}],
+    ),
+    (
+        "nested-arrays-of-records",
+        record(
+            "Order",
+            field("lines", {"type": "array", "items": LINE}),
+            field("by_sku", {"type": "map", "values": "Line"}),
+        ),
+        record(
+            "Order",
+            field(
+                "lines",
+                {
+                    "type": "array",
+                    "items": record("Line", field("qty", "long"), field("price", "double", default=0.0)),
+                },
+            ),
+            field("by_sku", {"type": "map", "values": "Line"}),
+        ),
+        [
+            {
+                "lines": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}],
+                "by_sku": {"a": {"sku": "a", "qty": 1}},
+            }
+        ],
+    ),
+    (
+        "logical-types-kept",
+        record(
+            "R",
+            field("when", {"type": "long", "logicalType": "timestamp-micros"}),
             field("amount", {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}),
-            field("day", {"type": "int", "logicalType": "date"})),
-     record("R", field("day", {"type": "int", "logicalType": "date"}),
+            field("day", {"type": "int", "logicalType": "date"}),
+        ),
+        record(
+            "R",
+            field("day", {"type": "int", "logicalType": "date"}),
             field("amount", {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}),
-            field("when", {"type": "long", "logicalType": "timestamp-micros"})),
-     [{"when": 1_700_000_000_000_000, "amount": b"\x01\x00", "day": 19000}]),
+            field("when", {"type": "long", "logicalType": "timestamp-micros"}),
+        ),
+        [{"when": 1_700_000_000_000_000, "amount": b"\x01\x00", "day": 19000}],
+    ),
 ]
 
 
@@ -166,10 +276,15 @@ def _ids(cases):
 
 @pytest.fixture(scope="module")
 def java_results(java):
-    cases = [(writer, reader, written(writer, datum))
-             for _, writer, reader, datums in PAIRS for datum in datums]
-    return dict(zip([(name, index) for name, _, _, datums in PAIRS for index in range(len(datums))],
-                    java.resolve_each(cases)))
+    cases = [
+        (writer, reader, written(writer, datum)) for _, writer, reader, datums in PAIRS for datum in datums
+    ]
+    return dict(
+        zip(
+            [(name, index) for name, _, _, datums in PAIRS for index in range(len(datums))],
+            java.resolve_each(cases),
+        )
+    )
 
 
 @pytest.mark.parametrize("name, writer, reader, datums", PAIRS, ids=_ids(PAIRS))
@@ -192,6 +307,7 @@ def test_reads_what_java_reads(name, writer, reader, datums, java_results):
         assert value == plain.load(expected.data), (name, datum, value, expected.datum)
         # the drop-in reads the same, one datum at a time from a stream
         import roastedavro.fastavro as dropin
+
         try:
             theirs = fastavro.schemaless_reader(io.BytesIO(data), writer, reader)
         except fastavro.read.SchemaResolutionError:
@@ -214,9 +330,12 @@ def test_reads_what_java_reads(name, writer, reader, datums, java_results):
 
 def test_defaults_are_fresh_values_each_time():
     writer = record("R", field("id", "long"))
-    reader = record("R", field("id", "long"),
-                    field("tags", {"type": "array", "items": "string"}, default=["a"]),
-                    field("line", LINE, default={"sku": "x", "qty": 1}))
+    reader = record(
+        "R",
+        field("id", "long"),
+        field("tags", {"type": "array", "items": "string"}, default=["a"]),
+        field("line", LINE, default={"sku": "x", "qty": 1}),
+    )
     codec = AvroCodec(reader, writer_schema=writer)
     first = codec.load(written(writer, {"id": 1}))
     first["tags"].append("changed")
@@ -228,28 +347,66 @@ def test_defaults_are_fresh_values_each_time():
 # -- what cannot be read --------------------------------------------------------
 
 IMPOSSIBLE = [
-    ("missing-required-field", record("R", field("a", "int")),
-     record("R", field("a", "int"), field("b", "string")), "reader's field 'b' has no default",
-     "R", "R.b"),
-    ("narrowing", record("R", field("a", "long")), record("R", field("a", "int")),
-     "long cannot be read as the reader's int", "R.a", "R.a"),
+    (
+        "missing-required-field",
+        record("R", field("a", "int")),
+        record("R", field("a", "int"), field("b", "string")),
+        "reader's field 'b' has no default",
+        "R",
+        "R.b",
+    ),
+    (
+        "narrowing",
+        record("R", field("a", "long")),
+        record("R", field("a", "int")),
+        "long cannot be read as the reader's int",
+        "R.a",
+        "R.a",
+    ),
     ("fixed-size", MD5, {"type": "fixed", "name": "MD5", "size": 5}, "has 4 bytes", "", ""),
     ("enum-renamed-without-alias", COLOR, {**COLOR, "name": "Colour"}, "names differ", "", ""),
-    ("no-union-branch", record("R", field("a", "string")),
-     record("R", field("a", ["null", "int"])), "no branch of the reader's union", "R.a", "R.a"),
-    ("nested-in-array", record("R", field("lines", {"type": "array", "items": LINE})),
-     record("R", field("lines", {"type": "array", "items": record(
-         "Line", field("sku", "string"), field("qty", "int"), field("price", "double"))})),
-     "reader's field 'price'", "R.lines[]", "R.lines[].price"),
-    ("no-writer-branch-readable", ["int", "string"], {"type": "array", "items": "int"},
-     "no branch of the writer's union", "<int>", ""),
+    (
+        "no-union-branch",
+        record("R", field("a", "string")),
+        record("R", field("a", ["null", "int"])),
+        "no branch of the reader's union",
+        "R.a",
+        "R.a",
+    ),
+    (
+        "nested-in-array",
+        record("R", field("lines", {"type": "array", "items": LINE})),
+        record(
+            "R",
+            field(
+                "lines",
+                {
+                    "type": "array",
+                    "items": record(
+                        "Line", field("sku", "string"), field("qty", "int"), field("price", "double")
+                    ),
+                },
+            ),
+        ),
+        "reader's field 'price'",
+        "R.lines[]",
+        "R.lines[].price",
+    ),
+    (
+        "no-writer-branch-readable",
+        ["int", "string"],
+        {"type": "array", "items": "int"},
+        "no branch of the writer's union",
+        "<int>",
+        "",
+    ),
 ]
 
 
-@pytest.mark.parametrize("name, writer, reader, text, writer_path, reader_path", IMPOSSIBLE,
-                         ids=_ids(IMPOSSIBLE))
-def test_impossible_pairs_fail_to_compile(name, writer, reader, text, writer_path, reader_path,
-                                          java):
+@pytest.mark.parametrize(
+    "name, writer, reader, text, writer_path, reader_path", IMPOSSIBLE, ids=_ids(IMPOSSIBLE)
+)
+def test_impossible_pairs_fail_to_compile(name, writer, reader, text, writer_path, reader_path, java):
     with pytest.raises(SchemaResolutionError) as raised:
         AvroCodec(reader, writer_schema=writer)
     error = raised.value
@@ -261,8 +418,9 @@ def test_impossible_pairs_fail_to_compile(name, writer, reader, text, writer_pat
 
 def test_unknown_enum_symbol_fails_the_datum_that_has_it(java):
     writer = record("R", field("id", "int"), field("color", COLOR))
-    reader = record("R", field("id", "int"),
-                    field("color", {"type": "enum", "name": "Color", "symbols": ["RED", "BLUE"]}))
+    reader = record(
+        "R", field("id", "int"), field("color", {"type": "enum", "name": "Color", "symbols": ["RED", "BLUE"]})
+    )
     codec = AvroCodec(reader, writer_schema=writer)
     assert codec.load(written(writer, {"id": 1, "color": "BLUE"})) == {"id": 1, "color": "BLUE"}
     green = written(writer, {"id": 1, "color": "GREEN"})
@@ -335,6 +493,7 @@ def test_codec_api():
     assert codec.load_single(message) == {"a": 4, "b": "x"}
     assert "read_R_from_R" in codec.compile_to_string()
     import pickle
+
     again = pickle.loads(pickle.dumps(codec))
     assert again.load(written(writer, {"a": 2})) == {"a": 2, "b": "x"}
     # a writer with the reader's canonical form is read by the plain codec
@@ -345,8 +504,9 @@ def test_codec_api():
 def test_plan_is_one_function_per_pair():
     resolution = resolve(parse_schema(PAIRS[-3][1]), parse_schema(PAIRS[-3][2]))
     resolution.check()
-    assert [(pair.writer.name, pair.reader.name) for pair in resolution.reachable_records()] \
-        == [("Node", "Node")]
+    assert [(pair.writer.name, pair.reader.name) for pair in resolution.reachable_records()] == [
+        ("Node", "Node")
+    ]
 
 
 def test_hostile_defaults_and_docs_stay_data(tmp_path):
@@ -396,13 +556,16 @@ def test_schema_store_with_a_reader_schema():
         store.add(v3)
 
 
-@pytest.mark.parametrize("varint", [
-    b"\xff" * 9 + b"\x01",            # -2**63: ten bytes, the largest there is
-    b"\x80" * 9 + b"\x02",            # ten bytes past 64 bits
-    b"\xff" * 10 + b"\x01",           # eleven bytes
-    b"\x80" * 5,                      # cut short
-    b"\xe4\x00",                      # 50, in two bytes (allowed)
-])
+@pytest.mark.parametrize(
+    "varint",
+    [
+        b"\xff" * 9 + b"\x01",  # -2**63: ten bytes, the largest there is
+        b"\x80" * 9 + b"\x02",  # ten bytes past 64 bits
+        b"\xff" * 10 + b"\x01",  # eleven bytes
+        b"\x80" * 5,  # cut short
+        b"\xe4\x00",  # 50, in two bytes (allowed)
+    ],
+)
 def test_skipped_longs_are_checked_as_read_ones(varint):
     writer = record("R", field("gone", "long"), field("id", "int"))
     reader = record("R", field("id", "int"))

@@ -33,9 +33,14 @@ pytestmark = pytest.mark.java
 
 # no shrinking: each step would compile another pair (minutes); the failing
 # pair is printed as drawn
-COMPILING = settings(max_examples=examples(20), deadline=None, derandomize=True, database=None,
-                     suppress_health_check=list(HealthCheck),
-                     phases=(Phase.explicit, Phase.reuse, Phase.generate))
+COMPILING = settings(
+    max_examples=examples(20),
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=list(HealthCheck),
+    phases=(Phase.explicit, Phase.reuse, Phase.generate),
+)
 
 
 def written(schema, datum) -> bytes:
@@ -81,23 +86,32 @@ def java_misreads_a_union_default(schema) -> bool:
             if isinstance(branch, (Record, Enum, Array, Map, Union)):
                 return index
             kind = branch.name if isinstance(branch, Primitive) else "fixed"
-            if (kind in ("fixed", "string", "bytes") and isinstance(value, str)) \
-                    or (kind in ("int", "long", "float", "double")
-                        and isinstance(value, (int, float)) and not isinstance(value, bool)) \
-                    or (kind == "boolean" and isinstance(value, bool)) \
-                    or (kind == "null" and value is None):
+            if (
+                (kind in ("fixed", "string", "bytes") and isinstance(value, str))
+                or (
+                    kind in ("int", "long", "float", "double")
+                    and isinstance(value, (int, float))
+                    and not isinstance(value, bool)
+                )
+                or (kind == "boolean" and isinstance(value, bool))
+                or (kind == "null" and value is None)
+            ):
                 return index
         return None
 
     def spec_branch(branches, value):
         for index, branch in enumerate(branches):
             if isinstance(branch, Primitive):
-                ok = {"null": value is None, "boolean": isinstance(value, bool),
-                      "int": isinstance(value, int) and not isinstance(value, bool),
-                      "long": isinstance(value, int) and not isinstance(value, bool),
-                      "float": isinstance(value, (int, float)) and not isinstance(value, bool),
-                      "double": isinstance(value, (int, float)) and not isinstance(value, bool),
-                      "string": isinstance(value, str), "bytes": isinstance(value, str)}[branch.name]
+                ok = {
+                    "null": value is None,
+                    "boolean": isinstance(value, bool),
+                    "int": isinstance(value, int) and not isinstance(value, bool),
+                    "long": isinstance(value, int) and not isinstance(value, bool),
+                    "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+                    "double": isinstance(value, (int, float)) and not isinstance(value, bool),
+                    "string": isinstance(value, str),
+                    "bytes": isinstance(value, str),
+                }[branch.name]
             elif isinstance(branch, Fixed):
                 ok = isinstance(value, str) and len(value) == branch.size
             elif isinstance(branch, Enum):
@@ -147,8 +161,9 @@ def test_evolved_pairs_read_as_java_reads(data, java):
     plain = AvroCodec(reader)
     for item, answer in zip(encoded, answers):
         if _java_bug(answer):
-            expected = fastavro.schemaless_reader(io.BytesIO(item), fastavro.parse_schema(writer),
-                                                  fastavro.parse_schema(reader))
+            expected = fastavro.schemaless_reader(
+                io.BytesIO(item), fastavro.parse_schema(writer), fastavro.parse_schema(reader)
+            )
             assert codec.load(item) == expected
         elif java_misreads_a_union_default(reader):
             codec.load(item)  # reads; what Java reads here is not the reference

@@ -41,8 +41,10 @@ class CheckedTree(CompiledSchema):
     id = fields.Integer(validate=validate.Range(max=2**62))
     label = fields.String(allow_none=True, validate=validate.Length(max=30))
     tags = fields.List(fields.String(validate=validate.Regexp(r"^0\.")))
-    attrs = fields.Dict(keys=fields.String(validate=validate.Length(max=1)),
-                        values=fields.Integer(allow_none=True, validate=validate.Range(-5, 5)))
+    attrs = fields.Dict(
+        keys=fields.String(validate=validate.Length(max=1)),
+        values=fields.Integer(allow_none=True, validate=validate.Range(-5, 5)),
+    )
     leaves = fields.Nested(CheckedLeaf, many=True)
     child = fields.Nested(lambda: CheckedTree(), allow_none=True)
     flag = fields.Boolean()
@@ -59,11 +61,13 @@ class CheckedTree(CompiledSchema):
 
 def record(rng: random.Random, depth: int = 0) -> dict:
     return {
-        "id": rng.randint(-2**63, 2**63 - 1),
+        "id": rng.randint(-(2**63), 2**63 - 1),
         "label": rng.choice([None, "", "x" * rng.randint(1, 40), "ünï ✓"]),
         "tags": [str(rng.random()) for _ in range(rng.randint(0, 4))],
         "attrs": {str(i): rng.choice([None, rng.randint(-9, 9)]) for i in range(rng.randint(0, 3))},
-        "leaves": [{"name": "l", "score": rng.choice([None, rng.random()])} for _ in range(rng.randint(0, 3))],
+        "leaves": [
+            {"name": "l", "score": rng.choice([None, rng.random()])} for _ in range(rng.randint(0, 3))
+        ],
         "child": record(rng, depth + 1) if depth < 3 and rng.random() < 0.5 else None,
         "flag": rng.random() < 0.5,
     }
@@ -88,9 +92,9 @@ def mutations(rng: random.Random, data: bytes):
     yield bytes(buf)
     at = rng.randrange(len(data))
     yield data[:at] + bytes(rng.randrange(256) for _ in range(rng.randint(1, 12))) + data[at:]
-    yield data[:at] + b"\xff" * rng.randint(1, 11) + b"\x01" + data[at:]     # over-long varints
-    yield data[:at] + b"\xfe\xff\xff\xff\x0f" + data[at:]                    # huge counts/lengths
-    yield data[:at] + b"\x01" + data[at:]                                     # negative counts/lengths
+    yield data[:at] + b"\xff" * rng.randint(1, 11) + b"\x01" + data[at:]  # over-long varints
+    yield data[:at] + b"\xfe\xff\xff\xff\x0f" + data[at:]  # huge counts/lengths
+    yield data[:at] + b"\x01" + data[at:]  # negative counts/lengths
 
 
 @pytest.mark.parametrize("which", ["tree", "checked_tree"])

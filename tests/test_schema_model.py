@@ -24,7 +24,17 @@ from hypothesis import HealthCheck, given, note, settings
 
 import avro_strategies as S
 from roastedavro.avro import (
-    NO_DEFAULT, Array, Enum, Fixed, Logical, Map, NamedRef, Primitive, Record, Schema, Union,
+    NO_DEFAULT,
+    Array,
+    Enum,
+    Fixed,
+    Logical,
+    Map,
+    NamedRef,
+    Primitive,
+    Record,
+    Schema,
+    Union,
 )
 from roastedavro.avro.parse import load_schema, parse_schema, parse_schemas
 from roastedavro.errors import SchemaError
@@ -74,8 +84,9 @@ def spec_canonical_form(schema) -> str:
         if kind == "fixed":
             return head + f',"type":"fixed","size":{int(node["size"])}' + "}"
         inner = S.namespace_of(full)
-        fields = ",".join('{"name":' + quote(f["name"]) + ',"type":' + write(f["type"], inner) + "}"
-                          for f in node["fields"])
+        fields = ",".join(
+            '{"name":' + quote(f["name"]) + ',"type":' + write(f["type"], inner) + "}" for f in node["fields"]
+        )
         return head + ',"type":"record","fields":[' + fields + "]}"
 
     return write(schema, None)
@@ -157,9 +168,12 @@ def null_namespace_inside_another(schema: Schema) -> bool:
 # ---------------------------------------------------------------------------
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 @given(source=S.avro_schemas())
 def test_random_schemas_against_fastavro_and_the_specification(source):
     schema = parse_schema(source)
@@ -195,8 +209,11 @@ def test_random_schemas_against_fastavro_and_the_specification(source):
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text, canonical, signed", AVRO_NORMALIZATION_VECTORS,
-                         ids=[f"vector {number:03}" for number in range(len(AVRO_NORMALIZATION_VECTORS))])
+@pytest.mark.parametrize(
+    "text, canonical, signed",
+    AVRO_NORMALIZATION_VECTORS,
+    ids=[f"vector {number:03}" for number in range(len(AVRO_NORMALIZATION_VECTORS))],
+)
 def test_avro_normalization_vectors(text, canonical, signed):
     schema = parse_schema(text)
     assert schema.canonical_form() == canonical
@@ -250,58 +267,146 @@ def field_type(schema: Schema, *path: str):
 #  directly or as the last branch of a union},
 #  whether the specification's rules alone resolve it)
 NAME_CASES = [
-    ("the specification's example", {
-        "type": "record", "name": "Example", "fields": [
-            field("inheritNull", enum("Simple", ["a", "b"])),
-            field("explicitNamespace", fixed("Simple", 12, namespace="explicit")),
-            field("fullName", record("a.full.Name", [
-                field("inheritNamespace", enum("Understanding", ["d", "e"]))], namespace="ignored"))]},
-     {"Example", "Simple", "explicit.Simple", "a.full.Name", "a.full.Understanding"}, {}),
-    ("inherited namespace", record("R", [field("e", enum("E")), field("r", record("In", [
-        field("f", fixed("F"))]))], namespace="a.b"),
-     {"a.b.R", "a.b.E", "a.b.In", "a.b.F"}, {}),
-    ("a dotted name ignores the namespace and gives its own to nested types",
-     record("x.y.R", [field("e", enum("E"))], namespace="ignored"),
-     {"x.y.R", "x.y.E"}, {}),
-    ("a nested namespace replaces the enclosing one", record("R", [
-        field("in", record("In", [field("e", enum("E"))], namespace="c")),
-        field("e2", enum("E"))], namespace="a"),
-     {"a.R", "c.In", "c.E", "a.E"}, {}),
-    ("the null namespace inside a namespace", record("R", [
-        field("f", fixed("F", namespace="")),
-        field("in", record("In", [field("g", fixed("G"))], namespace=""))], namespace="a"),
-     {"a.R", "F", "In", "G"}, {}),
-    ("short and full references in the namespace", record("R", [
-        field("e", enum("E")), field("short", "E"), field("full", "a.E"),
-        field("inside", {"type": "array", "items": "E"})], namespace="a"),
-     {"a.R", "a.E"}, {("short",): "a.E", ("full",): "a.E"}),
-    ("references from another namespace need the full name", record("R", [
-        field("e", enum("E")),
-        field("in", record("In", [field("back", "a.E"), field("self", ["null", "In"]),
-                                  field("outer", ["null", "a.R"])], namespace="b"))], namespace="a"),
-     {"a.R", "a.E", "b.In"}, {("in", "back"): "a.E", ("in", "outer"): "a.R"}),
-    ("a short name means the enclosing namespace's type first", record("R", [
-        field("plain", fixed("F", namespace="")), field("mine", fixed("F", 2)),
-        field("ref", "F")], namespace="a"),
-     {"a.R", "F", "a.F"}, {("ref",): "a.F"}),
+    (
+        "the specification's example",
+        {
+            "type": "record",
+            "name": "Example",
+            "fields": [
+                field("inheritNull", enum("Simple", ["a", "b"])),
+                field("explicitNamespace", fixed("Simple", 12, namespace="explicit")),
+                field(
+                    "fullName",
+                    record(
+                        "a.full.Name",
+                        [field("inheritNamespace", enum("Understanding", ["d", "e"]))],
+                        namespace="ignored",
+                    ),
+                ),
+            ],
+        },
+        {"Example", "Simple", "explicit.Simple", "a.full.Name", "a.full.Understanding"},
+        {},
+    ),
+    (
+        "inherited namespace",
+        record(
+            "R", [field("e", enum("E")), field("r", record("In", [field("f", fixed("F"))]))], namespace="a.b"
+        ),
+        {"a.b.R", "a.b.E", "a.b.In", "a.b.F"},
+        {},
+    ),
+    (
+        "a dotted name ignores the namespace and gives its own to nested types",
+        record("x.y.R", [field("e", enum("E"))], namespace="ignored"),
+        {"x.y.R", "x.y.E"},
+        {},
+    ),
+    (
+        "a nested namespace replaces the enclosing one",
+        record(
+            "R",
+            [field("in", record("In", [field("e", enum("E"))], namespace="c")), field("e2", enum("E"))],
+            namespace="a",
+        ),
+        {"a.R", "c.In", "c.E", "a.E"},
+        {},
+    ),
+    (
+        "the null namespace inside a namespace",
+        record(
+            "R",
+            [
+                field("f", fixed("F", namespace="")),
+                field("in", record("In", [field("g", fixed("G"))], namespace="")),
+            ],
+            namespace="a",
+        ),
+        {"a.R", "F", "In", "G"},
+        {},
+    ),
+    (
+        "short and full references in the namespace",
+        record(
+            "R",
+            [
+                field("e", enum("E")),
+                field("short", "E"),
+                field("full", "a.E"),
+                field("inside", {"type": "array", "items": "E"}),
+            ],
+            namespace="a",
+        ),
+        {"a.R", "a.E"},
+        {("short",): "a.E", ("full",): "a.E"},
+    ),
+    (
+        "references from another namespace need the full name",
+        record(
+            "R",
+            [
+                field("e", enum("E")),
+                field(
+                    "in",
+                    record(
+                        "In",
+                        [
+                            field("back", "a.E"),
+                            field("self", ["null", "In"]),
+                            field("outer", ["null", "a.R"]),
+                        ],
+                        namespace="b",
+                    ),
+                ),
+            ],
+            namespace="a",
+        ),
+        {"a.R", "a.E", "b.In"},
+        {("in", "back"): "a.E", ("in", "outer"): "a.R"},
+    ),
+    (
+        "a short name means the enclosing namespace's type first",
+        record(
+            "R",
+            [field("plain", fixed("F", namespace="")), field("mine", fixed("F", 2)), field("ref", "F")],
+            namespace="a",
+        ),
+        {"a.R", "F", "a.F"},
+        {("ref",): "a.F"},
+    ),
     # Java's rule where the specification has none: a short name that the
     # enclosing namespace does not define is looked up in the null namespace
-    ("a short name falls back to the null namespace (Java)", record("R", [
-        field("plain", fixed("F", namespace="")), field("ref", "F")], namespace="a"),
-     {"a.R", "F"}, {("ref",): "F"}, False),
-    ("a record refers to itself by short and full name", record("Node", [
-        field("next", ["null", "Node"]), field("kids", {"type": "array", "items": "a.Node"})],
-        namespace="a"),
-     {"a.Node"}, {("next",): "a.Node"}),
-    ("primitive names are never namespaced", record("R", [field("i", "int"), field("s", {"type": "string"})],
-                                                     namespace="a"),
-     {"a.R"}, {}),
+    (
+        "a short name falls back to the null namespace (Java)",
+        record("R", [field("plain", fixed("F", namespace="")), field("ref", "F")], namespace="a"),
+        {"a.R", "F"},
+        {("ref",): "F"},
+        False,
+    ),
+    (
+        "a record refers to itself by short and full name",
+        record(
+            "Node",
+            [field("next", ["null", "Node"]), field("kids", {"type": "array", "items": "a.Node"})],
+            namespace="a",
+        ),
+        {"a.Node"},
+        {("next",): "a.Node"},
+    ),
+    (
+        "primitive names are never namespaced",
+        record("R", [field("i", "int"), field("s", {"type": "string"})], namespace="a"),
+        {"a.R"},
+        {},
+    ),
 ]
 
 
-@pytest.mark.parametrize("source, names, references, spec",
-                         [(case + (True,))[1:5] for case in NAME_CASES],
-                         ids=[case[0] for case in NAME_CASES])
+@pytest.mark.parametrize(
+    "source, names, references, spec",
+    [(case + (True,))[1:5] for case in NAME_CASES],
+    ids=[case[0] for case in NAME_CASES],
+)
 def test_names_and_references(source, names, references, spec):
     schema = parse_schema(source)
     assert set(schema.named) == names
@@ -324,9 +429,14 @@ def test_primitive_names_inside_namespaces():
 
 
 def test_aliases_are_resolved_in_the_type_namespace():
-    schema = parse_schema(record("R", [field("f", "int", aliases=["g", "h"]),
-                                       field("e", enum("E", aliases=["Old", "x.Older"]))],
-                                 namespace="a", aliases=["R0", "b.R1"]))
+    schema = parse_schema(
+        record(
+            "R",
+            [field("f", "int", aliases=["g", "h"]), field("e", enum("E", aliases=["Old", "x.Older"]))],
+            namespace="a",
+            aliases=["R0", "b.R1"],
+        )
+    )
     assert schema.root.aliases == ("a.R0", "b.R1")
     assert schema.named["a.E"].aliases == ("a.Old", "x.Older")
     assert schema.root.field("f").aliases == ("g", "h")  # field aliases are plain names
@@ -338,19 +448,22 @@ def test_logical_types_only_when_valid():
         avro = parse_schema(node).root
         return avro.logical
 
-    assert logical({"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}) == \
-        Logical("decimal", 4, 2)
+    assert logical({"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 2}) == Logical(
+        "decimal", 4, 2
+    )
     assert logical({"type": "bytes", "logicalType": "decimal", "precision": 4}) == Logical("decimal", 4, 0)
     # invalid or unknown: ignored, the type is its underlying type (the specification, Java)
-    for node in ({"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 3},
-                 {"type": "bytes", "logicalType": "decimal", "precision": 0},
-                 {"type": "bytes", "logicalType": "decimal"},
-                 {"type": "bytes", "logicalType": "decimal", "precision": 4.0},
-                 {"type": "string", "logicalType": "date"},
-                 {"type": "int", "logicalType": "timestamp-millis"},
-                 {"type": "int", "logicalType": "x-custom"},
-                 {"type": "fixed", "name": "F", "size": 2, "logicalType": "decimal", "precision": 5},
-                 {"type": "fixed", "name": "U", "size": 15, "logicalType": "uuid"}):
+    for node in (
+        {"type": "bytes", "logicalType": "decimal", "precision": 2, "scale": 3},
+        {"type": "bytes", "logicalType": "decimal", "precision": 0},
+        {"type": "bytes", "logicalType": "decimal"},
+        {"type": "bytes", "logicalType": "decimal", "precision": 4.0},
+        {"type": "string", "logicalType": "date"},
+        {"type": "int", "logicalType": "timestamp-millis"},
+        {"type": "int", "logicalType": "x-custom"},
+        {"type": "fixed", "name": "F", "size": 2, "logicalType": "decimal", "precision": 5},
+        {"type": "fixed", "name": "U", "size": 15, "logicalType": "uuid"},
+    ):
         assert logical(node) is None, node
     # a fixed of n bytes holds floor(log10(2**(8n-1) - 1)) digits
     for size in range(1, 20):
@@ -365,9 +478,16 @@ def test_logical_types_only_when_valid():
 
 BASE = fixed("Hash", 4, namespace="com.acme")
 COLOR = enum("Color", ["RED", "GREEN"], namespace="com.acme")
-USER = record("User", [field("id", "com.acme.Hash"), field("color", "Color"),
-                       field("friends", {"type": "array", "items": "User"}),
-                       field("backup", ["null", "Hash"])], namespace="com.acme")
+USER = record(
+    "User",
+    [
+        field("id", "com.acme.Hash"),
+        field("color", "Color"),
+        field("friends", {"type": "array", "items": "User"}),
+        field("backup", ["null", "Hash"]),
+    ],
+    namespace="com.acme",
+)
 
 
 def write_avsc(folder, name, schema):
@@ -388,7 +508,8 @@ def test_load_schema_of_files_that_refer_to_each_other(tmp_path):
         '{"name":"id","type":{"name":"com.acme.Hash","type":"fixed","size":4}},'
         '{"name":"color","type":{"name":"com.acme.Color","type":"enum","symbols":["RED","GREEN"]}},'
         '{"name":"friends","type":{"type":"array","items":"com.acme.User"}},'
-        '{"name":"backup","type":["null","com.acme.Hash"]}]}')
+        '{"name":"backup","type":["null","com.acme.Hash"]}]}'
+    )
     assert parse_schema(schema.to_json()) == schema
 
 
@@ -416,14 +537,20 @@ def test_load_schema_of_a_file_that_is_not_json(tmp_path):
 def test_parse_schemas_in_any_order_gives_them_back_in_order():
     user, base, color = parse_schemas([USER, BASE, json.dumps(COLOR)])
     assert (user.root.name, base.root.name, color.root.name) == (
-        "com.acme.User", "com.acme.Hash", "com.acme.Color")
+        "com.acme.User",
+        "com.acme.Hash",
+        "com.acme.Color",
+    )
     assert user.named["com.acme.Hash"] == base.root
     assert user.named["com.acme.Color"] == color.root
     assert base.canonical_form() == '{"name":"com.acme.Hash","type":"fixed","size":4}'
     # the same as parsing them with the dependencies first
     ordered = parse_schemas([BASE, COLOR, USER])
     assert [s.canonical_form() for s in ordered] == [
-        base.canonical_form(), color.canonical_form(), user.canonical_form()]
+        base.canonical_form(),
+        color.canonical_form(),
+        user.canonical_form(),
+    ]
 
 
 def test_parse_schemas_refuses_unknown_and_conflicting_names():

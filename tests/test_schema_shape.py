@@ -12,20 +12,25 @@ from hypothesis import strategies as st
 
 from roastedavro._runtime import UNCHECKABLE, SchemaShape, schema_shape
 
-atoms = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
-                  st.text(max_size=5))
-trees = st.recursive(atoms, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)),
-    max_leaves=30)
-schemas = st.one_of(st.dictionaries(st.text(max_size=4), trees, min_size=1, max_size=4),
-                    st.lists(trees, min_size=1, max_size=4))
+atoms = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(max_size=5))
+trees = st.recursive(
+    atoms,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+schemas = st.one_of(
+    st.dictionaries(st.text(max_size=4), trees, min_size=1, max_size=4),
+    st.lists(trees, min_size=1, max_size=4),
+)
 
 
 def containers(tree, found=None):
     found = [] if found is None else found
     if isinstance(tree, (dict, list)):
         found.append(tree)
-        for item in (tree.values() if isinstance(tree, dict) else tree):
+        for item in tree.values() if isinstance(tree, dict) else tree:
             containers(item, found)
     return found
 
@@ -78,8 +83,7 @@ def test_the_same_value_put_back_is_taken_as_a_change():
 
 
 def test_a_list_changed_in_place_is_seen():
-    schema = {"type": "record", "name": "R", "fields": [
-        {"name": "a", "type": ["null", "string"]}]}
+    schema = {"type": "record", "name": "R", "fields": [{"name": "a", "type": ["null", "string"]}]}
     shape = SchemaShape.of(schema)
     branches = schema["fields"][0]["type"]
     branches.reverse()
@@ -111,8 +115,8 @@ def test_a_shape_does_not_match_another_object():
 def test_what_a_cache_keeps_for_each_kind_of_schema():
     from roastedavro.avro import parse_schema
 
-    assert schema_shape("string") is None                   # text cannot change
-    assert schema_shape(parse_schema("string")) is None     # nor a parsed Schema
+    assert schema_shape("string") is None  # text cannot change
+    assert schema_shape(parse_schema("string")) is None  # nor a parsed Schema
     union = ["null", "string"]
     assert schema_shape(union).matches(union)
     odd = {"type": "record", "name": "R", "fields": (), "x": object()}

@@ -67,7 +67,16 @@ def test_avro_schema_follows_declaration_order_names_and_types(order):
     avro = order.avro_schema()
     assert avro["name"] == "Order" and avro["namespace"] == "shop.v1"
     assert [f["name"] for f in avro["fields"]] == [
-        "id", "ticker", "price", "paid", "tags", "attrs", "ship_to", "history", "notes"]
+        "id",
+        "ticker",
+        "price",
+        "paid",
+        "tags",
+        "attrs",
+        "ship_to",
+        "history",
+        "notes",
+    ]
     types = {f["name"]: f["type"] for f in avro["fields"]}
     assert types["id"] == "long"
     assert types["price"] == ["null", "double"]

@@ -9,17 +9,23 @@ import fastavro
 import pytest
 
 
-SCHEMA = {"type": "record", "name": "Ping", "namespace": "roastedavro.test",
-          "fields": [{"name": "n", "type": "long"}, {"name": "text", "type": "string"}]}
+SCHEMA = {
+    "type": "record",
+    "name": "Ping",
+    "namespace": "roastedavro.test",
+    "fields": [{"name": "n", "type": "long"}, {"name": "text", "type": "string"}],
+}
 
 
 def test_registry_speaks_confluent(schema_registry, kafka_topic):
     subject = f"{kafka_topic}-value"
-    registered = schema_registry.request("POST", f"/subjects/{subject}/versions",
-                                         {"schema": json.dumps(SCHEMA), "schemaType": "AVRO"})
+    registered = schema_registry.request(
+        "POST", f"/subjects/{subject}/versions", {"schema": json.dumps(SCHEMA), "schemaType": "AVRO"}
+    )
     # the same schema in other whitespace keeps its id, as with Confluent's registry
-    again = schema_registry.request("POST", f"/subjects/{subject}/versions",
-                                    {"schema": json.dumps(SCHEMA, indent=2)})
+    again = schema_registry.request(
+        "POST", f"/subjects/{subject}/versions", {"schema": json.dumps(SCHEMA, indent=2)}
+    )
     assert again["id"] == registered["id"]
     latest = schema_registry.request("GET", f"/subjects/{subject}/versions/latest")
     assert (latest["id"], latest["version"]) == (registered["id"], 1)
@@ -44,8 +50,13 @@ def test_kafka_round_trip_with_registered_schema(services, kafka_topic):
         producer.produce(kafka_topic, value=value)
     assert producer.flush(30) == 0
 
-    consumer = confluent_kafka.Consumer({"bootstrap.servers": services.kafka.bootstrap,
-                                         "group.id": kafka_topic, "auto.offset.reset": "earliest"})
+    consumer = confluent_kafka.Consumer(
+        {
+            "bootstrap.servers": services.kafka.bootstrap,
+            "group.id": kafka_topic,
+            "auto.offset.reset": "earliest",
+        }
+    )
     received = []
     try:
         consumer.subscribe([kafka_topic])

@@ -16,19 +16,32 @@ from roastedavro.avro import crc64_avro
 from roastedavro.codec import SingleObjectError
 from roastedavro.errors import DecodeError
 
-ORDER = {"type": "record", "name": "Order", "namespace": "shop", "fields": [
-    {"name": "id", "type": "long"},
-    {"name": "note", "type": ["null", "string"], "default": None},
-    {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
-]}
+ORDER = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "shop",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "note", "type": ["null", "string"], "default": None},
+        {"name": "at", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+    ],
+}
 # the same canonical form (logical types and defaults are not part of it): the same fingerprint
-ORDER_RAW = {"type": "record", "name": "Order", "namespace": "shop", "fields": [
-    {"name": "id", "type": "long"},
-    {"name": "note", "type": ["null", "string"]},
-    {"name": "at", "type": "long"},
-]}
-POINT = {"type": "record", "name": "Point", "fields": [
-    {"name": "x", "type": "int"}, {"name": "y", "type": "int"}]}
+ORDER_RAW = {
+    "type": "record",
+    "name": "Order",
+    "namespace": "shop",
+    "fields": [
+        {"name": "id", "type": "long"},
+        {"name": "note", "type": ["null", "string"]},
+        {"name": "at", "type": "long"},
+    ],
+}
+POINT = {
+    "type": "record",
+    "name": "Point",
+    "fields": [{"name": "x", "type": "int"}, {"name": "y", "type": "int"}],
+}
 NAMES = {"type": "array", "items": "string"}
 
 
@@ -54,10 +67,14 @@ def test_the_header_is_the_specifications(schema):
     assert codec.schema.canonical_form() == canonical
     # fastavro gives the fingerprint as the hex of its little-endian bytes
     assert codec.fingerprint.to_bytes(8, "little").hex() == fastavro.schema.fingerprint(
-        canonical, "CRC-64-AVRO")
+        canonical, "CRC-64-AVRO"
+    )
     assert codec.fingerprint == crc64_avro(canonical.encode())
-    datum = {"id": 7, "note": "n", "at": 5} if schema is ORDER else (
-        {"x": 1, "y": -1} if schema is POINT else ["a", "b"])
+    datum = (
+        {"id": 7, "note": "n", "at": 5}
+        if schema is ORDER
+        else ({"x": 1, "y": -1} if schema is POINT else ["a", "b"])
+    )
     message = codec.dump_single(datum)
     assert message[:2] == b"\xc3\x01"
     assert message[2:10] == codec.fingerprint.to_bytes(8, "little")
@@ -66,9 +83,11 @@ def test_the_header_is_the_specifications(schema):
 
 
 def test_java_reads_our_messages_and_writes_the_same(java, order, point, names):
-    messages = [(ORDER, order.dump_single({"id": 2**40, "at": -1})),
-                (POINT, point.dump_single({"x": 3, "y": 4})),
-                (NAMES, names.dump_single([]))]
+    messages = [
+        (ORDER, order.dump_single({"id": 2**40, "at": -1})),
+        (POINT, point.dump_single({"x": 3, "y": 4})),
+        (NAMES, names.dump_single([])),
+    ]
     for (schema, message), answer in zip(messages, java.roundtrip_single_each(messages)):
         assert answer.data == message
         assert answer.trailing == 0
@@ -80,12 +99,15 @@ def test_bytes_likes(point):
         assert point.load_single(data) == {"x": 1, "y": 2}
 
 
-@pytest.mark.parametrize("data, offset, message", [
-    (b"", 0, "0 bytes, shorter than its 10-byte header"),
-    (b"\xc3\x01\x00", 3, "3 bytes, shorter"),
-    (b"\xc3\x02" + bytes(8), 0, "it starts with c3 02, not the marker c3 01"),
-    (b"Obj\x01" + bytes(8), 0, "it starts with 4f 62"),
-])
+@pytest.mark.parametrize(
+    "data, offset, message",
+    [
+        (b"", 0, "0 bytes, shorter than its 10-byte header"),
+        (b"\xc3\x01\x00", 3, "3 bytes, shorter"),
+        (b"\xc3\x02" + bytes(8), 0, "it starts with c3 02, not the marker c3 01"),
+        (b"Obj\x01" + bytes(8), 0, "it starts with 4f 62"),
+    ],
+)
 def test_not_a_single_object_message(point, data, offset, message):
     for reader in (point.load_single, SchemaStore([point]).load_single):
         with pytest.raises(SingleObjectError, match=message) as caught:
@@ -118,28 +140,31 @@ def test_a_store_reads_the_schema_a_message_names(order, point, names):
     store = SchemaStore([ORDER, point])
     assert store.add(NAMES).fingerprint == names.fingerprint
     assert len(store) == 3 and set(codec.fingerprint for codec in store) == {
-        order.fingerprint, point.fingerprint, names.fingerprint}
+        order.fingerprint,
+        point.fingerprint,
+        names.fingerprint,
+    }
     assert store.lookup(point.fingerprint) is point
     assert store.lookup(point.fingerprint.to_bytes(8, "little")) is point
     assert store.lookup(12345) is None
     assert point.fingerprint in store and 12345 not in store
-    for codec, datum in ((order, {"id": 1, "note": "x", "at": 2}), (point, {"x": 5, "y": 6}),
-                         (names, ["n"])):
+    for codec, datum in ((order, {"id": 1, "note": "x", "at": 2}), (point, {"x": 5, "y": 6}), (names, ["n"])):
         assert store.load_single(codec.dump_single(datum)) == codec.load(codec.dump(datum))
 
 
 def test_a_store_refuses_unknown_fingerprints(point):
     store = SchemaStore([POINT])
     unknown = b"\xc3\x01" + (0x0123456789ABCDEF).to_bytes(8, "little") + b"\x02\x04"
-    with pytest.raises(SingleObjectError, match="no schema in the store has the message's "
-                       "fingerprint 0x0123456789abcdef") as caught:
+    with pytest.raises(
+        SingleObjectError, match="no schema in the store has the message's fingerprint 0x0123456789abcdef"
+    ) as caught:
         store.load_single(unknown)
     assert caught.value.fingerprint == 0x0123456789ABCDEF
 
 
 def test_one_fingerprint_one_schema(order):
     store = SchemaStore([order])
-    assert store.add(ORDER) is order          # the same schema again
+    assert store.add(ORDER) is order  # the same schema again
     raw = AvroCodec(ORDER_RAW)
     assert raw.fingerprint == order.fingerprint
     with pytest.raises(ValueError, match="already has a different schema with fingerprint"):

@@ -34,14 +34,22 @@ from fuzzing import examples
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
-DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
-                 "IndexDecodeError", "LengthDecodeError")
+DECODE_ERRORS = (
+    "DecodeError",
+    "TruncatedError",
+    "TextDecodeError",
+    "UnreadableDatumError",
+    "IndexDecodeError",
+    "LengthDecodeError",
+)
 
 COMPILING = settings(
-    max_examples=examples(40), deadline=None, derandomize=True, database=None,
+    max_examples=examples(40),
+    deadline=None,
+    derandomize=True,
+    database=None,
     phases=[Phase.explicit, Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
 )
 DATUMS_PER_SCHEMA = 10
 
@@ -89,10 +97,18 @@ def assert_same_outcome(tier0, compiled):
 # ---------------------------------------------------------------------------
 
 _WRONG = st.one_of(
-    st.none(), st.booleans(), st.integers(), st.integers(min_value=2**31 - 2, max_value=2**64),
-    st.floats(), st.text(max_size=3), st.binary(max_size=5), st.lists(st.integers(), max_size=2),
-    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2), st.tuples(st.text(max_size=3)),
-    st.just(object()))
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.integers(min_value=2**31 - 2, max_value=2**64),
+    st.floats(),
+    st.text(max_size=3),
+    st.binary(max_size=5),
+    st.lists(st.integers(), max_size=2),
+    st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
+    st.tuples(st.text(max_size=3)),
+    st.just(object()),
+)
 
 
 @st.composite
@@ -125,10 +141,10 @@ def damaged_bytes(draw, data: bytes) -> bytes:
     if kind == "insert":
         return data[:at] + draw(st.binary(min_size=1, max_size=2)) + data[at:]
     if kind == "remove":
-        return data[:at] + data[at + 1:]
+        return data[:at] + data[at + 1 :]
     if kind == "flip":
-        return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1:]
-    return data[:at] + bytes([draw(st.integers(0, 255))]) + data[at + 1:]
+        return data[:at] + bytes([data[at] ^ (1 << draw(st.integers(0, 7)))]) + data[at + 1 :]
+    return data[:at] + bytes([draw(st.integers(0, 255))]) + data[at + 1 :]
 
 
 # ---------------------------------------------------------------------------
@@ -136,9 +152,12 @@ def damaged_bytes(draw, data: bytes) -> bytes:
 # ---------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.filter_too_much])
+@settings(
+    max_examples=200,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_random_schemas_dump_and_load_like_fastavro(data):
     schema = data.draw(avro_schemas(), label="schema")
@@ -193,49 +212,90 @@ def test_random_schemas_like_the_compiled_codec(data):
         assert_same_outcome(outcome(interpreter.dump, wrong), outcome(compiled.dump, wrong))
         # damaged bytes: the same value, or the same DecodeError at the same offset
         for cut in range(len(encoded)):
-            assert_same_outcome(outcome(interpreter.load, encoded[:cut]),
-                                outcome(compiled.load, encoded[:cut]))
+            assert_same_outcome(
+                outcome(interpreter.load, encoded[:cut]), outcome(compiled.load, encoded[:cut])
+            )
         for _ in range(5):
             damaged = data.draw(damaged_bytes(encoded), label="damaged")
-            assert_same_outcome(outcome(interpreter.load, damaged),
-                                outcome(compiled.load, damaged))
+            assert_same_outcome(outcome(interpreter.load, damaged), outcome(compiled.load, damaged))
 
 
 NULLABLE_INT = ["null", "int"]
 AMBIGUOUS = {
-    "type": "record", "name": "Ambiguous", "namespace": "u",
+    "type": "record",
+    "name": "Ambiguous",
+    "namespace": "u",
     "fields": [
-        {"name": "records", "type": [
-            "null",
-            {"type": "record", "name": "A", "fields": [{"name": "x", "type": NULLABLE_INT}]},
-            {"type": "record", "name": "B", "namespace": "v", "fields": [
-                {"name": "x", "type": NULLABLE_INT}, {"name": "y", "type": ["null", "string"]}]},
-            {"type": "record", "name": "Empty", "fields": []}]},
-        {"name": "map_or_record", "type": [
-            {"type": "map", "values": NULLABLE_INT},
-            {"type": "record", "name": "C", "fields": [{"name": "x", "type": NULLABLE_INT}]}]},
+        {
+            "name": "records",
+            "type": [
+                "null",
+                {"type": "record", "name": "A", "fields": [{"name": "x", "type": NULLABLE_INT}]},
+                {
+                    "type": "record",
+                    "name": "B",
+                    "namespace": "v",
+                    "fields": [
+                        {"name": "x", "type": NULLABLE_INT},
+                        {"name": "y", "type": ["null", "string"]},
+                    ],
+                },
+                {"type": "record", "name": "Empty", "fields": []},
+            ],
+        },
+        {
+            "name": "map_or_record",
+            "type": [
+                {"type": "map", "values": NULLABLE_INT},
+                {"type": "record", "name": "C", "fields": [{"name": "x", "type": NULLABLE_INT}]},
+            ],
+        },
         {"name": "numbers", "type": ["int", "long", "float", "double"]},
         {"name": "float_first", "type": ["float", "string", "double"]},
         {"name": "text", "type": ["string", {"type": "enum", "name": "E", "symbols": ["A", "B"]}]},
-        {"name": "symbols", "type": [
-            {"type": "enum", "name": "E1", "symbols": ["A", "B"]},
-            {"type": "enum", "name": "E2", "symbols": ["B", "C"]}]},
+        {
+            "name": "symbols",
+            "type": [
+                {"type": "enum", "name": "E1", "symbols": ["A", "B"]},
+                {"type": "enum", "name": "E2", "symbols": ["B", "C"]},
+            ],
+        },
         {"name": "raw", "type": ["bytes", {"type": "fixed", "name": "F4", "size": 4}]},
-        {"name": "fixed", "type": [
-            {"type": "fixed", "name": "G4", "size": 4}, {"type": "fixed", "name": "H4", "size": 4},
-            {"type": "fixed", "name": "Two", "size": 2}]},
+        {
+            "name": "fixed",
+            "type": [
+                {"type": "fixed", "name": "G4", "size": 4},
+                {"type": "fixed", "name": "H4", "size": 4},
+                {"type": "fixed", "name": "Two", "size": 2},
+            ],
+        },
         {"name": "dates", "type": [{"type": "int", "logicalType": "date"}, "long", "string"]},
         {"name": "times", "type": [{"type": "long", "logicalType": "timestamp-micros"}, "int"]},
-        {"name": "decimals", "type": [
-            {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
-            {"type": "fixed", "name": "D8", "size": 8, "logicalType": "decimal", "precision": 10,
-             "scale": 2}]},
+        {
+            "name": "decimals",
+            "type": [
+                {"type": "bytes", "logicalType": "decimal", "precision": 6, "scale": 2},
+                {
+                    "type": "fixed",
+                    "name": "D8",
+                    "size": 8,
+                    "logicalType": "decimal",
+                    "precision": 10,
+                    "scale": 2,
+                },
+            ],
+        },
         {"name": "uuid_or_bytes", "type": [{"type": "string", "logicalType": "uuid"}, "bytes"]},
-    ]}
+    ],
+}
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(datum=datums(AMBIGUOUS))
 def test_unions_the_value_decides_like_the_compiled_codec(datum):
     compiled, interpreter = pair(AMBIGUOUS)
@@ -244,8 +304,12 @@ def test_unions_the_value_decides_like_the_compiled_codec(datum):
     assert_same(interpreter.load(encoded), compiled.load(encoded))
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(data=st.data())
 def test_wrong_values_in_unions_the_value_decides_like_the_compiled_codec(data):
     compiled, interpreter = pair(AMBIGUOUS)
@@ -257,14 +321,26 @@ def test_wrong_values_in_unions_the_value_decides_like_the_compiled_codec(data):
 # hostile bytes and bounds
 # ---------------------------------------------------------------------------
 
-NODE = {"type": "record", "name": "Node", "fields": [
-    {"name": "value", "type": "long"},
-    {"name": "next", "type": ["null", "Node"]},
-    {"name": "children", "type": {"type": "array", "items": "Node"}}]}
-ZEROS = {"type": "record", "name": "Zeros", "fields": [
-    {"name": "nulls", "type": {"type": "array", "items": "null"}},
-    {"name": "empties", "type": {"type": "map", "values": {
-        "type": "record", "name": "Empty", "fields": []}}}]}
+NODE = {
+    "type": "record",
+    "name": "Node",
+    "fields": [
+        {"name": "value", "type": "long"},
+        {"name": "next", "type": ["null", "Node"]},
+        {"name": "children", "type": {"type": "array", "items": "Node"}},
+    ],
+}
+ZEROS = {
+    "type": "record",
+    "name": "Zeros",
+    "fields": [
+        {"name": "nulls", "type": {"type": "array", "items": "null"}},
+        {
+            "name": "empties",
+            "type": {"type": "map", "values": {"type": "record", "name": "Empty", "fields": []}},
+        },
+    ],
+}
 SMALL = CompileFlags(max_depth=20, item_allowance=100, max_items=1000)
 
 
@@ -308,9 +384,21 @@ def test_max_depth_is_honoured_on_load_like_the_compiled_codec(flags):
 
 # a union of records: the dict's branch is chosen by validating it, which
 # recurses into the value before it is written
-TREE = {"type": "record", "name": "Tree", "fields": [
-    {"name": "up", "type": ["null", "Tree", {"type": "record", "name": "Leaf", "fields": [
-        {"name": "label", "type": "string"}]}, {"type": "map", "values": "long"}]}]}
+TREE = {
+    "type": "record",
+    "name": "Tree",
+    "fields": [
+        {
+            "name": "up",
+            "type": [
+                "null",
+                "Tree",
+                {"type": "record", "name": "Leaf", "fields": [{"name": "label", "type": "string"}]},
+                {"type": "map", "values": "long"},
+            ],
+        }
+    ],
+}
 
 
 def tree(depth: int) -> dict:
@@ -349,15 +437,18 @@ def test_deep_bytes_beyond_the_stack_are_a_decode_error():
     assert error[0] in DECODE_ERRORS
 
 
-@pytest.mark.parametrize("data", [
-    b"\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01",      # 2**63 - 1 children
-    b"\x00\x00\x80\x80\x80\x80\x10\x00",              # 2**31 children, no bytes for them
-    b"\x00\x00\x01\x00\x00\x00",                      # a block of -1 with a size, then one
-    b"\x00\x00\x01\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02",  # a size that overflows
-    b"\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00",  # a child cut short
-    b"\x00\x04",                                      # a branch past the union's
-    b"\x00\x02\x00",                                  # truncated inside the branch
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01",  # 2**63 - 1 children
+        b"\x00\x00\x80\x80\x80\x80\x10\x00",  # 2**31 children, no bytes for them
+        b"\x00\x00\x01\x00\x00\x00",  # a block of -1 with a size, then one
+        b"\x00\x00\x01\x80\x80\x80\x80\x80\x80\x80\x80\x80\x02",  # a size that overflows
+        b"\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00",  # a child cut short
+        b"\x00\x04",  # a branch past the union's
+        b"\x00\x02\x00",  # truncated inside the branch
+    ],
+)
 def test_hostile_counts_and_branches_like_the_compiled_codec(data):
     assert same_error(NODE, None, "load", data)[0] in DECODE_ERRORS
 
@@ -400,8 +491,13 @@ def test_load_from_a_start_outside_the_data(data, start):
     assert same_error(NODE, None, "load_one", data, start)[0] in DECODE_ERRORS
 
 
-@settings(max_examples=3, deadline=None, database=None, phases=[Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=3,
+    deadline=None,
+    database=None,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(values=st.lists(datums(AMBIGUOUS), min_size=40, max_size=40))
 def test_threads_sharing_an_interpreter_get_the_compiled_codecs_results(values):
     import threading
@@ -435,14 +531,26 @@ def test_an_interpreter_takes_a_parsed_schema():
 
 
 # a record wider than one generated function (codegen.FIELDS_PER_FUNCTION)
-WIDE = {"type": "record", "name": "Wide", "fields": [
-    {"name": f"f{number}", "type": ["long", ["null", "string"], "double", {
-        "type": "array", "items": "int"}][number % 4], **({"default": None} if number % 4 == 1 else {})}
-    for number in range(130)]}
+WIDE = {
+    "type": "record",
+    "name": "Wide",
+    "fields": [
+        {
+            "name": f"f{number}",
+            "type": ["long", ["null", "string"], "double", {"type": "array", "items": "int"}][number % 4],
+            **({"default": None} if number % 4 == 1 else {}),
+        }
+        for number in range(130)
+    ],
+}
 
 
-@settings(max_examples=60, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(data=st.data())
 def test_wide_records_like_the_compiled_codec(data):
     compiled, interpreter = pair(WIDE)
@@ -459,8 +567,14 @@ def test_wide_records_like_the_compiled_codec(data):
 @pytest.mark.parametrize("data", [b"\x01\x00", b"\xff\xff", b"\x00\x09", b"\x00"])
 def test_decimals_beyond_their_precision_read_as_the_compiled_codec_reads_them(data):
     # exactly, as Java does (fastavro rounds them to the precision)
-    schema = {"type": "fixed", "name": "Small", "size": 2, "logicalType": "decimal",
-              "precision": 1, "scale": 0}
+    schema = {
+        "type": "fixed",
+        "name": "Small",
+        "size": 2,
+        "logicalType": "decimal",
+        "precision": 1,
+        "scale": 0,
+    }
     compiled, interpreter = pair(schema)
     assert_same_outcome(outcome(interpreter.load, data), outcome(compiled.load, data))
 
@@ -471,26 +585,39 @@ def test_a_wide_records_plain_fields_share_their_nodes_and_unions_their_dispatch
     # are shared; the values are fastavro's all the same
     from roastedavro._tier0 import _Program
 
-    kinds = ["int", "string", "double", ["null", "string"], ["null", "long"],
-             {"type": "long", "logicalType": "timestamp-millis"}]
-    schema = {"type": "record", "name": "Wide", "fields": [
-        {"name": f"f{number}", "type": kinds[number % len(kinds)]} for number in range(120)]}
+    kinds = [
+        "int",
+        "string",
+        "double",
+        ["null", "string"],
+        ["null", "long"],
+        {"type": "long", "logicalType": "timestamp-millis"},
+    ]
+    schema = {
+        "type": "record",
+        "name": "Wide",
+        "fields": [{"name": f"f{number}", "type": kinds[number % len(kinds)]} for number in range(120)],
+    }
     program = _Program(parse_schema(schema))
     # the record, its 3 plain types as fields (double: lenient), the unions'
     # null and long (their string is the fields'), a timestamp and a union per use
     assert len(program.nodes) == 1 + 3 + 2 + 20 + 40
     assert len(program.unions) == 2
-    datum = {f"f{number}": [7, "s", 1.5, None, 5, 1_700_000_000_000][number % len(kinds)]
-             for number in range(120)}
-    datum = {key: (None if number % 2 else "t") if number % len(kinds) == 3 else value
-             for number, (key, value) in enumerate(datum.items())}
+    datum = {
+        f"f{number}": [7, "s", 1.5, None, 5, 1_700_000_000_000][number % len(kinds)] for number in range(120)
+    }
+    datum = {
+        key: (None if number % 2 else "t") if number % len(kinds) == 3 else value
+        for number, (key, value) in enumerate(datum.items())
+    }
     encoded = io.BytesIO()
     fastavro.schemaless_writer(encoded, fastavro.parse_schema(schema), datum)
     interpreter = Interpreter(parse_schema(schema))
     assert interpreter.dump(datum) == encoded.getvalue()
-    assert_same(interpreter.load(encoded.getvalue()),
-                fastavro.schemaless_reader(io.BytesIO(encoded.getvalue()),
-                                           fastavro.parse_schema(schema)))
+    assert_same(
+        interpreter.load(encoded.getvalue()),
+        fastavro.schemaless_reader(io.BytesIO(encoded.getvalue()), fastavro.parse_schema(schema)),
+    )
 
 
 def test_a_small_thread_stack_takes_records_nested_700_levels_deep():
@@ -503,8 +630,11 @@ def test_a_small_thread_stack_takes_records_nested_700_levels_deep():
 
     from thread_stacks import current_stack_size
 
-    schema = {"type": "record", "name": "Link", "fields": [
-        {"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Link"]}]}
+    schema = {
+        "type": "record",
+        "name": "Link",
+        "fields": [{"name": "v", "type": "int"}, {"name": "next", "type": ["null", "Link"]}],
+    }
     interpreter = Interpreter(parse_schema(schema), CompileFlags(max_depth=10_000))
     datum = None
     for number in range(700):
@@ -532,9 +662,16 @@ def test_a_small_thread_stack_takes_records_nested_700_levels_deep():
     assert results[0] == data
     assert results[1] == datum
     # through arrays (a list's writer has no try block either): 319 levels before
-    tree = Interpreter(parse_schema({"type": "record", "name": "Tree", "fields": [
-        {"name": "kids", "type": {"type": "array", "items": "Tree"}}]}),
-        CompileFlags(max_depth=10_000))
+    tree = Interpreter(
+        parse_schema(
+            {
+                "type": "record",
+                "name": "Tree",
+                "fields": [{"name": "kids", "type": {"type": "array", "items": "Tree"}}],
+            }
+        ),
+        CompileFlags(max_depth=10_000),
+    )
     value = {"kids": []}
     for _ in range(399):
         value = {"kids": [value]}
@@ -549,8 +686,9 @@ def test_a_small_thread_stack_takes_records_nested_700_levels_deep():
     assert written and tree.load(written[0]) == value
 
 
-@settings(max_examples=300, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=300, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 @given(avro_schemas(max_depth=4))
 def test_the_programs_min_sizes_are_the_generators(schema):
     # tier 0 computes each record's fewest bytes once, after the records it

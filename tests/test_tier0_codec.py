@@ -19,15 +19,19 @@ from roastedavro.avro import parse_schema
 from roastedavro.errors import DatumError
 from test_tier0_oracles import identical_outcomes, outcome, parametrized, run_with_twins, twin_of
 
-run_with_twins(test_codec, globals(), leave_out={
-    "test_an_equal_schema_reuses_the_compiled_codec": "the compile cache's sharing",
-    "test_the_source_names_the_schema": "generated source",
-    "test_declaration_text_reaches_the_source_only_as_checked_text": "generated source",
-    "test_codecs_pickle": "pickling the codec object",
-    "test_skipping_checks_what_loading_checks": "the compiled skippers",
-    "test_collection_datums_as_fastavro": "datums used up by writing: below",
-    "test_a_list_that_changes_while_written": "a datum changed by writing: below",
-})
+run_with_twins(
+    test_codec,
+    globals(),
+    leave_out={
+        "test_an_equal_schema_reuses_the_compiled_codec": "the compile cache's sharing",
+        "test_the_source_names_the_schema": "generated source",
+        "test_declaration_text_reaches_the_source_only_as_checked_text": "generated source",
+        "test_codecs_pickle": "pickling the codec object",
+        "test_skipping_checks_what_loading_checks": "the compiled skippers",
+        "test_collection_datums_as_fastavro": "datums used up by writing: below",
+        "test_a_list_that_changes_while_written": "a datum changed by writing: below",
+    },
+)
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +54,9 @@ def test_collection_datums_used_up_by_writing(collections_twin, values):
         return test_codec.collections_datum(**values())
 
     assert dump_fresh(collections_twin, make) == (
-        "value", test_codec.fastavro_dump(test_codec.COLLECTIONS, make()))
+        "value",
+        test_codec.fastavro_dump(test_codec.COLLECTIONS, make()),
+    )
 
 
 def test_a_list_that_changes_while_written(collections_twin):

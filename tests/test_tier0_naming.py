@@ -26,8 +26,12 @@ from roastedavro._tier0 import Interpreter, ResolvingInterpreter, union_names  #
 from roastedavro.avro import parse_schema  # noqa: E402
 from roastedavro.errors import DecodeError  # noqa: E402
 
-OPTIONS = ("return_record_name", "return_record_name_override", "return_named_type",
-           "return_named_type_override")
+OPTIONS = (
+    "return_record_name",
+    "return_record_name_override",
+    "return_named_type",
+    "return_named_type_override",
+)
 #: every combination of the four options, the empty one included
 COMBINATIONS = list(itertools.product((False, True), repeat=4))
 
@@ -39,9 +43,12 @@ def fastavro_bytes(schema, datum) -> bytes:
 
 
 def theirs(data, writer, reader, naming):
-    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer),
-                                      None if reader is None else fastavro.parse_schema(reader),
-                                      **dict(zip(OPTIONS, naming)))
+    return fastavro.schemaless_reader(
+        io.BytesIO(data),
+        fastavro.parse_schema(writer),
+        None if reader is None else fastavro.parse_schema(reader),
+        **dict(zip(OPTIONS, naming)),
+    )
 
 
 def in_key_order(value):
@@ -56,27 +63,63 @@ def in_key_order(value):
 # a union of each kind fastavro's rules tell apart: a record defined in it, a
 # reference to a type defined before (an enum's: fastavro counts it as a
 # record), an error, a fixed, several records, a single named type
-SCHEMA = {"type": "record", "name": "Root", "namespace": "n", "fields": [
-    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
-    {"name": "ref", "type": ["null", "E"]},
-    {"name": "err", "type": ["null", {"type": "error", "name": "Oops", "fields": [
-        {"name": "why", "type": "string"}]}]},
-    {"name": "one", "type": ["null", {"type": "record", "name": "One", "fields": [
-        {"name": "x", "type": "int"}]}]},
-    {"name": "two", "type": [{"type": "record", "name": "Two", "namespace": "m", "fields": [
-        {"name": "y", "type": ["null", "long"]}]}, "string", "n.One",
-        {"type": "fixed", "name": "F", "size": 2}]},
-    {"name": "items", "type": {"type": "array", "items": ["null", "n.One", "m.Two"]}},
-    {"name": "by", "type": {"type": "map", "values": ["n.F", "E", "int"]}},
-]}
+SCHEMA = {
+    "type": "record",
+    "name": "Root",
+    "namespace": "n",
+    "fields": [
+        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+        {"name": "ref", "type": ["null", "E"]},
+        {
+            "name": "err",
+            "type": [
+                "null",
+                {"type": "error", "name": "Oops", "fields": [{"name": "why", "type": "string"}]},
+            ],
+        },
+        {
+            "name": "one",
+            "type": ["null", {"type": "record", "name": "One", "fields": [{"name": "x", "type": "int"}]}],
+        },
+        {
+            "name": "two",
+            "type": [
+                {
+                    "type": "record",
+                    "name": "Two",
+                    "namespace": "m",
+                    "fields": [{"name": "y", "type": ["null", "long"]}],
+                },
+                "string",
+                "n.One",
+                {"type": "fixed", "name": "F", "size": 2},
+            ],
+        },
+        {"name": "items", "type": {"type": "array", "items": ["null", "n.One", "m.Two"]}},
+        {"name": "by", "type": {"type": "map", "values": ["n.F", "E", "int"]}},
+    ],
+}
 MODEL = parse_schema(SCHEMA)
 DATA = [
-    {"e": "A", "ref": "B", "err": {"why": "w"}, "one": {"x": 1}, "two": {"y": 5},
-     "items": [None, {"x": 2}, {"y": None}], "by": {"a": b"ab", "b": "A", "c": 3}},
-    {"e": "B", "ref": None, "err": None, "one": None, "two": "text",
-     "items": [], "by": {}},
-    {"e": "A", "ref": "A", "err": None, "one": {"x": -1}, "two": ("n.One", {"x": 7}),
-     "items": [{"x": 1}], "by": {"f": b"zz"}},
+    {
+        "e": "A",
+        "ref": "B",
+        "err": {"why": "w"},
+        "one": {"x": 1},
+        "two": {"y": 5},
+        "items": [None, {"x": 2}, {"y": None}],
+        "by": {"a": b"ab", "b": "A", "c": 3},
+    },
+    {"e": "B", "ref": None, "err": None, "one": None, "two": "text", "items": [], "by": {}},
+    {
+        "e": "A",
+        "ref": "A",
+        "err": None,
+        "one": {"x": -1},
+        "two": ("n.One", {"x": 7}),
+        "items": [{"x": 1}],
+        "by": {"f": b"zz"},
+    },
     {"e": "A", "ref": None, "err": None, "one": None, "two": b"qq", "items": [], "by": {}},
 ]
 INTERPRETERS = {naming: Interpreter(MODEL, None, naming) for naming in COMBINATIONS}
@@ -90,18 +133,19 @@ def test_each_option_reads_as_fastavro_reads(naming):
         assert_same(INTERPRETERS[naming].load(data), expected)
         # the drop-in, with the schema as fastavro parsed it and as given
         for schema in (fastavro.parse_schema(SCHEMA), SCHEMA):
-            assert_same(dropin.schemaless_reader(io.BytesIO(data), schema,
-                                                 **dict(zip(OPTIONS, naming))), expected)
+            assert_same(
+                dropin.schemaless_reader(io.BytesIO(data), schema, **dict(zip(OPTIONS, naming))), expected
+            )
 
 
 def test_the_rules_name_the_branches_fastavro_names():
-    union = MODEL.named["n.Root"].fields[4].type    # Two, string, One (a reference), F
+    union = MODEL.named["n.Root"].fields[4].type  # Two, string, One (a reference), F
     assert union_names(union, MODEL, (True, False, False, False)) == ("m.Two", None, "n.One", None)
     assert union_names(union, MODEL, (False, False, True, False)) == ("m.Two", None, "n.One", "n.F")
-    ref = MODEL.named["n.Root"].fields[1].type      # null, E (a reference: a "record")
+    ref = MODEL.named["n.Root"].fields[1].type  # null, E (a reference: a "record")
     assert union_names(ref, MODEL, (True, False, False, False)) == (None, "n.E")
     assert union_names(ref, MODEL, (True, True, False, False)) is None
-    error = MODEL.named["n.Root"].fields[2].type    # an error: named types only
+    error = MODEL.named["n.Root"].fields[2].type  # an error: named types only
     assert union_names(error, MODEL, (True, False, False, False)) is None
     assert union_names(error, MODEL, (False, False, True, True)) == (None, "n.Oops")
 
@@ -113,8 +157,14 @@ def test_without_options_the_default_program_reads():
         Interpreter(MODEL, None, (True,))
 
 
-@settings(max_examples=100, deadline=None, derandomize=True, database=None,
-          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=100,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 @given(st.data())
 def test_random_schemas_and_data_read_as_fastavro_reads(monkeypatch, data):
     # the drop-in's plain reads here are tier 0's too: a compile per random
@@ -133,11 +183,11 @@ def test_random_schemas_and_data_read_as_fastavro_reads(monkeypatch, data):
     try:
         expected = theirs(encoded, parsed, None, naming)
     except Exception:
-        assume(False)    # what fastavro cannot read back is not a reference
+        assume(False)  # what fastavro cannot read back is not a reference
     try:
         Interpreter(model).load(encoded)
     except DecodeError:
-        return    # nested past max_depth (checked below on the drop-in)
+        return  # nested past max_depth (checked below on the drop-in)
     assert_same(Interpreter(model, None, naming).load(encoded), expected)
     try:
         dropin.schemaless_reader(io.BytesIO(encoded), parsed)
@@ -151,12 +201,17 @@ def test_random_schemas_and_data_read_as_fastavro_reads(monkeypatch, data):
         # record default that includes itself without end: the drop-in's
         # schema model cannot encode it, with options or not
         return
-    assert_same(dropin.schemaless_reader(io.BytesIO(encoded), parsed,
-                                         **dict(zip(OPTIONS, naming))), expected)
+    assert_same(dropin.schemaless_reader(io.BytesIO(encoded), parsed, **dict(zip(OPTIONS, naming))), expected)
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
-          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=150,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 @given(st.data())
 def test_random_evolved_pairs_read_as_fastavro_reads(data):
     writer, reader = data.draw(evolved_pairs())
@@ -173,38 +228,65 @@ def test_random_evolved_pairs_read_as_fastavro_reads(data):
         expected = theirs(encoded, writer, reader, naming)
         plain = theirs(encoded, writer, reader, (False,) * 4)
     except Exception:
-        assume(False)    # fastavro's own failures (see docs/fastavro.md) are not a reference
+        assume(False)  # fastavro's own failures (see docs/fastavro.md) are not a reference
     models = parse_schema(writer), parse_schema(reader)
     # where fastavro resolves otherwise than Java (field aliases, a reader
     # union's branch, defaults), the drop-in reads as Java: only where the
     # values agree are the names compared (logical types convert as
     # fastavro converts them, the writer's)
     try:
-        assert_same(in_key_order(ResolvingInterpreter(*models, fastavro_values=True).load(encoded)),
-                    in_key_order(plain))
+        assert_same(
+            in_key_order(ResolvingInterpreter(*models, fastavro_values=True).load(encoded)),
+            in_key_order(plain),
+        )
     except AssertionError:
         assume(False)
     # (fastavro puts the reader's defaults after the writer's fields, as JSON
     # has them; Java, in the reader's order, as values of their types)
-    assert_same(in_key_order(ResolvingInterpreter(*models, None, naming).load(encoded)),
-                in_key_order(expected))
+    assert_same(
+        in_key_order(ResolvingInterpreter(*models, None, naming).load(encoded)), in_key_order(expected)
+    )
 
 
 def test_with_a_reader_union_the_names_are_the_readers():
-    writer = {"type": "record", "name": "W", "fields": [
-        {"name": "u", "type": ["null", {"type": "record", "name": "a.Old", "fields": [
-            {"name": "x", "type": "int"}]}]}]}
-    reader = {"type": "record", "name": "W", "fields": [
-        {"name": "u", "type": ["null", {"type": "record", "name": "b.New", "aliases": ["a.Old"],
-                                        "fields": [{"name": "x", "type": "long"}]}]}]}
+    writer = {
+        "type": "record",
+        "name": "W",
+        "fields": [
+            {
+                "name": "u",
+                "type": [
+                    "null",
+                    {"type": "record", "name": "a.Old", "fields": [{"name": "x", "type": "int"}]},
+                ],
+            }
+        ],
+    }
+    reader = {
+        "type": "record",
+        "name": "W",
+        "fields": [
+            {
+                "name": "u",
+                "type": [
+                    "null",
+                    {
+                        "type": "record",
+                        "name": "b.New",
+                        "aliases": ["a.Old"],
+                        "fields": [{"name": "x", "type": "long"}],
+                    },
+                ],
+            }
+        ],
+    }
     data = fastavro_bytes(writer, {"u": {"x": 3}})
     naming = (True, False, False, False)
     expected = theirs(data, writer, reader, naming)
     assert expected == {"u": ("b.New", {"x": 3})}
     ours = ResolvingInterpreter(parse_schema(writer), parse_schema(reader), None, naming)
     assert_same(ours.load(data), expected)
-    assert_same(dropin.schemaless_reader(io.BytesIO(data), writer, reader,
-                                         return_record_name=True), expected)
+    assert_same(dropin.schemaless_reader(io.BytesIO(data), writer, reader, return_record_name=True), expected)
 
 
 def test_hostile_bytes_are_a_decode_error_with_the_offset():
@@ -225,18 +307,30 @@ def test_hostile_bytes_are_a_decode_error_with_the_offset():
 
 # -- container files: the drop-in's reader and block_reader take the options too --
 
-FILE_SCHEMA = {"type": "record", "name": "Entry", "namespace": "files", "fields": [
-    {"name": "note", "type": "string"},
-    {"name": "u", "type": ["null",
-                           {"type": "record", "name": "A", "fields": [{"name": "s", "type": "string"}]},
-                           {"type": "record", "name": "B", "fields": [{"name": "n", "type": "long"}]},
-                           {"type": "enum", "name": "E", "symbols": ["X", "Y"]}]},
-    {"name": "tags", "type": {"type": "map", "values": "string"}},
-]}
-FILE_RECORDS = [{"note": "plain", "u": None, "tags": {}},
-                {"note": "qqqq", "u": {"s": "qqqq"}, "tags": {"qqqq": "v"}},
-                {"note": "n", "u": {"n": 3}, "tags": {"k": "qqqq"}},
-                {"note": "e", "u": "Y", "tags": {}}] * 30
+FILE_SCHEMA = {
+    "type": "record",
+    "name": "Entry",
+    "namespace": "files",
+    "fields": [
+        {"name": "note", "type": "string"},
+        {
+            "name": "u",
+            "type": [
+                "null",
+                {"type": "record", "name": "A", "fields": [{"name": "s", "type": "string"}]},
+                {"type": "record", "name": "B", "fields": [{"name": "n", "type": "long"}]},
+                {"type": "enum", "name": "E", "symbols": ["X", "Y"]},
+            ],
+        },
+        {"name": "tags", "type": {"type": "map", "values": "string"}},
+    ],
+}
+FILE_RECORDS = [
+    {"note": "plain", "u": None, "tags": {}},
+    {"note": "qqqq", "u": {"s": "qqqq"}, "tags": {"qqqq": "v"}},
+    {"note": "n", "u": {"n": 3}, "tags": {"k": "qqqq"}},
+    {"note": "e", "u": "Y", "tags": {}},
+] * 30
 
 
 def options_file(damage_text: bool) -> bytes:
@@ -248,11 +342,18 @@ def options_file(damage_text: bool) -> bytes:
 
 
 @pytest.mark.parametrize("damage_text", [False, True])
-@pytest.mark.parametrize("options", [
-    {"return_record_name": True}, {"return_record_name": True, "return_record_name_override": True},
-    {"return_named_type": True}, {"return_named_type": True, "return_named_type_override": True},
-    {"handle_unicode_errors": "replace"}, {"handle_unicode_errors": "ignore", "return_named_type": True},
-], ids=repr)
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"return_record_name": True},
+        {"return_record_name": True, "return_record_name_override": True},
+        {"return_named_type": True},
+        {"return_named_type": True, "return_named_type_override": True},
+        {"handle_unicode_errors": "replace"},
+        {"handle_unicode_errors": "ignore", "return_named_type": True},
+    ],
+    ids=repr,
+)
 def test_the_drop_ins_file_readers_take_fastavros_options(options, damage_text):
     data = options_file(damage_text)
     strict = options.get("handle_unicode_errors", "strict") == "strict"
@@ -268,7 +369,9 @@ def test_the_drop_ins_file_readers_take_fastavros_options(options, damage_text):
     assert len(blocks) > 1
     assert [list(block) for block in dropin.block_reader(io.BytesIO(data), **options)] == blocks
     # with a reader schema: a field added with a default
-    newer = {**FILE_SCHEMA, "fields": FILE_SCHEMA["fields"] + [
-        {"name": "added", "type": "long", "default": 7}]}
+    newer = {
+        **FILE_SCHEMA,
+        "fields": FILE_SCHEMA["fields"] + [{"name": "added", "type": "long", "default": 7}],
+    }
     expected = list(fastavro.reader(io.BytesIO(data), newer, **options))
     assert list(dropin.reader(io.BytesIO(data), newer, **options)) == expected

@@ -62,8 +62,14 @@ from roastedavro.flags import CompileFlags
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
-DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
-                 "IndexDecodeError", "LengthDecodeError")
+DECODE_ERRORS = (
+    "DecodeError",
+    "TruncatedError",
+    "TextDecodeError",
+    "UnreadableDatumError",
+    "IndexDecodeError",
+    "LengthDecodeError",
+)
 
 # ---------------------------------------------------------------------------
 # identical outcomes
@@ -125,8 +131,13 @@ def outcome(call, *args):
 
 def error_form(error: BaseException) -> tuple:
     """What a caller can see of an error: its type, text, path and offset."""
-    return (type(error), str(error), getattr(error, "path", None), getattr(error, "offset", None),
-            getattr(error, "reason", None))
+    return (
+        type(error),
+        str(error),
+        getattr(error, "path", None),
+        getattr(error, "offset", None),
+        getattr(error, "reason", None),
+    )
 
 
 def _out_of_stack(error: BaseException) -> bool:
@@ -150,8 +161,16 @@ def identical_outcomes(tier0, compiled) -> str | None:
     return differences(tier0[1], compiled[1])
 
 
-ENTRY_POINTS = ("dump", "dump_prefixed", "dump_block", "load", "load_from", "load_one",
-                "load_block", "load_block_within")
+ENTRY_POINTS = (
+    "dump",
+    "dump_prefixed",
+    "dump_block",
+    "load",
+    "load_from",
+    "load_one",
+    "load_block",
+    "load_block_within",
+)
 
 
 class Twin:
@@ -174,7 +193,8 @@ class Twin:
             compiled = outcome(compiled_call, *args)
             difference = identical_outcomes(tier0, compiled)
             assert difference is None, (
-                f"tier 0 and the compiled codec differ: {name}{_shown(args)}: {difference}")
+                f"tier 0 and the compiled codec differ: {name}{_shown(args)}: {difference}"
+            )
             if tier0[0] == "error":
                 raise tier0[1]
             return tier0[1]
@@ -231,6 +251,7 @@ def _is_fixture(value) -> bool:
 def _uses_avro_codec(module, test, words) -> bool:
     """Whether a test's source names one of ``words`` (AvroCodec, module-level
     codecs), or it takes a fixture whose source does."""
+
     def names(function) -> bool:
         source = inspect.getsource(function)
         return any(re.search(rf"\b{word}\b", source) for word in words)
@@ -238,14 +259,22 @@ def _uses_avro_codec(module, test, words) -> bool:
     if names(test):
         return True
     fixtures = vars(module)
-    return any(_is_fixture(fixtures.get(name)) and names(
-        getattr(fixtures[name], "_fixture_function", fixtures[name]))
-        for name in inspect.signature(test).parameters)
+    return any(
+        _is_fixture(fixtures.get(name))
+        and names(getattr(fixtures[name], "_fixture_function", fixtures[name]))
+        for name in inspect.signature(test).parameters
+    )
 
 
-def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = None, *,
-                   module_codecs: tuple[str, ...] = (), patch=lambda module: {},
-                   tests: list[str] | None = None) -> list[str]:
+def run_with_twins(
+    module,
+    namespace: dict,
+    leave_out: dict[str, str] | None = None,
+    *,
+    module_codecs: tuple[str, ...] = (),
+    patch=lambda module: {},
+    tests: list[str] | None = None,
+) -> list[str]:
     """Makes ``namespace`` (a test module's globals) run ``module``'s tests
     that make an AvroCodec or use one of its ``module_codecs`` (or take a
     fixture that does), and its fixtures, with twin codecs: while they run,
@@ -259,10 +288,18 @@ def run_with_twins(module, namespace: dict, leave_out: dict[str, str] | None = N
     words = ("AvroCodec", *module_codecs)
     unknown = set(leave_out) - set(vars(module))
     assert not unknown, f"no such tests to leave out: {unknown}"
-    names = tests if tests is not None else [
-        name for name, value in vars(module).items()
-        if name.startswith("test_") and callable(value) and name not in leave_out
-        and _uses_avro_codec(module, value, words)]
+    names = (
+        tests
+        if tests is not None
+        else [
+            name
+            for name, value in vars(module).items()
+            if name.startswith("test_")
+            and callable(value)
+            and name not in leave_out
+            and _uses_avro_codec(module, value, words)
+        ]
+    )
     # the tests and the module's fixtures they take (and those take)
     needed, todo = set(), list(names)
     while todo:
@@ -379,8 +416,9 @@ _fuzz_twins: dict = {}
 # fastavro reads a uuid on a fixed(16) (Avro 1.12) as plain bytes; the
 # codecs read a uuid.UUID. The oracle reads it so under a name of its own.
 _FIXED_UUID = "test-fixed-uuid"
-fastavro.read.LOGICAL_READERS[f"fixed-{_FIXED_UUID}"] = (
-    lambda data, writer_schema, reader_schema: uuid.UUID(bytes=data))
+fastavro.read.LOGICAL_READERS[f"fixed-{_FIXED_UUID}"] = lambda data, writer_schema, reader_schema: uuid.UUID(
+    bytes=data
+)
 
 
 def _fixed_uuids(schema):
@@ -388,8 +426,10 @@ def _fixed_uuids(schema):
         return [_fixed_uuids(branch) for branch in schema]
     if not isinstance(schema, dict):
         return schema
-    copy = {key: _fixed_uuids(value) if key in ("type", "items", "values") else value
-            for key, value in schema.items()}
+    copy = {
+        key: _fixed_uuids(value) if key in ("type", "items", "values") else value
+        for key, value in schema.items()
+    }
     if "fields" in schema:
         copy["fields"] = [dict(field, type=_fixed_uuids(field["type"])) for field in schema["fields"]]
     if schema.get("logicalType") == "uuid" and schema.get("type") == "fixed":
@@ -459,7 +499,8 @@ def test_fuzz_seeds_and_saved_inputs(seeds):
     # within it); decimals beyond their precision are read exactly (as Java
     # reads them)
     assert {name for name, kind in outcomes.items() if kind in DECODE_ERRORS} == {
-        name for name in outcomes if name.startswith("zero-size") and "1e8" in name}
+        name for name in outcomes if name.startswith("zero-size") and "1e8" in name
+    }
     assert outcomes["zero-size-1e6-nulls"] == "value"
 
 
@@ -495,18 +536,22 @@ def test_fuzz_large_former_findings():
     deep = _selector("generic") + b"\x00\x00" + b"\x00\x02" * 200_000 + b"\x00\x00" + b"\x00" * 6
     assert check_input(deep) in DECODE_ERRORS
     big = _zigzag(100_000) + b"\x01" + b"\x23" * (100_000 - 1)
-    for data in (_selector("decimals") + big + b"\x00" * 40,
-                 _selector("decimals") + b"\x02\x01" * 3 + b"\x00" * 20 + b"\x00\x00\x02\x01" + big):
+    for data in (
+        _selector("decimals") + big + b"\x00" * 40,
+        _selector("decimals") + b"\x02\x01" * 3 + b"\x00" * 20 + b"\x00\x00\x02\x01" + big,
+    ):
         check_input(data)
     # zero_size: nulls, then five empty collections and an empty string
     rest = b"\x00" * 6
     block = _zigzag(600_000)
-    for data, message in [(_zigzag(10**8) + b"\x00" + rest, "item budget exceeded"),
-                          (_zigzag(2**62) + b"\x00" + rest, "CompileFlags.max_items"),
-                          # blocks of 600,000 nulls, and the empty records after them:
-                          # together past the allowance of 10^6 items
-                          (block * 2 + b"\x00" + rest, "item budget exceeded"),
-                          (block + b"\x00" + block + b"\x00" + rest[2:], "item budget exceeded")]:
+    for data, message in [
+        (_zigzag(10**8) + b"\x00" + rest, "item budget exceeded"),
+        (_zigzag(2**62) + b"\x00" + rest, "CompileFlags.max_items"),
+        # blocks of 600,000 nulls, and the empty records after them:
+        # together past the allowance of 10^6 items
+        (block * 2 + b"\x00" + rest, "item budget exceeded"),
+        (block + b"\x00" + block + b"\x00" + rest[2:], "item budget exceeded"),
+    ]:
         assert check_input(_selector("zero_size") + data) in DECODE_ERRORS
         with pytest.raises(DecodeError, match=message):
             fuzz_twin(targets.pick(_selector("zero_size"))[0])[0].load(data)
@@ -533,8 +578,11 @@ def zeros():
 
     avro = test_hostile.Zeros().avro_schema()
     # a small allowance keeps the worst message small, as test_hostile's
-    return (twin_of(parse_schema(avro), CompileFlags(item_allowance=20_000)), oracle_schema(avro),
-            fastavro.parse_schema(avro))
+    return (
+        twin_of(parse_schema(avro), CompileFlags(item_allowance=20_000)),
+        oracle_schema(avro),
+        fastavro.parse_schema(avro),
+    )
 
 
 def _hostile():
@@ -543,8 +591,12 @@ def _hostile():
     return test_hostile
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(index=st.sampled_from(range(len(_hostile().ZERO_RECORDS))), operations=_hostile().OPERATIONS)
 def test_mutated_messages_of_zero_size_items_in_bounded_memory(zeros, index, operations):
     import tracemalloc
@@ -611,13 +663,18 @@ def thread_cases(seeds):
         mutated = targets.mutate(rng, data, [data])[1:]
         value = twin.interpreter.load(payload)
         prefixed = b"\xc3\x01" + payload
-        for call, args in [("load", (payload,)), ("load", (mutated,)), ("load_from", (prefixed, 2)),
-                           ("dump", (value,)), ("dump", (_damaged(rng, value),)),
-                           ("load", (payload[:rng.randrange(len(payload) or 1)],))]:
+        for call, args in [
+            ("load", (payload,)),
+            ("load", (mutated,)),
+            ("load_from", (prefixed, 2)),
+            ("dump", (value,)),
+            ("dump", (_damaged(rng, value),)),
+            ("load", (payload[: rng.randrange(len(payload) or 1)],)),
+        ]:
             cases.append((twin, call, args, outcome(getattr(twin.compiled, call), *args)))
     kinds = collections.Counter(
-        type(expected[1]).__name__ if expected[0] == "error" else expected[0]
-        for _, _, _, expected in cases)
+        type(expected[1]).__name__ if expected[0] == "error" else expected[0] for _, _, _, expected in cases
+    )
     malformed = kinds["DecodeError"] + kinds["IndexDecodeError"] + kinds["LengthDecodeError"]
     assert kinds["value"] > 100 and kinds["DatumError"] > 30 and malformed > 30, kinds
     return cases
@@ -649,15 +706,31 @@ def test_threads_sharing_interpreters_get_the_compiled_codecs_outcomes(thread_ca
 
 # the generic path's checks (tests/test_hostile.py), which tier 0 replaces:
 # the same errors at the same offsets on both tiers
-MISC = {"type": "record", "name": "Misc", "fields": [{"name": "value", "type": {
-    "type": "record", "name": "MiscValue", "fields": [
-        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
-        {"name": "u", "type": ["null", "int"]},
-        {"name": "b", "type": "boolean"},
-        {"name": "d", "type": {"type": "array", "items": "double"}},
-        {"name": "k", "type": {"type": "map", "values": "null"}}]}}]}
-TEXTS = {"type": "record", "name": "Texts", "fields": [
-    {"name": "words", "type": {"type": "map", "values": "string"}}]}
+MISC = {
+    "type": "record",
+    "name": "Misc",
+    "fields": [
+        {
+            "name": "value",
+            "type": {
+                "type": "record",
+                "name": "MiscValue",
+                "fields": [
+                    {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+                    {"name": "u", "type": ["null", "int"]},
+                    {"name": "b", "type": "boolean"},
+                    {"name": "d", "type": {"type": "array", "items": "double"}},
+                    {"name": "k", "type": {"type": "map", "values": "null"}},
+                ],
+            },
+        }
+    ],
+}
+TEXTS = {
+    "type": "record",
+    "name": "Texts",
+    "fields": [{"name": "words", "type": {"type": "map", "values": "string"}}],
+}
 
 
 @pytest.fixture(scope="module")
@@ -679,23 +752,26 @@ def test_indexes_booleans_ints_and_counts_are_checked_at_their_offsets(misc):
     assert data == b"\x02\x02\x0e\x01\x02" + struct.pack("<d", 0.5) + b"\x00\x02\x02x\x00"
     assert misc.load(data) == record
     for bad, offset in [
-        (b"\x04" + data[1:], 0),                              # enum index 2 of 2 symbols
-        (data[:1] + b"\x06" + data[2:], 1),                   # union branch 3 of 2
-        (data[:2] + _zigzag(2**31) + data[3:], 2),            # an int past 32 bits
-        (data[:3] + b"\x02" + data[4:], 3),                   # a boolean byte of 2
-        (data[:4] + _zigzag(1000) + data[5:], 4),             # 1,000 doubles in 9 bytes
-        (data[:14] + _zigzag(10) + data[15:], 14),            # 10 entries in 4 bytes
-        (data[:15] + b"\x06" + data[16:], 15),                # a key longer than what is left
+        (b"\x04" + data[1:], 0),  # enum index 2 of 2 symbols
+        (data[:1] + b"\x06" + data[2:], 1),  # union branch 3 of 2
+        (data[:2] + _zigzag(2**31) + data[3:], 2),  # an int past 32 bits
+        (data[:3] + b"\x02" + data[4:], 3),  # a boolean byte of 2
+        (data[:4] + _zigzag(1000) + data[5:], 4),  # 1,000 doubles in 9 bytes
+        (data[:14] + _zigzag(10) + data[15:], 14),  # 10 entries in 4 bytes
+        (data[:15] + b"\x06" + data[16:], 15),  # a key longer than what is left
     ]:
         with pytest.raises(DecodeError) as caught:
             misc.load(bad)
         assert caught.value.offset == offset, (bad, caught.value)
 
 
-@settings(max_examples=300, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.binary(max_size=12) | st.text(max_size=6).map(
-    lambda t: t.encode("utf-8", "surrogatepass")))
+@settings(
+    max_examples=300,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(text=st.binary(max_size=12) | st.text(max_size=6).map(lambda t: t.encode("utf-8", "surrogatepass")))
 def test_utf8_is_checked_as_python_checks_it(texts, text):
     # the map's one value at offset 4: count, key length, "k", value length
     data = b"\x02\x02k" + _zigzag(len(text)) + text + b"\x00"

@@ -36,25 +36,49 @@ from roastedavro.resolvegen import generate_resolving_module
 
 #: the names of DecodeError and its kinds (truncated data, bad UTF-8, data the
 #: reader's schema cannot read)
-DECODE_ERRORS = ("DecodeError", "TruncatedError", "TextDecodeError", "UnreadableDatumError",
-                 "IndexDecodeError", "LengthDecodeError")
+DECODE_ERRORS = (
+    "DecodeError",
+    "TruncatedError",
+    "TextDecodeError",
+    "UnreadableDatumError",
+    "IndexDecodeError",
+    "LengthDecodeError",
+)
 
-FEW = settings(max_examples=25, deadline=None, derandomize=True, database=None,
-               phases=[Phase.explicit, Phase.generate],
-               suppress_health_check=list(HealthCheck))
+FEW = settings(
+    max_examples=25,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 
 # -- the pairs compiled (each once) ------------------------------------------------
 
 COLOR = {"type": "enum", "name": "Color", "symbols": ["RED", "GREEN", "BLUE"]}
 HUE = {"type": "enum", "name": "Hue", "symbols": ["A", "B", "C"]}
 MD5 = {"type": "fixed", "name": "MD5", "size": 4}
-LINE = record("Line", field("sku", "string"), field("qty", "int"),
-              field("extra", {"type": "map", "values": ["null", "double"]}))
+LINE = record(
+    "Line",
+    field("sku", "string"),
+    field("qty", "int"),
+    field("extra", {"type": "map", "values": ["null", "double"]}),
+)
 NODE = record("Node", field("value", "int"), field("next", ["null", "Node"]))
-GONE = record("Gone", field("a", {"type": "array", "items": "long"}), field("b", ["null", "Gone"]),
-              field("c", "boolean"), field("d", "float"), field("e", "Color"), field("f", MD5),
-              field("g", ["null", "string", "bytes", "double"]), field("h", "null"),
-              field("i", "int"), field("j", {"type": "long", "logicalType": "timestamp-millis"}))
+GONE = record(
+    "Gone",
+    field("a", {"type": "array", "items": "long"}),
+    field("b", ["null", "Gone"]),
+    field("c", "boolean"),
+    field("d", "float"),
+    field("e", "Color"),
+    field("f", MD5),
+    field("g", ["null", "string", "bytes", "double"]),
+    field("h", "null"),
+    field("i", "int"),
+    field("j", {"type": "long", "logicalType": "timestamp-millis"}),
+)
 DECIMAL = {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}
 
 # every kind of plan: promotions, string <-> bytes, enum maps (a default, and
@@ -63,31 +87,66 @@ DECIMAL = {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2
 # pair, writer-only fields of every type skipped, reader-only fields from
 # defaults of every kind, logical types
 KITCHEN_WRITER = record(
-    "Order", field("id", "int"), field("ratio", "int"), field("big", "long"), field("f", "float"),
-    field("name", "string"), field("blob", "bytes"), field("color", COLOR),
-    field("hue", HUE), field("maybe", ["null", "int", "string"]), field("plain", "int"),
+    "Order",
+    field("id", "int"),
+    field("ratio", "int"),
+    field("big", "long"),
+    field("f", "float"),
+    field("name", "string"),
+    field("blob", "bytes"),
+    field("color", COLOR),
+    field("hue", HUE),
+    field("maybe", ["null", "int", "string"]),
+    field("plain", "int"),
     field("lines", {"type": "array", "items": LINE}),
-    field("by_sku", {"type": "map", "values": "Line"}), field("old_name", "string"),
-    field("gone", GONE), field("gone_fixed", "MD5"), field("gone_lines", {"type": "array",
-                                                                        "items": "Line"}),
+    field("by_sku", {"type": "map", "values": "Line"}),
+    field("old_name", "string"),
+    field("gone", GONE),
+    field("gone_fixed", "MD5"),
+    field("gone_lines", {"type": "array", "items": "Line"}),
     field("when", {"type": "long", "logicalType": "timestamp-micros"}),
-    field("amount", DECIMAL), field("node", NODE), namespace="shop")
+    field("amount", DECIMAL),
+    field("node", NODE),
+    namespace="shop",
+)
 KITCHEN_READER = record(
-    "Order", field("node", record("Node", field("value", "long"), field("next", ["null", "Node"]),
-                                  field("weight", "float", default=0.5))),
-    field("amount", DECIMAL), field("when", {"type": "long", "logicalType": "timestamp-micros"}),
+    "Order",
+    field(
+        "node",
+        record(
+            "Node",
+            field("value", "long"),
+            field("next", ["null", "Node"]),
+            field("weight", "float", default=0.5),
+        ),
+    ),
+    field("amount", DECIMAL),
+    field("when", {"type": "long", "logicalType": "timestamp-micros"}),
     field("new_name", "string", aliases=["old_name"]),
-    field("by_sku", {"type": "map", "values": record(
-        "Line", field("qty", "long"), field("sku", "bytes"), field("price", "double", default=0.0))}),
+    field(
+        "by_sku",
+        {
+            "type": "map",
+            "values": record(
+                "Line", field("qty", "long"), field("sku", "bytes"), field("price", "double", default=0.0)
+            ),
+        },
+    ),
     field("lines", {"type": "array", "items": "Line"}),
-    field("plain", ["null", "string", "long"]), field("maybe", ["null", "long"]),
+    field("plain", ["null", "string", "long"]),
+    field("maybe", ["null", "long"]),
     field("hue", {"type": "enum", "name": "Hue", "symbols": ["C", "A", "Z"], "default": "Z"}),
     field("color", {"type": "enum", "name": "Color", "symbols": ["BLUE", "RED"]}),
-    field("blob", "string"), field("name", "bytes"), field("f", "double"), field("big", "double"),
-    field("ratio", "float"), field("id", "long"),
-    field("note", ["null", "string"], default=None), field("count", "int", default=7),
-    field("raw", "bytes", default="\u00ff\u0000"), field("tags", {"type": "array", "items": "string"},
-                                                         default=[]),
+    field("blob", "string"),
+    field("name", "bytes"),
+    field("f", "double"),
+    field("big", "double"),
+    field("ratio", "float"),
+    field("id", "long"),
+    field("note", ["null", "string"], default=None),
+    field("count", "int", default=7),
+    field("raw", "bytes", default="\u00ff\u0000"),
+    field("tags", {"type": "array", "items": "string"}, default=[]),
     field("numbers", {"type": "array", "items": "int"}, default=[1, 2]),
     field("attrs", {"type": "map", "values": "int"}, default={"a": 1}),
     field("empty", {"type": "map", "values": "int"}, default={}),
@@ -95,35 +154,57 @@ KITCHEN_READER = record(
     field("line", "Line", default={"qty": 1, "sku": "x"}),
     field("either", ["string", "null"], default="first"),
     field("day", {"type": "int", "logicalType": "date"}, default=3),
-    field("price", {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 1},
-          default="\u0001"),
+    field("price", {"type": "bytes", "logicalType": "decimal", "precision": 4, "scale": 1}, default="\u0001"),
     field("shade", {"type": "enum", "name": "Shade", "symbols": ["X", "Y"]}, default="Y"),
-    namespace="shop", aliases=["shop.Older"])
+    namespace="shop",
+    aliases=["shop.Older"],
+)
 
 # what a benchmark would read: ten fields, one dropped, one added, int -> long
 REALISTIC_WRITER = record(
-    "Event", field("id", "long"), field("user", "string"), field("kind", "string"),
-    field("count", "int"), field("score", "double"), field("ok", "boolean"),
+    "Event",
+    field("id", "long"),
+    field("user", "string"),
+    field("kind", "string"),
+    field("count", "int"),
+    field("score", "double"),
+    field("ok", "boolean"),
     field("tags", {"type": "array", "items": "string"}),
-    field("attrs", {"type": "map", "values": "string"}), field("ref", ["null", "string"]),
-    field("legacy", "string"))
+    field("attrs", {"type": "map", "values": "string"}),
+    field("ref", ["null", "string"]),
+    field("legacy", "string"),
+)
 REALISTIC_READER = record(
-    "Event", field("id", "long"), field("user", "string"), field("kind", "string"),
-    field("count", "long"), field("score", "double"), field("ok", "boolean"),
+    "Event",
+    field("id", "long"),
+    field("user", "string"),
+    field("kind", "string"),
+    field("count", "long"),
+    field("score", "double"),
+    field("ok", "boolean"),
     field("tags", {"type": "array", "items": "string"}),
-    field("attrs", {"type": "map", "values": "string"}), field("ref", ["null", "string"]),
-    field("region", "string", default="eu"))
+    field("attrs", {"type": "map", "values": "string"}),
+    field("ref", ["null", "string"]),
+    field("region", "string", default="eu"),
+)
 
 # roots that are not records; a writer union with a branch the reader cannot read
 SMALL_PAIRS = [
-    ("int", ["null", "double", "long"], [0, 5, -2**31]),
+    ("int", ["null", "double", "long"], [0, 5, -(2**31)]),
     (["int", "long", "string", "null"], ["null", "double"], [1, 2**40, None, "x"]),
-    ({"type": "array", "items": LINE},
-     {"type": "array", "items": record("Line", field("qty", "long"), field("note", "string",
-                                                                            default="n"))},
-     [[], [{"sku": "a", "qty": 1, "extra": {"k": 1.5, "n": None}}] * 3]),
-    (COLOR, {"type": "enum", "name": "Color", "symbols": ["GREEN"], "default": "GREEN"},
-     ["RED", "GREEN", "BLUE"]),
+    (
+        {"type": "array", "items": LINE},
+        {
+            "type": "array",
+            "items": record("Line", field("qty", "long"), field("note", "string", default="n")),
+        },
+        [[], [{"sku": "a", "qty": 1, "extra": {"k": 1.5, "n": None}}] * 3],
+    ),
+    (
+        COLOR,
+        {"type": "enum", "name": "Color", "symbols": ["GREEN"], "default": "GREEN"},
+        ["RED", "GREEN", "BLUE"],
+    ),
 ]
 
 _compiled: dict = {}
@@ -159,8 +240,9 @@ def assert_same_outcome(tier0, compiled):
 
 
 def fastavro_resolved(writer, reader, data: bytes):
-    return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(writer),
-                                      fastavro.parse_schema(reader))
+    return fastavro.schemaless_reader(
+        io.BytesIO(data), fastavro.parse_schema(writer), fastavro.parse_schema(reader)
+    )
 
 
 def java_agrees(answer, value, reader_plain, writer, reader, data) -> None:
@@ -199,12 +281,14 @@ def test_every_kind_of_plan_like_the_compiled_codec_and_java(data, java):
         assert_same_outcome(got, outcome(compiled.load, item))
         java_agrees(answer, got, plain, KITCHEN_WRITER, KITCHEN_READER, item)
         # the other entry points
-        assert_same_outcome(outcome(tier0.load_from, b"\x00\x01" + item, 2),
-                            outcome(compiled.load_from, b"\x00\x01" + item, 2))
-        assert_same_outcome(outcome(tier0.load_one, item + b"\x07", 0),
-                            outcome(compiled.load_one, item + b"\x07", 0))
-        assert_same_outcome(outcome(tier0.load_block, item * 3, 3),
-                            outcome(compiled.load_block, item * 3, 3))
+        assert_same_outcome(
+            outcome(tier0.load_from, b"\x00\x01" + item, 2),
+            outcome(compiled.load_from, b"\x00\x01" + item, 2),
+        )
+        assert_same_outcome(
+            outcome(tier0.load_one, item + b"\x07", 0), outcome(compiled.load_one, item + b"\x07", 0)
+        )
+        assert_same_outcome(outcome(tier0.load_block, item * 3, 3), outcome(compiled.load_block, item * 3, 3))
         # damaged bytes: the same value, or the same DecodeError at the same offset
         for cut in range(0, len(item), max(1, len(item) // 40)):
             assert_same_outcome(outcome(tier0.load, item[:cut]), outcome(compiled.load, item[:cut]))
@@ -223,28 +307,65 @@ def test_data_that_reaches_an_unreadable_part_fails_as_compiled(java):
     assert value["ratio"] == 16777216.0 and value["hue"] == "Z" and value["new_name"] == "o"
     assert value["big"] == float(2**53)
     assert value["line"] == {"qty": 1, "sku": b"x", "price": 0.0}
-    assert value["node"] == {"value": 1, "next": {"value": 2, "next": None, "weight": 0.5},
-                             "weight": 0.5}
+    assert value["node"] == {"value": 1, "next": {"value": 2, "next": None, "weight": 0.5}, "weight": 0.5}
     green = written(KITCHEN_WRITER, {**datum, "color": "GREEN"})
     text = written(KITCHEN_WRITER, {**datum, "maybe": "x"})
     answers = java.resolve_each([(KITCHEN_WRITER, KITCHEN_READER, item) for item in (good, green, text)])
     assert not isinstance(answers[0], dict)
-    for item, answer, where in ((green, answers[1], "Order.color"), (text, answers[2],
-                                                                   "Order.maybe<string>")):
+    for item, answer, where in (
+        (green, answers[1], "Order.color"),
+        (text, answers[2], "Order.maybe<string>"),
+    ):
         error = outcome(tier0.load, item)
         assert error[0] in DECODE_ERRORS and where in error[1], error
         assert error == outcome(compiled.load, item)
         assert isinstance(answer, dict)  # Java refuses it too
 
 
-ADDRESS = record("Address", field("zip", "long"), field("tags", {"type": "array", "items": "string"}),
-                 field("old", ["null", "string"]))
-NARROWED = [("narrowed-field", record("R", field("u", ["null", record(
-                "Address", field("zip", "int"), field("tags", {"type": "array", "items": "string"}),
-                field("old", ["null", "string"]))]))),
-            ("narrowed-items", record("R", field("u", ["null", record(
-                "Address", field("zip", "int"), field("tags", {"type": "array", "items": "int"}),
-                field("old", {"type": "array", "items": "double"}))])))]
+ADDRESS = record(
+    "Address",
+    field("zip", "long"),
+    field("tags", {"type": "array", "items": "string"}),
+    field("old", ["null", "string"]),
+)
+NARROWED = [
+    (
+        "narrowed-field",
+        record(
+            "R",
+            field(
+                "u",
+                [
+                    "null",
+                    record(
+                        "Address",
+                        field("zip", "int"),
+                        field("tags", {"type": "array", "items": "string"}),
+                        field("old", ["null", "string"]),
+                    ),
+                ],
+            ),
+        ),
+    ),
+    (
+        "narrowed-items",
+        record(
+            "R",
+            field(
+                "u",
+                [
+                    "null",
+                    record(
+                        "Address",
+                        field("zip", "int"),
+                        field("tags", {"type": "array", "items": "int"}),
+                        field("old", {"type": "array", "items": "double"}),
+                    ),
+                ],
+            ),
+        ),
+    ),
+]
 
 
 @pytest.mark.parametrize("reader", [case[1] for case in NARROWED], ids=[case[0] for case in NARROWED])
@@ -269,9 +390,19 @@ def test_threads_sharing_a_resolving_interpreter_get_the_compiled_results():
     import threading
 
     compiled, tier0 = both(KITCHEN_WRITER, KITCHEN_READER)
-    encoded = [written(KITCHEN_WRITER, {**KITCHEN_DATUM, "id": number, "lines": [
-        {"sku": str(item), "qty": item, "extra": {"k": None}} for item in range(number % 7)]})
-        for number in range(40)]
+    encoded = [
+        written(
+            KITCHEN_WRITER,
+            {
+                **KITCHEN_DATUM,
+                "id": number,
+                "lines": [
+                    {"sku": str(item), "qty": item, "extra": {"k": None}} for item in range(number % 7)
+                ],
+            },
+        )
+        for number in range(40)
+    ]
     expected = [compiled.load(item) for item in encoded]
     results: dict = {}
 
@@ -289,27 +420,88 @@ def test_threads_sharing_a_resolving_interpreter_get_the_compiled_results():
             assert_same(values, expected)
 
 
-KITCHEN_DATUM = {"id": 1, "ratio": 16777217, "big": 2**53 + 1, "f": 0.1, "name": "n", "blob": b"b",
-    "color": "RED", "hue": "B", "maybe": 4, "plain": 3,
+KITCHEN_DATUM = {
+    "id": 1,
+    "ratio": 16777217,
+    "big": 2**53 + 1,
+    "f": 0.1,
+    "name": "n",
+    "blob": b"b",
+    "color": "RED",
+    "hue": "B",
+    "maybe": 4,
+    "plain": 3,
     "lines": [{"sku": "s", "qty": 2, "extra": {"x": None}}],
-    "by_sku": {"s": {"sku": "s", "qty": 3, "extra": {}}}, "old_name": "o",
-    "gone": {"a": [1, 2], "b": {"a": [], "b": None, "c": False, "d": 1.0, "e": "RED",
-                                "f": b"abcd", "g": "x", "h": None, "i": 1, "j": 5},
-             "c": True, "d": 2.0, "e": "BLUE", "f": b"efgh", "g": b"y", "h": None,
-             "i": -1, "j": 6},
-    "gone_fixed": b"0123", "gone_lines": [], "when": 1_700_000_000_000_000,
-    "amount": b"\x01\x00", "node": {"value": 1, "next": {"value": 2, "next": None}}}
+    "by_sku": {"s": {"sku": "s", "qty": 3, "extra": {}}},
+    "old_name": "o",
+    "gone": {
+        "a": [1, 2],
+        "b": {
+            "a": [],
+            "b": None,
+            "c": False,
+            "d": 1.0,
+            "e": "RED",
+            "f": b"abcd",
+            "g": "x",
+            "h": None,
+            "i": 1,
+            "j": 5,
+        },
+        "c": True,
+        "d": 2.0,
+        "e": "BLUE",
+        "f": b"efgh",
+        "g": b"y",
+        "h": None,
+        "i": -1,
+        "j": 6,
+    },
+    "gone_fixed": b"0123",
+    "gone_lines": [],
+    "when": 1_700_000_000_000_000,
+    "amount": b"\x01\x00",
+    "node": {"value": 1, "next": {"value": 2, "next": None}},
+}
 
 
 def test_defaults_are_fresh_values_each_time():
     compiled, tier0 = both(KITCHEN_WRITER, KITCHEN_READER)
-    data = written(KITCHEN_WRITER, {
-        "id": 1, "ratio": 1, "big": 1, "f": 1.0, "name": "", "blob": b"", "color": "RED",
-        "hue": "A", "maybe": None, "plain": 1, "lines": [], "by_sku": {}, "old_name": "",
-        "gone": {"a": [], "b": None, "c": True, "d": 2.0, "e": "BLUE", "f": b"efgh", "g": None,
-                 "h": None, "i": -1, "j": 6},
-        "gone_fixed": b"0123", "gone_lines": [], "when": 0, "amount": b"", "node": {
-            "value": 1, "next": None}})
+    data = written(
+        KITCHEN_WRITER,
+        {
+            "id": 1,
+            "ratio": 1,
+            "big": 1,
+            "f": 1.0,
+            "name": "",
+            "blob": b"",
+            "color": "RED",
+            "hue": "A",
+            "maybe": None,
+            "plain": 1,
+            "lines": [],
+            "by_sku": {},
+            "old_name": "",
+            "gone": {
+                "a": [],
+                "b": None,
+                "c": True,
+                "d": 2.0,
+                "e": "BLUE",
+                "f": b"efgh",
+                "g": None,
+                "h": None,
+                "i": -1,
+                "j": 6,
+            },
+            "gone_fixed": b"0123",
+            "gone_lines": [],
+            "when": 0,
+            "amount": b"",
+            "node": {"value": 1, "next": None},
+        },
+    )
     first = tier0.load(data)
     for key in ("tags", "numbers", "attrs", "empty"):
         first[key].clear()
@@ -319,8 +511,9 @@ def test_defaults_are_fresh_values_each_time():
     assert second["numbers"] == [1, 2] and second["attrs"] == {"a": 1} and second["line"]["qty"] == 1
 
 
-@pytest.mark.parametrize("writer, reader, values", SMALL_PAIRS,
-                         ids=["int-to-union", "union-to-double", "array-root", "enum-root"])
+@pytest.mark.parametrize(
+    "writer, reader, values", SMALL_PAIRS, ids=["int-to-union", "union-to-double", "array-root", "enum-root"]
+)
 def test_roots_that_are_not_records_like_the_compiled_codec_and_java(writer, reader, values, java):
     compiled, tier0 = both(writer, reader)
     plain = Interpreter(parse_schema(reader))
@@ -333,22 +526,25 @@ def test_roots_that_are_not_records_like_the_compiled_codec_and_java(writer, rea
         for cut in range(len(item)):
             assert_same_outcome(outcome(tier0.load, item[:cut]), outcome(compiled.load, item[:cut]))
     joined = b"".join(encoded)
-    assert_same_outcome(outcome(tier0.load_block, joined, len(encoded)),
-                        outcome(compiled.load_block, joined, len(encoded)))
+    assert_same_outcome(
+        outcome(tier0.load_block, joined, len(encoded)), outcome(compiled.load_block, joined, len(encoded))
+    )
 
 
-@settings(max_examples=150, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=150, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 @given(data=st.binary(max_size=40), which=st.integers(0, len(SMALL_PAIRS) + 1))
 def test_hostile_bytes_like_the_compiled_codec(data, which):
-    pairs = SMALL_PAIRS + [(KITCHEN_WRITER, KITCHEN_READER, None),
-                           (REALISTIC_WRITER, REALISTIC_READER, None)]
+    pairs = SMALL_PAIRS + [(KITCHEN_WRITER, KITCHEN_READER, None), (REALISTIC_WRITER, REALISTIC_READER, None)]
     writer, reader, _ = pairs[which]
     compiled, tier0 = both(writer, reader)
     assert_same_outcome(outcome(tier0.load, data), outcome(compiled.load, data))
     for allowance in (0, 3):
-        assert_same_outcome(outcome(tier0.load_block_within, data, 2, allowance),
-                            outcome(compiled.load_block_within, data, 2, allowance))
+        assert_same_outcome(
+            outcome(tier0.load_block_within, data, 2, allowance),
+            outcome(compiled.load_block_within, data, 2, allowance),
+        )
 
 
 @FEW
@@ -369,11 +565,19 @@ def test_a_realistic_pair_like_the_compiled_codec_fastavro_and_java(data, java):
 # -- bounds ------------------------------------------------------------------------
 
 SMALL = CompileFlags(max_depth=6, max_items=50, item_allowance=100)
-DEEP_WRITER = record("R", field("keep", NODE), field("skip", record(
-    "Skipped", field("next", ["null", "Skipped"]), field("nulls", {"type": "array",
-                                                                   "items": "null"}))))
-DEEP_READER = record("R", field("keep", record("Node", field("value", "long"),
-                                               field("next", ["null", "Node"]))))
+DEEP_WRITER = record(
+    "R",
+    field("keep", NODE),
+    field(
+        "skip",
+        record(
+            "Skipped", field("next", ["null", "Skipped"]), field("nulls", {"type": "array", "items": "null"})
+        ),
+    ),
+)
+DEEP_READER = record(
+    "R", field("keep", record("Node", field("value", "long"), field("next", ["null", "Node"])))
+)
 
 
 def _long(value: int) -> bytes:
@@ -390,17 +594,37 @@ def deep(kept: int, skipped: int, nulls: int = 0) -> bytes:
     """A Node chain of ``kept`` records, then a Skipped chain of ``skipped``
     whose innermost record has an array of ``nulls`` nulls."""
     keep = b"\x02\x02" * (kept - 1) + b"\x02\x00"
-    skip = b"\x02" * (skipped - 1) + b"\x00" + (_long(nulls) + b"\x00" if nulls else b"\x00") \
+    skip = (
+        b"\x02" * (skipped - 1)
+        + b"\x00"
+        + (_long(nulls) + b"\x00" if nulls else b"\x00")
         + b"\x00" * (skipped - 1)
+    )
     return keep + skip
 
 
 @pytest.mark.parametrize("flags", [None, SMALL], ids=["default", "small"])
-@pytest.mark.parametrize("kept, skipped, nulls", [
-    (1, 1, 0), (5, 5, 0), (6, 1, 0), (7, 1, 0), (1, 6, 0), (1, 7, 0), (2, 2, 49), (2, 2, 50),
-    (2, 2, 51), (2, 2, 1_000_001), (2, 2, 2**40), (501, 1, 0), (1, 501, 0)])
+@pytest.mark.parametrize(
+    "kept, skipped, nulls",
+    [
+        (1, 1, 0),
+        (5, 5, 0),
+        (6, 1, 0),
+        (7, 1, 0),
+        (1, 6, 0),
+        (1, 7, 0),
+        (2, 2, 49),
+        (2, 2, 50),
+        (2, 2, 51),
+        (2, 2, 1_000_001),
+        (2, 2, 2**40),
+        (501, 1, 0),
+        (1, 501, 0),
+    ],
+)
 def test_depth_items_and_budget_while_reading_and_skipping_like_the_compiled_codec(
-        flags, kept, skipped, nulls):
+    flags, kept, skipped, nulls
+):
     compiled, tier0 = both(DEEP_WRITER, DEEP_READER, flags)
     data = deep(kept, skipped, nulls)
     tier0_outcome = outcome(tier0.load, data)
@@ -410,16 +634,21 @@ def test_depth_items_and_budget_while_reading_and_skipping_like_the_compiled_cod
         assert tier0_outcome[0] in DECODE_ERRORS and "max_depth" in tier0_outcome[1]
     if nulls > limits.max_items:
         assert tier0_outcome[0] in DECODE_ERRORS
-    if nulls <= min(limits.max_items, limits.item_allowance) and max(kept, skipped) <= \
-            limits.max_depth:
+    if nulls <= min(limits.max_items, limits.item_allowance) and max(kept, skipped) <= limits.max_depth:
         assert tier0_outcome[0] == "value"
 
 
 # a record read into a reader's union at the root (its records one level
 # deeper than at a record root), each with a record default read at a level below
-UNION_ROOT_READER = ["null", record("Node", field("value", "long"), field("next", ["null", "Node"]),
-                                    field("leaf", record("Leaf", field("x", "int")),
-                                          default={"x": 1}))]
+UNION_ROOT_READER = [
+    "null",
+    record(
+        "Node",
+        field("value", "long"),
+        field("next", ["null", "Node"]),
+        field("leaf", record("Leaf", field("x", "int")), default={"x": 1}),
+    ),
+]
 
 
 @pytest.mark.parametrize("flags", [None, SMALL], ids=["default", "small"])
@@ -432,8 +661,9 @@ def test_depth_of_a_union_root_and_of_defaults_like_the_compiled_codec(flags):
         outcomes.append(outcome(tier0.load, data))
         assert_same_outcome(outcomes[-1], outcome(compiled.load, data))
     # the n-th record is at depth n, its default's Leaf at n + 1
-    assert [result[0] for result in outcomes] == \
-        ["value" if length + 1 <= limit else "DecodeError" for length in range(1, 9)]
+    assert [result[0] for result in outcomes] == [
+        "value" if length + 1 <= limit else "DecodeError" for length in range(1, 9)
+    ]
 
 
 def test_skipping_builds_no_python_objects():
@@ -461,8 +691,9 @@ def test_skipping_builds_no_python_objects():
 
 @pytest.fixture(scope="module")
 def java_pair_answers(java):
-    cases = [(writer, reader, written(writer, datum))
-             for _, writer, reader, values in PAIRS for datum in values]
+    cases = [
+        (writer, reader, written(writer, datum)) for _, writer, reader, values in PAIRS for datum in values
+    ]
     return java.resolve_each(cases)
 
 
@@ -470,9 +701,14 @@ def java_pair_answers(java):
 # as a float is not rounded to one, defaults come as their JSON (bytes as text,
 # logical types unconverted), records of different names are refused, and a
 # string goes to a union's bytes branch before its string branch
-FASTAVRO_DIFFERS = {"int-to-float", "fields-added-with-defaults", "records-not-name-checked",
-                    "union-defaults", "exact-branch-before-promotion",
-                    "record-into-union-by-structure"}
+FASTAVRO_DIFFERS = {
+    "int-to-float",
+    "fields-added-with-defaults",
+    "records-not-name-checked",
+    "union-defaults",
+    "exact-branch-before-promotion",
+    "record-into-union-by-structure",
+}
 
 
 def test_the_resolution_tests_pairs_read_as_java_and_fastavro_read_them(java_pair_answers):
@@ -492,10 +728,12 @@ def test_the_resolution_tests_pairs_read_as_java_and_fastavro_read_them(java_pai
             assert end == 2 * len(data) and value == got[1]
 
 
-@pytest.mark.parametrize("name, writer, reader, text, writer_path, reader_path", IMPOSSIBLE,
-                         ids=[case[0] for case in IMPOSSIBLE])
-def test_impossible_pairs_raise_the_compiled_codecs_error(name, writer, reader, text,
-                                                          writer_path, reader_path):
+@pytest.mark.parametrize(
+    "name, writer, reader, text, writer_path, reader_path", IMPOSSIBLE, ids=[case[0] for case in IMPOSSIBLE]
+)
+def test_impossible_pairs_raise_the_compiled_codecs_error(
+    name, writer, reader, text, writer_path, reader_path
+):
     # the compiled codec's generator refuses the pair
     with pytest.raises(SchemaResolutionError) as compiled:
         generate_resolving_module(parse_schema(writer), parse_schema(reader))
@@ -506,8 +744,9 @@ def test_impossible_pairs_raise_the_compiled_codecs_error(name, writer, reader, 
     assert (error.writer_path, error.reader_path) == (writer_path, reader_path)
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=60, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 @given(data=st.data())
 def test_random_evolved_pairs_read_as_java_reads(data, java):
     writer, reader = data.draw(schema_pairs(), label="pair")
@@ -519,8 +758,9 @@ def test_random_evolved_pairs_read_as_java_reads(data, java):
     try:
         tier0 = ResolvingInterpreter(parse_schema(writer), parse_schema(reader))
     except SchemaResolutionError as error:
-        assert not [answer for answer in answers if not isinstance(answer, dict)], \
+        assert not [answer for answer in answers if not isinstance(answer, dict)], (
             f"Java reads what tier 0 refused: {error}"
+        )
         # the compiled codec's generator refuses it alike
         with pytest.raises(SchemaResolutionError) as compiled:
             generate_resolving_module(parse_schema(writer), parse_schema(reader))
@@ -535,8 +775,14 @@ def test_random_evolved_pairs_read_as_java_reads(data, java):
         java_agrees(answer, got, plain, writer, reader, item)
 
 
-@settings(max_examples=6, deadline=None, derandomize=True, database=None,
-          phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+@settings(
+    max_examples=6,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    suppress_health_check=list(HealthCheck),
+)
 @given(data=st.data())
 def test_random_evolved_pairs_like_the_compiled_codec(data):
     # few examples: each pair that resolves is compiled (the same ones each run, then cached)
@@ -566,9 +812,21 @@ def test_random_evolved_pairs_like_the_compiled_codec(data):
 def test_counts_calls_and_work_and_calls_the_watcher_once():
     writer, reader = parse_schema(REALISTIC_WRITER), parse_schema(REALISTIC_READER)
     tier0 = ResolvingInterpreter(writer, reader)
-    data = written(REALISTIC_WRITER, {"id": 1, "user": "u", "kind": "k", "count": 2, "score": 0.5,
-                                      "ok": True, "tags": ["a"], "attrs": {"k": "v"}, "ref": None,
-                                      "legacy": "gone"})
+    data = written(
+        REALISTIC_WRITER,
+        {
+            "id": 1,
+            "user": "u",
+            "kind": "k",
+            "count": 2,
+            "score": 0.5,
+            "ok": True,
+            "tags": ["a"],
+            "attrs": {"k": "v"},
+            "ref": None,
+            "legacy": "gone",
+        },
+    )
     fired = []
     tier0.watch(3 * len(data), lambda: fired.append(tier0.work))
     tier0.load(data)

@@ -28,25 +28,41 @@ import test_single_object
 import test_wide_records
 from test_tier0_oracles import TwinAvroCodec, run_with_twins
 
-run_with_twins(test_java_oracle, globals(), patch=lambda module: {
-    "_codec_class": lambda: TwinAvroCodec}, tests=[
-    "test_java_reads_and_writes_back_our_bytes",
-    "test_java_reads_random_datums_we_write",
-    "test_java_reads_and_writes_back_our_single_object_messages"])
+run_with_twins(
+    test_java_oracle,
+    globals(),
+    patch=lambda module: {"_codec_class": lambda: TwinAvroCodec},
+    tests=[
+        "test_java_reads_and_writes_back_our_bytes",
+        "test_java_reads_random_datums_we_write",
+        "test_java_reads_and_writes_back_our_single_object_messages",
+    ],
+)
 run_with_twins(test_single_object, globals())
-run_with_twins(test_fast_paths, globals(), leave_out={
-    "test_an_avro_codec_remembers_keys_per_field": "the compiled record writers' key slots",
-})
-run_with_twins(test_wide_records, globals(), leave_out={
-    "test_a_wide_resolution_pair_matches_fastavro": "schema resolution",
-})
+run_with_twins(
+    test_fast_paths,
+    globals(),
+    leave_out={
+        "test_an_avro_codec_remembers_keys_per_field": "the compiled record writers' key slots",
+    },
+)
+run_with_twins(
+    test_wide_records,
+    globals(),
+    leave_out={
+        "test_a_wide_resolution_pair_matches_fastavro": "schema resolution",
+    },
+)
 run_with_twins(test_huge_ints, globals(), module_codecs=("CODEC",))
-run_with_twins(test_loaded_records, globals(), leave_out={
-    "test_the_setitem_codec_really_takes_the_other_path": "the compiled codec's two ways to fill a dict",
-    "test_many_loads_leave_the_template_alone": "the compiled codec's record templates",
-    "test_an_array_cut_short_in_its_first_block_is_a_decode_error_and_frees_its_items":
-        "counts the process's objects, the twin's own among them: run below on tier 0 alone",
-})
+run_with_twins(
+    test_loaded_records,
+    globals(),
+    leave_out={
+        "test_the_setitem_codec_really_takes_the_other_path": "the compiled codec's two ways to fill a dict",
+        "test_many_loads_leave_the_template_alone": "the compiled codec's record templates",
+        "test_an_array_cut_short_in_its_first_block_is_a_decode_error_and_frees_its_items": "counts the process's objects, the twin's own among them: run below on tier 0 alone",
+    },
+)
 
 
 def test_an_array_cut_short_in_its_first_block_frees_its_items_on_tier_0():
@@ -60,10 +76,12 @@ def test_an_array_cut_short_in_its_first_block_frees_its_items_on_tier_0():
 
     record = {"type": "record", "name": "Item", "fields": [{"name": "n", "type": "long"}]}
     interpreter = Interpreter(parse_schema({"type": "array", "items": record}))
-    data = test_loaded_records._blocks(([100, 101, 102, 103], False), item=lambda value: (
-        test_loaded_records._fastavro_bytes(record, {"n": value})))
+    data = test_loaded_records._blocks(
+        ([100, 101, 102, 103], False),
+        item=lambda value: test_loaded_records._fastavro_bytes(record, {"n": value}),
+    )
     assert interpreter.load(data) == [{"n": 100}, {"n": 101}, {"n": 102}, {"n": 103}]
-    for rounds in (10, 2000):   # the first rounds make what any first error makes
+    for rounds in (10, 2000):  # the first rounds make what any first error makes
         gc.collect()
         before = len(gc.get_objects())
         for _ in range(rounds):
@@ -73,7 +91,14 @@ def test_an_array_cut_short_in_its_first_block_frees_its_items_on_tier_0():
         gc.collect()
     # the half-filled lists (and the records in them) are gone
     assert len(gc.get_objects()) < before + 50
-run_with_twins(test_hardening, globals(), module_codecs=("WIDE_CODEC", "BRANCHY_CODEC"), leave_out={
-    "test_a_malformed_precompiled_package_is_ignored_with_a_warning": "precompiled packages",
-    "test_a_writer_reader_pair_reads_a_decimal_beyond_its_precision_exactly": "schema resolution",
-})
+
+
+run_with_twins(
+    test_hardening,
+    globals(),
+    module_codecs=("WIDE_CODEC", "BRANCHY_CODEC"),
+    leave_out={
+        "test_a_malformed_precompiled_package_is_ignored_with_a_warning": "precompiled packages",
+        "test_a_writer_reader_pair_reads_a_decimal_beyond_its_precision_exactly": "schema resolution",
+    },
+)

@@ -19,24 +19,33 @@ from roastedavro.errors import DecodeError
 
 HANDLERS = ["replace", "ignore", "backslashreplace", "surrogateescape"]
 
-RECORD = {"type": "record", "name": "Note", "fields": [
-    {"name": "title", "type": "string"},
-    {"name": "tags", "type": {"type": "map", "values": "string"}},
-    {"name": "lines", "type": {"type": "array", "items": "string"}},
-    {"name": "maybe", "type": ["null", "string"]},
-]}
+RECORD = {
+    "type": "record",
+    "name": "Note",
+    "fields": [
+        {"name": "title", "type": "string"},
+        {"name": "tags", "type": {"type": "map", "values": "string"}},
+        {"name": "lines", "type": {"type": "array", "items": "string"}},
+        {"name": "maybe", "type": ["null", "string"]},
+    ],
+}
 #: the same record as another version reads it: a field added with a default,
 #: one left out
-READER = {"type": "record", "name": "Note", "fields": [
-    {"name": "title", "type": "string"},
-    {"name": "tags", "type": {"type": "map", "values": "string"}},
-    {"name": "maybe", "type": ["null", "string"]},
-    {"name": "added", "type": "string", "default": "x"},
-]}
+READER = {
+    "type": "record",
+    "name": "Note",
+    "fields": [
+        {"name": "title", "type": "string"},
+        {"name": "tags", "type": {"type": "map", "values": "string"}},
+        {"name": "maybe", "type": ["null", "string"]},
+        {"name": "added", "type": "string", "default": "x"},
+    ],
+}
 
 #: raw UTF-8 candidates: valid text, bytes no UTF-8 has, cut sequences, surrogates
-pieces = st.sampled_from([b"a", b"\xc3\xa9", b"\xff", b"\xfe", b"\xc3", b"\xed\xa0\x80",
-                          b"\xe2\x82", b"\xf0\x9f\x98\x80", b"\x80"])
+pieces = st.sampled_from(
+    [b"a", b"\xc3\xa9", b"\xff", b"\xfe", b"\xc3", b"\xed\xa0\x80", b"\xe2\x82", b"\xf0\x9f\x98\x80", b"\x80"]
+)
 raw_text = st.lists(pieces, max_size=6).map(b"".join)
 
 
@@ -73,15 +82,22 @@ def record_bytes(title, tags, lines, maybe) -> bytes:
 
 def fastavro_read(data, schema, reader=None, **options):
     try:
-        return fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema),
-                                          fastavro.parse_schema(reader) if reader else None,
-                                          **options)
+        return fastavro.schemaless_reader(
+            io.BytesIO(data),
+            fastavro.parse_schema(schema),
+            fastavro.parse_schema(reader) if reader else None,
+            **options,
+        )
     except Exception as error:  # noqa: BLE001 - the oracle's own error
         return ("error", type(error).__name__)
 
 
-records = st.tuples(raw_text, st.lists(st.tuples(raw_text, raw_text), max_size=3),
-                    st.lists(raw_text, max_size=3), st.one_of(st.none(), raw_text))
+records = st.tuples(
+    raw_text,
+    st.lists(st.tuples(raw_text, raw_text), max_size=3),
+    st.lists(raw_text, max_size=3),
+    st.one_of(st.none(), raw_text),
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -90,8 +106,7 @@ def test_strings_and_map_keys_decode_as_fastavro_decodes_them(parts, handler):
     data = record_bytes(*parts)
     expected = fastavro_read(data, RECORD, handle_unicode_errors=handler)
     assert Interpreter(parse_schema(RECORD), None, None, handler).load(data) == expected
-    assert dropin.schemaless_reader(io.BytesIO(data), RECORD,
-                                    handle_unicode_errors=handler) == expected
+    assert dropin.schemaless_reader(io.BytesIO(data), RECORD, handle_unicode_errors=handler) == expected
 
 
 @settings(max_examples=100, deadline=None)
@@ -99,14 +114,18 @@ def test_strings_and_map_keys_decode_as_fastavro_decodes_them(parts, handler):
 def test_through_a_reader_schema_and_with_the_naming_options(parts, handler):
     data = record_bytes(*parts)
     expected = fastavro_read(data, RECORD, READER, handle_unicode_errors=handler)
-    resolving = ResolvingInterpreter(parse_schema(RECORD), parse_schema(READER), None, None,
-                                     handler)
+    resolving = ResolvingInterpreter(parse_schema(RECORD), parse_schema(READER), None, None, handler)
     assert resolving.load(data) == expected
-    assert dropin.schemaless_reader(io.BytesIO(data), RECORD, READER,
-                                    handle_unicode_errors=handler) == expected
+    assert (
+        dropin.schemaless_reader(io.BytesIO(data), RECORD, READER, handle_unicode_errors=handler) == expected
+    )
     named = fastavro_read(data, RECORD, handle_unicode_errors=handler, return_record_name=True)
-    assert dropin.schemaless_reader(io.BytesIO(data), RECORD, handle_unicode_errors=handler,
-                                    return_record_name=True) == named
+    assert (
+        dropin.schemaless_reader(
+            io.BytesIO(data), RECORD, handle_unicode_errors=handler, return_record_name=True
+        )
+        == named
+    )
 
 
 def test_strict_is_a_decode_error_with_the_offset_and_strict_spelled_out_is_the_default():
@@ -114,7 +133,7 @@ def test_strict_is_a_decode_error_with_the_offset_and_strict_spelled_out_is_the_
     for errors in (None, "strict"):
         with pytest.raises(DecodeError, match="UTF-8") as caught:
             Interpreter(parse_schema(RECORD), None, None, errors).load(data)
-        assert caught.value.offset == 6   # the invalid byte: title (3), count (1), length (1), "k"
+        assert caught.value.offset == 6  # the invalid byte: title (3), count (1), length (1), "k"
     with pytest.raises(DecodeError, match="UTF-8"):
         dropin.schemaless_reader(io.BytesIO(data), RECORD, handle_unicode_errors="strict")
 
@@ -125,22 +144,24 @@ def test_an_unknown_handler_is_fastavros_lookup_error_at_the_first_invalid_byte(
     with pytest.raises(LookupError):
         Interpreter(schema, None, None, "no-such-handler").load(text(b"\xff"))
     with pytest.raises(LookupError):
-        fastavro.schemaless_reader(io.BytesIO(text(b"\xff")), "string",
-                                   handle_unicode_errors="no-such-handler")
+        fastavro.schemaless_reader(
+            io.BytesIO(text(b"\xff")), "string", handle_unicode_errors="no-such-handler"
+        )
 
 
 def test_a_uuid_that_is_not_one_after_decoding_is_a_value_error_as_in_fastavro():
     schema = {"type": "string", "logicalType": "uuid"}
     data = text(b"\xff" * 4)
     with pytest.raises(ValueError):
-        fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(schema),
-                                   handle_unicode_errors="replace")
-    with pytest.raises(DecodeError, match="UUID"):   # a ValueError too
+        fastavro.schemaless_reader(
+            io.BytesIO(data), fastavro.parse_schema(schema), handle_unicode_errors="replace"
+        )
+    with pytest.raises(DecodeError, match="UUID"):  # a ValueError too
         dropin.schemaless_reader(io.BytesIO(data), schema, handle_unicode_errors="replace")
     good = "12345678-1234-5678-1234-567812345678"
-    assert dropin.schemaless_reader(io.BytesIO(text(good.encode())), schema,
-                                    handle_unicode_errors="replace") == fastavro_read(
-        text(good.encode()), schema, handle_unicode_errors="replace")
+    assert dropin.schemaless_reader(
+        io.BytesIO(text(good.encode())), schema, handle_unicode_errors="replace"
+    ) == fastavro_read(text(good.encode()), schema, handle_unicode_errors="replace")
 
 
 def test_the_drop_in_never_hands_bytes_to_fastavro(monkeypatch):
@@ -151,5 +172,4 @@ def test_the_drop_in_never_hands_bytes_to_fastavro(monkeypatch):
     expected = fastavro_read(data, RECORD, handle_unicode_errors="replace")
     monkeypatch.setattr(fastavro, "schemaless_reader", refuse)
     monkeypatch.setattr(dropin, "_fastavro", None, raising=False)
-    assert dropin.schemaless_reader(io.BytesIO(data), RECORD,
-                                    handle_unicode_errors="replace") == expected
+    assert dropin.schemaless_reader(io.BytesIO(data), RECORD, handle_unicode_errors="replace") == expected

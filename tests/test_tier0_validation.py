@@ -14,6 +14,7 @@ import re
 
 import fastavro
 import pytest
+
 # run here again, with this module's `ambiguous` fixture (records validated by tier 0)
 from test_codec_properties import AMBIGUOUS, test_ambiguous_unions_like_fastavro  # noqa: F401
 from test_shared_unions import DRAWING, DRAWINGS, fastavro_dump, fastavro_load
@@ -33,10 +34,14 @@ def build(schema, tier0: bool, flags: CompileFlags = CompileFlags()):
         generated = avrogen.generate_avro_module(model)
     finally:
         avrogen._COMPILED_VALIDATION_FIELDS = bound
-    module = compiler.load(generated.source, flags, verify=generated.verify,
-                           fingerprint=f"{model.fingerprint():016x}", build="here")
-    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items,
-                         flags.item_allowance)
+    module = compiler.load(
+        generated.source,
+        flags,
+        verify=generated.verify,
+        fingerprint=f"{model.fingerprint():016x}",
+        build="here",
+    )
+    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
     return codec, generated.source
 
 
@@ -59,11 +64,21 @@ def test_no_record_validator_is_generated(drawing):
 
 
 def test_a_schema_of_many_fields_is_validated_by_tier0():
-    wide = {"type": "record", "name": "Wide", "fields": [
-        {"name": f"f{n}", "type": "long"} for n in range(avrogen._COMPILED_VALIDATION_FIELDS)]
-        + [{"name": "shape", "type": ["null", {"type": "record", "name": "A", "fields": [
-            {"name": "x", "type": "int"}]}, {"type": "record", "name": "B", "fields": [
-                {"name": "y", "type": "int"}]}]}]}
+    wide = {
+        "type": "record",
+        "name": "Wide",
+        "fields": [{"name": f"f{n}", "type": "long"} for n in range(avrogen._COMPILED_VALIDATION_FIELDS)]
+        + [
+            {
+                "name": "shape",
+                "type": [
+                    "null",
+                    {"type": "record", "name": "A", "fields": [{"name": "x", "type": "int"}]},
+                    {"type": "record", "name": "B", "fields": [{"name": "y", "type": "int"}]},
+                ],
+            }
+        ],
+    }
     source = avrogen.generate_avro_module(parse_schema(wide)).source
     assert "accepts_record_at(" in source and "cdef bint accepts_A" not in source
     narrow = dict(wide, fields=wide["fields"][-3:])
@@ -78,11 +93,14 @@ def test_bytes_and_values_are_fastavros(drawing, datum):
     assert codec.load(data) == fastavro_load(DRAWING, data)
 
 
-@pytest.mark.parametrize("datum", [
-    {"main": {"r": "wide"}, "others": [], "named": {}, "layer": {"top": None}},
-    {"main": None, "others": [{"side": 1.0}], "named": {}, "layer": {"top": None}},
-    {"main": None, "others": [], "named": {"k": {"text": 3, "side": 1.0}}, "layer": {"top": None}},
-])
+@pytest.mark.parametrize(
+    "datum",
+    [
+        {"main": {"r": "wide"}, "others": [], "named": {}, "layer": {"top": None}},
+        {"main": None, "others": [{"side": 1.0}], "named": {}, "layer": {"top": None}},
+        {"main": None, "others": [], "named": {"k": {"text": 3, "side": 1.0}}, "layer": {"top": None}},
+    ],
+)
 def test_a_value_no_record_accepts_has_the_same_error(drawing, datum):
     own = build(DRAWING, tier0=False)[0]
     with pytest.raises(DatumError) as expected:
@@ -93,10 +111,25 @@ def test_a_value_no_record_accepts_has_the_same_error(drawing, datum):
     assert raised.value.path == expected.value.path
 
 
-LIST = {"type": "record", "name": "Cell", "fields": [
-    {"name": "value", "type": "long"},
-    {"name": "next", "type": ["null", "Cell", {"type": "record", "name": "End", "fields": [
-        {"name": "value", "type": "long"}, {"name": "why", "type": "string"}]}]}]}
+LIST = {
+    "type": "record",
+    "name": "Cell",
+    "fields": [
+        {"name": "value", "type": "long"},
+        {
+            "name": "next",
+            "type": [
+                "null",
+                "Cell",
+                {
+                    "type": "record",
+                    "name": "End",
+                    "fields": [{"name": "value", "type": "long"}, {"name": "why", "type": "string"}],
+                },
+            ],
+        },
+    ],
+}
 
 
 def _chain(length: int) -> dict:

@@ -24,15 +24,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def fresh_schema(tag: str = "") -> dict:
     """A schema no cache holds (its name is new)."""
-    return {"type": "record", "name": f"Tiered{tag}{uuid.uuid4().hex[:12]}", "namespace": "tiers",
-            "fields": [{"name": "id", "type": "long"},
-                       {"name": "name", "type": "string"},
-                       {"name": "tags", "type": {"type": "array", "items": "string"}},
-                       {"name": "price", "type": ["null", "double"]}]}
+    return {
+        "type": "record",
+        "name": f"Tiered{tag}{uuid.uuid4().hex[:12]}",
+        "namespace": "tiers",
+        "fields": [
+            {"name": "id", "type": "long"},
+            {"name": "name", "type": "string"},
+            {"name": "tags", "type": {"type": "array", "items": "string"}},
+            {"name": "price", "type": ["null", "double"]},
+        ],
+    }
 
 
-VALUES = [{"id": n, "name": f"n{n}", "tags": ["a"] * (n % 3), "price": None if n % 2 else n / 4}
-          for n in range(50)]
+VALUES = [
+    {"id": n, "name": f"n{n}", "tags": ["a"] * (n % 3), "price": None if n % 2 else n / 4} for n in range(50)
+]
 
 
 def fastavro_bytes(schema, datum) -> bytes:
@@ -92,8 +99,14 @@ def test_hot_and_never_find_a_codec_built_before(empty_cache):
         print(json.dumps([never.tier, hot.tier]))
     """)
     # not from the repository root: an installed package must not meet its source tree
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=dict(os.environ), check=True, cwd=empty_cache)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        check=True,
+        cwd=empty_cache,
+    )
     assert json.loads(out.stdout) == ["compiled", "compiled"]
 
 
@@ -141,8 +154,9 @@ def test_compile_never_in_the_environment_overrides_a_codecs_policy(empty_cache,
     assert modules_in(empty_cache) == []
 
 
-@pytest.mark.parametrize("mode, policy", [("eager", "eager"), ("hot", "hot"), ("auto", "hot"),
-                                          ("never", "never")])
+@pytest.mark.parametrize(
+    "mode, policy", [("eager", "eager"), ("hot", "hot"), ("auto", "hot"), ("never", "never")]
+)
 def test_the_environment_sets_the_default_policy(monkeypatch, mode, policy):
     monkeypatch.setenv("ROASTEDAVRO_COMPILE", mode)
     assert tiers.compile_policy() == policy
@@ -158,14 +172,16 @@ def test_an_unknown_policy_is_refused():
 def test_both_tiers_give_the_same_errors(empty_cache):
     schema = fresh_schema()
     interpreted = AvroCodec(schema, compile="never")
-    compiled = AvroCodec(dict(schema), compile="eager")   # an equal schema: the same engine
+    compiled = AvroCodec(dict(schema), compile="eager")  # an equal schema: the same engine
     assert interpreted._read_engine is compiled._read_engine
     # the never codec was made first; the eager one built the module, and
     # both serve from it now
     assert interpreted.tier == compiled.tier == "compiled"
     other = AvroCodec(fresh_schema(), compile="never")
-    for bad in ({"id": "x", "name": "a", "tags": [], "price": None},
-                {"id": 1, "name": "a", "tags": [3], "price": None}):
+    for bad in (
+        {"id": "x", "name": "a", "tags": [], "price": None},
+        {"id": 1, "name": "a", "tags": [3], "price": None},
+    ):
         with pytest.raises(DatumError) as tier0:
             other.dump(bad)
         with pytest.raises(DatumError) as tier1:
@@ -180,8 +196,7 @@ def test_both_tiers_give_the_same_errors(empty_cache):
         assert (tier0.value.offset, tier0.value.reason) == (tier1.value.offset, tier1.value.reason)
 
 
-def test_threads_see_only_correct_results_while_the_codec_moves_to_compiled(empty_cache,
-                                                                           monkeypatch):
+def test_threads_see_only_correct_results_while_the_codec_moves_to_compiled(empty_cache, monkeypatch):
     monkeypatch.setattr(tiers, "HOT_AFTER", 20_000)
     schema = fresh_schema()
     codec = AvroCodec(schema)
@@ -242,7 +257,7 @@ def test_the_container_writer_moves_to_the_compiled_codec_between_blocks(empty_c
 
 # -- a machine without a C compiler --------------------------------------------------------
 
-NO_COMPILER_SCRIPT = r'''
+NO_COMPILER_SCRIPT = r"""
 import io, json, logging, os, sys
 logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
 from roastedavro import compiler, tiers
@@ -292,7 +307,7 @@ out["kafka_stats"] = [serializer.stats["fallback"], serializer.stats["compiled"]
                       deserializer.stats["fallback"], deserializer.stats["compiled"]]
 out["cache"] = sorted(os.listdir(os.environ["ROASTEDAVRO_CACHE_DIR"]))
 print(json.dumps(out))
-'''
+"""
 
 
 def test_everything_works_on_a_machine_without_a_c_compiler(tmp_path):
@@ -307,7 +322,12 @@ def test_everything_works_on_a_machine_without_a_c_compiler(tmp_path):
     schema = fresh_schema("NoCc")
     completed = subprocess.run(
         [sys.executable, "-c", NO_COMPILER_SCRIPT, json.dumps(schema), json.dumps(VALUES[:10])],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=300,
+    )
     assert completed.returncode == 0, completed.stderr
     out = json.loads(completed.stdout)
     assert out["can_compile"] is False
@@ -346,7 +366,7 @@ def test_compile_without_a_c_compiler_is_a_compile_error(empty_cache, monkeypatc
 
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.delenv("CC", raising=False)
-    codec = AvroCodec(fresh_schema(), compile="eager")   # tier 0 where nothing compiles
+    codec = AvroCodec(fresh_schema(), compile="eager")  # tier 0 where nothing compiles
     assert codec.tier == "interpreter"
     with pytest.raises(CompileError, match="no C compiler found"):
         codec.compile()
@@ -354,7 +374,8 @@ def test_compile_without_a_c_compiler_is_a_compile_error(empty_cache, monkeypatc
 
 
 def test_a_hot_schema_without_a_c_compiler_says_so_when_hot_and_serves_on(
-        empty_cache, monkeypatch, tmp_path, caplog):
+    empty_cache, monkeypatch, tmp_path, caplog
+):
     """Under "hot", whether this machine compiles is asked when the schema is
     hot, off the caller's path: the first call neither waits for it nor logs."""
     import logging
@@ -407,8 +428,11 @@ def test_a_background_job_takes_short_gil_turns_and_restores_the_programs_interv
     before = sys.getswitchinterval()
     try:
         sys.setswitchinterval(0.005)
-        seen = BackgroundCompiler(build="here").submit(
-            "interval", lambda build: sys.getswitchinterval()).result(timeout=30)
+        seen = (
+            BackgroundCompiler(build="here")
+            .submit("interval", lambda build: sys.getswitchinterval())
+            .result(timeout=30)
+        )
         assert seen == pytest.approx(JOB_SWITCH_INTERVAL, abs=1e-6)
         assert sys.getswitchinterval() == 0.005
 

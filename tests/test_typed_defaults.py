@@ -48,6 +48,7 @@ class Line(Schema):
 
 class Item(Schema):
     """Plucked by the Pluck fields: load returns {"s": member} or {"day": date}."""
+
     s = fields.Enum(Status, required=True)
     d = fields.Date(required=True, attribute="day")
     at = fields.DateTime(required=True)
@@ -66,18 +67,28 @@ TYPED_FIELDS = {
     "status": fields.Enum(Status, load_default=Status.OLD),
     "status_value": fields.Enum(Status, by_value=True, load_default=Status.NEW),
     "price": fields.Decimal(places=2, metadata={"precision": 10}, load_default=Decimal("-12.50")),
-    "price_text": fields.Decimal(places=2, as_string=True, metadata={"precision": 6},
-                                 load_default=Decimal("0.00")),
-    "price_fixed": fields.Decimal(places=2, load_default=Decimal("3.14"), metadata={"avro": {
-        "type": "fixed", "name": "Money", "size": 8, "logicalType": "decimal", "precision": 12}}),
+    "price_text": fields.Decimal(
+        places=2, as_string=True, metadata={"precision": 6}, load_default=Decimal("0.00")
+    ),
+    "price_fixed": fields.Decimal(
+        places=2,
+        load_default=Decimal("3.14"),
+        metadata={
+            "avro": {"type": "fixed", "name": "Money", "size": 8, "logicalType": "decimal", "precision": 12}
+        },
+    ),
     "when": fields.DateTime(load_default=dt.datetime(2020, 1, 1, 12, 30, 0, 123456, tzinfo=UTC)),
-    "when_millis": fields.DateTime(metadata={"avro": "timestamp-millis"},
-                                   load_default=dt.datetime(1960, 1, 1, 0, 0, 0, 123000, tzinfo=UTC)),
-    "aware": fields.AwareDateTime(load_default=dt.datetime(
-        1999, 5, 6, 7, 8, 9, tzinfo=dt.timezone(dt.timedelta(hours=-5)))),
+    "when_millis": fields.DateTime(
+        metadata={"avro": "timestamp-millis"},
+        load_default=dt.datetime(1960, 1, 1, 0, 0, 0, 123000, tzinfo=UTC),
+    ),
+    "aware": fields.AwareDateTime(
+        load_default=dt.datetime(1999, 5, 6, 7, 8, 9, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    ),
     "naive": fields.NaiveDateTime(load_default=dt.datetime(1999, 12, 31, 23, 59, 59, 999999)),
-    "naive_millis": fields.NaiveDateTime(metadata={"avro": "local-timestamp-millis"},
-                                         load_default=dt.datetime(2001, 2, 3, 4, 5, 6, 7000)),
+    "naive_millis": fields.NaiveDateTime(
+        metadata={"avro": "local-timestamp-millis"}, load_default=dt.datetime(2001, 2, 3, 4, 5, 6, 7000)
+    ),
     "day": fields.Date(load_default=dt.date(1900, 3, 1)),
     "at": fields.Time(load_default=dt.time(23, 59, 59, 999999)),
     "at_millis": fields.Time(metadata={"avro": "time-millis"}, load_default=dt.time(0, 0, 1, 5000)),
@@ -88,11 +99,14 @@ TYPED_FIELDS = {
     "no_day": fields.Date(allow_none=True, load_default=None),
     "host": fields.IP(load_default=ipaddress.ip_address("::1")),
     "days": fields.List(fields.Date(), load_default=[dt.date(2020, 1, 1), dt.date(1969, 12, 31)]),
-    "prices": fields.Dict(keys=fields.String(),
-                          values=fields.Decimal(places=1, metadata={"precision": 4}),
-                          load_default={"a": Decimal("1.5"), "b": Decimal("-0.1")}),
-    "pair": fields.Tuple((fields.Date(), fields.Enum(Status)),
-                         load_default=(dt.date(2000, 1, 1), Status.NEW)),
+    "prices": fields.Dict(
+        keys=fields.String(),
+        values=fields.Decimal(places=1, metadata={"precision": 4}),
+        load_default={"a": Decimal("1.5"), "b": Decimal("-0.1")},
+    ),
+    "pair": fields.Tuple(
+        (fields.Date(), fields.Enum(Status)), load_default=(dt.date(2000, 1, 1), Status.NEW)
+    ),
     "line": fields.Nested(Line, load_default=LINE),
     "lines": fields.Nested(Line, many=True, load_default=[LINE, LINE2]),
     "secret": fields.Date(load_only=True, load_default=dt.date(2010, 10, 10)),
@@ -100,14 +114,16 @@ TYPED_FIELDS = {
     "plucked": fields.Pluck(Item, "s", load_default={"s": Status.OLD}),
     "plucked_day": fields.Pluck(Item, "d", load_default={"day": dt.date(1969, 7, 20)}),
     "plucked_at": fields.Pluck(Item, "at", load_default={"at": dt.datetime(2000, 1, 1, tzinfo=UTC)}),
-    "plucked_many": fields.Pluck(Item, "s", many=True,
-                                 load_default=[{"s": Status.OLD}, {"s": Status.NEW}]),
+    "plucked_many": fields.Pluck(Item, "s", many=True, load_default=[{"s": Status.OLD}, {"s": Status.NEW}]),
     # a map's Enum keys are written as the members' names
-    "by_status": fields.Dict(keys=fields.Enum(Status), values=fields.Date(),
-                             load_default={Status.OLD: dt.date(2001, 1, 1)}),
+    "by_status": fields.Dict(
+        keys=fields.Enum(Status), values=fields.Date(), load_default={Status.OLD: dt.date(2001, 1, 1)}
+    ),
     # a declared Avro type (fastavro's conventions): its logical type's value
-    "raw_when": fields.Raw(metadata={"avro": {"type": "long", "logicalType": "timestamp-micros"}},
-                           load_default=dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC)),
+    "raw_when": fields.Raw(
+        metadata={"avro": {"type": "long", "logicalType": "timestamp-micros"}},
+        load_default=dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=UTC),
+    ),
 }
 #: only a dump_default: the Avro default comes from it
 DUMP_DEFAULT = dt.date(2021, 1, 1)
@@ -120,12 +136,16 @@ class Old(CompiledSchema):
     a = fields.Integer(required=True)
 
 
-Typed = type("Typed", (CompiledSchema,), {
-    "Meta": type("Meta", (), {"avro_name": "Shop"}),
-    "a": fields.Integer(required=True),
-    **TYPED_FIELDS,
-    "dump_day": fields.Date(dump_default=DUMP_DEFAULT),
-})
+Typed = type(
+    "Typed",
+    (CompiledSchema,),
+    {
+        "Meta": type("Meta", (), {"avro_name": "Shop"}),
+        "a": fields.Integer(required=True),
+        **TYPED_FIELDS,
+        "dump_day": fields.Date(dump_default=DUMP_DEFAULT),
+    },
+)
 
 
 @pytest.fixture(scope="module")
@@ -192,7 +212,7 @@ def test_the_avro_schema_carries_each_default(typed):
     assert default["when_millis"] == -315619199877
     assert default["day"] == -25508
     assert default["ident"] == "12345678-1234-5678-1234-567812345678"
-    assert default["price"] == b"\xfb\x1e".decode("latin-1")      # -1250, two's complement
+    assert default["price"] == b"\xfb\x1e".decode("latin-1")  # -1250, two's complement
     assert default["price_fixed"] == (314).to_bytes(8, "big", signed=True).decode("latin-1")
     assert default["host"] == "::1"
     assert default["raw_when"] == 1_000_000
@@ -226,11 +246,26 @@ def test_fastavro_reads_the_defaults_as_marshmallow_loads_them(typed, old_data):
     """fastavro's resolving reader returns a logical type's default as its
     JSON; its logical readers convert it to what marshmallow's load returns."""
     avro = typed.avro_schema()
-    raw = fastavro.schemaless_reader(io.BytesIO(old_data), fastavro.parse_schema(Old().avro_schema()),
-                                     fastavro.parse_schema(avro))
+    raw = fastavro.schemaless_reader(
+        io.BytesIO(old_data), fastavro.parse_schema(Old().avro_schema()), fastavro.parse_schema(avro)
+    )
     expected = expected_values()
-    for name in ("price", "price_text", "price_fixed", "when", "when_millis", "aware", "naive",
-                 "naive_millis", "day", "at", "at_millis", "ident", "dump_day", "raw_when"):
+    for name in (
+        "price",
+        "price_text",
+        "price_fixed",
+        "when",
+        "when_millis",
+        "aware",
+        "naive",
+        "naive_millis",
+        "day",
+        "at",
+        "at_millis",
+        "ident",
+        "dump_day",
+        "raw_when",
+    ):
         avro_type = field_type(avro, name)["type"]
         value = raw[name]
         if avro_type["type"] in ("bytes", "fixed"):
@@ -314,49 +349,81 @@ def test_callable_defaults_are_not_in_the_avro_schema():
 ERRORS = [
     (fields.Enum(Status, load_default="NEW"), r"not a member of Status.*Status\.NEW, Status\.OLD"),
     (fields.Enum(Status, by_value=True, load_default="new"), r"not a member of Status"),
-    (fields.DateTime(load_default=dt.datetime(2020, 1, 1)),
-     r"'x' \(DateTime\).*does not read back.*write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, "
-     r"tzinfo=datetime\.timezone\.utc\)"),
-    (fields.DateTime(metadata={"avro": "timestamp-millis"},
-                     load_default=dt.datetime(2020, 1, 1, 0, 0, 0, 1500, tzinfo=UTC)),
-     r"write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, 0, 1000, tzinfo="),
-    (fields.Time(metadata={"avro": "time-millis"}, load_default=dt.time(1, 2, 3, 4)),
-     r"write load_default=datetime\.time\(1, 2, 3\)"),
+    (
+        fields.DateTime(load_default=dt.datetime(2020, 1, 1)),
+        r"'x' \(DateTime\).*does not read back.*write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, "
+        r"tzinfo=datetime\.timezone\.utc\)",
+    ),
+    (
+        fields.DateTime(
+            metadata={"avro": "timestamp-millis"},
+            load_default=dt.datetime(2020, 1, 1, 0, 0, 0, 1500, tzinfo=UTC),
+        ),
+        r"write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, 0, 1000, tzinfo=",
+    ),
+    (
+        fields.Time(metadata={"avro": "time-millis"}, load_default=dt.time(1, 2, 3, 4)),
+        r"write load_default=datetime\.time\(1, 2, 3\)",
+    ),
     (fields.Time(load_default=dt.time(1, tzinfo=UTC)), r"no time zone.*a datetime\.time"),
     (fields.AwareDateTime(load_default=dt.datetime(2020, 1, 1)), r"aware datetime"),
     (fields.NaiveDateTime(load_default=dt.datetime(2020, 1, 1, tzinfo=UTC)), r"naive datetime"),
     (fields.Date(load_default="2020-01-01"), r"'x' \(Date\).*a datetime\.date"),
-    (fields.Decimal(places=2, metadata={"precision": 10}, load_default=Decimal("0.005")),
-     r"would be rounded.*a decimal\.Decimal"),
-    (fields.Decimal(places=2, metadata={"precision": 3}, load_default=Decimal("100")),
-     r"Does not fit decimal\(3, 2\)"),
-    (fields.Decimal(places=2, load_default=Decimal("0.00")),
-     r"no metadata precision: declare places=N and metadata=\{'precision': P\}"),
+    (
+        fields.Decimal(places=2, metadata={"precision": 10}, load_default=Decimal("0.005")),
+        r"would be rounded.*a decimal\.Decimal",
+    ),
+    (
+        fields.Decimal(places=2, metadata={"precision": 3}, load_default=Decimal("100")),
+        r"Does not fit decimal\(3, 2\)",
+    ),
+    (
+        fields.Decimal(places=2, load_default=Decimal("0.00")),
+        r"no metadata precision: declare places=N and metadata=\{'precision': P\}",
+    ),
     (fields.TimeDelta(load_default=dt.timedelta(days=999_999_999)), r"64-bit count of microseconds"),
-    (fields.Raw(metadata={"avro": {"type": "long", "logicalType": "timestamp-millis"}},
-                load_default=dt.datetime(2020, 1, 1, 0, 0, 0, 5, tzinfo=UTC)),
-     r"'x' \(Raw\).*write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, tzinfo="),
+    (
+        fields.Raw(
+            metadata={"avro": {"type": "long", "logicalType": "timestamp-millis"}},
+            load_default=dt.datetime(2020, 1, 1, 0, 0, 0, 5, tzinfo=UTC),
+        ),
+        r"'x' \(Raw\).*write load_default=datetime\.datetime\(2020, 1, 1, 0, 0, tzinfo=",
+    ),
     (fields.UUID(load_default="not a uuid"), r"Not a valid UUID.*a uuid\.UUID"),
     (fields.List(fields.Date(), load_default=["2020-01-01"]), r"'x\[\]' \(Date\)"),
     (fields.Nested(Line, load_default={"sku": "x"}), r"no value for 'at'"),
     # a Pluck's default is the dict its load returns, not the plucked value
-    (fields.Pluck(Item, "s", load_default=Status.OLD),
-     r"'x' \(Pluck\).*not what load returns.*write load_default=\{'s': <Status\.OLD: 'old'>\}"),
-    (fields.Pluck(Item, "d", load_default=dt.date(2001, 1, 1)),
-     r"write load_default=\{'day': datetime\.date\(2001, 1, 1\)\}"),
-    (fields.Pluck(Item, "s", many=True, load_default=[Status.OLD]),
-     r"write load_default=\[\{'s': <Status\.OLD: 'old'>\}\]"),
+    (
+        fields.Pluck(Item, "s", load_default=Status.OLD),
+        r"'x' \(Pluck\).*not what load returns.*write load_default=\{'s': <Status\.OLD: 'old'>\}",
+    ),
+    (
+        fields.Pluck(Item, "d", load_default=dt.date(2001, 1, 1)),
+        r"write load_default=\{'day': datetime\.date\(2001, 1, 1\)\}",
+    ),
+    (
+        fields.Pluck(Item, "s", many=True, load_default=[Status.OLD]),
+        r"write load_default=\[\{'s': <Status\.OLD: 'old'>\}\]",
+    ),
     (fields.Pluck(Item, "s", many=True, load_default={"s": Status.OLD}), r"not a list \(many=True\)"),
-    (fields.Pluck(Item, "s", load_default={"s": Status.OLD, "day": dt.date(2001, 1, 1)}),
-     r"does not read back as itself.*write load_default=\{'s': <Status\.OLD: 'old'>\}"),
-    (fields.Pluck(Item, "s", load_default=types.SimpleNamespace(s=Status.OLD)),
-     r"not what load returns.*write load_default=\{'s': <Status\.OLD: 'old'>\}"),
+    (
+        fields.Pluck(Item, "s", load_default={"s": Status.OLD, "day": dt.date(2001, 1, 1)}),
+        r"does not read back as itself.*write load_default=\{'s': <Status\.OLD: 'old'>\}",
+    ),
+    (
+        fields.Pluck(Item, "s", load_default=types.SimpleNamespace(s=Status.OLD)),
+        r"not what load returns.*write load_default=\{'s': <Status\.OLD: 'old'>\}",
+    ),
     (fields.Pluck(Item, "d", load_default={"day": "2001-01-01"}), r"'x\.d' \(Date\).*a datetime\.date"),
     (fields.Pluck(Item, "s", dump_default=Status.NEW), r"no value for 's'.*give \{'s': <Status\.NEW"),
-    (fields.Pluck(Item, "s", load_default={"s": Status.OLD}, dump_default=Status.NEW),
-     r"no value for 's'.*give \{'s': <Status\.NEW"),
-    (fields.Dict(keys=fields.Enum(Status), values=fields.Integer(), load_default={"OLD": 1}),
-     r"key 'OLD' is not a member of Status"),
+    (
+        fields.Pluck(Item, "s", load_default={"s": Status.OLD}, dump_default=Status.NEW),
+        r"no value for 's'.*give \{'s': <Status\.NEW",
+    ),
+    (
+        fields.Dict(keys=fields.Enum(Status), values=fields.Integer(), load_default={"OLD": 1}),
+        r"key 'OLD' is not a member of Status",
+    ),
 ]
 
 
@@ -371,10 +438,20 @@ def test_the_suggested_default_compiles():
     """The value an error suggests is one the field takes."""
     moment = dt.datetime(2020, 1, 1, 0, 0, 0, 1500, tzinfo=UTC)
     with pytest.raises(CompileError):
-        type("Bad", (CompiledSchema,), {"x": fields.DateTime(
-            metadata={"avro": "timestamp-millis"}, load_default=moment)})().avro_schema()
-    fixed = type("Good", (CompiledSchema,), {"x": fields.DateTime(
-        metadata={"avro": "timestamp-millis"}, load_default=moment.replace(microsecond=1000))})
+        type(
+            "Bad",
+            (CompiledSchema,),
+            {"x": fields.DateTime(metadata={"avro": "timestamp-millis"}, load_default=moment)},
+        )().avro_schema()
+    fixed = type(
+        "Good",
+        (CompiledSchema,),
+        {
+            "x": fields.DateTime(
+                metadata={"avro": "timestamp-millis"}, load_default=moment.replace(microsecond=1000)
+            )
+        },
+    )
     assert field_type(fixed().avro_schema(), "x")["default"] == 1577836800001
 
 
@@ -421,8 +498,9 @@ def fastavro_raw(avro_type, value):
     """The value as fastavro's logical writer writes it, read back raw, as JSON."""
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(avro_type), value)
-    raw = fastavro.schemaless_reader(io.BytesIO(out.getvalue()),
-                                     fastavro.parse_schema(without_logical_types(avro_type)))
+    raw = fastavro.schemaless_reader(
+        io.BytesIO(out.getvalue()), fastavro.parse_schema(without_logical_types(avro_type))
+    )
     return raw.decode("latin-1") if isinstance(raw, bytes) else raw
 
 
@@ -432,22 +510,31 @@ def fastavro_logical(avro_type, default):
     return reader(value, avro_type, avro_type)
 
 
-aware = st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
-                     timezones=st.sampled_from([UTC, dt.timezone(dt.timedelta(hours=5, minutes=30)),
-                                                dt.timezone(dt.timedelta(hours=-11))]))
+aware = st.datetimes(
+    min_value=dt.datetime(1, 1, 2),
+    max_value=dt.datetime(9999, 12, 30),
+    timezones=st.sampled_from(
+        [UTC, dt.timezone(dt.timedelta(hours=5, minutes=30)), dt.timezone(dt.timedelta(hours=-11))]
+    ),
+)
 LOGICAL_CASES = {
     "timestamp-micros": (lambda v: fields.DateTime(load_default=v), aware),
-    "timestamp-millis": (lambda v: fields.DateTime(load_default=v,
-                                                   metadata={"avro": "timestamp-millis"}),
-                         aware.map(lambda v: v.replace(microsecond=v.microsecond // 1000 * 1000))),
+    "timestamp-millis": (
+        lambda v: fields.DateTime(load_default=v, metadata={"avro": "timestamp-millis"}),
+        aware.map(lambda v: v.replace(microsecond=v.microsecond // 1000 * 1000)),
+    ),
     "aware": (lambda v: fields.AwareDateTime(load_default=v), aware),
     "local-timestamp-micros": (lambda v: fields.NaiveDateTime(load_default=v), st.datetimes()),
     "date": (lambda v: fields.Date(load_default=v), st.dates()),
     "time-micros": (lambda v: fields.Time(load_default=v), st.times()),
-    "time-millis": (lambda v: fields.Time(load_default=v, metadata={"avro": "time-millis"}),
-                    st.times().map(lambda v: v.replace(microsecond=v.microsecond // 1000 * 1000))),
-    "decimal": (lambda v: fields.Decimal(places=3, metadata={"precision": 12}, load_default=v),
-                st.integers(-10**12 + 1, 10**12 - 1).map(lambda n: Decimal(n).scaleb(-3))),
+    "time-millis": (
+        lambda v: fields.Time(load_default=v, metadata={"avro": "time-millis"}),
+        st.times().map(lambda v: v.replace(microsecond=v.microsecond // 1000 * 1000)),
+    ),
+    "decimal": (
+        lambda v: fields.Decimal(places=3, metadata={"precision": 12}, load_default=v),
+        st.integers(-(10**12) + 1, 10**12 - 1).map(lambda n: Decimal(n).scaleb(-3)),
+    ),
     "uuid": (lambda v: fields.UUID(load_default=v), st.uuids()),
 }
 
@@ -465,11 +552,16 @@ def test_a_typed_default_is_fastavros_value_of_it(case, data):
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.timedeltas(min_value=dt.timedelta(microseconds=-2**63),
-                    max_value=dt.timedelta(microseconds=2**63 - 1)), st.booleans())
+@given(
+    st.timedeltas(
+        min_value=dt.timedelta(microseconds=-(2**63)), max_value=dt.timedelta(microseconds=2**63 - 1)
+    ),
+    st.booleans(),
+)
 def test_timedelta_and_enum_defaults(span, by_value):
     assert avro_default(fields.TimeDelta(load_default=span))["default"] == (
-        span // dt.timedelta(microseconds=1))
+        span // dt.timedelta(microseconds=1)
+    )
     member = Status.OLD if by_value else Status.NEW
     default = avro_default(fields.Enum(Status, by_value=by_value, load_default=member))["default"]
     assert default == (member.value if by_value else member.name)
@@ -495,10 +587,14 @@ def test_a_nested_default_goes_through_the_nested_schemas_pre_dump():
 @given(st.dates(), st.sampled_from(Status))
 def test_a_plucks_default_is_the_plucked_fields_own(day, member):
     """A Pluck's default goes through the plucked field's conversion."""
-    assert avro_default(fields.Pluck(Item, "d", load_default={"day": day}))["default"] == (
-        avro_default(fields.Date(load_default=day))["default"])
-    assert avro_default(fields.Pluck(Item, "s", many=True, load_default=[{"s": member}] * 2))[
-        "default"] == [avro_default(fields.Enum(Status, load_default=member))["default"]] * 2
+    assert (
+        avro_default(fields.Pluck(Item, "d", load_default={"day": day}))["default"]
+        == (avro_default(fields.Date(load_default=day))["default"])
+    )
+    assert (
+        avro_default(fields.Pluck(Item, "s", many=True, load_default=[{"s": member}] * 2))["default"]
+        == [avro_default(fields.Enum(Status, load_default=member))["default"]] * 2
+    )
 
 
 # -- a Pluck's dump_default: dump takes the dict, or an object --------------
@@ -522,8 +618,11 @@ def test_a_plucks_dump_default_is_written_as_marshmallows_dump_writes_it(old_dat
     dumped = schema.dump({"a": 1})
     assert set(dumped) == {"a", "only_dump", "as_object", "both", "many_dump"}
     # fastavro's logical writers take the date and datetime marshmallow dumped as text
-    values = {**dumped, "as_object": dt.date.fromisoformat(dumped["as_object"]),
-              "many_dump": [dt.datetime.fromisoformat(text) for text in dumped["many_dump"]]}
+    values = {
+        **dumped,
+        "as_object": dt.date.fromisoformat(dumped["as_object"]),
+        "many_dump": [dt.datetime.fromisoformat(text) for text in dumped["many_dump"]],
+    }
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(schema.avro_schema()), values)
     assert schema.dump_compiled({"a": 1}) == out.getvalue()

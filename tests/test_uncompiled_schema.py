@@ -19,7 +19,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from marshmallow import (
-    Schema, ValidationError, fields, post_dump, post_load, pre_load, validate, validates,
+    Schema,
+    ValidationError,
+    fields,
+    post_dump,
+    post_load,
+    pre_load,
+    validate,
+    validates,
     validates_schema,
 )
 
@@ -36,8 +43,10 @@ import importlib.metadata
 #: not yet give the compiled codec's results there (a known gap, see docs/compiling.md)
 MARSHMALLOW_3 = int(importlib.metadata.version("marshmallow").split(".")[0]) < 4
 ON_MARSHMALLOW_3 = pytest.mark.skipif(
-    MARSHMALLOW_3, reason="marshmallow 3: the uncompiled path's errors and damaged-byte values "
-                          "can differ from the compiled codec's (known gap, docs/compiling.md)")
+    MARSHMALLOW_3,
+    reason="marshmallow 3: the uncompiled path's errors and damaged-byte values "
+    "can differ from the compiled codec's (known gap, docs/compiling.md)",
+)
 
 UTC = dt.timezone.utc
 
@@ -61,22 +70,40 @@ def every_field():
     return {
         "s": fields.String(data_key="S", validate=validate.Length(max=20)),
         "i": fields.Integer(validate=validate.Range(min=-1000, max=1000)),
-        "f": fields.Float(), "b": fields.Boolean(),
-        "at": fields.DateTime(), "at_ms": fields.DateTime(metadata={"avro": "timestamp-millis"}),
-        "aware": fields.AwareDateTime(), "naive": fields.NaiveDateTime(),
-        "day": fields.Date(), "t": fields.Time(), "took": fields.TimeDelta(),
+        "f": fields.Float(),
+        "b": fields.Boolean(),
+        "at": fields.DateTime(),
+        "at_ms": fields.DateTime(metadata={"avro": "timestamp-millis"}),
+        "aware": fields.AwareDateTime(),
+        "naive": fields.NaiveDateTime(),
+        "day": fields.Date(),
+        "t": fields.Time(),
+        "took": fields.TimeDelta(),
         "amount": fields.Decimal(places=2, metadata={"precision": 9}),
-        "fixed_amount": fields.Decimal(places=2, metadata={"avro": {
-            "type": "fixed", "name": "money", "size": 8, "logicalType": "decimal",
-            "precision": 18, "scale": 2}}),
-        "u": fields.UUID(), "uf": fields.UUID(metadata={"avro": "fixed"}),
-        "color": fields.Enum(Color), "color_value": fields.Enum(Color, by_value=True),
+        "fixed_amount": fields.Decimal(
+            places=2,
+            metadata={
+                "avro": {
+                    "type": "fixed",
+                    "name": "money",
+                    "size": 8,
+                    "logicalType": "decimal",
+                    "precision": 18,
+                    "scale": 2,
+                }
+            },
+        ),
+        "u": fields.UUID(),
+        "uf": fields.UUID(metadata={"avro": "fixed"}),
+        "color": fields.Enum(Color),
+        "color_value": fields.Enum(Color, by_value=True),
         "pair": fields.Tuple((fields.Integer(), fields.UUID())),
         "times": fields.List(fields.DateTime()),
         "days": fields.Dict(keys=fields.String(), values=fields.Date()),
         "blob": fields.Raw(metadata={"avro": "bytes"}),
         "maybe": fields.Date(allow_none=True),
-        "pluck": fields.Pluck(Keyed, "id"), "point": fields.Nested(Point),
+        "pluck": fields.Pluck(Keyed, "id"),
+        "point": fields.Nested(Point),
         "points": fields.Nested(Point, many=True),
         "label": fields.Method("make_label", metadata={"avro": ["null", "string"]}),
         "note": fields.String(load_default="none", dump_default="none"),
@@ -92,8 +119,11 @@ def no_digits(self, value, **kwargs):
         raise ValidationError("no digits")
 
 
-Plain = type("Plain", (CompiledSchema,), {
-    **every_field(), "make_label": make_label, "no_digits": validates("s")(no_digits)})
+Plain = type(
+    "Plain",
+    (CompiledSchema,),
+    {**every_field(), "make_label": make_label, "no_digits": validates("s")(no_digits)},
+)
 
 
 def identity(self, data, **kwargs):
@@ -113,11 +143,19 @@ def not_both_zero(self, data, **kwargs):
         raise ValidationError("zero cannot be 0")
 
 
-Hooked = type("Hooked", (CompiledSchema,), {
-    **every_field(), "make_label": make_label, "no_digits": validates("s")(no_digits),
-    "keep": post_dump(identity),
-    "strip": pre_load(strip_s), "count": post_load(count_points),
-    "check": validates_schema(not_both_zero)})
+Hooked = type(
+    "Hooked",
+    (CompiledSchema,),
+    {
+        **every_field(),
+        "make_label": make_label,
+        "no_digits": validates("s")(no_digits),
+        "keep": post_dump(identity),
+        "strip": pre_load(strip_s),
+        "count": post_load(count_points),
+        "check": validates_schema(not_both_zero),
+    },
+)
 
 
 class Newer(CompiledSchema):
@@ -135,16 +173,30 @@ class Newer(CompiledSchema):
 
 MOMENT = dt.datetime(2024, 3, 1, 12, 30, 15, 123456, tzinfo=UTC)
 RECORD = {
-    "s": "héllo", "i": -7, "f": 1.25, "b": True, "at": MOMENT,
+    "s": "héllo",
+    "i": -7,
+    "f": 1.25,
+    "b": True,
+    "at": MOMENT,
     "at_ms": dt.datetime(1969, 12, 31, 23, 59, 59, 999000, tzinfo=UTC),
     "aware": MOMENT.astimezone(dt.timezone(dt.timedelta(hours=-5))),
-    "naive": dt.datetime(2000, 1, 1, 0, 0, 1), "day": dt.date(1, 1, 1), "t": dt.time(23, 59, 59, 999999),
-    "took": dt.timedelta(days=-2, seconds=5), "amount": Decimal("-12.50"),
-    "fixed_amount": Decimal("99.99"), "u": uuid.UUID(int=7), "uf": uuid.UUID(int=2**128 - 1),
-    "color": Color.GREEN, "color_value": Color.RED, "pair": (3, uuid.UUID(int=9)),
-    "times": [MOMENT, MOMENT.replace(year=1900)], "days": {"a": dt.date(2024, 2, 29)},
-    "blob": b"\x00\xff", "maybe": None,
-    "pluck": {"id": uuid.UUID(int=1)}, "point": {"x": 1, "at": MOMENT, "cost": Decimal("0.01")},
+    "naive": dt.datetime(2000, 1, 1, 0, 0, 1),
+    "day": dt.date(1, 1, 1),
+    "t": dt.time(23, 59, 59, 999999),
+    "took": dt.timedelta(days=-2, seconds=5),
+    "amount": Decimal("-12.50"),
+    "fixed_amount": Decimal("99.99"),
+    "u": uuid.UUID(int=7),
+    "uf": uuid.UUID(int=2**128 - 1),
+    "color": Color.GREEN,
+    "color_value": Color.RED,
+    "pair": (3, uuid.UUID(int=9)),
+    "times": [MOMENT, MOMENT.replace(year=1900)],
+    "days": {"a": dt.date(2024, 2, 29)},
+    "blob": b"\x00\xff",
+    "maybe": None,
+    "pluck": {"id": uuid.UUID(int=1)},
+    "point": {"x": 1, "at": MOMENT, "cost": Decimal("0.01")},
     "points": [{"x": 2, "at": MOMENT, "cost": None}, {"x": 3, "at": MOMENT, "cost": Decimal(-5)}],
 }
 
@@ -216,8 +268,11 @@ def test_bytes_values_and_many_are_the_compiled_codecs(compiled, uncompiled, kin
     records = [RECORD, {**RECORD, "maybe": dt.date(2020, 1, 2), "times": [], "points": []}]
     many = schema.dump_compiled(records, many=True)
     assert many == reference.dump_compiled(records, many=True)
-    assert schema.load_compiled(many, many=True) == reference.load_compiled(many, many=True) \
+    assert (
+        schema.load_compiled(many, many=True)
+        == reference.load_compiled(many, many=True)
         == marshmallows(schema, records, many=True)
+    )
     assert schema.dump_compiled([], many=True) == b"\x00"
     assert schema.load_compiled(b"\x00", many=True) == []
 
@@ -231,8 +286,7 @@ def test_hooks_run(uncompiled):
     assert error.value.messages == {"_schema": ["zero cannot be 0"]}
 
 
-LOAD_ERRORS = [{"i": 5000}, {"s": "x" * 30}, {"s": "abc1"}, {"s": "zero", "i": 0},
-               {"i": -5000, "s": "a1"}]
+LOAD_ERRORS = [{"i": 5000}, {"s": "x" * 30}, {"s": "abc1"}, {"s": "zero", "i": 0}, {"i": -5000, "s": "a1"}]
 
 
 @pytest.mark.parametrize("kind", ["plain", "hooked"])
@@ -262,22 +316,51 @@ def test_validation_errors_on_load_are_marshmallows(compiled, uncompiled, kind, 
 
 
 DUMP_ERRORS = [
-    {"i": "x"}, {"i": 2**70}, {"i": None}, {"f": "nope"}, {"point": {"x": "q", "at": MOMENT}},
+    {"i": "x"},
+    {"i": 2**70},
+    {"i": None},
+    {"f": "nope"},
+    {"point": {"x": "q", "at": MOMENT}},
     {"points": [{"x": 1, "at": MOMENT}, {"x": 2**64, "at": MOMENT}]},
-    {"times": [MOMENT, "not a time"]}, {"days": {"k": "not a day"}},
-    {"amount": Decimal("1.234")}, {"amount": Decimal("12345678.9")}, {"fixed_amount": "x"},
-    {"u": "not a uuid"}, {"color": "BLUE"}, {"pair": (1, 2, 3)}, {"blob": 5},
-    {"naive": dt.datetime(2000, 1, 1, tzinfo=UTC)}, {"aware": dt.datetime(2000, 1, 1)},
-    {"t": dt.time(1, 2, tzinfo=UTC)}, {"s": 5}, {"b": None}, {"point": None},
-    {"b": "x"}, {"b": []}, {"pair": "x"}, {"pair": 5}, {"pluck": "x"}, {"points": 1},
-    {"points": ["x"]}, {"point": "x"}, {"days": 5}, {"times": 5}, {"color_value": "b"},
-    {"points": [{"x": 1, "at": MOMENT, "cost": Decimal("0.5")},
-                {"x": 1, "at": MOMENT, "cost": Decimal("1.001")}]},
+    {"times": [MOMENT, "not a time"]},
+    {"days": {"k": "not a day"}},
+    {"amount": Decimal("1.234")},
+    {"amount": Decimal("12345678.9")},
+    {"fixed_amount": "x"},
+    {"u": "not a uuid"},
+    {"color": "BLUE"},
+    {"pair": (1, 2, 3)},
+    {"blob": 5},
+    {"naive": dt.datetime(2000, 1, 1, tzinfo=UTC)},
+    {"aware": dt.datetime(2000, 1, 1)},
+    {"t": dt.time(1, 2, tzinfo=UTC)},
+    {"s": 5},
+    {"b": None},
+    {"point": None},
+    {"b": "x"},
+    {"b": []},
+    {"pair": "x"},
+    {"pair": 5},
+    {"pluck": "x"},
+    {"points": 1},
+    {"points": ["x"]},
+    {"point": "x"},
+    {"days": 5},
+    {"times": 5},
+    {"color_value": "b"},
+    {
+        "points": [
+            {"x": 1, "at": MOMENT, "cost": Decimal("0.5")},
+            {"x": 1, "at": MOMENT, "cost": Decimal("1.001")},
+        ]
+    },
     {"point": {"x": 1, "at": MOMENT, "cost": Decimal("1E+9")}},
     # several wrong values: the first one written is reported
     {"points": [{"x": 2**64, "at": MOMENT, "cost": Decimal("1.001")}]},
-    {"i": 2**64, "amount": Decimal("1.001")}, {"amount": Decimal("1.001"), "u": "bad"},
-    {"amount": Decimal("1.001"), "color": "BLUE"}, {"f": "x", "amount": Decimal("1.001")},
+    {"i": 2**64, "amount": Decimal("1.001")},
+    {"amount": Decimal("1.001"), "u": "bad"},
+    {"amount": Decimal("1.001"), "color": "BLUE"},
+    {"f": "x", "amount": Decimal("1.001")},
     {"points": [{"x": 1, "at": MOMENT, "cost": Decimal("1.001")}], "pluck": "x"},
 ]
 
@@ -286,8 +369,10 @@ DUMP_ERRORS = [
 @pytest.mark.parametrize("change", DUMP_ERRORS, ids=repr)
 def test_dump_errors_are_the_compiled_codecs(compiled, uncompiled, kind, change):
     if MARSHMALLOW_3 and kind == "plain" and change == {"pair": (1, 2, 3)}:
-        pytest.skip("marshmallow 3: a Tuple's length is refused differently on the uncompiled "
-                    "path (known gap, docs/compiling.md)")
+        pytest.skip(
+            "marshmallow 3: a Tuple's length is refused differently on the uncompiled "
+            "path (known gap, docs/compiling.md)"
+        )
     reference, schema = compiled[kind], uncompiled[kind]
     record = {**RECORD, **change}
     try:
@@ -348,7 +433,7 @@ def test_a_list_is_not_a_record(compiled, uncompiled):
 def test_malformed_bytes_are_decode_errors_with_the_offset(compiled, uncompiled):
     reference, schema = compiled["plain"], uncompiled["plain"]
     data = reference.dump_compiled(RECORD)
-    for bad in (data[:-1], data[:len(data) // 2], data + b"\x00", b"", b"\xff" * 12):
+    for bad in (data[:-1], data[: len(data) // 2], data + b"\x00", b"", b"\xff" * 12):
         with pytest.raises(DecodeError) as theirs:
             reference.load_compiled(bad)
         with pytest.raises(DecodeError) as ours:
@@ -379,12 +464,19 @@ def test_data_of_another_writer_schema(compiled, uncompiled):
     loaded = schema.load_compiled(data, writer_schema=Plain)
     assert schema.tier == "interpreter"
     assert loaded == reference.load_compiled(data, writer_schema=Plain)
-    assert loaded == {"s": "héllo", "i": -7, "added": 7, "points": [
-        {"x": 2, "at": MOMENT, "cost": None}, {"x": 3, "at": MOMENT, "cost": Decimal("-5.00")}]}
+    assert loaded == {
+        "s": "héllo",
+        "i": -7,
+        "added": 7,
+        "points": [{"x": 2, "at": MOMENT, "cost": None}, {"x": 3, "at": MOMENT, "cost": Decimal("-5.00")}],
+    }
     many = uncompiled["plain"].dump_compiled([RECORD, RECORD], many=True)
     writer = Plain().avro_schema()
-    assert schema.load_compiled(many, many=True, writer_schema=writer) == \
-        reference.load_compiled(many, many=True, writer_schema=writer) == [loaded, loaded]
+    assert (
+        schema.load_compiled(many, many=True, writer_schema=writer)
+        == reference.load_compiled(many, many=True, writer_schema=writer)
+        == [loaded, loaded]
+    )
     for cut in (1, 3, 5, 40):
         with pytest.raises(DecodeError) as ours:
             schema.load_compiled(data[:-cut], writer_schema=Plain)
@@ -409,7 +501,7 @@ def test_one_log_line_at_most_where_no_compiler(uncompiled, caplog):
         Newer().dump_compiled({"s": "x", "i": 1, "points": []})
     lines = [r for r in caplog.records if r.name == "roastedavro"]
     if compiler.compile_mode() == "never":
-        assert lines == []      # the deployment chose it: nothing to say
+        assert lines == []  # the deployment chose it: nothing to say
     else:
         assert len(lines) == 1
         assert "served without compiling" in lines[0].getMessage()
@@ -439,19 +531,41 @@ def interpreted(compiled, tmp_path_factory):
 
 @settings(max_examples=150, deadline=None)
 @given(
-    at=st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
-                    timezones=st.sampled_from([UTC, dt.timezone(dt.timedelta(hours=3))])),
-    day=st.dates(), t=st.times(), seconds=st.integers(-(10**9), 10**9),
-    cents=st.integers(-(10**7) + 1, 10**7 - 1), ident=st.uuids(),
-    i=st.integers(-2000, 2000) | st.integers(), s=st.text(max_size=25),
-    f=st.floats(allow_nan=False), xs=st.lists(st.integers(-5, 5) | st.integers(), max_size=4),
+    at=st.datetimes(
+        min_value=dt.datetime(1, 1, 2),
+        max_value=dt.datetime(9999, 12, 30),
+        timezones=st.sampled_from([UTC, dt.timezone(dt.timedelta(hours=3))]),
+    ),
+    day=st.dates(),
+    t=st.times(),
+    seconds=st.integers(-(10**9), 10**9),
+    cents=st.integers(-(10**7) + 1, 10**7 - 1),
+    ident=st.uuids(),
+    i=st.integers(-2000, 2000) | st.integers(),
+    s=st.text(max_size=25),
+    f=st.floats(allow_nan=False),
+    xs=st.lists(st.integers(-5, 5) | st.integers(), max_size=4),
 )
 def test_random_records(compiled, interpreted, at, day, t, seconds, cents, ident, i, s, f, xs):
     reference, schema = compiled["plain"], interpreted
-    record = {**RECORD, "at": at, "aware": at, "times": [at], "day": day, "days": {s: day},
-              "t": t, "took": dt.timedelta(seconds=seconds), "amount": Decimal(cents).scaleb(-2),
-              "u": ident, "uf": ident, "pair": (i, ident), "i": i, "s": s, "f": f,
-              "points": [{"x": x, "at": at, "cost": Decimal(cents).scaleb(-3)} for x in xs]}
+    record = {
+        **RECORD,
+        "at": at,
+        "aware": at,
+        "times": [at],
+        "day": day,
+        "days": {s: day},
+        "t": t,
+        "took": dt.timedelta(seconds=seconds),
+        "amount": Decimal(cents).scaleb(-2),
+        "u": ident,
+        "uf": ident,
+        "pair": (i, ident),
+        "i": i,
+        "s": s,
+        "f": f,
+        "points": [{"x": x, "at": at, "cost": Decimal(cents).scaleb(-3)} for x in xs],
+    }
     try:
         expected = reference.dump_compiled(record)
     except ValidationError as error:
@@ -471,22 +585,50 @@ def test_random_records(compiled, interpreted, at, day, t, seconds, cents, ident
     assert schema.load_compiled(expected) == expected_value
 
 
-WRONG = [None, "x", 1, 1.5, -1, 2**70, [], {}, [1], {"a": 1}, b"x", True, Decimal("NaN"),
-         Decimal("1.555"), dt.date(2020, 1, 1), MOMENT, dt.datetime(2020, 1, 1), dt.time(1),
-         dt.timedelta(1), uuid.UUID(int=3), "2020-01-01", float("inf"), (1, 2), [{"x": "q"}],
-         {"x": 2**65, "at": MOMENT}, [MOMENT, "x"], {"k": "v"},
-         [{"x": 1, "at": MOMENT, "cost": Decimal("0.001")}]]
+WRONG = [
+    None,
+    "x",
+    1,
+    1.5,
+    -1,
+    2**70,
+    [],
+    {},
+    [1],
+    {"a": 1},
+    b"x",
+    True,
+    Decimal("NaN"),
+    Decimal("1.555"),
+    dt.date(2020, 1, 1),
+    MOMENT,
+    dt.datetime(2020, 1, 1),
+    dt.time(1),
+    dt.timedelta(1),
+    uuid.UUID(int=3),
+    "2020-01-01",
+    float("inf"),
+    (1, 2),
+    [{"x": "q"}],
+    {"x": 2**65, "at": MOMENT},
+    [MOMENT, "x"],
+    {"k": "v"},
+    [{"x": 1, "at": MOMENT, "cost": Decimal("0.001")}],
+]
 
 
 @ON_MARSHMALLOW_3
 @settings(max_examples=300, deadline=None)
-@given(changes=st.dictionaries(st.sampled_from(sorted(RECORD)), st.sampled_from(WRONG), max_size=4),
-       many=st.booleans())
+@given(
+    changes=st.dictionaries(st.sampled_from(sorted(RECORD)), st.sampled_from(WRONG), max_size=4),
+    many=st.booleans(),
+)
 def test_random_wrong_values_give_the_compiled_writers_error(compiled, interpreted, changes, many):
     # the compiled codec raises TypeError for an unhashable value of an Enum
     # field (not a ValidationError): left out here
-    assume(not any(key.startswith("color") and isinstance(value, (list, dict))
-                   for key, value in changes.items()))
+    assume(
+        not any(key.startswith("color") and isinstance(value, (list, dict)) for key, value in changes.items())
+    )
     record = {**RECORD, **changes}
     value = [RECORD, record] if many else record
     try:
@@ -508,17 +650,24 @@ def outcome(load, data, many):
         return ("malformed", error.reason, error.offset)
 
 
-RECORDS = [RECORD, {**RECORD, "times": [], "points": [
-    {"x": 1, "at": MOMENT, "cost": Decimal("9999999.99")}] * 3}]
+RECORDS = [
+    RECORD,
+    {**RECORD, "times": [], "points": [{"x": 1, "at": MOMENT, "cost": Decimal("9999999.99")}] * 3},
+]
 
 
-@pytest.mark.parametrize("change, reason", [
-    ({"amount": (10**9).to_bytes(5, "big", signed=True)}, "more digits than decimal(9, 2)"),
-    ({"amount": bytes(9)}, "more digits than decimal(9, 2)"),
-    ({"fixed_amount": (10**18).to_bytes(8, "big", signed=True)}, "more digits than decimal(18, 2)"),
-    ({"at": 2**62}, ""), ({"day": 2**31 - 1}, ""), ({"u": "not a uuid"}, "UUID"),
-    ({"t": 24 * 3600 * 10**6}, ""),
-])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        ({"amount": (10**9).to_bytes(5, "big", signed=True)}, "more digits than decimal(9, 2)"),
+        ({"amount": bytes(9)}, "more digits than decimal(9, 2)"),
+        ({"fixed_amount": (10**18).to_bytes(8, "big", signed=True)}, "more digits than decimal(18, 2)"),
+        ({"at": 2**62}, ""),
+        ({"day": 2**31 - 1}, ""),
+        ({"u": "not a uuid"}, "UUID"),
+        ({"t": 24 * 3600 * 10**6}, ""),
+    ],
+)
 def test_values_the_compiled_reader_refuses_are_decode_errors(compiled, interpreted, change, reason):
     # tier 0 reads the raw schema's values; the checks of the compiled reader
     # (logical types, a decimal's precision) give the same DecodeError
@@ -537,24 +686,30 @@ def test_damaged_bytes_are_read_as_the_compiled_reader_reads_them(compiled, inte
     reference = compiled["plain"]
     good = reference.dump_compiled(RECORDS, many=True) if many else reference.dump_compiled(RECORD)
     damaged = bytearray(good)
-    for index, byte in data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1),
-                                                    st.integers(0, 255)), min_size=1, max_size=3)):
+    for index, byte in data.draw(
+        st.lists(st.tuples(st.integers(0, len(good) - 1), st.integers(0, 255)), min_size=1, max_size=3)
+    ):
         damaged[index] = byte
     cut = data.draw(st.none() | st.integers(0, len(good)))
     damaged = bytes(damaged[:cut])
-    assert outcome(interpreted.load_compiled, damaged, many) == \
-        outcome(reference.load_compiled, damaged, many)
+    assert outcome(interpreted.load_compiled, damaged, many) == outcome(
+        reference.load_compiled, damaged, many
+    )
 
 
 def test_the_decimal_filter_follows_recursive_and_nested_types():
     from roastedavro.schema import _DecimalScan
 
-    tree = {"type": "record", "name": "Tree", "fields": [
-        {"name": "v", "type": {"type": "bytes", "precision": 3, "scale": 1}},
-        {"name": "kids", "type": {"type": "array", "items": "Tree"}},
-        {"name": "by", "type": {"type": "map", "values": ["null", "Tree"]}},
-        {"name": "f", "type": ["null", {"type": "fixed", "name": "F", "size": 4, "precision": 2}]},
-    ]}
+    tree = {
+        "type": "record",
+        "name": "Tree",
+        "fields": [
+            {"name": "v", "type": {"type": "bytes", "precision": 3, "scale": 1}},
+            {"name": "kids", "type": {"type": "array", "items": "Tree"}},
+            {"name": "by", "type": {"type": "map", "values": ["null", "Tree"]}},
+            {"name": "f", "type": ["null", {"type": "fixed", "name": "F", "size": 4, "precision": 2}]},
+        ],
+    }
     scan = _DecimalScan(tree)
 
     def node(v=b"\x01", kids=(), by=None, f=None):
@@ -563,9 +718,12 @@ def test_the_decimal_filter_follows_recursive_and_nested_types():
     fine = node(kids=[node(by={"a": node(), "b": None})], f=(99).to_bytes(4, "big"))
     assert not scan.maybe_wide(fine, False)
     assert not scan.maybe_wide([fine, fine], True)
-    for wide in (node(v=(1000).to_bytes(2, "big")), node(v=bytes(3)),
-                 node(kids=[node(), node(by={"x": node(v=(-1000).to_bytes(2, "big", signed=True))})]),
-                 node(f=(100).to_bytes(4, "big"))):
+    for wide in (
+        node(v=(1000).to_bytes(2, "big")),
+        node(v=bytes(3)),
+        node(kids=[node(), node(by={"x": node(v=(-1000).to_bytes(2, "big", signed=True))})]),
+        node(f=(100).to_bytes(4, "big")),
+    ):
         assert scan.maybe_wide(wide, False)
         assert scan.maybe_wide([fine, wide], True)
 
@@ -589,8 +747,7 @@ def test_damaged_data_of_another_writer_schema(compiled, interpreted_newer, data
     writer, reference = compiled["plain"], compiled["newer"]
     good = writer.dump_compiled(RECORDS, many=True) if many else writer.dump_compiled(RECORD)
     damaged = bytearray(good)
-    changes = data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1), st.integers(0, 255)),
-                                 max_size=3))
+    changes = data.draw(st.lists(st.tuples(st.integers(0, len(good) - 1), st.integers(0, 255)), max_size=3))
     for index, byte in changes:
         damaged[index] = byte
     end = data.draw(st.none() | st.integers(0, len(good)))
@@ -599,8 +756,10 @@ def test_damaged_data_of_another_writer_schema(compiled, interpreted_newer, data
     def load(schema):
         return lambda data, many: schema.load_compiled(data, many, writer_schema=Plain)
 
-    interpreted, compiled = outcome(load(interpreted_newer), damaged, many), outcome(
-        load(reference), damaged, many)
+    interpreted, compiled = (
+        outcome(load(interpreted_newer), damaged, many),
+        outcome(load(reference), damaged, many),
+    )
     if len(changes) > 1 or (changes and end is not None):
         # Several faults: the compiled pair reads the writer's bytes in one
         # pass and reports the first fault in them; the uncompiled path
@@ -631,8 +790,9 @@ def test_recursive_schemas_and_their_bounds(uncompiled):
     for depth in (0, 1, 30):
         data = schema.dump_compiled(chain(depth))
         out = io.BytesIO()
-        fastavro.schemaless_writer(out, fastavro.parse_schema(schema.avro_schema()),
-                                   schema.dump(chain(depth)))
+        fastavro.schemaless_writer(
+            out, fastavro.parse_schema(schema.avro_schema()), schema.dump(chain(depth))
+        )
         assert data == out.getvalue()
         assert schema.load_compiled(data) == schema.load(schema.dump(chain(depth)))
     assert schema.tier == "interpreter"
@@ -692,6 +852,6 @@ def test_windows_is_refused_with_what_serves_instead(monkeypatch, caplog):
     for policy in ("never", "eager"):
         codec = AvroCodec({**schema, "name": f"OnWindows_{policy}"}, compile=policy)
         assert codec.load(codec.dump({"a": 5})) == {"a": 5}
-        assert codec.tier == "interpreter"                 # tier 0 serves, nothing is built
+        assert codec.tier == "interpreter"  # tier 0 serves, nothing is built
     # eager says once why it serves from tier 0
     assert [r.getMessage() for r in caplog.records if "not supported on Windows" in r.getMessage()]

@@ -18,8 +18,8 @@ from marshmallow import Schema, ValidationError, fields
 from roastedavro import AvroCodec, CompiledSchema
 from roastedavro.codegen import FIELDS_PER_FUNCTION
 
-WIDTH = 2 * FIELDS_PER_FUNCTION + 30     # three parts, the last one short
-NESTED_AT = WIDTH - 3                    # a nested record in the last part
+WIDTH = 2 * FIELDS_PER_FUNCTION + 30  # three parts, the last one short
+NESTED_AT = WIDTH - 3  # a nested record in the last part
 DUMP_ONLY = (FIELDS_PER_FUNCTION + 5, WIDTH - 7)
 
 
@@ -53,8 +53,13 @@ def _mm_value(number: int, seed: int):
         return {"x": seed, "y": seed / 4}
     if number in DUMP_ONLY:
         return f"only-{number}"
-    return [seed * number, f"s{seed}-{number}" if seed % 3 else None, number + seed / 8,
-            bool((seed + number) % 2), [seed, number]][number % 5]
+    return [
+        seed * number,
+        f"s{seed}-{number}" if seed % 3 else None,
+        number + seed / 8,
+        bool((seed + number) % 2),
+        [seed, number],
+    ][number % 5]
 
 
 def _mm_record(seed: int) -> dict:
@@ -65,8 +70,8 @@ def _marshmallow_load(schema, dumped, many=False):
     # dump_only fields are on the wire but not loaded (marshmallow's load
     # refuses them as unknown)
     def loadable(item):
-        return {key: value for key, value in item.items()
-                if key not in {f"f{n:03d}" for n in DUMP_ONLY}}
+        return {key: value for key, value in item.items() if key not in {f"f{n:03d}" for n in DUMP_ONLY}}
+
     return schema.load([loadable(item) for item in dumped] if many else loadable(dumped), many=many)
 
 
@@ -84,13 +89,14 @@ def test_the_source_has_one_function_per_part(wide):
     # each part holds its share of the fields, in order
     chunks = re.split(r"cdef int part_write_Wide_[0-9]+\(", source)[1:]
     # (up to the next method: `cdef` indented as a method of the codec class)
-    counts = [len(re.findall(r"^\s+field_no = ", re.split(r"\n    cdef ", chunk)[0], re.M))
-              for chunk in chunks]
+    counts = [
+        len(re.findall(r"^\s+field_no = ", re.split(r"\n    cdef ", chunk)[0], re.M)) for chunk in chunks
+    ]
     assert counts == [FIELDS_PER_FUNCTION, FIELDS_PER_FUNCTION, WIDTH - 2 * FIELDS_PER_FUNCTION]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(min_value=-10**6, max_value=10**6))
+@given(seed=st.integers(min_value=-(10**6), max_value=10**6))
 def test_bytes_and_values_match_fastavro_and_marshmallow(wide, seed):
     record = _mm_record(seed)
     data = wide.dump_compiled(record)
@@ -103,7 +109,8 @@ def test_many_records(wide):
     data = wide.dump_compiled(records, many=True)
     assert data == fastavro_bytes(wide, wide.dump(records, many=True), many=True)
     assert wide.load_compiled(data, many=True) == _marshmallow_load(
-        wide, wide.dump(records, many=True), many=True)
+        wide, wide.dump(records, many=True), many=True
+    )
 
 
 @pytest.mark.parametrize("number", [0, FIELDS_PER_FUNCTION + 2, WIDTH - 5, NESTED_AT])
@@ -138,15 +145,22 @@ def test_truncated_bytes_fail_in_a_later_part(wide):
 
 # -- AvroCodec: the same split for plain Avro schemas and resolution pairs --
 
+
 def _avro_type(number: int):
     if number == NESTED_AT:
-        return {"type": "record", "name": "Point", "fields": [
-            {"name": "x", "type": "int"}, {"name": "y", "type": "double"}]}
+        return {
+            "type": "record",
+            "name": "Point",
+            "fields": [{"name": "x", "type": "int"}, {"name": "y", "type": "double"}],
+        }
     return ["long", ["null", "string"], "double", "boolean", {"type": "array", "items": "long"}][number % 5]
 
 
-AVRO_WIDE = {"type": "record", "name": "AvroWide", "fields": [
-    {"name": f"f{n:03d}", "type": _avro_type(n)} for n in range(WIDTH)]}
+AVRO_WIDE = {
+    "type": "record",
+    "name": "AvroWide",
+    "fields": [{"name": f"f{n:03d}", "type": _avro_type(n)} for n in range(WIDTH)],
+}
 
 
 def _avro_record(seed: int) -> dict:
@@ -155,8 +169,13 @@ def _avro_record(seed: int) -> dict:
         if number == NESTED_AT:
             values[f"f{number:03d}"] = {"x": seed, "y": seed / 4}
         else:
-            values[f"f{number:03d}"] = [seed * number, None if seed % 2 else f"s{number}",
-                                        number / 8, bool(number % 2), [seed, number]][number % 5]
+            values[f"f{number:03d}"] = [
+                seed * number,
+                None if seed % 2 else f"s{number}",
+                number / 8,
+                bool(number % 2),
+                [seed, number],
+            ][number % 5]
     return values
 
 
@@ -177,7 +196,8 @@ def test_avro_codec_matches_fastavro(avro_wide, seed):
     data = avro_wide.dump(record)
     assert data == _fastavro_write(AVRO_WIDE, record)
     assert avro_wide.load(data) == fastavro.schemaless_reader(
-        io.BytesIO(data), fastavro.parse_schema(AVRO_WIDE), None)
+        io.BytesIO(data), fastavro.parse_schema(AVRO_WIDE), None
+    )
 
 
 def test_avro_codec_error_path_in_the_last_part(avro_wide):
@@ -193,9 +213,12 @@ def test_avro_codec_error_path_in_the_last_part(avro_wide):
 def test_a_wide_resolution_pair_matches_fastavro():
     # the reader drops the first field of each part and adds one with a default
     dropped = {f"f{n:03d}" for n in (0, FIELDS_PER_FUNCTION, 2 * FIELDS_PER_FUNCTION)}
-    reader = {"type": "record", "name": "AvroWide", "fields": [
-        field for field in AVRO_WIDE["fields"] if field["name"] not in dropped
-    ] + [{"name": "added", "type": "string", "default": "dflt"}]}
+    reader = {
+        "type": "record",
+        "name": "AvroWide",
+        "fields": [field for field in AVRO_WIDE["fields"] if field["name"] not in dropped]
+        + [{"name": "added", "type": "string", "default": "dflt"}],
+    }
     codec = AvroCodec(reader, writer_schema=AVRO_WIDE)
     assert len(re.findall(r"cdef int part_read_", codec.compile_to_string())) >= 3
     # the generated module passes its check whether or not a build of it is cached
@@ -206,8 +229,9 @@ def test_a_wide_resolution_pair_matches_fastavro():
     generate_resolving_module(parse_schema(AVRO_WIDE), parse_schema(reader)).verify()
     for seed in (0, 5):
         data = _fastavro_write(AVRO_WIDE, _avro_record(seed))
-        expected = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(AVRO_WIDE),
-                                              fastavro.parse_schema(reader))
+        expected = fastavro.schemaless_reader(
+            io.BytesIO(data), fastavro.parse_schema(AVRO_WIDE), fastavro.parse_schema(reader)
+        )
         assert codec.load(data) == expected
 
 

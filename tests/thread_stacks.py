@@ -17,13 +17,12 @@ def current_stack_size() -> int | None:
     try:
         libc = ctypes.CDLL(None)
         libc.pthread_self.restype = ctypes.c_ulong
-        attributes = ctypes.create_string_buffer(256)   # pthread_attr_t is 56 bytes on x86-64
+        attributes = ctypes.create_string_buffer(256)  # pthread_attr_t is 56 bytes on x86-64
         if libc.pthread_getattr_np(ctypes.c_ulong(libc.pthread_self()), attributes) != 0:
             return None
         try:
             address, size = ctypes.c_void_p(), ctypes.c_size_t()
-            if libc.pthread_attr_getstack(attributes, ctypes.byref(address),
-                                          ctypes.byref(size)) != 0:
+            if libc.pthread_attr_getstack(attributes, ctypes.byref(address), ctypes.byref(size)) != 0:
                 return None
             return size.value
         finally:

@@ -30,22 +30,49 @@ from typing import Any, Iterable, NamedTuple, cast
 
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Field, Fixed, NamedRef, Map, NamedType, Record, Schema, describe,
+    Array,
+    AvroType,
+    Enum,
+    Field,
+    Fixed,
+    NamedRef,
+    Map,
+    NamedType,
+    Record,
+    Schema,
+    describe,
 )
 from roastedavro.errors import SchemaError
 
-__all__ = ["INCOMPATIBILITY_TYPES", "MODES", "CompatibilityResult", "Incompatibility",
-           "check_compatibility", "check_mode"]
+__all__ = [
+    "INCOMPATIBILITY_TYPES",
+    "MODES",
+    "CompatibilityResult",
+    "Incompatibility",
+    "check_compatibility",
+    "check_mode",
+]
 
 #: the incompatibility types, as Java's SchemaIncompatibilityType names them
 INCOMPATIBILITY_TYPES = (
-    "NAME_MISMATCH", "FIXED_SIZE_MISMATCH", "MISSING_ENUM_SYMBOLS",
-    "READER_FIELD_MISSING_DEFAULT_VALUE", "TYPE_MISMATCH", "MISSING_UNION_BRANCH",
+    "NAME_MISMATCH",
+    "FIXED_SIZE_MISMATCH",
+    "MISSING_ENUM_SYMBOLS",
+    "READER_FIELD_MISSING_DEFAULT_VALUE",
+    "TYPE_MISMATCH",
+    "MISSING_UNION_BRANCH",
 )
 
 #: the compatibility modes of a schema registry (Confluent's names)
-MODES = ("BACKWARD", "BACKWARD_TRANSITIVE", "FORWARD", "FORWARD_TRANSITIVE", "FULL",
-         "FULL_TRANSITIVE", "NONE")
+MODES = (
+    "BACKWARD",
+    "BACKWARD_TRANSITIVE",
+    "FORWARD",
+    "FORWARD_TRANSITIVE",
+    "FULL",
+    "FULL_TRANSITIVE",
+    "NONE",
+)
 
 # what each incompatibility means, before Java's terse message (for __str__)
 _EXPLAINED = {
@@ -53,7 +80,8 @@ _EXPLAINED = {
     "FIXED_SIZE_MISMATCH": "the fixed sizes differ ({})",
     "MISSING_ENUM_SYMBOLS": "the reader's enum lacks the writer's symbols {} and has no default",
     "READER_FIELD_MISSING_DEFAULT_VALUE": (
-        "the reader's field {!r} has no default, and the writer has no field of its name or aliases"),
+        "the reader's field {!r} has no default, and the writer has no field of its name or aliases"
+    ),
     "TYPE_MISMATCH": "{}",
     "MISSING_UNION_BRANCH": "{}",
 }
@@ -85,8 +113,10 @@ class Incompatibility:
     direction: str | None = None
 
     def __str__(self) -> str:
-        where = (f"{self.location} ({self.reader_path or 'the root'} in the reader, "
-                 f"{self.writer_path or 'the root'} in the writer)")
+        where = (
+            f"{self.location} ({self.reader_path or 'the root'} in the reader, "
+            f"{self.writer_path or 'the root'} in the writer)"
+        )
         text = f"{where}: {_EXPLAINED.get(self.type, '{}').format(self.message)}"
         if self.version is not None:
             text = f"previous[{self.version}] {self.direction}: {text}"
@@ -127,8 +157,7 @@ def check_compatibility(reader: Any, writer: Any) -> CompatibilityResult:
     try:
         found = checker.pair("", checker.root(reader_schema), checker.root(writer_schema), [])
     except RecursionError:
-        raise SchemaError("the schemas nest too deeply to compare within Python's recursion "
-                          "limit") from None
+        raise SchemaError("the schemas nest too deeply to compare within Python's recursion limit") from None
     return CompatibilityResult(not found, found)
 
 
@@ -173,9 +202,20 @@ def check_mode(schema: Any, previous: Iterable[Any], mode: str = "BACKWARD") -> 
 
 # Java's Schema.Type names
 _JAVA_TYPES = {
-    "null": "NULL", "boolean": "BOOLEAN", "int": "INT", "long": "LONG", "float": "FLOAT",
-    "double": "DOUBLE", "bytes": "BYTES", "string": "STRING", "record": "RECORD",
-    "error": "RECORD", "enum": "ENUM", "fixed": "FIXED", "array": "ARRAY", "map": "MAP",
+    "null": "NULL",
+    "boolean": "BOOLEAN",
+    "int": "INT",
+    "long": "LONG",
+    "float": "FLOAT",
+    "double": "DOUBLE",
+    "bytes": "BYTES",
+    "string": "STRING",
+    "record": "RECORD",
+    "error": "RECORD",
+    "enum": "ENUM",
+    "fixed": "FIXED",
+    "array": "ARRAY",
+    "map": "MAP",
     "union": "UNION",
 }
 # the writer types each reader type reads beside its own (the promotions)
@@ -235,14 +275,18 @@ class _Checker:
         return self.node(self.schemas[side], avro, parent.key + (token,), path)
 
     def branches(self, side: str, union: _Node) -> list[_Node]:
-        return [self.child(side, union, branch, index,
-                           f"{union.path}<{describe(self.schemas[side].deref(branch))}>")
-                for index, branch in enumerate(union.avro.branches)]  # type: ignore[attr-defined]
+        return [
+            self.child(
+                side, union, branch, index, f"{union.path}<{describe(self.schemas[side].deref(branch))}>"
+            )
+            for index, branch in enumerate(union.avro.branches)  # type: ignore[attr-defined]
+        ]
 
     # -- Java's getCompatibility and calculateCompatibility ---------------------------
 
-    def pair(self, token: str, reader: _Node, writer: _Node,
-             location: list[str]) -> tuple[Incompatibility, ...]:
+    def pair(
+        self, token: str, reader: _Node, writer: _Node, location: list[str]
+    ) -> tuple[Incompatibility, ...]:
         location.append(token)
         key = (reader.key, writer.key)
         if key in self.memo:
@@ -260,22 +304,25 @@ class _Checker:
         """Java's two-argument getCompatibility: a new location, the same memo."""
         return self.pair("", reader, writer, [])
 
-    def calculate(self, reader: _Node, writer: _Node,
-                  location: list[str]) -> tuple[Incompatibility, ...]:
+    def calculate(self, reader: _Node, writer: _Node, location: list[str]) -> tuple[Incompatibility, ...]:
         rtype, wtype = reader.java_type, writer.java_type
         if rtype == wtype:
             if rtype in _PRIMITIVES:
                 return ()
             if rtype == "ARRAY":
-                return self.pair("items", self.child("reader", reader, cast(Array, reader.avro).items,
-                                                     "items", reader.path + "[]"),
-                                 self.child("writer", writer, cast(Array, writer.avro).items, "items",
-                                            writer.path + "[]"), location)
+                return self.pair(
+                    "items",
+                    self.child("reader", reader, cast(Array, reader.avro).items, "items", reader.path + "[]"),
+                    self.child("writer", writer, cast(Array, writer.avro).items, "items", writer.path + "[]"),
+                    location,
+                )
             if rtype == "MAP":
-                return self.pair("values", self.child("reader", reader, cast(Map, reader.avro).values,
-                                                      "values", reader.path + "{}"),
-                                 self.child("writer", writer, cast(Map, writer.avro).values, "values",
-                                            writer.path + "{}"), location)
+                return self.pair(
+                    "values",
+                    self.child("reader", reader, cast(Map, reader.avro).values, "values", reader.path + "{}"),
+                    self.child("writer", writer, cast(Map, writer.avro).values, "values", writer.path + "{}"),
+                    location,
+                )
             if rtype == "FIXED":
                 return self.names(reader, writer, location) + self.size(reader, writer, location)
             if rtype == "ENUM":
@@ -287,9 +334,15 @@ class _Checker:
             for index, branch in enumerate(self.branches("writer", writer)):
                 location.append(str(index))
                 if self.fresh(reader, branch):
-                    found += (self.found("MISSING_UNION_BRANCH", location,
-                                         f"reader union lacking writer type: {branch.java_type}",
-                                         reader, branch),)
+                    found += (
+                        self.found(
+                            "MISSING_UNION_BRANCH",
+                            location,
+                            f"reader union lacking writer type: {branch.java_type}",
+                            reader,
+                            branch,
+                        ),
+                    )
                 location.pop()
             return found
         if wtype == "UNION":
@@ -304,11 +357,24 @@ class _Checker:
             for branch in self.branches("reader", reader):
                 if not self.fresh(branch, writer):
                     return ()
-            return (self.found("MISSING_UNION_BRANCH", location,
-                               f"reader union lacking writer type: {wtype}", reader, writer),)
-        return (self.found("TYPE_MISMATCH", location,
-                           f"reader type: {rtype} not compatible with writer type: {wtype}",
-                           reader, writer),)
+            return (
+                self.found(
+                    "MISSING_UNION_BRANCH",
+                    location,
+                    f"reader union lacking writer type: {wtype}",
+                    reader,
+                    writer,
+                ),
+            )
+        return (
+            self.found(
+                "TYPE_MISMATCH",
+                location,
+                f"reader type: {rtype} not compatible with writer type: {wtype}",
+                reader,
+                writer,
+            ),
+        )
 
     # -- the parts of named types -----------------------------------------------------
 
@@ -318,16 +384,22 @@ class _Checker:
         # Java's schemaNameEquals: simple names, or the writer's full name among the reader's aliases
         if rnamed.simple_name == wnamed.simple_name or wnamed.name in rnamed.aliases:  # type: ignore[attr-defined]
             return ()
-        return (self.found("NAME_MISMATCH", location + ["name"], f"expected: {wnamed.name}",
-                           reader, writer),)
+        return (self.found("NAME_MISMATCH", location + ["name"], f"expected: {wnamed.name}", reader, writer),)
 
     def size(self, reader: _Node, writer: _Node, location: list[str]) -> tuple[Incompatibility, ...]:
         rfixed, wfixed = reader.avro, writer.avro
         assert isinstance(rfixed, Fixed) and isinstance(wfixed, Fixed)
         if rfixed.size == wfixed.size:
             return ()
-        return (self.found("FIXED_SIZE_MISMATCH", location + ["size"],
-                           f"expected: {wfixed.size}, found: {rfixed.size}", reader, writer),)
+        return (
+            self.found(
+                "FIXED_SIZE_MISMATCH",
+                location + ["size"],
+                f"expected: {wfixed.size}, found: {rfixed.size}",
+                reader,
+                writer,
+            ),
+        )
 
     def symbols(self, reader: _Node, writer: _Node, location: list[str]) -> tuple[Incompatibility, ...]:
         renum, wenum = reader.avro, writer.avro
@@ -352,39 +424,44 @@ class _Checker:
             wnumber = _writer_field(numbers, wrecord, rrecord, rfield, rpath)
             if wnumber is not None:
                 wfield = wrecord.fields[wnumber]
-                wtype = self.child("writer", writer, wfield.type, ("fields", wnumber),
-                                   f"{writer.path}.{wfield.name}")
+                wtype = self.child(
+                    "writer", writer, wfield.type, ("fields", wnumber), f"{writer.path}.{wfield.name}"
+                )
                 found += self.pair("type", rtype, wtype, location)
             elif not rfield.has_default:
                 if isinstance(rtype.avro, Enum) and rtype.avro.default is not None:
                     # Java's quirk: the enum is compared with the writer's whole record
                     found += self.pair("type", rtype, writer, location)
                 else:
-                    found += (self.found("READER_FIELD_MISSING_DEFAULT_VALUE", location,
-                                         rfield.name, rtype, writer),)
+                    found += (
+                        self.found(
+                            "READER_FIELD_MISSING_DEFAULT_VALUE", location, rfield.name, rtype, writer
+                        ),
+                    )
             location.pop()
         location.pop()
         return found
 
     @staticmethod
-    def found(kind: str, location: list[str], message: str, reader: _Node,
-              writer: _Node) -> Incompatibility:
-        pointer = "/" + "/".join(token.replace("~", "~0").replace("/", "~1")
-                                 for token in location[1:])
+    def found(kind: str, location: list[str], message: str, reader: _Node, writer: _Node) -> Incompatibility:
+        pointer = "/" + "/".join(token.replace("~", "~0").replace("/", "~1") for token in location[1:])
         return Incompatibility(kind, pointer, message, reader.path, writer.path)
 
 
-def _writer_field(numbers: dict[str, int], writer: Record, reader: Record, field: Field,
-                  path: str) -> int | None:
+def _writer_field(
+    numbers: dict[str, int], writer: Record, reader: Record, field: Field, path: str
+) -> int | None:
     """Java's lookupWriterField: the index (``numbers``: by name) of the writer
     field of the reader field's name or of one of its aliases; more than one
     is an error (Java throws)."""
-    matches = [numbers[name] for name in (field.name, *dict.fromkeys(field.aliases))
-               if name in numbers]  # the aliases are a set in Java: each once
+    matches = [
+        numbers[name] for name in (field.name, *dict.fromkeys(field.aliases)) if name in numbers
+    ]  # the aliases are a set in Java: each once
     if len(matches) > 1:
         names = ", ".join(repr(writer.fields[number].name) for number in matches)
         raise SchemaError(
             f"the reader's field {field.name!r} (of {reader.name}) matches several fields of the "
-            f"writer's record {writer.name} by its name and aliases: {names}", path)
+            f"writer's record {writer.name} by its name and aliases: {names}",
+            path,
+        )
     return matches[0] if matches else None
-

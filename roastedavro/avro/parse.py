@@ -77,12 +77,20 @@ _LOGICAL_ON = {
 #: these, and reads and writes the others (timestamp-nanos,
 #: local-timestamp-nanos, uuid on fixed, big-decimal, duration) as their
 #: underlying type's values, as fastavro does
-FASTAVRO_LOGICAL = frozenset([
-    ("int", "date"), ("int", "time-millis"), ("long", "time-micros"),
-    ("long", "timestamp-millis"), ("long", "timestamp-micros"),
-    ("long", "local-timestamp-millis"), ("long", "local-timestamp-micros"),
-    ("bytes", "decimal"), ("fixed", "decimal"), ("string", "uuid"),
-])
+FASTAVRO_LOGICAL = frozenset(
+    [
+        ("int", "date"),
+        ("int", "time-millis"),
+        ("long", "time-micros"),
+        ("long", "timestamp-millis"),
+        ("long", "timestamp-micros"),
+        ("long", "local-timestamp-millis"),
+        ("long", "local-timestamp-micros"),
+        ("bytes", "decimal"),
+        ("fixed", "decimal"),
+        ("string", "uuid"),
+    ]
+)
 #: types nested in one another (records, arrays, maps, unions, fields' types)
 MAX_SCHEMA_DEPTH = 200
 _INT_RANGE = (-(2**31), 2**31 - 1)
@@ -93,8 +101,9 @@ _LONG_RANGE = (-(2**63), 2**63 - 1)
 DIALECTS = ("avro", "fastavro")
 
 
-def parse_schema(source: Any, named: Mapping[str, NamedType] | None = None, *,
-                 validate: bool = True, dialect: str = "avro") -> Schema:
+def parse_schema(
+    source: Any, named: Mapping[str, NamedType] | None = None, *, validate: bool = True, dialect: str = "avro"
+) -> Schema:
     """A ``Schema`` from a dict, list, JSON text, type name or Schema.
 
     ``named`` are named types defined elsewhere (other files) that this
@@ -162,8 +171,7 @@ def parse_schemas(sources: Iterable[Any]) -> list[Schema]:
     Each schema may use the named types the others define; a schema whose
     names are not known yet is tried again after the others.
     """
-    pending = [(number, _json_or_name(s) if isinstance(s, str) else s)
-               for number, s in enumerate(sources)]
+    pending = [(number, _json_or_name(s) if isinstance(s, str) else s) for number, s in enumerate(sources)]
     named: dict[str, NamedType] = {}
     results: dict[int, Schema] = {}
     while pending:
@@ -210,8 +218,8 @@ def _load(path: Path, known: dict[str, NamedType], loading: set[Path]) -> Schema
             other = path.parent / f"{unknown.name}.avsc"
             if not other.is_file():
                 raise SchemaError(
-                    f"{unknown.reason}, and there is no file {other.name} next to {path.name}",
-                    unknown.path) from None
+                    f"{unknown.reason}, and there is no file {other.name} next to {path.name}", unknown.path
+                ) from None
             loading.add(path)
             try:
                 _add_named(known, _load(other, known, loading), other.name)
@@ -232,14 +240,13 @@ def _add_named(known: dict[str, NamedType], schema: Schema, where: str) -> None:
 
 def _json_or_name(text: str, where: str = "") -> Any:
     stripped = text.strip()
-    if stripped[:1] in ('{', '[', '"'):
+    if stripped[:1] in ("{", "[", '"'):
         try:
             return json.loads(stripped, parse_constant=_no_constant)
         except ValueError as error:
             raise SchemaError(f"not valid JSON: {error}", where) from None
         except RecursionError:
-            raise SchemaError(f"JSON nested more than {MAX_SCHEMA_DEPTH} levels deep", where) \
-                from None
+            raise SchemaError(f"JSON nested more than {MAX_SCHEMA_DEPTH} levels deep", where) from None
     # a bare type name such as long or com.example.Order
     return stripped
 
@@ -256,8 +263,7 @@ class _UnknownName(SchemaError):
 
 
 class _Parser:
-    def __init__(self, external: Mapping[str, NamedType], validate: bool = True,
-                 dialect: str = "avro"):
+    def __init__(self, external: Mapping[str, NamedType], validate: bool = True, dialect: str = "avro"):
         #: named types defined by other schemas that this one may use
         self.external = external
         #: fastavro's rules (parse_schema's dialect="fastavro")
@@ -280,9 +286,12 @@ class _Parser:
         self.depth += 1
         try:
             if self.depth > MAX_SCHEMA_DEPTH:
-                raise SchemaError(f"types are nested more than {MAX_SCHEMA_DEPTH} levels deep "
-                                  "(roastedavro's limit, which keeps every part of the library "
-                                  "within Python's recursion limit)", path or "schema")
+                raise SchemaError(
+                    f"types are nested more than {MAX_SCHEMA_DEPTH} levels deep "
+                    "(roastedavro's limit, which keeps every part of the library "
+                    "within Python's recursion limit)",
+                    path or "schema",
+                )
             return self.parse_type(node, namespace, path)
         finally:
             self.depth -= 1
@@ -293,15 +302,16 @@ class _Parser:
         if isinstance(node, list):
             return self.union(node, namespace, path)
         if not isinstance(node, dict):
-            raise SchemaError(f"a schema is a type name, a JSON object or a list (a union), "
-                              f"not {_json_text(node)}", path or "schema")
+            raise SchemaError(
+                f"a schema is a type name, a JSON object or a list (a union), not {_json_text(node)}",
+                path or "schema",
+            )
         kind = node.get("type")
         if kind is None or "type" not in node:
-            raise SchemaError("no \"type\"", path or "schema")
+            raise SchemaError('no "type"', path or "schema")
         if not isinstance(kind, str):
             # Java's parser wants a name here; {"type": {...}} is not a schema
-            raise SchemaError(f"\"type\" must be a type name, not {_json_text(kind)}",
-                              path or "schema")
+            raise SchemaError(f'"type" must be a type name, not {_json_text(kind)}', path or "schema")
         if kind in PRIMITIVE_TYPES:
             return self.primitive(node, kind, path)
         if kind in ("record", "error"):
@@ -311,16 +321,22 @@ class _Parser:
         if kind == "fixed":
             return self.fixed(node, namespace, path)
         if kind == "array":
-            return Array(self.parse(self.required(node, "items", path), namespace, f"{path}.items"),
-                         self.props(node, "array"))
+            return Array(
+                self.parse(self.required(node, "items", path), namespace, f"{path}.items"),
+                self.props(node, "array"),
+            )
         if kind == "map":
-            return Map(self.parse(self.required(node, "values", path), namespace, f"{path}.values"),
-                       self.props(node, "map"))
+            return Map(
+                self.parse(self.required(node, "values", path), namespace, f"{path}.values"),
+                self.props(node, "map"),
+            )
         # {"type": "com.example.Order"}: Java's parser refuses a use of a
         # named type written as an object; the name alone is the schema
         self.reference(kind, namespace, path)
-        raise SchemaError(f"{{\"type\": {kind!r}}} is not a schema: write the type's name, "
-                          f"{kind!r}, on its own", path or "schema")
+        raise SchemaError(
+            f'{{"type": {kind!r}}} is not a schema: write the type\'s name, {kind!r}, on its own',
+            path or "schema",
+        )
 
     # -- names ----------------------------------------------------------------
 
@@ -330,8 +346,7 @@ class _Parser:
             return plain  # immutable: one instance per primitive serves every use
         if not name:
             raise SchemaError("an empty type name", path or "schema")
-        candidates = [name] if "." in name else (
-            [f"{namespace}.{name}", name] if namespace else [name])
+        candidates = [name] if "." in name else ([f"{namespace}.{name}", name] if namespace else [name])
         for full in candidates:
             if full in self.named:
                 return NamedRef(full)
@@ -344,15 +359,17 @@ class _Parser:
                     self.named.setdefault(inner_name, inner)
                 return definition
         if name in NAMED_KINDS or name in ("array", "map"):
-            raise SchemaError(f"{name!r} needs a JSON object: {{\"type\": {name!r}, ...}}",
-                              path or "schema")
-        raise _UnknownName(candidates[0], f"{_show(name)} is not a defined type "
-                           "(named types must be defined before they are used)", path or "schema")
+            raise SchemaError(f'{name!r} needs a JSON object: {{"type": {name!r}, ...}}', path or "schema")
+        raise _UnknownName(
+            candidates[0],
+            f"{_show(name)} is not a defined type (named types must be defined before they are used)",
+            path or "schema",
+        )
 
     def full_name(self, node: dict, namespace: str | None, path: str, kind: str) -> tuple[str, str | None]:
         name = node.get("name")
         if name is None:
-            raise SchemaError(f"a {kind} needs a \"name\"", path or "schema")
+            raise SchemaError(f'a {kind} needs a "name"', path or "schema")
         if not isinstance(name, str):
             raise SchemaError(f"the name {_json_text(name)} is not a string", path or "schema")
         if "." in name:
@@ -360,19 +377,19 @@ class _Parser:
         else:
             own = node.get("namespace", namespace) if "namespace" in node else namespace
             if own is not None and not isinstance(own, str):
-                raise SchemaError(f"the namespace {_json_text(own)} is not a string",
-                                  path or name)
+                raise SchemaError(f"the namespace {_json_text(own)} is not a string", path or name)
             if own:
                 self.check_full_name(own, path or f"{own}.{name}", "namespace")
             full = f"{own}.{name}" if own else name
         self.check_full_name(full, path or full, "name")
         if full.rpartition(".")[2] in PRIMITIVE_TYPES and not self.fastavro:
             # the specification: primitive names are defined in no namespace
-            raise SchemaError(f"{full!r}: {full.rpartition('.')[2]!r} is a primitive type name "
-                              "and cannot name a type", path or full)
+            raise SchemaError(
+                f"{full!r}: {full.rpartition('.')[2]!r} is a primitive type name and cannot name a type",
+                path or full,
+            )
         if full in self.named:
-            raise SchemaError(f"{full!r} is already defined (a name can be defined once)",
-                              path or full)
+            raise SchemaError(f"{full!r} is already defined (a name can be defined once)", path or full)
         new_namespace = full.rpartition(".")[0] or None
         return full, new_namespace
 
@@ -380,8 +397,7 @@ class _Parser:
         """Register a named type; another schema's definition of the name must be the same."""
         known = self.external.get(definition.name)
         if known is not None and known != definition:
-            raise SchemaError(f"{definition.name!r} is already defined differently by another schema",
-                              path)
+            raise SchemaError(f"{definition.name!r} is already defined differently by another schema", path)
         self.named[definition.name] = definition
         return definition
 
@@ -390,9 +406,9 @@ class _Parser:
             return ()
         aliases = node["aliases"]
         if self.fastavro and isinstance(aliases, str):
-            aliases = [aliases]   # fastavro takes one name for a list of it
+            aliases = [aliases]  # fastavro takes one name for a list of it
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise SchemaError(f"\"aliases\" must be a list of names, not {_json_text(aliases)}", path)
+            raise SchemaError(f'"aliases" must be a list of names, not {_json_text(aliases)}', path)
         result = []
         for alias in aliases:
             if named:
@@ -409,8 +425,7 @@ class _Parser:
         props = self.props(node, "primitive")
         logical = _logical(node, kind, None, self.fastavro)
         if logical is not None:
-            props = tuple(item for item in props
-                          if item[0] not in ("logicalType", "precision", "scale"))
+            props = tuple(item for item in props if item[0] not in ("logicalType", "precision", "scale"))
         return Primitive(kind, logical, props)
 
     def record(self, node: dict, kind: str, namespace: str | None, path: str) -> NamedType:
@@ -419,10 +434,10 @@ class _Parser:
         fields_node = node.get("fields")
         if "fields" not in node:
             if not self.fastavro:
-                raise SchemaError(f"the {kind} {full!r} has no \"fields\"", path)
-            fields_node = []   # fastavro's: no fields
+                raise SchemaError(f'the {kind} {full!r} has no "fields"', path)
+            fields_node = []  # fastavro's: no fields
         if not isinstance(fields_node, list):
-            raise SchemaError(f"\"fields\" must be a list, not {_json_text(fields_node)}", path)
+            raise SchemaError(f'"fields" must be a list, not {_json_text(fields_node)}', path)
         aliases = self.aliases(node, inner_namespace, path, named=True)
         doc = _doc(node, path)
         # registered before its fields are parsed: a field may refer to the
@@ -436,8 +451,14 @@ class _Parser:
                 raise SchemaError(f"two fields are named {field.name!r}", path)
             seen.add(field.name)
             fields.append(field)
-        record = Record(full, tuple(fields), aliases, doc, "error" if kind == "error" else "record",
-                        self.props(node, "record"))
+        record = Record(
+            full,
+            tuple(fields),
+            aliases,
+            doc,
+            "error" if kind == "error" else "record",
+            self.props(node, "record"),
+        )
         return self.define(record, path)
 
     def field(self, node: Any, namespace: str | None, path: str, number: int) -> Field:
@@ -445,12 +466,12 @@ class _Parser:
             raise SchemaError(f"field {number} must be a JSON object, not {_json_text(node)}", path)
         name = node.get("name")
         if not isinstance(name, str):
-            raise SchemaError(f"field {number} needs a \"name\" that is a string", path)
+            raise SchemaError(f'field {number} needs a "name" that is a string', path)
         where = f"{path}.{name}"
         if self.validate and not NAME.match(name):
             raise SchemaError(f"{_show(name)} is not a valid field name ({NAME_RULE})", where)
         if "type" not in node:
-            raise SchemaError("the field has no \"type\"", where)
+            raise SchemaError('the field has no "type"', where)
         avro = self.parse(node["type"], namespace, where)
         default = node.get("default", NO_DEFAULT) if "default" in node else NO_DEFAULT
         keys = _FIELD_KEYS
@@ -458,8 +479,7 @@ class _Parser:
             if self.validate:
                 problem = self.default_problem(avro, default)
                 if problem is not None:
-                    raise SchemaError(f"the default {_json_text(default)} is not valid: {problem}",
-                                      where)
+                    raise SchemaError(f"the default {_json_text(default)} is not valid: {problem}", where)
             elif self.fastavro and not self.writable_default(avro, default):
                 # kept in the JSON, among the field's properties; no default
                 # to the codecs, which write and read defaults as values
@@ -467,9 +487,10 @@ class _Parser:
         order = node.get("order", "ascending")
         if order not in ORDERS:
             if not self.fastavro:
-                raise SchemaError(f"\"order\" must be one of {', '.join(ORDERS)}, "
-                                  f"not {_json_text(order)}", where)
-            order, keys = "ascending", keys - {"order"}   # kept as a property
+                raise SchemaError(
+                    f'"order" must be one of {", ".join(ORDERS)}, not {_json_text(order)}', where
+                )
+            order, keys = "ascending", keys - {"order"}  # kept as a property
         aliases = self.aliases(node, None, where, named=False)
         props = tuple((key, value) for key, value in node.items() if key not in keys)
         return Field(name, avro, default, aliases, _doc(node, where), order, props)
@@ -490,13 +511,11 @@ class _Parser:
         path = path or full
         symbols = node.get("symbols")
         if not isinstance(symbols, list):
-            raise SchemaError(f"an enum needs \"symbols\", a list of names, not {_json_text(symbols)}",
-                              path)
+            raise SchemaError(f'an enum needs "symbols", a list of names, not {_json_text(symbols)}', path)
         seen: set[str] = set()
         for symbol in symbols:
             # fastavro checks symbols as the specification has them
-            if not isinstance(symbol, str) or ((self.validate or self.fastavro)
-                                               and not NAME.match(symbol)):
+            if not isinstance(symbol, str) or ((self.validate or self.fastavro) and not NAME.match(symbol)):
                 raise SchemaError(f"the symbol {_show(symbol)} is not a valid name ({NAME_RULE})", path)
             if symbol in seen:
                 raise SchemaError(f"the symbol {symbol!r} appears twice", path)
@@ -504,8 +523,14 @@ class _Parser:
         default = node.get("default")
         if "default" in node and (not isinstance(default, str) or default not in seen):
             raise SchemaError(f"the enum default {_json_text(default)} is not one of its symbols", path)
-        enum = Enum(full, tuple(symbols), default, self.aliases(node, inner_namespace, path, True),
-                    _doc(node, path), self.props(node, "enum"))
+        enum = Enum(
+            full,
+            tuple(symbols),
+            default,
+            self.aliases(node, inner_namespace, path, True),
+            _doc(node, path),
+            self.props(node, "enum"),
+        )
         return self.define(enum, path)
 
     def fixed(self, node: dict, namespace: str | None, path: str) -> Fixed:
@@ -513,17 +538,18 @@ class _Parser:
         path = path or full
         size = node.get("size")
         if type(size) is not int or size < 0:
-            raise SchemaError(f"a fixed needs a \"size\" that is a non-negative integer, "
-                              f"not {_json_text(size)}", path)
+            raise SchemaError(
+                f'a fixed needs a "size" that is a non-negative integer, not {_json_text(size)}', path
+            )
         if size > 2**31 - 1:
             raise SchemaError(f"the size {size} is larger than 2**31 - 1", path)
         props = self.props(node, "fixed")
         logical = _logical(node, "fixed", size, self.fastavro)
         if logical is not None:
-            props = tuple(item for item in props
-                          if item[0] not in ("logicalType", "precision", "scale"))
-        fixed = Fixed(full, size, self.aliases(node, inner_namespace, path, True), logical,
-                      _doc(node, path), props)
+            props = tuple(item for item in props if item[0] not in ("logicalType", "precision", "scale"))
+        fixed = Fixed(
+            full, size, self.aliases(node, inner_namespace, path, True), logical, _doc(node, path), props
+        )
         return self.define(fixed, path)
 
     def union(self, node: list, namespace: str | None, path: str) -> Union:
@@ -538,8 +564,11 @@ class _Parser:
             branch = self.parse(item, namespace, where)
             key = branch.name if isinstance(branch, (NamedType, NamedRef)) else branch.type_name
             if key in seen and not self.fastavro:
-                raise SchemaError(f"the union holds {key!r} twice (branches {seen[key]} and {number}); "
-                                  "a union has at most one branch of each type or name", path or "schema")
+                raise SchemaError(
+                    f"the union holds {key!r} twice (branches {seen[key]} and {number}); "
+                    "a union has at most one branch of each type or name",
+                    path or "schema",
+                )
             seen[key] = number
             branches.append(branch)
         return Union(tuple(branches))
@@ -614,7 +643,7 @@ class _Parser:
         if kind in ("record", "error"):
             if not isinstance(value, dict):
                 return "a record default must be a JSON object"
-            record: Any = avro    # a record, by its kind
+            record: Any = avro  # a record, by its kind
             if not record.fields and record.name in self.named and self.named[record.name] is not record:
                 avro = self.named[record.name]
             for field in avro.fields:  # type: ignore[attr-defined]
@@ -633,8 +662,10 @@ class _Parser:
 def check_full_name(name: Any, path: str, what: str) -> None:
     """A name or dotted full name, every part valid."""
     if not isinstance(name, str) or not all(NAME.match(part) for part in name.split(".")):
-        raise SchemaError(f"the {what} {_show(name)} is not a valid Avro name "
-                          f"(dot-separated names of {NAME_RULE})", path or "schema")
+        raise SchemaError(
+            f"the {what} {_show(name)} is not a valid Avro name (dot-separated names of {NAME_RULE})",
+            path or "schema",
+        )
 
 
 def _named_in(definition: AvroType) -> dict[str, NamedType]:
@@ -675,8 +706,7 @@ def _logical(node: dict, kind: str, size: int | None, fastavro: bool = False) ->
         return Logical(name)
     precision, scale = node.get("precision"), node.get("scale", 0)
     if fastavro:
-        precision, scale = (int(value) if type(value) is bool else value
-                            for value in (precision, scale))
+        precision, scale = (int(value) if type(value) is bool else value for value in (precision, scale))
     if type(precision) is not int or type(scale) is not int:
         return None
     if precision <= 0 or precision > 2**31 - 1 or scale < 0 or scale > precision:
@@ -696,11 +726,13 @@ def decimal_default_problem(value: str, precision: int, scale: int) -> str | Non
     # than 4 digits' worth never do; in between, 10**precision is computed, no
     # larger than the bytes themselves
     bits = magnitude.bit_length()
-    if bits * 100 <= 332 * precision or (bits <= 4 * precision and magnitude < 10 ** precision):
+    if bits * 100 <= 332 * precision or (bits <= 4 * precision and magnitude < 10**precision):
         return None
-    return (f"a decimal({precision}, {scale}) default has at most {precision} digits; "
-            f"these bytes hold an unscaled value of more (bytes are the two's-complement "
-            f"big-endian unscaled value, e.g. \"\\u0004\\u00d2\" for 12.34 at scale 2)")
+    return (
+        f"a decimal({precision}, {scale}) default has at most {precision} digits; "
+        f"these bytes hold an unscaled value of more (bytes are the two's-complement "
+        f'big-endian unscaled value, e.g. "\\u0004\\u00d2" for 12.34 at scale 2)'
+    )
 
 
 def max_decimal_precision(size: int) -> int:
@@ -729,8 +761,7 @@ def _json_text(value: Any) -> str:
     except (TypeError, ValueError):
         try:
             text = repr(value)
-        except ValueError:   # an int past Python's digit limit for int-to-text, perhaps nested
+        except ValueError:  # an int past Python's digit limit for int-to-text, perhaps nested
             digits = f"an int of more than {sys.get_int_max_str_digits()} digits"
-            text = (f"<{digits}>" if isinstance(value, int)
-                    else f"<a {type(value).__name__} holding {digits}>")
+            text = f"<{digits}>" if isinstance(value, int) else f"<a {type(value).__name__} holding {digits}>"
     return text if len(text) <= 80 else text[:77] + "..."

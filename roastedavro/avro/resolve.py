@@ -30,13 +30,33 @@ from roastedavro._record import field as _field, record
 from typing import Any, Iterator, cast
 
 from roastedavro.avro.types import (
-    Array, AvroType, Enum, Field, Fixed, Map, Primitive, Record, Schema, Union, describe,
+    Array,
+    AvroType,
+    Enum,
+    Field,
+    Fixed,
+    Map,
+    Primitive,
+    Record,
+    Schema,
+    Union,
+    describe,
 )
 from roastedavro.errors import SchemaResolutionError
 
 __all__ = [
-    "Container", "EnumMap", "FieldStep", "Promote", "Read", "ReaderUnion", "RecordPlan",
-    "RecordRef", "Resolution", "Unreadable", "WriterUnion", "resolve",
+    "Container",
+    "EnumMap",
+    "FieldStep",
+    "Promote",
+    "Read",
+    "ReaderUnion",
+    "RecordPlan",
+    "RecordRef",
+    "Resolution",
+    "Unreadable",
+    "WriterUnion",
+    "resolve",
 ]
 
 # the promotions of the specification: writer type -> reader types
@@ -106,12 +126,14 @@ class EnumMap(Plan):
         neither it nor a default (else None): fastavro's words at the end,
         which its users match."""
         return tuple(
-            None if symbol is not None else
-            f"{self.writer_path or self.writer.name}: the writer's symbol {written!r} is not a "
+            None
+            if symbol is not None
+            else f"{self.writer_path or self.writer.name}: the writer's symbol {written!r} is not a "
             f"symbol of the reader's enum {self.reader.name}, which has no default "
             f"({written} not found in reader symbol list {self.reader.name}, known "
             f"symbols: {list(self.reader.symbols)!r})"
-            for written, symbol in zip(self.writer.symbols, self.symbols))
+            for written, symbol in zip(self.writer.symbols, self.symbols)
+        )
 
     def indexes(self) -> tuple:
         """Per writer symbol, the reader's index of the symbol it is read
@@ -335,8 +357,9 @@ class _Resolver:
         if not self.fastavro:
             return isinstance(writer, Record)
         simple = _simple(writer.name)
-        return any(alias == writer.name or _simple(alias) == simple
-                   for alias in getattr(reader, "aliases", ()))
+        return any(
+            alias == writer.name or _simple(alias) == simple for alias in getattr(reader, "aliases", ())
+        )
 
     def name(self, writer_named: Any) -> str:
         """The writer's full name after the reader's aliases."""
@@ -360,16 +383,25 @@ class _Resolver:
                 if not self.names_match(writer, same):
                     return self.names_differ(writer, same, wpath, rpath)
                 if writer.size != same.size:
-                    return Unreadable(writer, same, (
-                        f"the writer's fixed {writer.name} has {writer.size} bytes, the "
-                        f"reader's {same.name} {same.size}"), wpath, rpath)
+                    return Unreadable(
+                        writer,
+                        same,
+                        (
+                            f"the writer's fixed {writer.name} has {writer.size} bytes, the "
+                            f"reader's {same.name} {same.size}"
+                        ),
+                        wpath,
+                        rpath,
+                    )
                 return Read(writer, same)
             if isinstance(writer, Array):
-                return Container(writer, same, self.resolve(
-                    writer.items, same.items, wpath + "[]", rpath + "[]"))
+                return Container(
+                    writer, same, self.resolve(writer.items, same.items, wpath + "[]", rpath + "[]")
+                )
             if isinstance(writer, Map):
-                return Container(writer, same, self.resolve(
-                    writer.values, same.values, wpath + "{}", rpath + "{}"))
+                return Container(
+                    writer, same, self.resolve(writer.values, same.values, wpath + "{}", rpath + "{}")
+                )
             if isinstance(writer, Enum):
                 return self.enum(writer, same, wpath, rpath)
             if not self.names_match(writer, same):
@@ -378,19 +410,33 @@ class _Resolver:
             return self.record(cast(Record, writer), same, wpath, rpath)
         if isinstance(reader, Union):
             return self.reader_union(writer, reader, wpath, rpath)
-        if isinstance(writer, Primitive) and isinstance(reader, Primitive) \
-                and reader.name in PROMOTIONS.get(writer.name, ()):
+        if (
+            isinstance(writer, Primitive)
+            and isinstance(reader, Primitive)
+            and reader.name in PROMOTIONS.get(writer.name, ())
+        ):
             if (writer.name, reader.name) in _SAME_ENCODING:
                 return Read(writer, reader)
             return Promote(writer, reader)
-        return Unreadable(writer, reader, (
-            f"the writer's {describe(writer)} cannot be read as the reader's {describe(reader)}"),
-            wpath, rpath)
+        return Unreadable(
+            writer,
+            reader,
+            (f"the writer's {describe(writer)} cannot be read as the reader's {describe(reader)}"),
+            wpath,
+            rpath,
+        )
 
     def names_differ(self, writer: Any, reader: Any, wpath: str, rpath: str) -> Unreadable:
-        return Unreadable(writer, reader, (
-            f"the writer's {writer.type_name} {writer.name} is not the reader's {reader.name}: "
-            f"their names differ and the reader has no alias {writer.name}"), wpath, rpath)
+        return Unreadable(
+            writer,
+            reader,
+            (
+                f"the writer's {writer.type_name} {writer.name} is not the reader's {reader.name}: "
+                f"their names differ and the reader has no alias {writer.name}"
+            ),
+            wpath,
+            rpath,
+        )
 
     def enum(self, writer: Enum, reader: Enum, wpath: str, rpath: str) -> Plan:
         if not self.names_match(writer, reader):
@@ -404,8 +450,7 @@ class _Resolver:
         ref = RecordRef(writer, reader, key)
         if key in self.records:
             return ref
-        plan = self.records[key] = RecordPlan(writer, reader, wpath or writer.name,
-                                              rpath or reader.name)
+        plan = self.records[key] = RecordPlan(writer, reader, wpath or writer.name, rpath or reader.name)
         # as Java: the records' names are not compared, their fields are
         by_name: dict[str | None, Field] = {field.name: field for field in reader.fields}
         written: set[str | None] = set()
@@ -426,20 +471,29 @@ class _Resolver:
             if target is None:
                 plan.steps.append(FieldStep(field, None, None, wfield))
             else:
-                plan.steps.append(FieldStep(field, target, self.resolve(
-                    field.type, target.type, wfield, f"{plan.reader_path}.{target.name}"), wfield))
+                plan.steps.append(
+                    FieldStep(
+                        field,
+                        target,
+                        self.resolve(field.type, target.type, wfield, f"{plan.reader_path}.{target.name}"),
+                        wfield,
+                    )
+                )
         for field in reader.fields:
             if field.name in written:
                 continue
             if not field.has_default:
-                reason = (f"the reader's field {field.name!r} has no default, and the writer's "
-                          f"record {writer.name} has no field of that name or of one of its "
-                          "aliases")
+                reason = (
+                    f"the reader's field {field.name!r} has no default, and the writer's "
+                    f"record {writer.name} has no field of that name or of one of its "
+                    "aliases"
+                )
                 if self.fastavro:
                     # fastavro's words, which its users may look for
                     reason = f"No default value for field {field.name} in {reader.name}: {reason}"
-                plan.error = Unreadable(writer, reader, reason,
-                                        plan.writer_path, f"{plan.reader_path}.{field.name}")
+                plan.error = Unreadable(
+                    writer, reader, reason, plan.writer_path, f"{plan.reader_path}.{field.name}"
+                )
                 break
             plan.defaults.append(field)
         if self.fastavro:
@@ -456,8 +510,7 @@ class _Resolver:
             branch_path = f"{wpath}<{describe(branch)}>"
             if equivalent:
                 target = reader.branches[index]
-                branches.append(self.resolve(branch, target, branch_path,
-                                             f"{rpath}<{describe(target)}>"))
+                branches.append(self.resolve(branch, target, branch_path, f"{rpath}<{describe(target)}>"))
             else:
                 branches.append(self.resolve(branch, reader, branch_path, rpath))
         return WriterUnion(writer, reader, tuple(branches))
@@ -465,12 +518,20 @@ class _Resolver:
     def reader_union(self, writer: AvroType, reader: Union, wpath: str, rpath: str) -> Plan:
         index = self.first_match(writer, reader, wpath, rpath)
         if index < 0:
-            return Unreadable(writer, reader, (
-                f"no branch of the reader's union {describe(reader)} can read the writer's "
-                f"{describe(writer)}"), wpath, rpath)
+            return Unreadable(
+                writer,
+                reader,
+                (
+                    f"no branch of the reader's union {describe(reader)} can read the writer's "
+                    f"{describe(writer)}"
+                ),
+                wpath,
+                rpath,
+            )
         branch = reader.branches[index]
-        return ReaderUnion(writer, reader, index, self.resolve(
-            writer, branch, wpath, f"{rpath}<{describe(branch)}>"))
+        return ReaderUnion(
+            writer, reader, index, self.resolve(writer, branch, wpath, f"{rpath}<{describe(branch)}>")
+        )
 
     def first_match(self, writer: Any, reader: Union, wpath: str, rpath: str) -> int:
         """Java's choice of the reader's branch: the first of the writer's
@@ -487,8 +548,11 @@ class _Resolver:
             name = self.name(writer)
             if name == branch.name:
                 return index
-            if kind == "record" and self.names_match(writer, branch) \
-                    and not self.match_error(self.record(writer, branch, wpath, rpath)):
+            if (
+                kind == "record"
+                and self.names_match(writer, branch)
+                and not self.match_error(self.record(writer, branch, wpath, rpath))
+            ):
                 if structural < 0 or _simple(name) == branch.simple_name:
                     structural = index
         if structural >= 0:
@@ -533,13 +597,15 @@ class _Resolver:
             return writer.symbols == reader.symbols
         if isinstance(writer, Union):
             return len(writer.branches) == len(reader.branches) and all(
-                self.equivalent(w, r, seen) for w, r in zip(writer.branches, reader.branches))
+                self.equivalent(w, r, seen) for w, r in zip(writer.branches, reader.branches)
+            )
         key = (writer.name, reader.name)
         if key not in seen:
             seen[key] = True  # optimistic for recursion, as Java
             if len(writer.fields) != len(reader.fields) or not all(
-                    self.field_name(writer, w) == r.name and self.equivalent(w.type, r.type, seen)
-                    for w, r in zip(writer.fields, reader.fields)):
+                self.field_name(writer, w) == r.name and self.equivalent(w.type, r.type, seen)
+                for w, r in zip(writer.fields, reader.fields)
+            ):
                 seen[key] = False
         return seen[key]
 
@@ -555,7 +621,6 @@ def resolve(writer: Schema, reader: Schema) -> Resolution:
 def _root_path(schema: Schema) -> str:
     root = schema.deref(schema.root)
     return root.name if isinstance(root, Record) else ""
-
 
 
 def equivalent(writer: Schema, reader: Schema, writer_type: AvroType, reader_type: AvroType) -> bool:

@@ -424,8 +424,9 @@ def parsing_canonical_form(schema: Schema) -> str:
                     out.append("}")
                 out.append("]}")
             elif isinstance(avro, Enum):
-                out.append(',"type":"enum","symbols":['
-                           + ",".join(_quote(symbol) for symbol in avro.symbols) + "]}")
+                out.append(
+                    ',"type":"enum","symbols":[' + ",".join(_quote(symbol) for symbol in avro.symbols) + "]}"
+                )
             elif isinstance(avro, Fixed):
                 out.append(f',"type":"fixed","size":{avro.size}}}')
         elif isinstance(avro, Array):

@@ -84,7 +84,10 @@ from roastedavro.avrojson._common import JSONDecodeError, _Mismatch
 from roastedavro.avrojson._writing import _Writers
 from roastedavro.avrojson._reading import _Readers
 from roastedavro.avrojson._binary import (
-    _BadBinary, _BinaryToJSON, _JSONToBinary, _ResolvedBinaryToJSON,
+    _BadBinary,
+    _BinaryToJSON,
+    _JSONToBinary,
+    _ResolvedBinaryToJSON,
 )
 
 __all__ = ["AvroJSON", "JSONDecodeError", "to_json", "from_json"]
@@ -114,11 +117,17 @@ class AvroJSON:
     forms are read then).
     """
 
-    def __init__(self, schema: Any, *, reader_schema: Any = None, defaults: bool = True,
-                 narrow_floats: bool = True, bare_constants: bool = False):
+    def __init__(
+        self,
+        schema: Any,
+        *,
+        reader_schema: Any = None,
+        defaults: bool = True,
+        narrow_floats: bool = True,
+        bare_constants: bool = False,
+    ):
         self.schema: Schema = _parsed(schema)
-        self.reader_schema: Schema | None = (_parsed(reader_schema) if reader_schema is not None
-                                             else None)
+        self.reader_schema: Schema | None = _parsed(reader_schema) if reader_schema is not None else None
         self.defaults = defaults
         self.narrow_floats = narrow_floats
         self.bare_constants = bare_constants
@@ -128,9 +137,9 @@ class AvroJSON:
         self._write_bare: Callable | None = None  # union_type=False
         self._read: Callable | None = None
         self._codecs: tuple | None = None
-        self._from_binary: Callable | None = None   # built on first use
+        self._from_binary: Callable | None = None  # built on first use
         self._resolved_from_binary: Callable | None = None
-        self._budget = [0]   # items the binary readers may still read, shared by them
+        self._budget = [0]  # items the binary readers may still read, shared by them
         #: what was left of the item budget after the last binary_to_json_values call
         self.items_left: int | None = None
         self._to_binary: Callable | None = None
@@ -148,20 +157,22 @@ class AvroJSON:
         if union_type:
             write = self._write
             if write is None:
-                write = self._write = _Writers(self.schema, True,
-                                                    self.bare_constants).of(self.schema.root)
+                write = self._write = _Writers(self.schema, True, self.bare_constants).of(self.schema.root)
         else:
             write = self._write_bare
             if write is None:
-                write = self._write_bare = _Writers(self.schema, False,
-                                                         self.bare_constants).of(self.schema.root)
+                write = self._write_bare = _Writers(self.schema, False, self.bare_constants).of(
+                    self.schema.root
+                )
         try:
             return write(datum)
         except DumpError as error:
             raise datum_error(error) from None
         except RecursionError:
-            raise DatumError(f"the {type(datum).__name__} is nested too deeply for Python's "
-                             "recursion limit, or contains itself") from None
+            raise DatumError(
+                f"the {type(datum).__name__} is nested too deeply for Python's "
+                "recursion limit, or contains itself"
+            ) from None
 
     def to_json(self, datum: Any, *, union_type: bool = True, **dumps_options: Any) -> str:
         """``datum`` as JSON text: compact, as Java writes it, unless
@@ -182,15 +193,13 @@ class AvroJSON:
         ``JSONDecodeError`` naming the path where the JSON does not match."""
         read = self._read
         if read is None:
-            read = self._read = _Readers(self.schema, self.defaults,
-                                         self.narrow_floats).of(self.schema.root)
+            read = self._read = _Readers(self.schema, self.defaults, self.narrow_floats).of(self.schema.root)
         try:
             datum = read(value)
         except _Mismatch as error:
             raise JSONDecodeError(error.message, tuple(reversed(error.path))) from None
         except RecursionError:
-            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
-                                  "limit") from None
+            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion limit") from None
         if self.reader_schema is None:
             return datum
         writer, reader = self._resolving_codecs()
@@ -200,19 +209,20 @@ class AvroJSON:
         """The datum of JSON text (one JSON value)."""
         try:
             # fastavro's bare NaN and infinities, where this codec writes them
-            value = json.loads(text, parse_float=decimal.Decimal,
-                               parse_constant=None if self.bare_constants else _not_json)
+            value = json.loads(
+                text, parse_float=decimal.Decimal, parse_constant=None if self.bare_constants else _not_json
+            )
         except RecursionError:
-            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
-                                  "limit") from None
+            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion limit") from None
         except ValueError as error:  # json.JSONDecodeError, too many digits, bad UTF-8
             raise JSONDecodeError(f"not valid JSON: {error}") from None
         return self.from_json_value(value)
 
     # -- straight between binary and JSON ------------------------------------------
 
-    def binary_to_json_values(self, data: bytes, count: int = 1, *,
-                              item_allowance: int | None = None) -> list:
+    def binary_to_json_values(
+        self, data: bytes, count: int = 1, *, item_allowance: int | None = None
+    ) -> list:
         """``count`` datums of ``schema``, one after another in Avro binary (a
         container block's data), as JSON values, without Python datums between:
         a union's value under the branch the bytes hold, a logical type's
@@ -234,14 +244,12 @@ class AvroJSON:
         block gets it as its ``item_allowance``)."""
         return self._walk_binary(data, count, False, item_allowance)
 
-    def binary_record_ends(self, data: bytes, count: int, *,
-                           item_allowance: int | None = None) -> list[int]:
+    def binary_record_ends(self, data: bytes, count: int, *, item_allowance: int | None = None) -> list[int]:
         """Where each of ``count`` datums in ``data`` ends (as
         ``binary_to_json_values`` reads them, checking them the same way)."""
         return self._walk_binary(data, count, True, item_allowance)
 
-    def _walk_binary(self, data: bytes, count: int, ends: bool,
-                     item_allowance: int | None) -> list:
+    def _walk_binary(self, data: bytes, count: int, ends: bool, item_allowance: int | None) -> list:
         from roastedavro.flags import CompileFlags
 
         whole = item_allowance is None
@@ -252,23 +260,29 @@ class AvroJSON:
         if budget[0] < 0:
             self.items_left = 0
             # a file's later blocks get what the earlier ones left: say both
-            left = ("the item allowance" if whole else
-                    f"what is left of the item allowance of {CompileFlags.item_allowance} "
-                    f"(CompileFlags.item_allowance) after the earlier blocks")
-            raise DecodeError(f"item budget exceeded: {count} datums in {len(data)} bytes, "
-                              f"more than their length plus {left} ({item_allowance})", 0)
+            left = (
+                "the item allowance"
+                if whole
+                else f"what is left of the item allowance of {CompileFlags.item_allowance} "
+                f"(CompileFlags.item_allowance) after the earlier blocks"
+            )
+            raise DecodeError(
+                f"item budget exceeded: {count} datums in {len(data)} bytes, "
+                f"more than their length plus {left} ({item_allowance})",
+                0,
+            )
         if self.reader_schema is not None and not ends:
             read = self._resolved_from_binary
             if read is None:
                 resolution = _resolve(self.schema, self.reader_schema)
-                resolution.check()   # SchemaResolutionError, as AvroCodec's
-                read = self._resolved_from_binary = _ResolvedBinaryToJSON(
-                    resolution, budget).of(resolution.root)
+                resolution.check()  # SchemaResolutionError, as AvroCodec's
+                read = self._resolved_from_binary = _ResolvedBinaryToJSON(resolution, budget).of(
+                    resolution.root
+                )
         else:
             read = self._from_binary
             if read is None:
-                read = self._from_binary = _BinaryToJSON(self.schema, budget).of(
-                    self.schema.root)
+                read = self._from_binary = _BinaryToJSON(self.schema, budget).of(self.schema.root)
         out: list = []
         position = 0
         try:
@@ -280,12 +294,12 @@ class AvroJSON:
             raise DecodeError(f"datum {len(out)}: {error.message}", error.position) from None
         except RecursionError:
             self.items_left = max(0, budget[0])
-            raise DecodeError(f"datum {len(out)}: nested too deeply for Python's recursion "
-                              "limit", position) from None
+            raise DecodeError(
+                f"datum {len(out)}: nested too deeply for Python's recursion limit", position
+            ) from None
         self.items_left = budget[0]
         if position != len(data):
-            raise DecodeError(f"{len(data) - position} bytes left over after {count} datums",
-                              position)
+            raise DecodeError(f"{len(data) - position} bytes left over after {count} datums", position)
         return out
 
     def json_value_to_binary(self, value: Any) -> bytes:
@@ -296,24 +310,21 @@ class AvroJSON:
         path where the JSON does not match."""
         write = self._to_binary
         if write is None:
-            write = self._to_binary = _JSONToBinary(self.schema, self.defaults).of(
-                self.schema.root)
+            write = self._to_binary = _JSONToBinary(self.schema, self.defaults).of(self.schema.root)
         out = bytearray()
         try:
             write(value, out)
         except _Mismatch as error:
             raise JSONDecodeError(error.message, tuple(reversed(error.path))) from None
         except RecursionError:
-            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion "
-                                  "limit") from None
+            raise JSONDecodeError("the JSON is nested too deeply for Python's recursion limit") from None
         return bytes(out)
 
     def _resolving_codecs(self) -> tuple:
         if self._codecs is None:
             from roastedavro.codec import AvroCodec
 
-            self._codecs = (AvroCodec(self.schema),
-                            AvroCodec(self.reader_schema, writer_schema=self.schema))
+            self._codecs = (AvroCodec(self.schema), AvroCodec(self.reader_schema, writer_schema=self.schema))
         return self._codecs
 
     def __repr__(self) -> str:
@@ -325,8 +336,7 @@ class AvroJSON:
 def _not_json(name: str) -> Any:
     """``json.loads``' ``parse_constant``: NaN, Infinity and -Infinity are not JSON
     (Avro's JSON encoding writes them as the strings "NaN", "Infinity", "-Infinity")."""
-    raise ValueError(f"{name} is not JSON (a float or double's {name} is the string "
-                     f"\"{name}\")")
+    raise ValueError(f'{name} is not JSON (a float or double\'s {name} is the string "{name}")')
 
 
 def to_json(schema: Any, datum: Any, **dumps_options: Any) -> str:

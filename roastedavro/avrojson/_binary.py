@@ -114,9 +114,9 @@ def _min_size(avro: AvroType, schema: Schema, seen: frozenset = frozenset()) -> 
         return avro.size
     if isinstance(avro, Record):
         if avro.name in seen:
-            return 1   # a recursive record is reached through a union, array or map
+            return 1  # a recursive record is reached through a union, array or map
         return sum(_min_size(field.type, schema, seen | {avro.name}) for field in avro.fields)
-    return 1   # enum, array, map, union: at least one varint
+    return 1  # enum, array, map, union: at least one varint
 
 
 class _BinaryToJSON(_ByKind):
@@ -133,6 +133,7 @@ class _BinaryToJSON(_ByKind):
         if kind == "null":
             return lambda data, position: (None, position)
         if kind == "boolean":
+
             def read_boolean(data, position):
                 if position >= len(data):
                     raise _BadBinary("the data ends inside a boolean", position)
@@ -140,13 +141,16 @@ class _BinaryToJSON(_ByKind):
                 if byte > 1:
                     raise _BadBinary(f"a boolean byte {byte} (not 0 or 1)", position)
                 return byte == 1, position + 1
+
             return read_boolean
         if kind == "int":
+
             def read_int(data, position):
                 value, end = _binary_long(data, position)
                 if not _INT_LOW <= value <= _INT_HIGH:
                     raise _BadBinary(f"{value} is out of range for an int", position)
                 return value, end
+
             return read_int
         if kind == "long":
             return _binary_long
@@ -159,6 +163,7 @@ class _BinaryToJSON(_ByKind):
                 if position + size > len(data):
                     raise _BadBinary(f"the data ends inside a {kind}", position)
                 return to_json(unpack(data, position)[0]), position + size
+
             return read_number
         text = kind == "string"
 
@@ -173,9 +178,11 @@ class _BinaryToJSON(_ByKind):
                 try:
                     return str(data[start:end], "utf-8"), end
                 except UnicodeDecodeError as error:
-                    raise _BadBinary(f"a string that is not valid UTF-8 ({error.reason})",
-                                     start + error.start) from None
+                    raise _BadBinary(
+                        f"a string that is not valid UTF-8 ({error.reason})", start + error.start
+                    ) from None
             return str(data[start:end], "latin-1"), end
+
         return read_bytes
 
     def fixed(self, avro: Fixed) -> Callable:
@@ -186,6 +193,7 @@ class _BinaryToJSON(_ByKind):
             if end > len(data):
                 raise _BadBinary(f"the data ends inside a fixed of {size} bytes", position)
             return str(data[position:end], "latin-1"), end
+
         return read_fixed
 
     def enum(self, avro: Enum) -> Callable:
@@ -195,9 +203,9 @@ class _BinaryToJSON(_ByKind):
         def read_enum(data, position):
             index, end = _binary_long(data, position)
             if not 0 <= index < count:
-                raise _BadBinary(f"enum index {index} is not one of {avro.name}'s {count} symbols",
-                                 position)
+                raise _BadBinary(f"enum index {index} is not one of {avro.name}'s {count} symbols", position)
             return symbols[index], end
+
         return read_enum
 
     def array(self, avro: Array | Map) -> Callable:
@@ -221,13 +229,16 @@ class _BinaryToJSON(_ByKind):
                     return out, position
                 if count < 0:
                     count = -count
-                    size, position = _binary_long(data, position)   # the block's size: unused
+                    size, position = _binary_long(data, position)  # the block's size: unused
                 if count * smallest > len(data) - position:
                     raise _BadBinary(f"a block of {count} items, more than the data holds", at)
                 budget[0] -= count
                 if budget[0] < 0:
-                    raise _BadBinary(f"item budget exceeded: a block of {count} items, more than "
-                                     "the data's length plus the item allowance", at)
+                    raise _BadBinary(
+                        f"item budget exceeded: a block of {count} items, more than "
+                        "the data's length plus the item allowance",
+                        at,
+                    )
                 if is_map:
                     for _ in range(count):
                         key, position = read_key(data, position)
@@ -236,6 +247,7 @@ class _BinaryToJSON(_ByKind):
                     for _ in range(count):
                         item, position = read_item(data, position)
                         out.append(item)
+
         return read_collection
 
     def record(self, avro: Record) -> Callable:
@@ -250,7 +262,7 @@ class _BinaryToJSON(_ByKind):
                 out[name], position = read(data, position)
             return out, position
 
-        self.records[avro.name] = read_record   # before the fields: records may recurse
+        self.records[avro.name] = read_record  # before the fields: records may recurse
         for field in avro.fields:
             plan.append((field.name, self.of(field.type)))
         return read_record
@@ -268,13 +280,13 @@ class _BinaryToJSON(_ByKind):
         def read_union(data, position):
             index, end = _binary_long(data, position)
             if not 0 <= index < count:
-                raise _BadBinary(f"union branch {index} is not one of the union's {count}",
-                                 position)
+                raise _BadBinary(f"union branch {index} is not one of the union's {count}", position)
             branch = branches[index]
             if branch is None:
                 return None, end
             value, end = branch[1](data, end)
             return {branch[0]: value}, end
+
         return read_union
 
 
@@ -294,56 +306,70 @@ class _JSONToBinary(_ByKind):
         write = self._plain(kind)
         if avro.logical is None:
             return write
-        check = self.readers.primitive(avro)   # a logical value's checks (ranges, precision)
+        check = self.readers.primitive(avro)  # a logical value's checks (ranges, precision)
 
         def write_logical(value, out):
             check(value)
             write(value, out)
+
         return write_logical
 
     @staticmethod
     def _plain(kind: str) -> Callable:
         if kind == "null":
+
             def write_null(value, out):
                 _read_null(value)
+
             return write_null
         if kind == "boolean":
+
             def write_boolean(value, out):
                 out.append(1 if _read_boolean(value) else 0)
+
             return write_boolean
         if kind in ("int", "long"):
             read = _read_int if kind == "int" else _read_long
 
             def write_integer(value, out):
                 out += encode_long(read(value))
+
             return write_integer
         if kind == "float":
+
             def write_float(value, out):
                 out += _FLOAT32.pack(_read_float(value))
+
             return write_float
         if kind == "double":
+
             def write_double(value, out):
                 out += _DOUBLE.pack(_read_double(value))
+
             return write_double
         if kind == "string":
+
             def write_string(value, out):
                 data = _read_string(value).encode("utf-8")
                 out += encode_long(len(data))
                 out += data
+
             return write_string
 
         def write_bytes(value, out):
             data = _read_bytes(value)
             out += encode_long(len(data))
             out += data
+
         return write_bytes
 
     def fixed(self, avro: Fixed) -> Callable:
-        check = self.readers.fixed(avro)   # the size, and a logical value's checks
+        check = self.readers.fixed(avro)  # the size, and a logical value's checks
 
         def write_fixed(value, out):
             check(value)
             out += _read_bytes(value)
+
         return write_fixed
 
     def enum(self, avro: Enum) -> Callable:
@@ -352,6 +378,7 @@ class _JSONToBinary(_ByKind):
 
         def write_enum(value, out):
             out += encode_long(indexes[check(value)])
+
         return write_enum
 
     def array(self, avro: Array | Map) -> Callable:
@@ -366,8 +393,9 @@ class _JSONToBinary(_ByKind):
 
         def write_collection(value, out):
             if type(value) is not (dict if is_map else list):
-                raise _Mismatch(f"expected {'an object (a map)' if is_map else 'an array'}, "
-                                f"got {_json_kind(value)}")
+                raise _Mismatch(
+                    f"expected {'an object (a map)' if is_map else 'an array'}, got {_json_kind(value)}"
+                )
             if value:
                 out += encode_long(len(value))
                 if is_map:
@@ -387,6 +415,7 @@ class _JSONToBinary(_ByKind):
                         error.path.append(index)
                         raise
             out.append(0)
+
         return write_collection
 
     def record(self, avro: Record) -> Callable:
@@ -398,8 +427,7 @@ class _JSONToBinary(_ByKind):
 
         def write_record(value, out):
             if type(value) is not dict:
-                raise _Mismatch(f"expected an object (a {full_name} record), got "
-                                f"{_json_kind(value)}")
+                raise _Mismatch(f"expected an object (a {full_name} record), got {_json_kind(value)}")
             for name, aliases, write, default in plan:
                 item = value.get(name, _MISSING)
                 if item is _MISSING:
@@ -410,19 +438,23 @@ class _JSONToBinary(_ByKind):
                 try:
                     if item is _MISSING:
                         if default is _NO_DEFAULT:
-                            raise _Mismatch(f"missing field: no value and no default for {name}" if
-                                            self.defaults else "missing field")
+                            raise _Mismatch(
+                                f"missing field: no value and no default for {name}"
+                                if self.defaults
+                                else "missing field"
+                            )
                         item = default
                     write(item, out)
                 except _Mismatch as error:
                     error.path.append(name)
                     raise
 
-        self.records[avro.name] = write_record   # before the fields: records may recurse
+        self.records[avro.name] = write_record  # before the fields: records may recurse
         for field in avro.fields:
             if field.has_default and self.defaults:
-                default = default_json(field.type, field.default, self.schema, True,
-                                       f"{avro.name}.{field.name}")
+                default = default_json(
+                    field.type, field.default, self.schema, True, f"{avro.name}.{field.name}"
+                )
             else:
                 default = _NO_DEFAULT
             plan.append((field.name, field.aliases, self.of(field.type), default))
@@ -455,8 +487,10 @@ class _JSONToBinary(_ByKind):
                     out += branch[0]
                     branch[1](inner, out)
                     return
-            raise _Mismatch(f"expected null or an object naming one branch of the union {text}, "
-                            f"got {_json_kind(value)}")
+            raise _Mismatch(
+                f"expected null or an object naming one branch of the union {text}, got {_json_kind(value)}"
+            )
+
         return write_union
 
 
@@ -476,7 +510,7 @@ class _ResolvedBinaryToJSON:
         self.writer = resolution.writer
         self.reader = resolution.reader
         self.budget = budget
-        self.plain = _BinaryToJSON(resolution.writer, budget)   # the writer's values, as they are
+        self.plain = _BinaryToJSON(resolution.writer, budget)  # the writer's values, as they are
         self.records: dict[tuple, Callable] = {}
 
     def of(self, plan: Any) -> Callable:
@@ -496,8 +530,8 @@ class _ResolvedBinaryToJSON:
             reason = plan.reason
 
             def unreadable(data, position):
-                raise _BadBinary(f"the reader's schema cannot read this value: {reason}",
-                                 position)
+                raise _BadBinary(f"the reader's schema cannot read this value: {reason}", position)
+
             return unreadable
         return self.read(plan)
 
@@ -508,39 +542,48 @@ class _ResolvedBinaryToJSON:
         if not isinstance(writer, Primitive) or kinds[0] == kinds[1] or kinds == ("int", "long"):
             return read
         if kinds == ("string", "bytes"):
+
             def string_as_bytes(data, position):
                 value, end = read(data, position)
                 return value.encode("utf-8").decode("latin-1"), end
+
             return string_as_bytes
 
-        def bytes_as_string(data, position):   # ("bytes", "string")
+        def bytes_as_string(data, position):  # ("bytes", "string")
             value, end = read(data, position)
             try:
                 return value.encode("latin-1").decode("utf-8"), end
             except UnicodeDecodeError as error:
-                raise _BadBinary(f"bytes read as a string are not valid UTF-8 ({error.reason})",
-                                 position) from None
+                raise _BadBinary(
+                    f"bytes read as a string are not valid UTF-8 ({error.reason})", position
+                ) from None
+
         return bytes_as_string
 
     def promote(self, plan: Any) -> Callable:
         source = self.writer.deref(plan.writer).name
         target = self.reader.deref(plan.reader).name
-        if source == "float":   # to double: the 32-bit value itself, not its shortest decimal
+        if source == "float":  # to double: the 32-bit value itself, not its shortest decimal
+
             def float_as_double(data, position):
                 if position + 4 > len(data):
                     raise _BadBinary("the data ends inside a float", position)
                 return _double_json(_FLOAT32.unpack_from(data, position)[0]), position + 4
+
             return float_as_double
-        read = self.plain.of(plan.writer)   # int or long
+        read = self.plain.of(plan.writer)  # int or long
         if target == "float":
+
             def integer_as_float(data, position):
                 value, end = read(data, position)
-                return _float_json(_decimal_float32(decimal.Decimal(value))), end   # rounded once
+                return _float_json(_decimal_float32(decimal.Decimal(value))), end  # rounded once
+
             return integer_as_float
 
         def integer_as_double(data, position):
             value, end = read(data, position)
             return float(value), end
+
         return integer_as_double
 
     def enum(self, plan: Any) -> Callable:
@@ -551,13 +594,16 @@ class _ResolvedBinaryToJSON:
         def read_enum(data, position):
             index, end = _binary_long(data, position)
             if not 0 <= index < count:
-                raise _BadBinary(f"enum index {index} is not one of the writer's {count} symbols",
-                                 position)
+                raise _BadBinary(f"enum index {index} is not one of the writer's {count} symbols", position)
             symbol = symbols[index]
             if symbol is None:
-                raise _BadBinary(f"the writer's symbol {writer_symbols[index]!r} is not the "
-                                 "reader's, and the reader's enum has no default", position)
+                raise _BadBinary(
+                    f"the writer's symbol {writer_symbols[index]!r} is not the "
+                    "reader's, and the reader's enum has no default",
+                    position,
+                )
             return symbol, end
+
         return read_enum
 
     def container(self, plan: Any) -> Callable:
@@ -583,8 +629,11 @@ class _ResolvedBinaryToJSON:
                     raise _BadBinary(f"a block of {count} items, more than the data holds", at)
                 budget[0] -= count
                 if budget[0] < 0:
-                    raise _BadBinary(f"item budget exceeded: a block of {count} items, more than "
-                                     "the data's length plus the item allowance", at)
+                    raise _BadBinary(
+                        f"item budget exceeded: a block of {count} items, more than "
+                        "the data's length plus the item allowance",
+                        at,
+                    )
                 for _ in range(count):
                     if is_map:
                         key, position = read_key(data, position)
@@ -592,6 +641,7 @@ class _ResolvedBinaryToJSON:
                     else:
                         item, position = read_item(data, position)
                         out.append(item)
+
         return read_collection
 
     def record(self, ref: Any) -> Callable:
@@ -614,23 +664,27 @@ class _ResolvedBinaryToJSON:
                 values[name] = copy.deepcopy(value)
             return {name: values[name] for name in order}, position
 
-        self.records[ref.key] = read_record   # before the fields: records may recurse
+        self.records[ref.key] = read_record  # before the fields: records may recurse
         if record.error is not None:
             reason = record.error.reason
 
             def unreadable(data, position):
-                raise _BadBinary(f"the reader's schema cannot read this record: {reason}",
-                                 position)
+                raise _BadBinary(f"the reader's schema cannot read this record: {reason}", position)
+
             self.records[ref.key] = unreadable
             return unreadable
         for step in record.steps:
             if step.reader is None:
-                steps.append((None, self.plain.of(step.writer.type)))   # read past it
+                steps.append((None, self.plain.of(step.writer.type)))  # read past it
             else:
                 steps.append((step.reader.name, self.of(step.plan)))
         for field in record.defaults:
-            defaults.append((field.name, default_json(field.type, field.default, self.reader,
-                                                      True, f"{reader.name}.{field.name}")))
+            defaults.append(
+                (
+                    field.name,
+                    default_json(field.type, field.default, self.reader, True, f"{reader.name}.{field.name}"),
+                )
+            )
         return read_record
 
     def writer_union(self, plan: Any) -> Callable:
@@ -639,8 +693,7 @@ class _ResolvedBinaryToJSON:
         for index, branch in enumerate(plan.branches):
             read = self.of(branch)
             name = None
-            if isinstance(reader, Union) and not isinstance(
-                    branch, (_ReaderUnion, _Unreadable)):
+            if isinstance(reader, Union) and not isinstance(branch, (_ReaderUnion, _Unreadable)):
                 # unions of the same branches map branch to branch
                 target = reader.branches[index]
                 definition = self.reader.deref(target)
@@ -652,11 +705,11 @@ class _ResolvedBinaryToJSON:
         def read_union(data, position):
             index, end = _binary_long(data, position)
             if not 0 <= index < count:
-                raise _BadBinary(f"union branch {index} is not one of the union's {count}",
-                                 position)
+                raise _BadBinary(f"union branch {index} is not one of the union's {count}", position)
             name, read = branches[index]
             value, end = read(data, end)
             return ({name: value} if name is not None else value), end
+
         return read_union
 
     def reader_union(self, plan: Any) -> Callable:
@@ -670,4 +723,5 @@ class _ResolvedBinaryToJSON:
         def read_branch(data, position):
             value, end = read(data, position)
             return {name: value}, end
+
         return read_branch

@@ -11,7 +11,14 @@ import uuid
 from typing import Any, Callable
 
 from roastedavro._datum import (
-    INT_RANGE, LONG_RANGE, UNIT_MICROS, UNIT_MILLIS, UNIT_NANOS, Duration, double_datum, shown,
+    INT_RANGE,
+    LONG_RANGE,
+    UNIT_MICROS,
+    UNIT_MILLIS,
+    UNIT_NANOS,
+    Duration,
+    double_datum,
+    shown,
 )
 from roastedavro.avro.types import Array, AvroType, Enum, Fixed, Map, Record, Union
 from roastedavro.errors import DatumError
@@ -27,15 +34,29 @@ _MICROS_PER_DAY = 86_400_000_000
 # datetime's years 1-9999 in days from 1970-01-01 (as the binary reader checks them)
 _FIRST_DAY, _LAST_DAY = -719162, 2932896
 _TIMESTAMPS = {
-    "timestamp-millis": (UNIT_MILLIS, False), "timestamp-micros": (UNIT_MICROS, False),
-    "timestamp-nanos": (UNIT_NANOS, False), "local-timestamp-millis": (UNIT_MILLIS, True),
-    "local-timestamp-micros": (UNIT_MICROS, True), "local-timestamp-nanos": (UNIT_NANOS, True),
+    "timestamp-millis": (UNIT_MILLIS, False),
+    "timestamp-micros": (UNIT_MICROS, False),
+    "timestamp-nanos": (UNIT_NANOS, False),
+    "local-timestamp-millis": (UNIT_MILLIS, True),
+    "local-timestamp-micros": (UNIT_MICROS, True),
+    "local-timestamp-nanos": (UNIT_NANOS, True),
 }
 #: the exact Python type of each of the generated union dispatch's tests
 _PYTHON_TYPES = {
-    "None": type(None), "str": str, "int": int, "float": float, "dict": dict, "list": list,
-    "bool": bool, "bytes": bytes, "datetime": datetime.datetime, "date": datetime.date,
-    "time": datetime.time, "Decimal": decimal.Decimal, "UUID": uuid.UUID, "Duration": Duration,
+    "None": type(None),
+    "str": str,
+    "int": int,
+    "float": float,
+    "dict": dict,
+    "list": list,
+    "bool": bool,
+    "bytes": bytes,
+    "datetime": datetime.datetime,
+    "date": datetime.date,
+    "time": datetime.time,
+    "Decimal": decimal.Decimal,
+    "UUID": uuid.UUID,
+    "Duration": Duration,
 }
 _SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _FLOAT32 = struct.Struct("<f")
@@ -45,14 +66,13 @@ _FLT_MAX = 3.4028234663852886e38
 _FLT_OVERFLOW_MIDPOINT = 2.0**128 - 2.0**103
 
 
-
 class JSONDecodeError(ValueError):
     """JSON that is not a value of the schema in Avro's JSON encoding (or not
     JSON at all). ``path`` names the field, index or key, outermost first, as
     ``roastedavro.errors.DatumError``'s does; ``reason`` is the message
     without it."""
 
-    __module__ = "roastedavro.avrojson"    # where users import it from
+    __module__ = "roastedavro.avrojson"  # where users import it from
 
     def __init__(self, message: str, path: tuple = ()):
         where = _path_text(tuple(path))
@@ -68,12 +88,11 @@ def _path_text(path: tuple) -> str:
     shown_parts = DatumError.SHOWN_PARTS
 
     def text(parts):
-        return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}"
-                       for part in parts)
+        return "".join(f"[{part!r}]" if not isinstance(part, str) else f".{part}" for part in parts)
+
     if len(path) > shown_parts:
         half = shown_parts // 2
-        return (text(path[:half]) + f" ...({len(path) - 2 * half} more)... "
-                + text(path[-half:])).lstrip(".")
+        return (text(path[:half]) + f" ...({len(path) - 2 * half} more)... " + text(path[-half:])).lstrip(".")
     return text(path).lstrip(".")
 
 
@@ -202,8 +221,9 @@ def _json_number(value: Any, what: str) -> float:
         special = _SPECIAL_FLOATS.get(value)
         if special is not None:
             return special
-    raise _Mismatch(f"expected a number for {what} (or \"NaN\", \"Infinity\", \"-Infinity\"), "
-                    f"got {_json_kind(value)}")
+    raise _Mismatch(
+        f'expected a number for {what} (or "NaN", "Infinity", "-Infinity"), got {_json_kind(value)}'
+    )
 
 
 def _json_kind(value: Any) -> str:

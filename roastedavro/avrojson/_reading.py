@@ -79,13 +79,13 @@ def _integer_reader(bits: int) -> Callable:
         elif kind is float and value.is_integer():  # 1.0, 1e3: as Java
             if low <= value <= high:
                 return int(value)
-        elif (kind is decimal.Decimal and value.is_finite()
-              and value == value.to_integral_value()):
+        elif kind is decimal.Decimal and value.is_finite() and value == value.to_integral_value():
             if low <= value <= high:
                 return int(value)
         else:
             raise _Mismatch(f"expected {what}, got {_json_kind(value)}")
         raise _Mismatch(f"{shown(value)} is out of range for {what}")
+
     return read_integer
 
 
@@ -115,20 +115,20 @@ def _read_string(value):
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as error:
-            raise _Mismatch(f"not valid Unicode text: {error.reason} "
-                            f"(at character {error.start})") from None
+            raise _Mismatch(f"not valid Unicode text: {error.reason} (at character {error.start})") from None
     return value
 
 
 def _read_bytes(value):
     if type(value) is not str:
-        raise _Mismatch(f"expected a string of bytes (code points U+0000..U+00FF), got "
-                        f"{_json_kind(value)}")
+        raise _Mismatch(f"expected a string of bytes (code points U+0000..U+00FF), got {_json_kind(value)}")
     try:
         return value.encode("latin-1")
     except UnicodeEncodeError as error:
-        raise _Mismatch(f"a string of bytes has only code points U+0000..U+00FF, not "
-                        f"U+{ord(value[error.start]):04X} (at character {error.start})") from None
+        raise _Mismatch(
+            f"a string of bytes has only code points U+0000..U+00FF, not "
+            f"U+{ord(value[error.start]):04X} (at character {error.start})"
+        ) from None
 
 
 def _timestamp_reader(unit: int, local: bool) -> Callable:
@@ -143,6 +143,7 @@ def _timestamp_reader(unit: int, local: bool) -> Callable:
         if not _FIRST_DAY * _MICROS_PER_DAY <= micros < (_LAST_DAY + 1) * _MICROS_PER_DAY:
             raise _Mismatch(f"timestamp {number} is outside the years 1-9999")
         return epoch + datetime.timedelta(microseconds=micros)
+
     return read_timestamp
 
 
@@ -166,6 +167,7 @@ def _time_reader(unit: int) -> Callable:
         minutes, second = divmod(seconds, 60)
         hour, minute = divmod(minutes, 60)
         return datetime.time(hour, minute, second, micro)
+
     return read_time
 
 
@@ -176,12 +178,11 @@ def _decimal_reader(scale: int, precision: int, read: Callable, fixed: bool) -> 
 
     def read_decimal(value):
         data = read(value)
-        result = (None if not fixed and len(data) > longest
-                  else decimal_from_bytes(data, scale, precision))
+        result = None if not fixed and len(data) > longest else decimal_from_bytes(data, scale, precision)
         if result is None:
-            raise _Mismatch(f"decimal value has more digits than decimal({precision}, {scale}) "
-                            "allows")
+            raise _Mismatch(f"decimal value has more digits than decimal({precision}, {scale}) allows")
         return result
+
     return read_decimal
 
 
@@ -213,7 +214,7 @@ def _read_big_decimal(value):
     length, position = _read_varint(data, 0)
     if length <= 0 or position + length > len(data):
         raise _Mismatch("a big-decimal's bytes are not an Avro big-decimal")
-    unscaled = data[position:position + length]
+    unscaled = data[position : position + length]
     scale, position = _read_varint(data, position + length)
     if position != len(data) or not _INT_LOW <= scale <= _INT_HIGH:
         raise _Mismatch("a big-decimal's bytes are not an Avro big-decimal")
@@ -244,10 +245,16 @@ class _Readers(_ByKind):
             return _read_big_decimal
         if name == "uuid":
             return _read_uuid
-        return {"null": _read_null, "boolean": _read_boolean, "int": _read_int, "long": _read_long,
-                "float": _read_float if self.narrow_floats else _read_float_wide,
-                "double": _read_double,
-                "string": _read_string, "bytes": _read_bytes}[avro.name]
+        return {
+            "null": _read_null,
+            "boolean": _read_boolean,
+            "int": _read_int,
+            "long": _read_long,
+            "float": _read_float if self.narrow_floats else _read_float_wide,
+            "double": _read_double,
+            "string": _read_string,
+            "bytes": _read_bytes,
+        }[avro.name]
 
     def fixed(self, avro: Fixed) -> Callable:
         size = avro.size
@@ -256,8 +263,7 @@ class _Readers(_ByKind):
         def read_fixed(value):
             data = _read_bytes(value)
             if len(data) != size:
-                raise _Mismatch(f"expected {size} bytes for the fixed {full_name}, "
-                                f"got {len(data)}")
+                raise _Mismatch(f"expected {size} bytes for the fixed {full_name}, got {len(data)}")
             return data
 
         logical = avro.logical
@@ -280,6 +286,7 @@ class _Readers(_ByKind):
             if type(value) is str:
                 raise _Mismatch(f"{shown(value)} is not a symbol of the enum {full_name}")
             raise _Mismatch(f"expected a symbol of the enum {full_name}, got {_json_kind(value)}")
+
         return read_enum
 
     def array(self, avro: Array) -> Callable:
@@ -297,6 +304,7 @@ class _Readers(_ByKind):
                 error.path.append(index)
                 raise
             return out
+
         return read_array
 
     def map(self, avro: Map) -> Callable:
@@ -313,6 +321,7 @@ class _Readers(_ByKind):
                     error.path.append(key)
                     raise
             return out
+
         return read_map
 
     def record(self, avro: Record) -> Callable:
@@ -324,8 +333,7 @@ class _Readers(_ByKind):
 
         def read_record(value):
             if type(value) is not dict:
-                raise _Mismatch(f"expected an object (a {full_name} record), got "
-                                f"{_json_kind(value)}")
+                raise _Mismatch(f"expected an object (a {full_name} record), got {_json_kind(value)}")
             out = {}
             for name, aliases, read, default in plan:
                 item = value.get(name, _MISSING)
@@ -337,8 +345,11 @@ class _Readers(_ByKind):
                 try:
                     if item is _MISSING:
                         if default is _NO_DEFAULT:
-                            raise _Mismatch(f"missing field: no value and no default for {name}" if
-                                            self.defaults else "missing field")
+                            raise _Mismatch(
+                                f"missing field: no value and no default for {name}"
+                                if self.defaults
+                                else "missing field"
+                            )
                         item = default
                     out[name] = read(item)
                 except _Mismatch as error:
@@ -349,8 +360,9 @@ class _Readers(_ByKind):
         self.records[avro.name] = read_record  # before the fields: records may recurse
         for field in avro.fields:
             if field.has_default and self.defaults:
-                default = default_json(field.type, field.default, self.schema, True,
-                                       f"{avro.name}.{field.name}")
+                default = default_json(
+                    field.type, field.default, self.schema, True, f"{avro.name}.{field.name}"
+                )
             else:
                 default = _NO_DEFAULT
             plan.append((field.name, field.aliases, self.of(field.type), default))
@@ -378,6 +390,8 @@ class _Readers(_ByKind):
                         raise _Mismatch(f"{shown(name)} is not a branch of the union {text}")
                     read = branches[name]
                     return _read_null(inner) if read is None else read(inner)
-            raise _Mismatch(f"expected null or an object naming one branch of the union {text}, "
-                            f"got {_json_kind(value)}")
+            raise _Mismatch(
+                f"expected null or an object naming one branch of the union {text}, got {_json_kind(value)}"
+            )
+
         return read_union

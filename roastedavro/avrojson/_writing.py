@@ -69,17 +69,20 @@ def _float_writer(lenient: bool, single: bool, bare: bool) -> Callable:
     # bare: NaN and the infinities stay floats, which json.dumps writes as
     # the tokens NaN, Infinity and -Infinity (fastavro's JSON, not JSON)
     if single:
+
         def write_float(value):
             number = value if type(value) is float else _double_datum(value, lenient)
             narrowed = _float32(number)
             if math.isinf(narrowed) and not math.isinf(number):
                 raise DumpError("Number out of range for Avro float (32-bit IEEE 754).")
             return narrowed if bare and not math.isfinite(narrowed) else _float_json(narrowed)
+
         return write_float
 
     def write_double(value):
         number = value if type(value) is float else _double_datum(value, lenient)
         return number if bare else _double_json(number)
+
     return write_double
 
 
@@ -130,10 +133,10 @@ def _time_writer(unit: int) -> Callable:
     def write_time(value):
         # as the binary writer: a time (its tzinfo ignored), else an int
         if isinstance(value, datetime.time):
-            micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 \
-                + value.microsecond
+            micros = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000 + value.microsecond
             return micros // 1000 if unit == UNIT_MILLIS else micros
         return long_datum(value, bits)
+
     return write_time
 
 
@@ -153,8 +156,9 @@ class _Writers(_ByKind):
             unit, local = _TIMESTAMPS[name]
             return lambda value: timestamp_datum(value, unit, local)
         if name == "date":
-            return lambda value: value if type(value) is int and _INT_LOW <= value <= _INT_HIGH \
-                else date_datum(value)
+            return lambda value: (
+                value if type(value) is int and _INT_LOW <= value <= _INT_HIGH else date_datum(value)
+            )
         if name in ("time-millis", "time-micros"):
             return _time_writer(UNIT_MILLIS if name == "time-millis" else UNIT_MICROS)
         if name == "decimal":
@@ -167,8 +171,14 @@ class _Writers(_ByKind):
         kind = avro.name
         if kind in ("float", "double"):
             return _float_writer(lenient, kind == "float", self.bare_constants)
-        return {"null": _write_null, "boolean": _write_boolean, "int": _write_int,
-                "long": _write_long, "string": _write_string, "bytes": _write_bytes}[kind]
+        return {
+            "null": _write_null,
+            "boolean": _write_boolean,
+            "int": _write_int,
+            "long": _write_long,
+            "string": _write_string,
+            "bytes": _write_bytes,
+        }[kind]
 
     def fixed(self, avro: Fixed) -> Callable:
         logical = avro.logical
@@ -186,6 +196,7 @@ class _Writers(_ByKind):
             if type(value) is not bytes or len(value) != size:
                 value = fixed_datum(value, size)
             return value.decode("latin-1")
+
         return write_fixed
 
     def enum(self, avro: Enum) -> Callable:
@@ -196,6 +207,7 @@ class _Writers(_ByKind):
             if type(value) is str and value in indexes:
                 return value
             return symbols[enum_index(value, indexes)]
+
         return write_enum
 
     def array(self, avro: Array) -> Callable:
@@ -213,6 +225,7 @@ class _Writers(_ByKind):
                 error.path.append(index)
                 raise
             return out
+
         return write_array
 
     def map(self, avro: Map) -> Callable:
@@ -232,6 +245,7 @@ class _Writers(_ByKind):
                     error.path.append(key)
                     raise
             return out
+
         return write_map
 
     def record(self, avro: Record) -> Callable:
@@ -248,8 +262,9 @@ class _Writers(_ByKind):
                 try:
                     if item is _MISSING:
                         if default is not _NO_DEFAULT:
-                            out[name] = (copy.deepcopy(default) if isinstance(default, (dict, list))
-                                         else default)
+                            out[name] = (
+                                copy.deepcopy(default) if isinstance(default, (dict, list)) else default
+                            )
                             continue
                         if not nullable:
                             raise missing_field()
@@ -263,15 +278,22 @@ class _Writers(_ByKind):
         self.records[avro.name] = write_record  # before the fields: records may recurse
         for field in avro.fields:
             definition = self.schema.deref(field.type)
-            lenient = (isinstance(definition, Primitive) and definition.name in ("float", "double")
-                       and definition.logical is None)
-            default = (default_json(field.type, field.default, self.schema, self.wrap,
-                                    f"{avro.name}.{field.name}")
-                       if field.has_default else _NO_DEFAULT)
-            nullable = (isinstance(definition, Union) and any(
-                isinstance(branch, Primitive) and branch.name == "null"
-                for branch in definition.branches)) or (
-                isinstance(definition, Primitive) and definition.name == "null")
+            lenient = (
+                isinstance(definition, Primitive)
+                and definition.name in ("float", "double")
+                and definition.logical is None
+            )
+            default = (
+                default_json(field.type, field.default, self.schema, self.wrap, f"{avro.name}.{field.name}")
+                if field.has_default
+                else _NO_DEFAULT
+            )
+            nullable = (
+                isinstance(definition, Union)
+                and any(
+                    isinstance(branch, Primitive) and branch.name == "null" for branch in definition.branches
+                )
+            ) or (isinstance(definition, Primitive) and definition.name == "null")
             plan.append((field.name, self.of(field.type, lenient), default, nullable))
         return write_record
 
@@ -283,9 +305,10 @@ class _Writers(_ByKind):
         chooser = UnionChooser(avro, schema)
         choose = chooser.choose
         names = [branch_name(branch) for branch in avro.branches]
-        writers = [None if isinstance(definition, Primitive) and definition.name == "null"
-                   else self.of(branch)
-                   for branch, definition in zip(avro.branches, plan.branches)]
+        writers = [
+            None if isinstance(definition, Primitive) and definition.name == "null" else self.of(branch)
+            for branch, definition in zip(avro.branches, plan.branches)
+        ]
         wrap = self.wrap
         static: dict[type, int] = {}
         by_size = None
@@ -295,12 +318,17 @@ class _Writers(_ByKind):
             if python_type is None:
                 continue
             if python_name == "dict" and len(plan.dict_branches()) > 1:
-                dict_branches = [(index, plan.branches[index],
-                                  [field.name for field in plan.branches[index].fields]
-                                  # an "error" is taken outright, as fastavro does
-                                  if isinstance(plan.branches[index], Record)
-                                  and plan.branches[index].kind == "record" else None)
-                                 for index in plan.dict_branches()]
+                dict_branches = [
+                    (
+                        index,
+                        plan.branches[index],
+                        [field.name for field in plan.branches[index].fields]
+                        # an "error" is taken outright, as fastavro does
+                        if isinstance(plan.branches[index], Record) and plan.branches[index].kind == "record"
+                        else None,
+                    )
+                    for index in plan.dict_branches()
+                ]
                 continue
             if python_name == "int":
                 sizes = plan.for_int()
@@ -332,8 +360,9 @@ class _Writers(_ByKind):
             index = static.get(kind)
             if index is None:
                 if kind is int and by_size is not None:
-                    size = (0 if _INT_LOW <= value <= _INT_HIGH
-                            else 1 if _LONG_LOW <= value <= _LONG_HIGH else 2)
+                    size = (
+                        0 if _INT_LOW <= value <= _INT_HIGH else 1 if _LONG_LOW <= value <= _LONG_HIGH else 2
+                    )
                     index = by_size[size]
                     if index is None:
                         index, value = choose(value)
@@ -347,19 +376,20 @@ class _Writers(_ByKind):
             if wrap:
                 return {names[index]: write(value)}
             return write(value)
+
         return write_union
 
 
-def default_json(avro: AvroType, value: Any, schema: Schema, wrap: bool = True,
-                 where: str = "") -> Any:
+def default_json(avro: AvroType, value: Any, schema: Schema, wrap: bool = True, where: str = "") -> Any:
     """A field default (schema JSON) in Avro's JSON encoding: a union's
     default in the first branch it fits (as the binary writer writes it),
     wrapped in its branch's name; a float as the 32-bit float it is."""
     try:
         return _default_json(avro, value, schema, wrap)
     except _NotThisType as error:
-        raise SchemaError(f"the default {shown(value)} is not a valid value of its type "
-                          f"({error})", where) from None
+        raise SchemaError(
+            f"the default {shown(value)} is not a valid value of its type ({error})", where
+        ) from None
 
 
 def _default_json(avro: AvroType, value: Any, schema: Schema, wrap: bool) -> Any:
@@ -386,7 +416,10 @@ def _default_json(avro: AvroType, value: Any, schema: Schema, wrap: bool) -> Any
     if isinstance(avro, Map):
         return {key: _default_json(avro.values, item, schema, wrap) for key, item in value.items()}
     if isinstance(avro, Record):
-        return {field.name: _default_json(field.type, value[field.name] if field.name in value
-                                          else field.default, schema, wrap)
-                for field in avro.fields}
+        return {
+            field.name: _default_json(
+                field.type, value[field.name] if field.name in value else field.default, schema, wrap
+            )
+            for field in avro.fields
+        }
     return value  # enum symbols, fixed as code points

@@ -95,8 +95,7 @@ class Encoder:
             return override
         choices = ", ".join(repr(t) for t in self.avro_types)
         raise self.error(
-            f"metadata avro={override!r} is not a type this field can be written as "
-            f"(choose one of {choices})"
+            f"metadata avro={override!r} is not a type this field can be written as (choose one of {choices})"
         )
 
     def avro_type(self, names: NamedTypes) -> Any:
@@ -136,8 +135,7 @@ class Encoder:
         ``_serialize``) goes through the field's dump form read back, as the
         runtime's ``coerce`` does. Raises ``DumpError``.
         """
-        if self.python_type is not None and (self.custom_serialize
-                                             or type(value) is not self.python_type):
+        if self.python_type is not None and (self.custom_serialize or type(value) is not self.python_type):
             return coerce(self.field, value, None, self.python_type)
         return value
 
@@ -158,14 +156,17 @@ class Encoder:
             converted = self.writer_value(value)
             datum = self.dump_datum(converted)
         except (DumpError, ValidationError) as error:
-            raise self.error(f"the default {value!r} cannot be written as {self.describe()}: "
-                             f"{_message_text(error.messages)}. {self.default_hint()}") from None
+            raise self.error(
+                f"the default {value!r} cannot be written as {self.describe()}: "
+                f"{_message_text(error.messages)}. {self.default_hint()}"
+            ) from None
         if self.python_type is not None:
             loaded = self.loaded_value(datum)
             if loaded != converted:
                 raise self.error(
                     f"the default {value!r} does not read back as itself from {self.describe()} "
-                    f"(it loads as {loaded!r}); write load_default={loaded!r}")
+                    f"(it loads as {loaded!r}); write load_default={loaded!r}"
+                )
         return datum
 
     def load_default_datum(self, value: Any) -> Any:
@@ -189,8 +190,9 @@ class Encoder:
         if self.python_type is None:
             return "A default is the value load returns"
         kind = self.python_type
-        name = (kind.__qualname__ if kind.__module__ == "builtins"
-                else f"{kind.__module__}.{kind.__qualname__}")
+        name = (
+            kind.__qualname__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+        )
         return f"A default is the value load returns: a {name}"
 
     def object_from_dump(self, dumped: Any, python_type: type) -> Any:
@@ -241,7 +243,8 @@ class Encoder:
         adds the field's path."""
         # a marshmallow schema's module (codegen.RecordModuleEmitter)
         return fn.module.fragment(  # type: ignore[attr-defined]
-            self.declared_in(fn.record.namespace), fn.hint)
+            self.declared_in(fn.record.namespace), fn.hint
+        )
 
     def declared_in(self, namespace: str | None) -> Schema:
         """This field's Avro type as a parsed schema (roastedavro.avro), as it
@@ -263,11 +266,17 @@ class Encoder:
             wrapper = "Declared"
             while f'"{wrapper}"' in text:
                 wrapper += "_"
-            parsed = parse_schema({"type": "record", "name": wrapper, "namespace": namespace,
-                                   "fields": [{"name": "value", "type": written}]})
+            parsed = parse_schema(
+                {
+                    "type": "record",
+                    "name": wrapper,
+                    "namespace": namespace,
+                    "fields": [{"name": "value", "type": written}],
+                }
+            )
         except (SchemaError, TypeError, ValueError) as error:
             raise self.error(f"the Avro type {written!r} is not valid: {error}") from None
-        root: Any = parsed.root    # the wrapper record
+        root: Any = parsed.root  # the wrapper record
         named = {name: avro for name, avro in parsed.named.items() if name != root.name}
         return Schema(root.fields[0].type, named)
 
@@ -288,8 +297,7 @@ class Encoder:
         values then go through the field's own ``_deserialize``."""
         return type(self.field)._deserialize is not self.field_class._deserialize
 
-    def emit_write_value(self, fn: FunctionEmitter, value: str, writer: str,
-                         python_type: type) -> None:
+    def emit_write_value(self, fn: FunctionEmitter, value: str, writer: str, python_type: type) -> None:
         """Write ``value`` with one of the runtime's ``write_*_value`` functions.
 
         They take values of the exact Python type straight to the wire and

@@ -38,9 +38,18 @@ def emit_array_write(fn, value, items):
         item = level.local("item")
         fn.line(f"if type({value}) is not list:")
         fn.line(f"    {value} = as_list({value})")
-        with blocks.write_items(fn, f"<list>{value}", count, item, level.part, level.index,
-                                "The list changed size while it was being written."), \
-                fn.naming(f"{fn.hint}_item"):
+        with (
+            blocks.write_items(
+                fn,
+                f"<list>{value}",
+                count,
+                item,
+                level.part,
+                level.index,
+                "The list changed size while it was being written.",
+            ),
+            fn.naming(f"{fn.hint}_item"),
+        ):
             fn.write_value(items, item)
 
 
@@ -54,8 +63,10 @@ def emit_array_read(fn, target, items):
     with fn.collection() as level:
         result = level.c_local("list", "items")
         item = level.local("item")
-        with blocks.read_items(fn, result, *block_locals(level), fn.block_min_size(items)), \
-                fn.naming(f"{fn.hint}_item"):
+        with (
+            blocks.read_items(fn, result, *block_locals(level), fn.block_min_size(items)),
+            fn.naming(f"{fn.hint}_item"),
+        ):
             fn.read_value(items, item)
             fn.line(f"put_item({result}, {item})")
         fn.line(f"{target} = {result}")
@@ -112,7 +123,8 @@ class MappingEncoder(Encoder):
                 raise self.error(
                     f"Avro map keys are strings; keys=Enum({keys.enum.__name__}, by_value=...) "
                     "dumps values that are not all str: use the member names (no by_value) "
-                    "or str values")
+                    "or str values"
+                )
         elif keys is not None and not isinstance(keys, fields.String):
             raise self.error(
                 f"Avro map keys are strings; keys={type(keys).__name__}() cannot be written "
@@ -122,7 +134,8 @@ class MappingEncoder(Encoder):
         # a key field with its own conversions runs them for every key
         self.convert_keys = keys is not None and type(keys)._serialize is not fields.String._serialize
         self.deserialize_keys = keys is not None and (
-            type(keys)._deserialize is not fields.String._deserialize)
+            type(keys)._deserialize is not fields.String._deserialize
+        )
         self.validated_keys = keys is not None and has_validation(keys)
         self.values = visitor.visit_value(field.value_field, f"{path}{{}}")
         self.mapping_type = getattr(field, "mapping_type", dict)
@@ -150,14 +163,18 @@ class MappingEncoder(Encoder):
         datum = {}
         for key, item in value.items():
             if isinstance(self.keys, fields.Enum) and not isinstance(key, self.keys.enum):
-                raise self.error(f"the default's key {key!r} is not a member of "
-                                 f"{self.keys.enum.__name__}: a default is the value load "
-                                 "returns, its keys members")
+                raise self.error(
+                    f"the default's key {key!r} is not a member of "
+                    f"{self.keys.enum.__name__}: a default is the value load "
+                    "returns, its keys members"
+                )
             try:
                 text = serialize_value(self.keys, key, None, str)
             except DumpError as error:
-                raise self.error(f"the default's key {key!r} cannot be written as a map key: "
-                                 f"{_message_text(error.messages)}") from None
+                raise self.error(
+                    f"the default's key {key!r} cannot be written as a map key: "
+                    f"{_message_text(error.messages)}"
+                ) from None
             datum[text] = self.values.default_datum(item)
         return datum
 
@@ -175,18 +192,34 @@ class MappingEncoder(Encoder):
             # marshmallow does: two keys may become one
             always = "True" if self.convert_keys else "False"
             fn.line(f"{value} = with_str_keys(<dict>{value}, {keys}, obj, {always})")
-            with blocks.write_entries(fn, f"<dict>{value}", count, position, (key_ref, item_ref),
-                                      level.key, item, level.part, level.index, False,
-                                      "The mapping changed size while it was being written."), \
-                    fn.naming(f"{fn.hint}_value"):
+            with (
+                blocks.write_entries(
+                    fn,
+                    f"<dict>{value}",
+                    count,
+                    position,
+                    (key_ref, item_ref),
+                    level.key,
+                    item,
+                    level.part,
+                    level.index,
+                    False,
+                    "The mapping changed size while it was being written.",
+                ),
+                fn.naming(f"{fn.hint}_value"),
+            ):
                 fn.write_value(self.values, item)
 
     def emit_read(self, fn, target):
         with fn.collection() as level:
             result = level.c_local("dict", "map")
             item = level.local("item")
-            with blocks.read_entries(fn, result, *block_locals(level), level.key,
-                                     fn.block_min_size(self.values)), fn.naming(f"{fn.hint}_value"):
+            with (
+                blocks.read_entries(
+                    fn, result, *block_locals(level), level.key, fn.block_min_size(self.values)
+                ),
+                fn.naming(f"{fn.hint}_value"),
+            ):
                 if self.deserialize_keys:
                     keys = fn.bind(self.keys, "keys")
                     fn.line(f"{level.key} = deserialize_value({keys}, {level.key})")

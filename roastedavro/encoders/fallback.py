@@ -77,15 +77,19 @@ class FallbackEncoder(Encoder):
             fastavro.schemaless_writer(out, fastavro.parse_schema(self.avro), value)
             data = out.getvalue()
             datum = fastavro.schemaless_reader(
-                io.BytesIO(data), fastavro.parse_schema(without_logical_types(self.avro)))
+                io.BytesIO(data), fastavro.parse_schema(without_logical_types(self.avro))
+            )
             loaded = fastavro.schemaless_reader(io.BytesIO(data), fastavro.parse_schema(self.avro))
         except Exception as error:
-            raise self.error(f"the default {value!r} cannot be written as {self.describe()}: "
-                             f"{error}") from None
+            raise self.error(
+                f"the default {value!r} cannot be written as {self.describe()}: {error}"
+            ) from None
         if loaded != value:
-            raise self.error(f"the default {value!r} does not read back as itself from "
-                             f"{self.describe()} (it loads as {loaded!r}); "
-                             f"write load_default={loaded!r}")
+            raise self.error(
+                f"the default {value!r} does not read back as itself from "
+                f"{self.describe()} (it loads as {loaded!r}); "
+                f"write load_default={loaded!r}"
+            )
         return datum
 
     def fetch(self, fn, dump_key):

@@ -83,8 +83,12 @@ class DateTimeEncoder(LogicalEncoder):
 
     field_class = fields.DateTime
     avro_types = ("timestamp-micros", "timestamp-millis")
-    primitives = {"timestamp-micros": "long", "timestamp-millis": "long",
-                  "local-timestamp-micros": "long", "local-timestamp-millis": "long"}
+    primitives = {
+        "timestamp-micros": "long",
+        "timestamp-millis": "long",
+        "local-timestamp-micros": "long",
+        "local-timestamp-millis": "long",
+    }
     kind = "TIMESTAMP_UTC"
     python_type = datetime.datetime
 
@@ -256,21 +260,30 @@ class DecimalEncoder(Encoder):
             precision = field.metadata.get("precision")
             if precision is None or scale is None:
                 lacking = " and ".join(
-                    name for name, value in (("places", scale), ("metadata precision", precision))
-                    if value is None)
+                    name
+                    for name, value in (("places", scale), ("metadata precision", precision))
+                    if value is None
+                )
                 raise self.error(
                     f"an Avro decimal needs a scale and a precision, and this field has no {lacking}: "
                     "declare places=N and metadata={'precision': P} (P digits in all, N after the "
-                    "point), or a full metadata={'avro': {...}} decimal type")
+                    "point), or a full metadata={'avro': {...}} decimal type"
+                )
             avro = {"type": "bytes", "logicalType": "decimal", "precision": precision, "scale": scale}
         else:
             raise self.error(f"metadata avro={override!r} is not a decimal type")
         precision, scale = avro.get("precision"), avro["scale"]
         # exactly ints (not bools, not strings): they become numbers in the code
-        if not (type(precision) is int and 1 <= precision <= MAX_SIZE and type(scale) is int
-                and 0 <= scale <= precision):
-            raise self.error(f"decimal precision {precision!r} and scale {scale!r} are not valid "
-                             "(need 0 <= scale <= precision, precision >= 1)")
+        if not (
+            type(precision) is int
+            and 1 <= precision <= MAX_SIZE
+            and type(scale) is int
+            and 0 <= scale <= precision
+        ):
+            raise self.error(
+                f"decimal precision {precision!r} and scale {scale!r} are not valid "
+                "(need 0 <= scale <= precision, precision >= 1)"
+            )
         if places is not None and scale != -places.as_tuple().exponent:
             raise self.error(f"the Avro scale {scale} differs from places={-places.as_tuple().exponent}")
         if avro["type"] == "fixed":
@@ -279,15 +292,20 @@ class DecimalEncoder(Encoder):
                 raise self.error(f"a fixed decimal needs a positive integer size, not {size!r}")
             # digits of the largest value: exact for any realistic size, and
             # never a huge power of two for a hostile one
-            most = (len(str(2 ** (8 * size - 1) - 1)) - 1 if size <= 512
-                    else math.floor((8 * size - 1) * math.log10(2)))
+            most = (
+                len(str(2 ** (8 * size - 1) - 1)) - 1
+                if size <= 512
+                else math.floor((8 * size - 1) * math.log10(2))
+            )
             if precision > most:
                 raise self.error(f"fixed({size}) holds at most {most} digits, not precision {precision}")
             if not is_name(avro.get("name")):
-                raise self.error(f"a fixed decimal type needs a valid name ({NAME_RULE}), "
-                                 f"not {avro.get('name')!r}")
-            self.full_name = self.visitor.claim_name(avro["name"], ("decimal", size, precision, scale),
-                                                     self.path)
+                raise self.error(
+                    f"a fixed decimal type needs a valid name ({NAME_RULE}), not {avro.get('name')!r}"
+                )
+            self.full_name = self.visitor.claim_name(
+                avro["name"], ("decimal", size, precision, scale), self.path
+            )
         self.precision, self.scale = precision, scale
         self.size = avro.get("size", 0) if avro["type"] == "fixed" else 0
         return avro
@@ -316,8 +334,11 @@ class DecimalEncoder(Encoder):
         self.emit_deserialize(fn, target)
 
     def _numbers(self, fn):
-        return (fn.int(self.scale, "decimal scale"), fn.int(self.precision, "decimal precision"),
-                fn.int(self.size, "fixed size"))
+        return (
+            fn.int(self.scale, "decimal scale"),
+            fn.int(self.precision, "decimal precision"),
+            fn.int(self.size, "fixed size"),
+        )
 
     def writer_value(self, value):
         # the writer takes ints, floats and strings as they are (decimal_bytes)
@@ -355,9 +376,15 @@ class UUIDEncoder(Encoder):
 
     def avro_type(self, names):
         if self.fixed:
-            return names.named({"type": "fixed", "name": "uuid_fixed", "size": 16,
-                                "logicalType": "uuid",
-                                **({"namespace": self.visitor_namespace} if self.visitor_namespace else {})})
+            return names.named(
+                {
+                    "type": "fixed",
+                    "name": "uuid_fixed",
+                    "size": 16,
+                    "logicalType": "uuid",
+                    **({"namespace": self.visitor_namespace} if self.visitor_namespace else {}),
+                }
+            )
         return {"type": "string", "logicalType": "uuid"}
 
     def describe(self):
@@ -395,8 +422,10 @@ class TextEncoder(Encoder):
         # what the reader's deserialize_value gives back
         loaded = self.loaded_value(datum)
         if loaded != value:
-            raise self.error(f"the default {value!r} does not read back as itself (it loads as "
-                             f"{loaded!r}); write load_default={loaded!r}")
+            raise self.error(
+                f"the default {value!r} does not read back as itself (it loads as "
+                f"{loaded!r}); write load_default={loaded!r}"
+            )
         return datum
 
     def emit_write(self, fn, value):

@@ -16,10 +16,19 @@ from roastedavro.encoders.collections import each_in_path, emit_array_read, emit
 
 # the Avro type of a Python constant, and the runtime calls for it
 PRIMITIVE_OF = {type(None): "null", bool: "boolean", int: "long", float: "double", str: "string"}
-READ_PRIMITIVE = {"null": None, "boolean": "read_boolean(r)", "long": "read_long(r)",
-                  "double": "read_double(r)", "string": "read_str(r)"}
-WRITE_PRIMITIVE = {"boolean": "write_boolean_value", "long": "write_long_value",
-                   "double": "write_double_value", "string": "write_str_value"}
+READ_PRIMITIVE = {
+    "null": None,
+    "boolean": "read_boolean(r)",
+    "long": "read_long(r)",
+    "double": "read_double(r)",
+    "string": "read_str(r)",
+}
+WRITE_PRIMITIVE = {
+    "boolean": "write_boolean_value",
+    "long": "write_long_value",
+    "double": "write_double_value",
+    "string": "write_str_value",
+}
 
 
 class EnumEncoder(Encoder):
@@ -45,15 +54,19 @@ class EnumEncoder(Encoder):
             return "enum"
         kinds = {PRIMITIVE_OF.get(type(member.value)) for member in self.members}
         if len(kinds) != 1 or None in kinds or "null" in kinds:
-            raise self.error("by_value needs members whose values are all str, all int, "
-                             "all float or all bool")
+            raise self.error(
+                "by_value needs members whose values are all str, all int, all float or all bool"
+            )
         return kinds.pop()
 
     def avro_type(self, names):
         if self.by_value:
             return self.avro
-        definition = {"type": "enum", "name": self.field.enum.__name__,
-                      "symbols": [member.name for member in self.members]}
+        definition = {
+            "type": "enum",
+            "name": self.field.enum.__name__,
+            "symbols": [member.name for member in self.members],
+        }
         if self.namespace:
             definition["namespace"] = self.namespace
         return names.named(definition)
@@ -93,8 +106,10 @@ class EnumEncoder(Encoder):
         # the writer takes members only: a name or value is not converted
         if not isinstance(value, self.field.enum):
             members = ", ".join(f"{self.field.enum.__name__}.{m.name}" for m in self.members)
-            raise self.error(f"the default {value!r} is not a member of {self.field.enum.__name__}: "
-                             f"a default is the value load returns, one of {members}")
+            raise self.error(
+                f"the default {value!r} is not a member of {self.field.enum.__name__}: "
+                f"a default is the value load returns, one of {members}"
+            )
         return value.value if self.by_value else value.name
 
 
@@ -106,8 +121,9 @@ class TupleEncoder(Encoder):
 
     def __init__(self, field, visitor, path):
         super().__init__(field, visitor, path)
-        self.items = [visitor.visit_value(inner, f"{path}[{i}]")
-                      for i, inner in enumerate(field.tuple_fields)]
+        self.items = [
+            visitor.visit_value(inner, f"{path}[{i}]") for i, inner in enumerate(field.tuple_fields)
+        ]
         stem = identifier(path).strip("_")
         self.name = ("t" + stem if stem[:1].isdigit() else stem) + "_tuple"
         self.namespace = visitor.current_namespace
@@ -118,9 +134,13 @@ class TupleEncoder(Encoder):
         return sum(item.min_size for item in self.items)
 
     def avro_type(self, names):
-        definition = {"type": "record", "name": self.name,
-                      "fields": [{"name": f"item{i}", "type": item.avro_type(names)}
-                                 for i, item in enumerate(self.items)]}
+        definition = {
+            "type": "record",
+            "name": self.name,
+            "fields": [
+                {"name": f"item{i}", "type": item.avro_type(names)} for i, item in enumerate(self.items)
+            ],
+        }
         if self.namespace:
             definition["namespace"] = self.namespace
         return names.named(definition)
@@ -157,12 +177,13 @@ class TupleEncoder(Encoder):
     def default_datum(self, value):
         if not isinstance(value, (tuple, list)) or len(value) != len(self.items):
             raise self.error(f"the default {value!r} is not a tuple of {len(self.items)} values")
-        return {f"item{i}": item.default_datum(part)
-                for i, (item, part) in enumerate(zip(self.items, value))}
+        return {f"item{i}": item.default_datum(part) for i, (item, part) in enumerate(zip(self.items, value))}
 
     def dump_datum(self, dumped):
-        return {f"item{i}": in_path(i, item.dump_datum, value)
-                for i, (item, value) in enumerate(zip(self.items, dumped))}
+        return {
+            f"item{i}": in_path(i, item.dump_datum, value)
+            for i, (item, value) in enumerate(zip(self.items, dumped))
+        }
 
 
 class PluckEncoder(Encoder):
@@ -181,8 +202,9 @@ class PluckEncoder(Encoder):
         self.inner = visitor.visit_value(inner, f"{path}.{key}")
         self.many = bool(field.many)
         if field.allow_none and self.inner.nullable and not self.many:
-            raise self.error("both the Pluck and the plucked field allow None; "
-                             "Avro cannot nest one null union in another")
+            raise self.error(
+                "both the Pluck and the plucked field allow None; Avro cannot nest one null union in another"
+            )
         super().__init__(field, visitor, path)
 
     def choose_avro_type(self, override):
@@ -265,7 +287,8 @@ class PluckEncoder(Encoder):
             raise self.error(
                 f"the default {whole!r} has no value for {self.dump_key!r}: a Pluck's default "
                 f"is what load returns, the nested record as a dict (for dump_default, or an "
-                f"object with that attribute); give {self._loaded_form(whole)!r}")
+                f"object with that attribute); give {self._loaded_form(whole)!r}"
+            )
         return self.inner.default_datum(plucked)
 
     def default_datum(self, value):
@@ -276,8 +299,10 @@ class PluckEncoder(Encoder):
         if not self.many:
             return self._one_default_datum(value, value)
         if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
-            raise self.error(f"the default {value!r} is not a list (many=True); write a list of "
-                             f"{{{self.load_key!r}: value}} dicts")
+            raise self.error(
+                f"the default {value!r} is not a list (many=True); write a list of "
+                f"{{{self.load_key!r}: value}} dicts"
+            )
         return [self._one_default_datum(item, value) for item in value]
 
     def check_dump_default(self, value):
@@ -291,17 +316,20 @@ class PluckEncoder(Encoder):
             raise self.error(
                 f"the default {value!r} is not what load returns, the nested record as a dict"
                 f"{' (a list of them)' if self.many else ''}: write "
-                f"load_default={self._loaded_form(value)!r}")
+                f"load_default={self._loaded_form(value)!r}"
+            )
         datum = self.default_datum(value)
         try:
             loaded = self.loaded_value(datum)
         except ValidationError as error:
-            raise self.error(f"the default {value!r} does not load: "
-                             f"{_message_text(error.messages)}") from None
+            raise self.error(
+                f"the default {value!r} does not load: {_message_text(error.messages)}"
+            ) from None
         if loaded != value or type(loaded) is not type(value):
             raise self.error(
                 f"the default {value!r} does not read back as itself (load returns {loaded!r} "
-                f"for the value written); write load_default={loaded!r}")
+                f"for the value written); write load_default={loaded!r}"
+            )
         return datum
 
 
@@ -343,8 +371,10 @@ class ConstantEncoder(Encoder):
         else:
             avro = PRIMITIVE_OF.get(type(constant))
             if avro is None:
-                raise self.error(f"cannot infer an Avro type for the constant {constant!r}; "
-                                 "set metadata={'avro': <Avro type>}")
+                raise self.error(
+                    f"cannot infer an Avro type for the constant {constant!r}; "
+                    "set metadata={'avro': <Avro type>}"
+                )
         try:
             out = io.BytesIO()
             fastavro.schemaless_writer(out, fastavro.parse_schema(avro), constant)

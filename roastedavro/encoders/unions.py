@@ -30,8 +30,10 @@ from roastedavro.plans import record_dump_datum, record_load_input
 
 def is_one_of_schema(schema: Any) -> bool:
     """Whether ``schema`` is a marshmallow-oneofschema ``OneOfSchema`` (not imported here)."""
-    return any(kind.__name__ == "OneOfSchema" and kind.__module__.startswith("marshmallow_oneofschema")
-               for kind in type(schema).__mro__)
+    return any(
+        kind.__name__ == "OneOfSchema" and kind.__module__.startswith("marshmallow_oneofschema")
+        for kind in type(schema).__mro__
+    )
 
 
 class Branch:
@@ -81,8 +83,9 @@ class ClassChooser:
             if isinstance(value, kind):
                 return self.first_index + number, value
         names = ", ".join(kind.__name__ for kind in self.classes)
-        raise DumpError([self.field.error_messages["no_branch"].format(
-            kind=type(value).__name__, names=names)])
+        raise DumpError(
+            [self.field.error_messages["no_branch"].format(kind=type(value).__name__, names=names)]
+        )
 
 
 class RecordUnionValue(Encoder):
@@ -147,8 +150,9 @@ class RecordUnionValue(Encoder):
         return self.load_form(branch, record_load_input(branch.record, raw))
 
     def default_datum(self, value):
-        raise self.error("a union of records takes no default but None (load_default=None "
-                         "with allow_none=True)")
+        raise self.error(
+            "a union of records takes no default but None (load_default=None with allow_none=True)"
+        )
 
     # -- the code ------------------------------------------------------------
 
@@ -168,8 +172,10 @@ class RecordUnionValue(Encoder):
             fn.line(f"write_long(w, {branch})")
             for number, item in enumerate(self.branches):
                 keyword = "if" if number == 0 else "elif"
-                fn.line(f"{keyword} {branch} == {self.first + number}:  "
-                        f"{fn.comment('union branch ' + item.record.full_name)}")
+                fn.line(
+                    f"{keyword} {branch} == {self.first + number}:  "
+                    f"{fn.comment('union branch ' + item.record.full_name)}"
+                )
                 with fn.indent():
                     if item.pre_dump is not None:
                         hooks = fn.bind(item.pre_dump, f"pre_dump{number}")
@@ -187,8 +193,10 @@ class RecordUnionValue(Encoder):
             fn.line(f"    {loaded} = None")
         for number, item in enumerate(self.branches):
             keyword = "if" if number == 0 and not self.with_null else "elif"
-            fn.line(f"{keyword} {branch} == {self.first + number}:  "
-                    f"{fn.comment('union branch ' + item.record.full_name)}")
+            fn.line(
+                f"{keyword} {branch} == {self.first + number}:  "
+                f"{fn.comment('union branch ' + item.record.full_name)}"
+            )
             with fn.indent():
                 fn.line(f"{loaded} = self.{fn.record_reader(item.record)}(r, depth + 1)")
                 if item.load_hooks and not fn.discarding:
@@ -213,8 +221,12 @@ class _OneOfValue(RecordUnionValue):
         if not isinstance(dumped, Mapping):
             # OneOfSchema's dump returns (None, {"_schema": message}) for a
             # type it has no schema for, where the compiled writer refuses it
-            if isinstance(dumped, tuple) and len(dumped) == 2 and isinstance(dumped[1], dict) \
-                    and isinstance(dumped[1].get("_schema"), str):
+            if (
+                isinstance(dumped, tuple)
+                and len(dumped) == 2
+                and isinstance(dumped[1], dict)
+                and isinstance(dumped[1].get("_schema"), str)
+            ):
                 raise DumpError([dumped[1]["_schema"]])
             raise DumpError([f"Not a record of this union: {dumped!r}."])
         record_fields = dict(dumped)
@@ -344,25 +356,32 @@ class OneOfSchemaEncoder(_RecordUnionField):
         one_of = field.schema
         where = type(one_of).__name__
         if not one_of.type_field_remove:
-            raise self.error(f"{where}.type_field_remove=False cannot be written: the Avro "
-                             "union branch holds the type, not a field of the record")
+            raise self.error(
+                f"{where}.type_field_remove=False cannot be written: the Avro "
+                "union branch holds the type, not a field of the record"
+            )
         mapping = one_of.type_schemas
         if not isinstance(mapping, Mapping) or not mapping:
             raise self.error(f"{where}.type_schemas is empty: a union needs at least one schema")
-        schemas = [(label, _branch_schema(schema, f"{where}.type_schemas[{label!r}]", self.error))
-                   for label, schema in mapping.items()]
+        schemas = [
+            (label, _branch_schema(schema, f"{where}.type_schemas[{label!r}]", self.error))
+            for label, schema in mapping.items()
+        ]
         for label, schema in schemas:
             if any((f.data_key or name) == one_of.type_field for name, f in schema.fields.items()):
-                raise self.error(f"{type(schema).__name__} (type {label!r}) has a field written as "
-                                 f"{one_of.type_field!r}, which {where}'s type field replaces on dump "
-                                 "and removes on load; rename one of them")
+                raise self.error(
+                    f"{type(schema).__name__} (type {label!r}) has a field written as "
+                    f"{one_of.type_field!r}, which {where}'s type field replaces on dump "
+                    "and removes on load; rename one of them"
+                )
         branches, labels = _visit_branches(self, visitor, path, schemas)
         many = bool(field.many)
         with_null = bool(field.allow_none) and not many
         first = 1 if with_null else 0
         indexes = {label: first + branches.index(branch) for label, branch in labels}
-        item = _OneOfValue(field, visitor, path, branches, TypeNameChooser(one_of, indexes),
-                           with_null, one_of, labels)
+        item = _OneOfValue(
+            field, visitor, path, branches, TypeNameChooser(one_of, indexes), with_null, one_of, labels
+        )
         super().__init__(field, visitor, path, item, many)
 
 
@@ -381,12 +400,13 @@ class UnionEncoder(_RecordUnionField):
             raise self.error("two branches have the same schema: a union holds each record once")
         names = [branch.record.name for branch in branches]
         if len(set(names)) != len(names):
-            raise self.error(f"two branches' records have the same name ({', '.join(names)}): "
-                             "set Meta.avro_name on one")
+            raise self.error(
+                f"two branches' records have the same name ({', '.join(names)}): set Meta.avro_name on one"
+            )
         for branch in branches:
             branch.label = branch.record.name
         with_null = bool(field.allow_none)
-        item = _UnionValue(field, visitor, path, branches,
-                           ClassChooser(field, 1 if with_null else 0),
-                           with_null)
+        item = _UnionValue(
+            field, visitor, path, branches, ClassChooser(field, 1 if with_null else 0), with_null
+        )
         super().__init__(field, visitor, path, item, False)

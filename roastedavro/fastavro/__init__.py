@@ -28,7 +28,10 @@ from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro import _logical, _models, schema  # noqa: F401
 from roastedavro.fastavro._codecs import _named_codec, codec_for, reading_codec
 from roastedavro.fastavro._models import (
-    BY_OBJECT, DatumResolutionError, SchemaResolutionError, generic_for,
+    BY_OBJECT,
+    DatumResolutionError,
+    SchemaResolutionError,
+    generic_for,
 )
 from roastedavro.fastavro._writing import fastavro_error, strict_codec, without_tuples
 from roastedavro.fastavro.schema import load_schema, parse_schema
@@ -36,13 +39,26 @@ from roastedavro.flags import CompileFlags
 
 _DEFAULT_FLAGS = CompileFlags()
 
-__all__ = ["parse_schema", "load_schema", "schemaless_writer", "schemaless_reader", "schema",
-           "writer", "reader", "block_reader", "is_avro", "json_writer", "json_reader",
-           "is_compiled", "SchemaResolutionError"]
+__all__ = [
+    "parse_schema",
+    "load_schema",
+    "schemaless_writer",
+    "schemaless_reader",
+    "schema",
+    "writer",
+    "reader",
+    "block_reader",
+    "is_avro",
+    "json_writer",
+    "json_reader",
+    "is_compiled",
+    "SchemaResolutionError",
+]
 
 
-def _dump_with_options(schema: Any, record: Any, strict: bool, strict_allow_default: bool,
-                       disable_tuple_notation: bool) -> bytes:
+def _dump_with_options(
+    schema: Any, record: Any, strict: bool, strict_allow_default: bool, disable_tuple_notation: bool
+) -> bytes:
     if disable_tuple_notation:
         record = without_tuples(record)
     if strict or strict_allow_default:
@@ -65,13 +81,23 @@ _CHUNK = 8192
 _CHUNK_LIMIT = 1 << 20
 
 
-def _read_named(fo: BinaryIO, writer_schema: Any, reader_schema: Any, return_record_name: bool,
-                return_record_name_override: bool, handle_unicode_errors: str,
-                return_named_type: bool, return_named_type_override: bool) -> Any:
+def _read_named(
+    fo: BinaryIO,
+    writer_schema: Any,
+    reader_schema: Any,
+    return_record_name: bool,
+    return_record_name_override: bool,
+    handle_unicode_errors: str,
+    return_named_type: bool,
+    return_named_type_override: bool,
+) -> Any:
     # fastavro's naming options and handle_unicode_errors: tier 0's readers
-    codec = _named_codec(writer_schema, reader_schema, (
-        return_record_name, return_record_name_override, return_named_type,
-        return_named_type_override), handle_unicode_errors)
+    codec = _named_codec(
+        writer_schema,
+        reader_schema,
+        (return_record_name, return_record_name_override, return_named_type, return_named_type_override),
+        handle_unicode_errors,
+    )
     plan = _logical.logical_plan(writer_schema, reader_schema)
     if plan is not None:
         return _read_datum(fo, codec, _logical.LogicalReader(codec, plan))
@@ -82,8 +108,7 @@ def _pair_codec(writer_schema: Any, reader_schema: Any) -> Any:
     try:
         return reading_codec(writer_schema, reader_schema)
     except _SchemaResolutionError as error:
-        raise SchemaResolutionError(error.reason, error.writer_path,
-                                    error.reader_path) from None
+        raise SchemaResolutionError(error.reason, error.writer_path, error.reader_path) from None
 
 
 def _read_datum(fo: BinaryIO, codec: Any, reader: Any) -> Any:
@@ -183,10 +208,17 @@ _WALKERS: dict[Any, tuple[Any, StreamWalker]] = {}
 _walkers_lock = threading.Lock()
 
 
-def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check_text: bool,
-            check_decimals: bool) -> tuple[Any, StreamWalker]:
-    walker = StreamWalker(generic_for(writer_schema), flags.max_depth, flags.max_items,
-                          flags.item_allowance, check_text, check_decimals)
+def _walker(
+    owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check_text: bool, check_decimals: bool
+) -> tuple[Any, StreamWalker]:
+    walker = StreamWalker(
+        generic_for(writer_schema),
+        flags.max_depth,
+        flags.max_items,
+        flags.item_allowance,
+        check_text,
+        check_decimals,
+    )
     with _walkers_lock:
         entry = _WALKERS[key] = (owner, walker)
         if len(_WALKERS) > 1024:
@@ -196,8 +228,16 @@ def _walker(owner: Any, key: Any, writer_schema: Any, flags: CompileFlags, check
 
 
 # the per-call entry points, in C (roastedavro._dropin), over the paths above
-_dropin.bind(BY_OBJECT, codec_for, _pair_codec, _dump_with_options, _read_named, _read_datum,
-             fastavro_error, DatumResolutionError.of)
+_dropin.bind(
+    BY_OBJECT,
+    codec_for,
+    _pair_codec,
+    _dump_with_options,
+    _read_named,
+    _read_datum,
+    fastavro_error,
+    DatumResolutionError.of,
+)
 
 
 def _logical_changed() -> None:
@@ -225,7 +265,10 @@ schemaless_reader = _dropin.schemaless_reader
 
 # container files: fastavro's bytes, attributes and errors (see _files)
 from roastedavro.fastavro._files import (  # noqa: E402
-    block_reader, reader, writer)
+    block_reader,
+    reader,
+    writer,
+)
 from roastedavro.fastavro._files import fastavro_form as _fastavro_form  # noqa: E402,F401
 
 
@@ -237,8 +280,9 @@ def is_compiled(schema: Any) -> bool:
 
 
 #: fastavro's submodules the drop-in has its own of
-_SUBMODULES = frozenset({"read", "write", "json_read", "json_write", "schema", "validation",
-                         "utils", "types"})
+_SUBMODULES = frozenset(
+    {"read", "write", "json_read", "json_write", "schema", "validation", "utils", "types"}
+)
 
 
 def __getattr__(name: str) -> Any:

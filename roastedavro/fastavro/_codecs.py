@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 from roastedavro.errors import SchemaResolutionError as _SchemaResolutionError
 from roastedavro.fastavro._logical import LogicalCodec, logical_plan
 from roastedavro.fastavro._models import (
-    _OBJECTS_KEPT, BY_OBJECT, Schema, SchemaResolutionError, _lock, as_model, unchanged,
+    _OBJECTS_KEPT,
+    BY_OBJECT,
+    Schema,
+    SchemaResolutionError,
+    _lock,
+    as_model,
+    unchanged,
 )
 from roastedavro._runtime import schema_shape
 from roastedavro.flags import CompileFlags
@@ -32,8 +38,13 @@ def codec_for(schema: Any, reader: Any = None) -> Any:
     if given), or its LogicalCodec: a lookup after the first call."""
     key = id(schema) if reader is None else (id(schema), id(reader))
     entry = BY_OBJECT.get(key)
-    if (entry is not None and entry[0] is schema and entry[1] is reader
-            and unchanged(entry[3], schema) and unchanged(entry[4], reader)):
+    if (
+        entry is not None
+        and entry[0] is schema
+        and entry[1] is reader
+        and unchanged(entry[3], schema)
+        and unchanged(entry[4], reader)
+    ):
         return entry[2]
     from roastedavro.codec import AvroCodec  # with tier 0: at the first call, not the import
 
@@ -44,8 +55,11 @@ def codec_for(schema: Any, reader: Any = None) -> Any:
     reader_model = as_model(reader) if reader is not None else None
     # the dialects too: a model of the specification's (passed in as a
     # Schema) keeps logical types the fastavro dialect's drops
-    text = (model.to_json(), model.dialect,
-            (reader_model.to_json(), reader_model.dialect) if reader_model is not None else None)
+    text = (
+        model.to_json(),
+        model.dialect,
+        (reader_model.to_json(), reader_model.dialect) if reader_model is not None else None,
+    )
     # fastavro's custom logical types the schema uses, if any: around the codec
     plan = logical_plan(schema, reader)
     with _lock:
@@ -74,8 +88,9 @@ class _NamedCodec:
 
     __slots__ = ("_reader", "flags", "writer_schema")
 
-    def __init__(self, reader: Interpreter | ResolvingInterpreter, flags: CompileFlags,
-                 writer_schema: Schema) -> None:
+    def __init__(
+        self, reader: Interpreter | ResolvingInterpreter, flags: CompileFlags, writer_schema: Schema
+    ) -> None:
         self._reader = reader
         self.flags = flags
         self.writer_schema = writer_schema
@@ -90,8 +105,9 @@ _NAMED_KEPT = 1024
 _named_lock = threading.Lock()
 
 
-def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
-                 unicode_errors: str = "strict") -> _NamedCodec:
+def _named_codec(
+    writer_schema: Any, reader_schema: Any, naming: tuple, unicode_errors: str = "strict"
+) -> _NamedCodec:
     """Tier 0's reader of ``writer_schema``'s data (as ``reader_schema``'s
     values, if given) returning fastavro's names for ``naming``, fastavro's
     four naming options, and decoding text with ``unicode_errors`` (its
@@ -100,8 +116,13 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
     naming = tuple(bool(option) for option in naming)
     key = (id(writer_schema), id(reader_schema), naming, unicode_errors)
     entry = _NAMED.get(key)
-    if (entry is not None and entry[0] is writer_schema and entry[1] is reader_schema
-            and unchanged(entry[3], writer_schema) and unchanged(entry[4], reader_schema)):
+    if (
+        entry is not None
+        and entry[0] is writer_schema
+        and entry[1] is reader_schema
+        and unchanged(entry[3], writer_schema)
+        and unchanged(entry[4], reader_schema)
+    ):
         return entry[2]
     shapes = (schema_shape(writer_schema), schema_shape(reader_schema))
     from roastedavro._tier0 import Interpreter, ResolvingInterpreter
@@ -111,24 +132,28 @@ def _named_codec(writer_schema: Any, reader_schema: Any, naming: tuple,
     if reader_schema is not None and reader_schema is not writer_schema:
         reader_model = as_model(reader_schema)
         if reader_model.to_json() == model.to_json():
-            reader_model = None    # as fastavro, which reads with the writer's alone
-    text = (model.to_json(), model.dialect,
-            (reader_model.to_json(), reader_model.dialect) if reader_model is not None else None,
-            naming,
-            unicode_errors)
+            reader_model = None  # as fastavro, which reads with the writer's alone
+    text = (
+        model.to_json(),
+        model.dialect,
+        (reader_model.to_json(), reader_model.dialect) if reader_model is not None else None,
+        naming,
+        unicode_errors,
+    )
     with _named_lock:
         codec = _NAMED_BY_TEXT.get(text)
     if codec is None:
         if reader_model is None:
-            reader: Interpreter | ResolvingInterpreter = Interpreter(model, _DEFAULT_FLAGS, naming,
-                                                                    unicode_errors)
+            reader: Interpreter | ResolvingInterpreter = Interpreter(
+                model, _DEFAULT_FLAGS, naming, unicode_errors
+            )
         else:
             try:
-                reader = ResolvingInterpreter(model, reader_model, _DEFAULT_FLAGS, naming,
-                                              unicode_errors, fastavro_values=True)
+                reader = ResolvingInterpreter(
+                    model, reader_model, _DEFAULT_FLAGS, naming, unicode_errors, fastavro_values=True
+                )
             except _SchemaResolutionError as error:
-                raise SchemaResolutionError(error.reason, error.writer_path,
-                                            error.reader_path) from None
+                raise SchemaResolutionError(error.reason, error.writer_path, error.reader_path) from None
         codec = _NamedCodec(reader, _DEFAULT_FLAGS, model)
     with _named_lock:
         codec = _NAMED_BY_TEXT.setdefault(text, codec)

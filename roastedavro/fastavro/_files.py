@@ -30,24 +30,38 @@ from typing import Any, BinaryIO, Callable, Iterable, Iterator
 from roastedavro._datum import encode_long
 from roastedavro.avro.types import Schema
 from roastedavro.container import (
-    CODECS, MAGIC, SYNC_SIZE, ContainerError, FileEndedError, FileReader, FileWriter, Header,
-    _Codec, _check_frames, _cramjam, _lz4_block, _read_header, _Source,
+    CODECS,
+    MAGIC,
+    SYNC_SIZE,
+    ContainerError,
+    FileEndedError,
+    FileReader,
+    FileWriter,
+    Header,
+    _Codec,
+    _check_frames,
+    _cramjam,
+    _lz4_block,
+    _read_header,
+    _Source,
 )
 from roastedavro.container import Block as _StoredBlock
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.errors import SchemaResolutionError as _RoastedResolutionError
 from roastedavro.errors import (
-    IndexDecodeError, LengthDecodeError, TextDecodeError, TruncatedError, UnreadableDatumError,
+    IndexDecodeError,
+    LengthDecodeError,
+    TextDecodeError,
+    TruncatedError,
+    UnreadableDatumError,
 )
 from roastedavro.fastavro._logical import Plan, logical_plan
 from roastedavro.fastavro._codecs import _named_codec, codec_for, fastavro_pair
 from roastedavro.fastavro._models import SchemaResolutionError, as_model
-from roastedavro.fastavro._writing import (
-    fastavro_error, strict_codec, validation_error, without_tuples)
+from roastedavro.fastavro._writing import fastavro_error, strict_codec, validation_error, without_tuples
 from roastedavro.fastavro.schema import _fastavro_parse_schema
 
-__all__ = ["writer", "Writer", "reader", "block_reader", "Block", "fastavro_form",
-           "resolution_error"]
+__all__ = ["writer", "Writer", "reader", "block_reader", "Block", "fastavro_form", "resolution_error"]
 
 #: fastavro's hints in its parsed form, never written to a file
 _HINTS = ("__fastavro_parsed", "__named_schemas")
@@ -119,8 +133,10 @@ class UnreadableDataError(_Typed, ContainerError, SchemaResolutionError):
     drop-in's), with the block and offset."""
 
 
-_NO_DEFAULT = re.compile(r"the reader's field '(?P<field>[^']*)' has no default, and the "
-                         r"writer's record (?P<record>\S+) has no field")
+_NO_DEFAULT = re.compile(
+    r"the reader's field '(?P<field>[^']*)' has no default, and the "
+    r"writer's record (?P<record>\S+) has no field"
+)
 
 
 def resolution_error(error: _RoastedResolutionError) -> Exception:
@@ -129,8 +145,7 @@ def resolution_error(error: _RoastedResolutionError) -> Exception:
     reason = error.reason
     missing = _NO_DEFAULT.match(reason)
     if missing is not None:
-        reason += (f" (No default value for field {missing['field']} in "
-                   f"{missing['record']})")
+        reason += f" (No default value for field {missing['field']} in {missing['record']})"
     converted = SchemaResolutionError(reason, error.writer_path, error.reader_path)
     converted.__cause__ = None
     return converted
@@ -147,8 +162,9 @@ def fastavro_form(schema: Any, *, force: bool = True, ignore_default_error: bool
     if isinstance(schema, Schema):
         schema = schema.to_dict()
     try:
-        return _fastavro_parse_schema(schema, _write_hint=False, _force=force,
-                                      _ignore_default_error=ignore_default_error)
+        return _fastavro_parse_schema(
+            schema, _write_hint=False, _force=force, _ignore_default_error=ignore_default_error
+        )
     except Exception:  # fastavro's errors are of several kinds
         return schema
 
@@ -185,7 +201,7 @@ def _compressor(codec: str, level: int | None) -> Callable[[bytes], bytes] | Non
     if codec == "bzip2":
         import bz2
 
-        return bz2.compress       # fastavro's level: the default, whatever is given
+        return bz2.compress  # fastavro's level: the default, whatever is given
     if codec == "xz":
         import lzma
 
@@ -208,8 +224,10 @@ def _header_bytes(metadata: dict, sync: bytes) -> bytes:
             if not isinstance(key, str):
                 raise TypeError(f"metadata keys must be string, not {type(key).__name__} {key!r}")
             if not isinstance(value, str):
-                raise AttributeError(f"metadata values must be str (their UTF-8 is written), "
-                                     f"not {type(value).__name__}: the value of {key!r}")
+                raise AttributeError(
+                    f"metadata values must be str (their UTF-8 is written), "
+                    f"not {type(value).__name__}: the value of {key!r}"
+                )
             key, value = key.encode("utf-8"), value.encode("utf-8")
             out += [encode_long(len(key)), key, encode_long(len(value)), value]
     out += [b"\x00", sync]
@@ -223,15 +241,16 @@ def _appendable(fo: Any) -> bool:
     if seekable is None or not seekable() or fo.tell() == 0:
         return False
     if getattr(fo, "name", "") == "<stdout>":
-        return False    # a terminal's stdout may say it seeks
+        return False  # a terminal's stdout may say it seeks
     readable = getattr(fo, "readable", None)
     if readable is not None and readable():
         return True
     raise ValueError("When appending to an avro file you must use the 'a+' mode, not just 'a'")
 
 
-def _encoder(schema: Any, strict: bool,
-             strict_allow_default: bool) -> Callable[[Iterator[Any], int, list], tuple[bytes, int]]:
+def _encoder(
+    schema: Any, strict: bool, strict_allow_default: bool
+) -> Callable[[Iterator[Any], int, list], tuple[bytes, int]]:
     """encode_next of the records' codec (fastavro's strict checks in the
     interpreter, tier 0, when asked for)."""
     if strict or strict_allow_default:
@@ -243,12 +262,21 @@ def _encoder(schema: Any, strict: bool,
     def encode_next(records: Iterator[Any], limit: int, rescued: list) -> tuple[bytes, int]:
         # the codec's current engine: it moves to the compiled codec when ready
         return codec._writer().dump_next(records, limit, rescued)
+
     return encode_next
 
 
-def _open_blocks(fo: BinaryIO, schema: Any, codec: str, sync_interval: int,
-                 metadata: dict | None, sync_marker: bytes | None, level: int | None,
-                 strict: bool, strict_allow_default: bool) -> tuple[FileWriter, Any]:
+def _open_blocks(
+    fo: BinaryIO,
+    schema: Any,
+    codec: str,
+    sync_interval: int,
+    metadata: dict | None,
+    sync_marker: bytes | None,
+    level: int | None,
+    strict: bool,
+    strict_allow_default: bool,
+) -> tuple[FileWriter, Any]:
     """The block writer of a new file (its header written) or of the file
     ``fo`` holds (appended to, as fastavro appends: the file's own schema,
     codec and sync marker), and the schema the records are written in."""
@@ -259,7 +287,7 @@ def _open_blocks(fo: BinaryIO, schema: Any, codec: str, sync_interval: int,
         header = _read_header(source, dialect="fastavro")
         _check_frames(fo, source, header, False)
         fo.seek(0, io.SEEK_END)
-        schema = header.schema      # the file's, as fastavro appends
+        schema = header.schema  # the file's, as fastavro appends
     else:
         if schema is None:
             raise ValueError("a schema is needed to write a new file (None is for appending)")
@@ -272,8 +300,9 @@ def _open_blocks(fo: BinaryIO, schema: Any, codec: str, sync_interval: int,
         # fastavro's order: the caller's metadata, then avro.codec, then avro.schema
         meta = dict(metadata or {})
         meta["avro.codec"] = codec
-        meta["avro.schema"] = (model.to_json() if isinstance(schema, Schema)
-                               else json.dumps(_without_hints(schema)))
+        meta["avro.schema"] = (
+            model.to_json() if isinstance(schema, Schema) else json.dumps(_without_hints(schema))
+        )
         compress = _compressor(codec, level)
         data = _header_bytes(meta, sync)
         header = Header(model, codec, {}, sync, len(data))
@@ -281,16 +310,32 @@ def _open_blocks(fo: BinaryIO, schema: Any, codec: str, sync_interval: int,
         fo.write(data)
     if "compress" not in options:
         options["compress"] = _compressor(header.codec, level)
-    blocks = FileWriter(fo, None, header.codec, _header=header,
-                        encode_next=_encoder(schema, strict, strict_allow_default), **options)
+    blocks = FileWriter(
+        fo,
+        None,
+        header.codec,
+        _header=header,
+        encode_next=_encoder(schema, strict, strict_allow_default),
+        **options,
+    )
     return blocks, schema
 
 
-def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null",
-           sync_interval: int = 16000, metadata: dict | None = None, validator: Any = None,
-           sync_marker: bytes | None = None, codec_compression_level: int | None = None, *,
-           strict: bool = False, strict_allow_default: bool = False,
-           disable_tuple_notation: bool = False) -> None:
+def writer(
+    fo: BinaryIO,
+    schema: Any,
+    records: Iterable[Any],
+    codec: str = "null",
+    sync_interval: int = 16000,
+    metadata: dict | None = None,
+    validator: Any = None,
+    sync_marker: bytes | None = None,
+    codec_compression_level: int | None = None,
+    *,
+    strict: bool = False,
+    strict_allow_default: bool = False,
+    disable_tuple_notation: bool = False,
+) -> None:
     """Write ``records`` as an Avro container file (fastavro's ``writer``):
     the bytes fastavro writes. A stream that is seekable and not at its start
     (a file opened ``"a+b"``, a BytesIO written to) is appended to with the
@@ -306,11 +351,26 @@ def writer(fo: BinaryIO, schema: Any, records: Iterable[Any], codec: str = "null
         from roastedavro.fastavro.json import json_writer
 
         return json_writer(
-            fo._fo, schema, records, write_union_type=fo._write_union_type,  # type: ignore[attr-defined]
-            validator=bool(validator), strict=strict, strict_allow_default=strict_allow_default,
-            disable_tuple_notation=disable_tuple_notation)
-    blocks, schema = _open_blocks(fo, schema, codec, sync_interval, metadata, sync_marker,
-                                  codec_compression_level, strict, strict_allow_default)
+            fo._fo,  # type: ignore[attr-defined]
+            schema,
+            records,
+            write_union_type=fo._write_union_type,
+            validator=bool(validator),
+            strict=strict,
+            strict_allow_default=strict_allow_default,
+            disable_tuple_notation=disable_tuple_notation,
+        )
+    blocks, schema = _open_blocks(
+        fo,
+        schema,
+        codec,
+        sync_interval,
+        metadata,
+        sync_marker,
+        codec_compression_level,
+        strict,
+        strict_allow_default,
+    )
     if disable_tuple_notation:
         records = (without_tuples(record) for record in records)
     plan = logical_plan(schema)
@@ -341,16 +401,32 @@ class Writer:
     ``options`` are fastavro's: ``strict``, ``strict_allow_default``,
     ``disable_tuple_notation``."""
 
-    def __init__(self, fo: BinaryIO, schema: Any, codec: str = "null",
-                 sync_interval: int = 16000, metadata: dict | None = None,
-                 validator: bool = False, sync_marker: bytes = b"",
-                 compression_level: int | None = None, options: dict | None = None):
+    def __init__(
+        self,
+        fo: BinaryIO,
+        schema: Any,
+        codec: str = "null",
+        sync_interval: int = 16000,
+        metadata: dict | None = None,
+        validator: bool = False,
+        sync_marker: bytes = b"",
+        compression_level: int | None = None,
+        options: dict | None = None,
+    ):
         options = options or {}
         strict = bool(options.get("strict"))
         allow_default = bool(options.get("strict_allow_default"))
         self._blocks, self._schema = _open_blocks(
-            fo, schema, codec, sync_interval, metadata, sync_marker or None, compression_level,
-            strict, allow_default)
+            fo,
+            schema,
+            codec,
+            sync_interval,
+            metadata,
+            sync_marker or None,
+            compression_level,
+            strict,
+            allow_default,
+        )
         # one record at a time: the codec's dump (tier 0, then the compiled
         # codec when it is ready: its dump is looked up at each call)
         if strict or allow_default:
@@ -437,29 +513,45 @@ class _FileReader(FileReader):
     # does not convert read as their underlying values)
     _dialect = "fastavro"
 
-    def __init__(self, fo: BinaryIO, reader_schema: Any = None, return_record_name: bool = False,
-                 return_record_name_override: bool = False, handle_unicode_errors: str = "strict",
-                 return_named_type: bool = False, return_named_type_override: bool = False,
-                 **options: Any):
+    def __init__(
+        self,
+        fo: BinaryIO,
+        reader_schema: Any = None,
+        return_record_name: bool = False,
+        return_record_name_override: bool = False,
+        handle_unicode_errors: str = "strict",
+        return_named_type: bool = False,
+        return_named_type_override: bool = False,
+        **options: Any,
+    ):
         if type(fo).__name__ == "AvroJSONDecoder":
-            raise TypeError("roastedavro.fastavro's reader reads Avro binary files; read Avro "
-                            "JSON with roastedavro.fastavro.json_reader")
+            raise TypeError(
+                "roastedavro.fastavro's reader reads Avro binary files; read Avro "
+                "JSON with roastedavro.fastavro.json_reader"
+            )
         reader_model = as_model(reader_schema) if reader_schema else None
         try:
             super().__init__(fo, reader_model, **options)
         except FileEndedError as error:
-            raise TruncatedFileError.of(error, args=(
-                f"cannot read header - is it an avro file? ({error})",)) from None
+            raise TruncatedFileError.of(
+                error, args=(f"cannot read header - is it an avro file? ({error})",)
+            ) from None
         except ContainerError as error:
             if error.block is None and "not an Avro container file" in error.reason:
                 reason = error.reason.removeprefix("the header: ")
-                raise ContainerError(f"cannot read header - is it an avro file? ({reason})",
-                                     error.offset) from None
+                raise ContainerError(
+                    f"cannot read header - is it an avro file? ({reason})", error.offset
+                ) from None
             raise
-        naming = (return_record_name, return_record_name_override, return_named_type,
-                  return_named_type_override)
-        self._naming = (naming, handle_unicode_errors) \
-            if any(naming) or handle_unicode_errors != "strict" else None
+        naming = (
+            return_record_name,
+            return_record_name_override,
+            return_named_type,
+            return_named_type_override,
+        )
+        self._naming = (
+            (naming, handle_unicode_errors) if any(naming) or handle_unicode_errors != "strict" else None
+        )
         self.options = {
             "return_record_name": return_record_name,
             "return_record_name_override": return_record_name_override,
@@ -469,21 +561,27 @@ class _FileReader(FileReader):
         }
         header = self.header
         self._header = {"magic": MAGIC, "meta": dict(header.metadata), "sync": header.sync}
-        self.metadata = {key: value.decode("utf-8", "replace")
-                         for key, value in header.metadata.items()}
+        self.metadata = {key: value.decode("utf-8", "replace") for key, value in header.metadata.items()}
         self._schema = json.loads(header.metadata["avro.schema"].decode("utf-8"))
         # fastavro's forms: parse_schema(..., _write_hint=False), as fastavro's reader has them
-        self.writer_schema = fastavro_form(self._schema,
-                                           ignore_default_error=reader_model is not None)
+        self.writer_schema = fastavro_form(self._schema, ignore_default_error=reader_model is not None)
         # fastavro's form of it (the model is FileReader's)
-        self.reader_schema = fastavro_form(  # type: ignore[assignment]
-            reader_schema, force=False) if reader_schema else None
+        self.reader_schema = (
+            fastavro_form(  # type: ignore[assignment]
+                reader_schema, force=False
+            )
+            if reader_schema
+            else None
+        )
         self._elements: Iterator | None = None
 
     @property
     def schema(self) -> Any:
-        warnings.warn("The 'schema' attribute is deprecated. Please use 'writer_schema'",
-                      DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            "The 'schema' attribute is deprecated. Please use 'writer_schema'",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return self._schema
 
     def _find_codec(self, name: str) -> _Codec:
@@ -505,7 +603,8 @@ class _FileReader(FileReader):
                 writer, reader = self._models
                 # tier 0's reader, where FileReader has an AvroCodec
                 self._avro_codec = _named_codec(  # type: ignore[assignment]
-                    writer, None if reader is writer else reader, *self._naming)
+                    writer, None if reader is writer else reader, *self._naming
+                )
             else:
                 try:
                     writer, reader = self._models
@@ -527,14 +626,16 @@ class _FileReader(FileReader):
         except FileEndedError as error:
             raise TruncatedFileError.of(error) from None
 
-    def _records_error(self, error: DecodeError, block: _StoredBlock,
-                       data: bytes | bytearray) -> ContainerError:
+    def _records_error(
+        self, error: DecodeError, block: _StoredBlock, data: bytes | bytearray
+    ) -> ContainerError:
         contained = super()._records_error(error, block, data)
         if isinstance(error, UnreadableDatumError):
             return UnreadableDataError.of(contained, writer_path="", reader_path="")
         if isinstance(error, TextDecodeError):
-            return InvalidTextError.of(contained, encoding="utf-8", object=error.object,
-                                       start=error.start, end=error.end)
+            return InvalidTextError.of(
+                contained, encoding="utf-8", object=error.object, start=error.start, end=error.end
+            )
         if isinstance(error, TruncatedError):
             return TruncatedFileError.of(contained)
         if isinstance(error, LengthDecodeError):
@@ -618,8 +719,10 @@ class Block:
         return iter(records)
 
     def __str__(self) -> str:
-        return (f"Avro block: {len(self._data)} bytes, {self.num_records} records, "
-                f"codec: {self.codec}, position {self.offset}+{self.size}")
+        return (
+            f"Avro block: {len(self._data)} bytes, {self.num_records} records, "
+            f"codec: {self.codec}, position {self.offset}+{self.size}"
+        )
 
 
 class block_reader(_FileReader):

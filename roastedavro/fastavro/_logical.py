@@ -53,7 +53,7 @@ def bind() -> None:
 def _validate(*args: Any, **kwargs: Any) -> Any:
     try:
         from fastavro._validation import _validate  # type: ignore[attr-defined]  # not in fastavro's stub
-    except ImportError:     # fastavro without its compiled modules
+    except ImportError:  # fastavro without its compiled modules
         from fastavro._validation_py import _validate
     return _validate(*args, **kwargs)
 
@@ -73,12 +73,22 @@ def _match_schemas(*args: Any, **kwargs: Any) -> Any:
         from fastavro._read_py import match_schemas
     return match_schemas(*args, **kwargs)
 
+
 #: the keys fastavro registers itself: roastedavro's own logical types
-STANDARD = frozenset({
-    "long-timestamp-millis", "long-local-timestamp-millis", "long-timestamp-micros",
-    "long-local-timestamp-micros", "int-date", "bytes-decimal", "fixed-decimal", "string-uuid",
-    "int-time-millis", "long-time-micros",
-})
+STANDARD = frozenset(
+    {
+        "long-timestamp-millis",
+        "long-local-timestamp-millis",
+        "long-timestamp-micros",
+        "long-local-timestamp-micros",
+        "int-date",
+        "bytes-decimal",
+        "fixed-decimal",
+        "string-uuid",
+        "int-time-millis",
+        "long-time-micros",
+    }
+)
 
 _NAMED = ("record", "error", "enum", "fixed")
 _lock = threading.Lock()
@@ -90,7 +100,7 @@ def generation() -> tuple[int, int]:
     return len(WRITERS), len(READERS)
 
 
-_custom: list = [None, frozenset(), frozenset()]    # generation, writer keys, reader keys
+_custom: list = [None, frozenset(), frozenset()]  # generation, writer keys, reader keys
 
 
 def custom_keys() -> tuple[frozenset, frozenset]:
@@ -125,8 +135,14 @@ def logical_plan(schema: Any, reader: Any = None) -> Plan | None:
     key = (id(schema), id(reader))
     state = _custom[0]
     entry = _PLANS.get(key)
-    if (entry is not None and entry[0] is schema and entry[1] is reader and entry[2] == state
-            and unchanged(entry[4], schema) and unchanged(entry[5], reader)):
+    if (
+        entry is not None
+        and entry[0] is schema
+        and entry[1] is reader
+        and entry[2] == state
+        and unchanged(entry[4], schema)
+        and unchanged(entry[5], reader)
+    ):
         return entry[3]
     shapes = (schema_shape(schema), schema_shape(reader))
     try:
@@ -140,7 +156,7 @@ def logical_plan(schema: Any, reader: Any = None) -> Plan | None:
     with _lock:
         _PLANS[key] = (schema, reader, state, plan, *shapes)
         if len(_PLANS) > _PLANS_KEPT:
-            del _PLANS[next(iter(_PLANS))]    # the oldest
+            del _PLANS[next(iter(_PLANS))]  # the oldest
     return plan
 
 
@@ -206,7 +222,7 @@ class _Needs:
             return self(resolved)
         if not isinstance(node, (dict, list)):
             return False
-        self.memo[id(node)] = False    # a recursive type: what is below decides
+        self.memo[id(node)] = False  # a recursive type: what is below decides
         if isinstance(node, list):
             found = any([self(branch) for branch in node])
         else:
@@ -229,18 +245,31 @@ class _Needs:
 #: the Python types a value read for a node has, by node type (roastedavro's
 #: values: its standard logical types give these)
 _READ_TYPES: dict[str, tuple[type[Any], ...]] = {
-    "null": (type(None),), "boolean": (bool,), "int": (int,), "long": (int,),
-    "float": (float,), "double": (float,), "bytes": (bytes,), "fixed": (bytes,),
-    "string": (str,), "enum": (str,), "array": (list,), "map": (dict,), "record": (dict,),
+    "null": (type(None),),
+    "boolean": (bool,),
+    "int": (int,),
+    "long": (int,),
+    "float": (float,),
+    "double": (float,),
+    "bytes": (bytes,),
+    "fixed": (bytes,),
+    "string": (str,),
+    "enum": (str,),
+    "array": (list,),
+    "map": (dict,),
+    "record": (dict,),
     "error": (dict,),
 }
 _LOGICAL_READ_TYPES: dict[str | None, tuple[type[Any], ...]] = {
-    "int-date": (datetime.date,), "int-time-millis": (datetime.time,),
+    "int-date": (datetime.date,),
+    "int-time-millis": (datetime.time,),
     "long-time-micros": (datetime.time,),
-    "long-timestamp-millis": (datetime.datetime,), "long-timestamp-micros": (datetime.datetime,),
+    "long-timestamp-millis": (datetime.datetime,),
+    "long-timestamp-micros": (datetime.datetime,),
     "long-local-timestamp-millis": (datetime.datetime,),
     "long-local-timestamp-micros": (datetime.datetime,),
-    "bytes-decimal": (decimal.Decimal,), "fixed-decimal": (decimal.Decimal,),
+    "bytes-decimal": (decimal.Decimal,),
+    "fixed-decimal": (decimal.Decimal,),
     "string-uuid": (uuid.UUID,),
 }
 
@@ -249,8 +278,7 @@ class Plan:
     """Where a schema's custom logical types are, and their application:
     ``prepare`` (before writing) and ``post`` (after reading)."""
 
-    def __init__(self, schema: Any, reader: Any, writer_keys: frozenset,
-                 reader_keys: frozenset):
+    def __init__(self, schema: Any, reader: Any, writer_keys: frozenset, reader_keys: frozenset):
         self.table: dict = {}
         self.schema = _parsed(schema, self.table)
         self.reader_table: dict = {}
@@ -258,7 +286,7 @@ class Plan:
         if reader is not None:
             parsed = _parsed(reader, self.reader_table)
             if parsed != self.schema:
-                self.reader = parsed    # as fastavro: an equal reader's schema is none
+                self.reader = parsed  # as fastavro: an equal reader's schema is none
         self.writes_below = _Needs(self.table, writer_keys)
         self.reads_below = _Needs(self.table, reader_keys)
         self.writes = self.writes_below(self.schema)
@@ -299,7 +327,7 @@ class Plan:
                 try:
                     items = list(datum)
                 except TypeError:
-                    return datum    # the codec says what is wrong
+                    return datum  # the codec says what is wrong
                 items_node = node["items"]
                 datum = [self._prepare(item, items_node) for item in items]
         elif kind == "map":
@@ -318,7 +346,7 @@ class Plan:
             for branch in branches:
                 if _branch_name(branch) == name:
                     return name, self._prepare(value, branch)
-            return datum    # no such branch: the codec says so
+            return datum  # no such branch: the codec says so
         table = self.table
         best = -1
         most_fields = -1
@@ -352,7 +380,7 @@ class Plan:
                     best = index
                     break
         if best == -1:
-            return datum    # no branch takes it: the codec says so
+            return datum  # no branch takes it: the codec says so
         branch = branches[best]
         if not self.writes_below(branch):
             return datum
@@ -416,7 +444,7 @@ class Plan:
                     elif name in fields:
                         target, reader_type = fields[name]
                     else:
-                        continue    # the reader's schema has not this field
+                        continue  # the reader's schema has not this field
                     if target in value:
                         value[target] = self._post(value[target], field["type"], reader_type)
         elif kind == "array":
@@ -485,7 +513,8 @@ class Plan:
             raise SchemaParseError(
                 f"the value {value!r} read for the union {json.dumps(branches, default=str)} "
                 f"could have come from more than one of its branches, and one of them has a "
-                f"custom logical type: roastedavro.fastavro cannot tell whether to apply it")
+                f"custom logical type: roastedavro.fastavro cannot tell whether to apply it"
+            )
         return value
 
 

@@ -86,8 +86,9 @@ class _Unreadable(SchemaError):
 
 _UNREADABLE: dict[type[Exception], type[Exception]] = {
     kind: type(f"Schema{kind.__name__}", (_Unreadable, kind), {"__module__": __name__})
-    for kind in (TypeError, KeyError, AttributeError, IndexError)}
-globals().update({kind.__name__: kind for kind in _UNREADABLE.values()})   # picklable
+    for kind in (TypeError, KeyError, AttributeError, IndexError)
+}
+globals().update({kind.__name__: kind for kind in _UNREADABLE.values()})  # picklable
 
 
 # fastavro.read's, from the module it takes it from (not the whole of fastavro)
@@ -152,8 +153,9 @@ def fastavro_parse(schema: Any, named_schemas: dict | None = None, **options: An
                 raise UnknownTypeError(name, ours.reason, ours.path) from None
         except Exception:  # noqa: BLE001 - only a better message was sought
             pass
-        raise UnknownTypeError(name, f"{name!r} is not a defined type (named types must be "
-                                     "defined before they are used)") from None
+        raise UnknownTypeError(
+            name, f"{name!r} is not a defined type (named types must be defined before they are used)"
+        ) from None
     except _fastavro_schema.SchemaParseException as error:
         raise SchemaParseError(str(error)) from None
 
@@ -166,8 +168,9 @@ def model_of(schema: Any, full_names: bool = False, named: dict | None = None) -
     try:
         return parse_model(defined_once(schema, full_names, named), dialect="fastavro")
     except SchemaError as error:
-        raise SchemaParseError(f"fastavro takes this schema, but roastedavro cannot serve it: "
-                               f"{error.reason}", error.path) from None
+        raise SchemaParseError(
+            f"fastavro takes this schema, but roastedavro cannot serve it: {error.reason}", error.path
+        ) from None
 
 
 def as_model(schema: Any) -> Schema:
@@ -177,7 +180,8 @@ def as_model(schema: Any) -> Schema:
     if isinstance(schema, Schema):
         return schema
     if isinstance(schema, (dict, list)) or (
-            isinstance(schema, str) and schema.lstrip()[:1] not in ("{", "[", '"')):
+        isinstance(schema, str) and schema.lstrip()[:1] not in ("{", "[", '"')
+    ):
         fastavro_parse(schema, _write_hint=False)
     return model_of(schema)
 
@@ -211,8 +215,11 @@ def defined_once(schema: Any, full_names: bool = False, named: dict | None = Non
             if isinstance(known, dict):
                 for name, definition in known.items():
                     table.setdefault(name, definition)
-        node = {key: value for key, value in node.items() if not key.startswith("__fastavro")
-                and key != "__named_schemas"}
+        node = {
+            key: value
+            for key, value in node.items()
+            if not key.startswith("__fastavro") and key != "__named_schemas"
+        }
         kind = node.get("type")
         if set(node) == {"type"} and isinstance(kind, (str, list, dict)):
             # fastavro takes {"type": X} for X itself (Java's parser does not)
@@ -232,8 +239,10 @@ def defined_once(schema: Any, full_names: bool = False, named: dict | None = Non
             if kind in ("record", "error") and isinstance(node.get("fields"), list):
                 node["fields"] = [
                     {**field, "type": walk(field["type"], inner, full)}
-                    if isinstance(field, dict) and "type" in field else field
-                    for field in node["fields"]]
+                    if isinstance(field, dict) and "type" in field
+                    else field
+                    for field in node["fields"]
+                ]
             return node
         if kind == "array" and "items" in node:
             node["items"] = walk(node["items"], namespace, full)

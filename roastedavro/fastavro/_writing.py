@@ -56,7 +56,7 @@ def validation_error(error: DatumError, schema: Any, record: Any) -> ValidationE
         validate(record, _fastavro_parts.parse_schema(schema), raise_errors=True)
     except _FastavroValidationError as theirs:
         converted.errors = theirs.errors
-    except Exception:    # noqa: BLE001 - a value fastavro's validator cannot even look at
+    except Exception:  # noqa: BLE001 - a value fastavro's validator cannot even look at
         pass
     return converted
 
@@ -87,8 +87,10 @@ def fastavro_error(error: DatumError, kind: type[DatumError] = DatumError) -> Da
     """``error`` worded as fastavro words it, where its users match words."""
     if kind is DatumError and error.reason.startswith("the dict changed size"):
         kind = ChangedSizeError
-    elif kind is DatumError and (error.reason.startswith("Number out of range")
-                                 or error.reason.endswith(("got float inf", "got float -inf"))):
+    elif kind is DatumError and (
+        error.reason.startswith("Number out of range")
+        or error.reason.endswith(("got float inf", "got float -inf"))
+    ):
         kind = NumberRangeError
     fields = [part for part in error.path if isinstance(part, str)]
     field = fields[-1] if fields else ""
@@ -96,7 +98,7 @@ def fastavro_error(error: DatumError, kind: type[DatumError] = DatumError) -> Da
     if reason == "no value and no default for the field":
         reason = f"no value and no default for {field}"
     elif reason.startswith("expected a str,"):
-        reason = f"must be string: {reason[len('expected a str, '):]}"
+        reason = f"must be string: {reason[len('expected a str, ') :]}"
     if field and not reason.startswith(("record contains", "Field ")):
         reason = f"{reason} on field {field}"
     converted = kind(reason, error.path)
@@ -108,8 +110,9 @@ def without_tuples(value: Any, depth: int = 0) -> Any:
     """A copy of ``value`` with its tuples as lists (fastavro's
     disable_tuple_notation: a tuple is a sequence, never (branch, value))."""
     if depth > _FLAGS.max_depth:
-        raise DatumError(f"values are nested more than {_FLAGS.max_depth} levels deep "
-                         "(CompileFlags.max_depth)")
+        raise DatumError(
+            f"values are nested more than {_FLAGS.max_depth} levels deep (CompileFlags.max_depth)"
+        )
     kind = type(value)
     if kind is tuple or kind is list:
         return [without_tuples(item, depth + 1) for item in value]
@@ -146,5 +149,5 @@ def strict_codec(schema: Any, strict: bool, strict_allow_default: bool) -> Inter
         _STRICT[key] = (schema, codec, shape)
         for cache in (_STRICT, _STRICT_BY_TEXT):
             if len(cache) > _KEPT:
-                del cache[next(iter(cache))]   # the oldest
+                del cache[next(iter(cache))]  # the oldest
     return codec

@@ -55,8 +55,7 @@ def _json_codec(schema: Any, reader_schema: Any = None) -> Any:
 
     model = as_model(schema)
     reader = as_model(reader_schema) if reader_schema is not None else None
-    key = (model.to_json(), model.dialect,
-           (reader.to_json(), reader.dialect) if reader is not None else None)
+    key = (model.to_json(), model.dialect, (reader.to_json(), reader.dialect) if reader is not None else None)
     codec = _codecs.get(key)
     if codec is None:
         codec = AvroJSON(model, reader_schema=reader, narrow_floats=False, bare_constants=True)
@@ -67,10 +66,18 @@ def _json_codec(schema: Any, reader_schema: Any = None) -> Any:
     return codec
 
 
-def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type: bool = True,
-                validator: bool = False, encoder: Any = AvroJSONEncoder, strict: bool = False,
-                strict_allow_default: bool = False,
-                disable_tuple_notation: bool = False) -> None:
+def json_writer(
+    fo: IO,
+    schema: Any,
+    records: Iterable[Any],
+    *,
+    write_union_type: bool = True,
+    validator: bool = False,
+    encoder: Any = AvroJSONEncoder,
+    strict: bool = False,
+    strict_allow_default: bool = False,
+    disable_tuple_notation: bool = False,
+) -> None:
     """Write ``records`` to the text stream ``fo`` in Avro's JSON encoding, one
     per line (fastavro's ``json_writer``). ``write_union_type=False`` writes
     union values without their ``{"<branch>": ...}`` object. A record that
@@ -81,9 +88,8 @@ def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type
     if encoder is not AvroJSONEncoder:
         raise _custom("encoder", encoder)
     codec = _json_codec(schema)
-    checker = (strict_codec(schema, strict, strict_allow_default)
-               if strict or strict_allow_default else None)
-    plan = logical_plan(schema)    # fastavro's custom logical types, if the schema has any
+    checker = strict_codec(schema, strict, strict_allow_default) if strict or strict_allow_default else None
+    plan = logical_plan(schema)  # fastavro's custom logical types, if the schema has any
     separator = ""
     for record in records:
         if disable_tuple_notation:
@@ -92,7 +98,7 @@ def json_writer(fo: IO, schema: Any, records: Iterable[Any], *, write_union_type
             record = plan.prepare(record)
         try:
             if checker is not None:
-                checker.dump(record)    # fastavro's strict checks, with its messages
+                checker.dump(record)  # fastavro's strict checks, with its messages
             value = codec.to_json_value(record, union_type=write_union_type)
         except DatumError as error:
             if validator:
@@ -109,7 +115,8 @@ def _custom(role: str, given: Any) -> TypeError:
     return TypeError(
         f"roastedavro.fastavro's json_{'writer' if role == 'encoder' else 'reader'} writes and "
         f"reads Avro JSON with roastedavro's engine and takes no custom {role} class "
-        f"({getattr(given, '__name__', given)!r}); use fastavro's own json functions for one")
+        f"({getattr(given, '__name__', given)!r}); use fastavro's own json functions for one"
+    )
 
 
 class json_reader:
@@ -119,14 +126,14 @@ class json_reader:
     iterated. ``writer_schema`` and ``reader_schema`` are in fastavro's
     parsed form."""
 
-    def __new__(cls, fo: IO, schema: Any, reader_schema: Any = None, *,
-                decoder: Any = AvroJSONDecoder) -> json_reader:
+    def __new__(
+        cls, fo: IO, schema: Any, reader_schema: Any = None, *, decoder: Any = AvroJSONDecoder
+    ) -> json_reader:
         if decoder is not AvroJSONDecoder:
             raise _custom("decoder", decoder)
         return super().__new__(cls)
 
-    def __init__(self, fo: IO, schema: Any, reader_schema: Any = None, *,
-                 decoder: Any = AvroJSONDecoder):
+    def __init__(self, fo: IO, schema: Any, reader_schema: Any = None, *, decoder: Any = AvroJSONDecoder):
         self._codec = _json_codec(schema, reader_schema)
         self._plan = logical_plan(schema, reader_schema)
         # a pair whose values by fastavro's rule are not the resolution's:
@@ -141,8 +148,9 @@ class json_reader:
                 self._fastavro_pair = (written, AvroCodec(written.schema), pair._reader)
         self._lines = [line for line in fo]
         self.writer_schema = parse_schema(self._codec.schema.to_dict())
-        self.reader_schema = (self.writer_schema if reader_schema is None
-                              else parse_schema(self._codec.reader_schema.to_dict()))
+        self.reader_schema = (
+            self.writer_schema if reader_schema is None else parse_schema(self._codec.reader_schema.to_dict())
+        )
         self.schema = self.writer_schema
         self._records = self._decode()
 
@@ -158,8 +166,9 @@ class json_reader:
             try:
                 value = json.loads(line, parse_float=decimal.Decimal)
             except RecursionError:
-                raise JSONDecodeError(f"line {number}: the JSON is nested too deeply for "
-                                      "Python's recursion limit") from None
+                raise JSONDecodeError(
+                    f"line {number}: the JSON is nested too deeply for Python's recursion limit"
+                ) from None
             except ValueError as error:
                 raise JSONDecodeError(f"line {number}: not valid JSON: {error}") from None
             try:

@@ -6,7 +6,11 @@ reader``): the readers are the drop-in's; constants and registries
 from __future__ import annotations
 
 from roastedavro.fastavro import (  # noqa: F401
-    SchemaResolutionError, block_reader, is_avro, reader, schemaless_reader,
+    SchemaResolutionError,
+    block_reader,
+    is_avro,
+    reader,
+    schemaless_reader,
 )
 from typing import TYPE_CHECKING, Any
 
@@ -15,12 +19,16 @@ from roastedavro.fastavro._submodule import forwarder
 if TYPE_CHECKING:
     from roastedavro.fastavro.json import json_reader as json_reader_type
 
-__getattr__ = forwarder("roastedavro.fastavro.read", "fastavro.read", {
-    "iter_avro": "an old name of reader(); use reader",
-    "BLOCK_READERS": "the drop-in decompresses blocks itself (null, deflate, bzip2, xz, "
-                     "snappy, zstandard, lz4); a codec registered in fastavro's BLOCK_READERS "
-                     "would not be used",
-})
+__getattr__ = forwarder(
+    "roastedavro.fastavro.read",
+    "fastavro.read",
+    {
+        "iter_avro": "an old name of reader(); use reader",
+        "BLOCK_READERS": "the drop-in decompresses blocks itself (null, deflate, bzip2, xz, "
+        "snappy, zstandard, lz4); a codec registered in fastavro's BLOCK_READERS "
+        "would not be used",
+    },
+)
 
 
 def json_reader(*args: Any, **kwargs: Any) -> json_reader_type:

@@ -23,34 +23,62 @@ _schema = _fastavro_parts.module("_schema_common")
 
 from roastedavro.avro.canonical import crc64_avro  # noqa: E402  (after fastavro's parts, which it wraps)
 from roastedavro.fastavro._models import (  # noqa: F401, E402  (the errors are public here)
-    SchemaParseError, UnknownTypeError, as_model, fastavro_parse, model_of)
+    SchemaParseError,
+    UnknownTypeError,
+    as_model,
+    fastavro_parse,
+    model_of,
+)
 
 
-def parse_schema(schema: Any, named_schemas: dict | None = None, *, expand: bool = False,
-                 _write_hint: bool = True, _force: bool = False,
-                 _ignore_default_error: bool = False) -> Any:
+def parse_schema(
+    schema: Any,
+    named_schemas: dict | None = None,
+    *,
+    expand: bool = False,
+    _write_hint: bool = True,
+    _force: bool = False,
+    _ignore_default_error: bool = False,
+) -> Any:
     """fastavro's ``parse_schema`` (what fastavro refuses raises its
     SchemaParseException or UnknownType, as a SchemaParseError or
     UnknownTypeError), after which roastedavro's model of the schema is
     built (a SchemaParseError if it cannot be served)."""
-    parsed = fastavro_parse(schema, named_schemas, expand=expand, _write_hint=_write_hint,
-                            _force=_force, _ignore_default_error=_ignore_default_error)
+    parsed = fastavro_parse(
+        schema,
+        named_schemas,
+        expand=expand,
+        _write_hint=_write_hint,
+        _force=_force,
+        _ignore_default_error=_ignore_default_error,
+    )
     model_of(parsed, full_names=True, named=named_schemas)
     return parsed
 
 
-def load_schema(schema_path: str | Path, *, repo: Any = None, named_schemas: dict | None = None,
-                _write_hint: bool = True, _injected_schemas: Any = None) -> Any:
+def load_schema(
+    schema_path: str | Path,
+    *,
+    repo: Any = None,
+    named_schemas: dict | None = None,
+    _write_hint: bool = True,
+    _injected_schemas: Any = None,
+) -> Any:
     """The schema in an ``.avsc`` file, names from ``<folder>/<name>.avsc``
     loaded as needed: fastavro's ``load_schema``, its refusals raised as in
     ``parse_schema``."""
     try:
-        loaded = _fastavro_load_schema(schema_path, repo=repo, named_schemas=named_schemas,
-                                       _write_hint=_write_hint,
-                                       _injected_schemas=_injected_schemas)
+        loaded = _fastavro_load_schema(
+            schema_path,
+            repo=repo,
+            named_schemas=named_schemas,
+            _write_hint=_write_hint,
+            _injected_schemas=_injected_schemas,
+        )
     except _schema.UnknownType as error:
-        raise UnknownTypeError(error.name, f"{error.name!r} is not a defined type, and no schema "
-                                           "file defines it") from None
+        raise UnknownTypeError(
+            error.name, f"{error.name!r} is not a defined type, and no schema file defines it"
+        ) from None
     except _schema.SchemaParseException as error:
         raise SchemaParseError(str(error)) from None
     model_of(loaded, full_names=True, named=named_schemas)
@@ -61,7 +89,8 @@ def to_parsing_canonical_form(schema: Any) -> str:
     """The Parsing Canonical Form (as Java's ``SchemaNormalization.toParsingForm``)
     of the schema as fastavro reads it."""
     if isinstance(schema, (dict, list)) or (
-            isinstance(schema, str) and schema.lstrip()[:1] not in ("{", "[", '"')):
+        isinstance(schema, str) and schema.lstrip()[:1] not in ("{", "[", '"')
+    ):
         # fastavro's reading: its refusals, and its full names
         return model_of(fastavro_parse(schema), full_names=True).canonical_form()
     return as_model(schema).canonical_form()

@@ -22,11 +22,16 @@ except ImportError as error:  # pragma: no cover - depends on the environment
     raise ImportError(
         f"roastedavro.kafka needs confluent-kafka with its schema registry client "
         f"({error}): pip install 'confluent-kafka[avro,schemaregistry]>=2.13,<3' (or, from "
-        f"roastedavro's source tree, pip install '.[kafka]')") from error
+        f"roastedavro's source tree, pip install '.[kafka]')"
+    ) from error
 
 from roastedavro.kafka.deserializer import AvroDeserializer  # noqa: E402
 from roastedavro.kafka.serde import (  # noqa: E402
-    COMPILED, FALLBACK, RegistryFetchError, wire_header, wire_schema_id,
+    COMPILED,
+    FALLBACK,
+    RegistryFetchError,
+    wire_header,
+    wire_schema_id,
 )
 from roastedavro.kafka.serializer import AvroSerializer  # noqa: E402
 from roastedavro.kafka.watcher import RegistryWatcher  # noqa: E402

@@ -84,19 +84,28 @@ class AvroDeserializer(Deserializer):
         "subject.name.strategy.type": None,
     }
 
-    def __init__(self, schema_registry_client: Any, schema_str: Any = None,
-                 from_dict: Callable[[Any, SerializationContext], Any] | None = None,
-                 return_record_name: bool = False, conf: dict | None = None, rule_conf: Any = None,
-                 rule_registry: Any = None, *,
-                 flags: CompileFlags | None = None,
-                 compiler: BackgroundCompiler | None | Literal["default"] = "default",
-                 on_compiled: Callable[[str, BaseException | None], None] | None = None,
-                 retry_after: float = 1.0) -> None:
+    def __init__(
+        self,
+        schema_registry_client: Any,
+        schema_str: Any = None,
+        from_dict: Callable[[Any, SerializationContext], Any] | None = None,
+        return_record_name: bool = False,
+        conf: dict | None = None,
+        rule_conf: Any = None,
+        rule_registry: Any = None,
+        *,
+        flags: CompileFlags | None = None,
+        compiler: BackgroundCompiler | None | Literal["default"] = "default",
+        on_compiled: Callable[[str, BaseException | None], None] | None = None,
+        retry_after: float = 1.0,
+    ) -> None:
         schema = schema_str
         settings = _conf(conf, self._default_conf)
         if from_dict is not None and not callable(from_dict):
-            raise ValueError("from_dict must be callable with the signature "
-                             "from_dict(dict, SerializationContext) -> object")
+            raise ValueError(
+                "from_dict must be callable with the signature "
+                "from_dict(dict, SerializationContext) -> object"
+            )
         if not isinstance(return_record_name, bool):
             raise ValueError("return_record_name must be a boolean value")
         _no_rules(rule_conf, rule_registry)
@@ -111,8 +120,9 @@ class AvroDeserializer(Deserializer):
         self._subject_name = _strategy(settings)
         self._marshmallow = _marshmallow_schema(schema)
         if self._marshmallow is not None and return_record_name:
-            raise ValueError("return_record_name applies to Avro schemas' dicts; a CompiledSchema "
-                             "loads its own values")
+            raise ValueError(
+                "return_record_name applies to Avro schemas' dicts; a CompiledSchema loads its own values"
+            )
         if self._marshmallow is not None:
             self._reader: AvroModel | None = self._marshmallow.avro_model
         elif schema is not None:
@@ -183,7 +193,8 @@ class AvroDeserializer(Deserializer):
             latest = self._registry.get_latest_version(subject)
         except Exception as error:
             raise SerializationError(
-                f"subject {subject!r}: the latest version cannot be fetched: {error}") from error
+                f"subject {subject!r}: the latest version cannot be fetched: {error}"
+            ) from error
         key = (writer_id, latest.schema_id)
         slot = self._slots.get(key)
         if slot is None:
@@ -191,8 +202,7 @@ class AvroDeserializer(Deserializer):
                 slot = self._slots.get(key)
                 if slot is None:
                     writer = self._writer_schema(writer_id)
-                    reader = _from_registry(self._registry, latest.schema,
-                                            f"schema id {latest.schema_id}")
+                    reader = _from_registry(self._registry, latest.schema, f"schema id {latest.schema_id}")
                     slot = self._slots[key] = self._new_slot(writer, reader, writer_id)
         return slot
 
@@ -207,8 +217,10 @@ class AvroDeserializer(Deserializer):
             if status == 404:
                 message = f"schema id {schema_id} is not in the schema registry: {error}"
             else:
-                message = (f"schema id {schema_id} cannot be fetched from the schema registry "
-                           f"(after the client's retries): {error}")
+                message = (
+                    f"schema id {schema_id} cannot be fetched from the schema registry "
+                    f"(after the client's retries): {error}"
+                )
             problem: SerializationError
             if isinstance(error, SchemaRegistryError):
                 # confluent-kafka's deserializer lets the client's error through:
@@ -238,7 +250,8 @@ class AvroDeserializer(Deserializer):
                 resolve(writer, resolving).check()  # type: ignore[arg-type]  # a reader: resolving too
             except SchemaError as error:
                 raise SerializationError(
-                    f"schema id {schema_id} cannot be read as the reader schema: {error}") from None
+                    f"schema id {schema_id} cannot be read as the reader schema: {error}"
+                ) from None
         if _bare_bytes(writer) and marshmallow is None:
             # as confluent-kafka reads it, whatever the reader schema
             return _Codec(f"schema id {schema_id}", _read_bare, None, None, None, None)
@@ -268,7 +281,7 @@ class AvroDeserializer(Deserializer):
                 return lambda data, start: load(write(read(data, start)))
         else:
             # confluent-kafka's values: fastavro's view of the schema read
-            target = resolving if resolving is not None else writer    # (None where reader is)
+            target = resolving if resolving is not None else writer  # (None where reader is)
             # where the pair's values by fastavro's rule are not the
             # resolution's (Java's), tier 0 reads them by fastavro's rule for good
             # (canonical forms leave logical types out: a pair "the same" by
@@ -293,18 +306,20 @@ class AvroDeserializer(Deserializer):
                     return _compiled_codec(target, flags, None, build)._reader.load_from
                 return _compiled_codec(target, flags, writer, build)._reader.load_from
 
-            if (self._return_record_name and _names_records_in_unions(writer)) \
-                    or by_fastavro is not None:
+            if (self._return_record_name and _names_records_in_unions(writer)) or by_fastavro is not None:
                 # compiled codecs return a union's record without its name,
                 # and read by the reader's logical types
                 make = None
 
         what = f"schema id {schema_id}" + (" read as the reader schema" if not same else "")
         # a marshmallow reader's functions are its instance's
-        key = ("read", writer.to_json(), target.to_json(), flags,
-               id(marshmallow) if marshmallow is not None else None)
+        key = (
+            "read",
+            writer.to_json(),
+            target.to_json(),
+            flags,
+            id(marshmallow) if marshmallow is not None else None,
+        )
         slot = _Codec(what, fallback, make, key, self._compiler, self._on_compiled)
         log.info("schema id %d: reading on the %s path", schema_id, slot.current[0])
         return slot
-
-

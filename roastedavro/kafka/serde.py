@@ -89,11 +89,12 @@ def wire_schema_id(data: Any) -> int:
     if len(view) < _HEADER_SIZE:
         raise SerializationError(
             f"not a Confluent schema registry message: {len(view)} bytes, shorter than the "
-            f"{_HEADER_SIZE}-byte header (magic byte and schema id)")
+            f"{_HEADER_SIZE}-byte header (magic byte and schema id)"
+        )
     if view[0] != _MAGIC:
         raise SerializationError(
-            f"not a Confluent schema registry message: the first byte is {view[0]}, not the "
-            f"magic byte 0")
+            f"not a Confluent schema registry message: the first byte is {view[0]}, not the magic byte 0"
+        )
     return int.from_bytes(view[1:_HEADER_SIZE], "big")
 
 
@@ -125,8 +126,9 @@ class PathCounts(dict):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, dict):
             return NotImplemented
-        return ({key: value for key, value in self.items() if value}
-                == {key: value for key, value in other.items() if value})
+        return {key: value for key, value in self.items() if value} == {
+            key: value for key, value in other.items() if value
+        }
 
     def __ne__(self, other: object) -> bool:
         equal = self.__eq__(other)
@@ -142,8 +144,10 @@ def _conf(conf: dict | None, defaults: dict) -> dict:
     given = dict(conf or {})
     for key in given:
         if key in _UNSUPPORTED:
-            raise ValueError(f"{key} ({_UNSUPPORTED[key]}) is not supported by roastedavro.kafka; "
-                             "use confluent-kafka's serializers for it")
+            raise ValueError(
+                f"{key} ({_UNSUPPORTED[key]}) is not supported by roastedavro.kafka; "
+                "use confluent-kafka's serializers for it"
+            )
     unknown = [key for key in given if key not in defaults]
     if unknown:
         raise ValueError("Unrecognized properties: " + ", ".join(unknown))
@@ -165,11 +169,9 @@ def _no_rules(rule_conf: Any, rule_registry: Any) -> None:
     if rule_conf is not None and not isinstance(rule_conf, dict):
         raise ValueError("rule_conf must be a dict")
     if rule_conf:
-        raise ValueError(f"rule_conf {sorted(rule_conf)} configures data-contract rules, "
-                         + _NO_RULES)
+        raise ValueError(f"rule_conf {sorted(rule_conf)} configures data-contract rules, " + _NO_RULES)
     if rule_registry is not None and (rule_registry.get_executors() or rule_registry.get_actions()):
-        raise ValueError("rule_registry has data-contract rule executors or actions, "
-                         + _NO_RULES)
+        raise ValueError("rule_registry has data-contract rule executors or actions, " + _NO_RULES)
 
 
 def _strategy(conf: dict) -> Callable:
@@ -186,8 +188,9 @@ def _strategy(conf: dict) -> Callable:
     name = getattr(kind, "value", kind)
     chosen = _STRATEGIES.get(str(name).upper())
     if chosen is None:
-        raise ValueError(f"subject.name.strategy.type {name!r} is not supported; use one of "
-                         f"{', '.join(_STRATEGIES)}")
+        raise ValueError(
+            f"subject.name.strategy.type {name!r} is not supported; use one of {', '.join(_STRATEGIES)}"
+        )
     return chosen
 
 
@@ -220,8 +223,7 @@ def _from_registry(client: Any, schema: RegistrySchema, what: str) -> AvroModel:
         raise SerializationError(f"{what} is not a valid Avro schema: {error}") from None
 
 
-def _add_references(client: Any, schema: RegistrySchema, named: dict,
-                    seen: set) -> None:
+def _add_references(client: Any, schema: RegistrySchema, named: dict, seen: set) -> None:
     for reference in schema.references or ():
         key = (reference.subject, reference.version)
         if key in seen:
@@ -254,8 +256,10 @@ def _user_schema(client: Any, schema: Any) -> tuple[AvroModel, str | None]:
         return parse_schema(text), text
     if isinstance(schema, (dict, list)):
         return parse_schema(schema), json.dumps(schema)
-    raise TypeError("schema must be a CompiledSchema (class or instance), an Avro schema as a "
-                    f"dict or JSON text, or a Schema, not {type(schema).__name__}")
+    raise TypeError(
+        "schema must be a CompiledSchema (class or instance), an Avro schema as a "
+        f"dict or JSON text, or a Schema, not {type(schema).__name__}"
+    )
 
 
 # -- the swappable codec slot -----------------------------------------------------
@@ -266,9 +270,15 @@ class _Codec:
 
     __slots__ = ("current", "future", "what")
 
-    def __init__(self, what: str, fallback: Callable, make: Callable[[str], Callable] | None,
-                 key: Any, compiler: BackgroundCompiler | None,
-                 on_compiled: Callable[[str, BaseException | None], None] | None):
+    def __init__(
+        self,
+        what: str,
+        fallback: Callable,
+        make: Callable[[str], Callable] | None,
+        key: Any,
+        compiler: BackgroundCompiler | None,
+        on_compiled: Callable[[str, BaseException | None], None] | None,
+    ):
         self.what = what
         self.future: Future | None = None
         if make is None:  # no codec serves this reader: the bounded path for good
@@ -279,8 +289,11 @@ class _Codec:
             self.current = (COMPILED, built)
             return
         self.current = (FALLBACK, fallback)
-        if compiler is None or tiers.compile_policy(None, default="eager") == "never" \
-                or not tiers.can_compile():
+        if (
+            compiler is None
+            or tiers.compile_policy(None, default="eager") == "never"
+            or not tiers.can_compile()
+        ):
             return  # tier 0 serves it for good
         # prepare() hands this future to the caller: a concurrent.futures one,
         # whatever the background compiler's own type
@@ -304,8 +317,9 @@ class _Codec:
         compiler.submit(key, make, what).add_done_callback(swap)
 
 
-def _compiled_codec(schema: AvroModel, flags: CompileFlags, writer: AvroModel | None,
-                    build: str) -> AvroCodec:
+def _compiled_codec(
+    schema: AvroModel, flags: CompileFlags, writer: AvroModel | None, build: str
+) -> AvroCodec:
     """The compiled AvroCodec of a schema (or pair), built where ``build``
     says; NotCompiledError where it may not be built (``build="never"``,
     ROASTEDAVRO_COMPILE=never) and is neither cached nor precompiled."""
@@ -326,8 +340,7 @@ def _cached(make: Callable[[str], Callable]) -> Callable | None:
         return None
 
 
-def _named_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags,
-                  same: bool) -> Callable:
+def _named_reader(writer: AvroModel, reader: AvroModel, flags: CompileFlags, same: bool) -> Callable:
     """Tier 0's reader for ``return_record_name``, from byte ``start`` to the
     end of the message: a union's record is read as ``(name, record)``, as
     fastavro's reader gives it (its rules, roastedavro._tier0.union_names),
@@ -368,7 +381,7 @@ def as_confluent(model: AvroModel) -> AvroModel:
     same JSON and dialect (the codecs' caches tell models apart by both)."""
     try:
         return parse_schema(model.to_json(), dialect="fastavro")
-    except SchemaError:    # fastavro's rules refuse it: the specification's then
+    except SchemaError:  # fastavro's rules refuse it: the specification's then
         return model
 
 
@@ -384,8 +397,9 @@ def _write_bare(header: bytes, obj: Any) -> bytes:
         return header + obj.encode()
     if isinstance(obj, (bytes, bytearray, memoryview)):
         return header + bytes(obj)
-    raise SerializationError(f"a bytes schema's value is written as it is: bytes or str, "
-                             f"not {type(obj).__name__}")
+    raise SerializationError(
+        f"a bytes schema's value is written as it is: bytes or str, not {type(obj).__name__}"
+    )
 
 
 def _read_bare(data: Any, start: int) -> bytes:
@@ -395,9 +409,10 @@ def _read_bare(data: Any, start: int) -> bytes:
 def _names_records_in_unions(model: AvroModel) -> bool:
     """Whether a union of the schema has a record branch: the values that
     ``return_record_name`` turns into ``(name, record)`` tuples."""
-    return any(isinstance(avro, Union)
-               and any(isinstance(model.deref(branch), Record) for branch in avro.branches)
-               for avro in model.walk())
+    return any(
+        isinstance(avro, Union) and any(isinstance(model.deref(branch), Record) for branch in avro.branches)
+        for avro in model.walk()
+    )
 
 
 def _wait(slots: Iterable[_Codec], timeout: float | None) -> bool:
@@ -411,4 +426,3 @@ def _wait(slots: Iterable[_Codec], timeout: float | None) -> bool:
         except TimeoutError:
             return False
     return True
-

@@ -73,16 +73,24 @@ class AvroSerializer(Serializer):
         "subject.name.strategy.type": None,
     }
 
-    def __init__(self, schema_registry_client: Any, schema_str: Any = None,
-                 to_dict: Callable[[Any, SerializationContext], dict] | None = None,
-                 conf: dict | None = None, rule_conf: Any = None, rule_registry: Any = None, *,
-                 flags: CompileFlags | None = None,
-                 compiler: BackgroundCompiler | None | Literal["default"] = "default",
-                 on_compiled: Callable[[str, BaseException | None], None] | None = None) -> None:
+    def __init__(
+        self,
+        schema_registry_client: Any,
+        schema_str: Any = None,
+        to_dict: Callable[[Any, SerializationContext], dict] | None = None,
+        conf: dict | None = None,
+        rule_conf: Any = None,
+        rule_registry: Any = None,
+        *,
+        flags: CompileFlags | None = None,
+        compiler: BackgroundCompiler | None | Literal["default"] = "default",
+        on_compiled: Callable[[str, BaseException | None], None] | None = None,
+    ) -> None:
         schema = schema_str
         if to_dict is not None and not callable(to_dict):
-            raise ValueError("to_dict must be callable with the signature "
-                             "to_dict(object, SerializationContext) -> dict")
+            raise ValueError(
+                "to_dict must be callable with the signature to_dict(object, SerializationContext) -> dict"
+            )
         settings = _conf(conf, self._default_conf)
         _no_rules(rule_conf, rule_registry)
         self._registry = schema_registry_client
@@ -94,7 +102,8 @@ class AvroSerializer(Serializer):
         self._normalize = settings["normalize.schemas"]
         self._use_schema_id = settings["use.schema.id"]
         if self._use_schema_id is not None and (
-                not isinstance(self._use_schema_id, int) or isinstance(self._use_schema_id, bool)):
+            not isinstance(self._use_schema_id, int) or isinstance(self._use_schema_id, bool)
+        ):
             raise ValueError("use.schema.id must be an int value")
         self._use_latest = settings["use.latest.version"]
         if self._use_latest and self._auto_register:
@@ -110,16 +119,22 @@ class AvroSerializer(Serializer):
             # confluent-kafka's serializer without a schema writes with the
             # registry's (use.schema.id or use.latest.version)
             if self._use_schema_id is None and not self._use_latest:
-                raise TypeError("an AvroSerializer without schema_str needs use.schema.id or "
-                                 "use.latest.version in conf: it writes with the registry's schema")
+                raise TypeError(
+                    "an AvroSerializer without schema_str needs use.schema.id or "
+                    "use.latest.version in conf: it writes with the registry's schema"
+                )
             self._model, self._text = None, None
         else:
             self._model, self._text = _user_schema(schema_registry_client, schema)
         self._record_name = _record_name(self._model) if self._model is not None else None
         # a registry Schema is registered as given (its references too)
-        self._registered = (schema if isinstance(schema, RegistrySchema)
-                            else RegistrySchema(self._text, "AVRO") if self._text is not None
-                            else None)
+        self._registered = (
+            schema
+            if isinstance(schema, RegistrySchema)
+            else RegistrySchema(self._text, "AVRO")
+            if self._text is not None
+            else None
+        )
         self._lock = threading.Lock()
         # (topic, field) -> the header and codec slot of the target's schema id
         self._targets: dict[Any, tuple[bytes, _Codec]] = {}
@@ -147,7 +162,8 @@ class AvroSerializer(Serializer):
         subject = self._subject_name(ctx, self._record_name)
         if subject is None:
             raise SerializationError(
-                f"the subject name strategy gave no subject for schema {self._record_name!r}")
+                f"the subject name strategy gave no subject for schema {self._record_name!r}"
+            )
         registry = self._registry
         with self._lock:
             try:
@@ -158,20 +174,24 @@ class AvroSerializer(Serializer):
                     latest = registry.get_latest_version(subject)
                     schema_id, schema = latest.schema_id, latest.schema
                 elif self._auto_register:
-                    schema_id = registry.register_schema(subject, self._registered,
-                                                         normalize_schemas=self._normalize)
+                    schema_id = registry.register_schema(
+                        subject, self._registered, normalize_schemas=self._normalize
+                    )
                     schema = None
                 else:
-                    schema_id = registry.lookup_schema(subject, self._registered,
-                                                       normalize_schemas=self._normalize).schema_id
+                    schema_id = registry.lookup_schema(
+                        subject, self._registered, normalize_schemas=self._normalize
+                    ).schema_id
                     schema = None
             except SerializationError:
                 raise
             except Exception as error:
                 raise SerializationError(
-                    f"subject {subject!r}: the schema registry failed: {error}") from error
-            model = self._model if schema is None else _from_registry(
-                registry, schema, f"schema id {schema_id}")
+                    f"subject {subject!r}: the schema registry failed: {error}"
+                ) from error
+            model = (
+                self._model if schema is None else _from_registry(registry, schema, f"schema id {schema_id}")
+            )
             # without a schema of its own the serializer takes the registry's (__init__)
             assert model is not None
             target = (wire_header(schema_id), self._slot(model, schema_id))
@@ -188,11 +208,12 @@ class AvroSerializer(Serializer):
         marshmallow = self._marshmallow
         fallback: Callable[[bytes, Any], bytes]
         if marshmallow is not None:
-            assert self._model is not None    # the CompiledSchema's
+            assert self._model is not None  # the CompiledSchema's
             if model.canonical_form() != self._model.canonical_form():
                 raise SerializationError(
                     f"schema id {schema_id} in the registry is not the CompiledSchema's "
-                    f"{type(marshmallow).__name__} schema; a CompiledSchema writes its own schema")
+                    f"{type(marshmallow).__name__} schema; a CompiledSchema writes its own schema"
+                )
 
             def fallback(header: bytes, obj: Any) -> bytes:
                 return header + marshmallow._dump_uncompiled(obj)
@@ -203,8 +224,9 @@ class AvroSerializer(Serializer):
                 dump = marshmallow.dump_compiled
                 return lambda header, obj: header + dump(obj)
         elif _bare_bytes(model):
-            slot = self._codecs[key] = _Codec(f"the writer of schema id {schema_id}", _write_bare,
-                                              None, None, None, None)
+            slot = self._codecs[key] = _Codec(
+                f"the writer of schema id {schema_id}", _write_bare, None, None, None, None
+            )
             return slot
         else:
             # the values confluent-kafka's serializer takes: fastavro's view
@@ -216,14 +238,16 @@ class AvroSerializer(Serializer):
                 return _compiled_codec(model, flags, None, build)._writer().dump_prefixed
 
         slot = self._codecs[key] = _Codec(
-            f"the writer of schema id {schema_id}", fallback, make,
+            f"the writer of schema id {schema_id}",
+            fallback,
+            make,
             ("write", key, flags, id(marshmallow) if marshmallow is not None else None),
-            self._compiler, self._on_compiled)
+            self._compiler,
+            self._on_compiled,
+        )
         return slot
 
     def wait_compiled(self, timeout: float | None = None) -> bool:
         """Waits for the background compiles this serializer started; True
         when every one has finished (built or failed)."""
         return _wait(self._codecs.values(), timeout)
-
-

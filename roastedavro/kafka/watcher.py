@@ -25,8 +25,13 @@ class RegistryWatcher:
     returns the schema ids it found new.
     """
 
-    def __init__(self, schema_registry_client: Any, subjects: Iterable[str],
-                 deserializers: Iterable[AvroDeserializer] = (), interval: float = 30.0) -> None:
+    def __init__(
+        self,
+        schema_registry_client: Any,
+        subjects: Iterable[str],
+        deserializers: Iterable[AvroDeserializer] = (),
+        interval: float = 30.0,
+    ) -> None:
         if interval <= 0:
             raise ValueError("interval must be positive")
         self._registry = schema_registry_client
@@ -79,8 +84,9 @@ class RegistryWatcher:
         """Polls every ``interval`` seconds on a daemon thread; returns self."""
         if self._thread is None or not self._thread.is_alive():
             self._stop.clear()
-            self._thread = threading.Thread(target=self._run, name="roastedavro-registry-watcher",
-                                            daemon=True)
+            self._thread = threading.Thread(
+                target=self._run, name="roastedavro-registry-watcher", daemon=True
+            )
             self._thread.start()
         return self
 

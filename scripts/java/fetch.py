@@ -45,18 +45,32 @@ AVRO_VERSION = "1.12.2"
 # generic datum classes load (avro's compression libraries are left out, the
 # oracle writes no container files); slf4j-nop keeps Avro's logging quiet
 JARS = (
-    ("org.apache.avro", "avro", AVRO_VERSION,
-     "6522e2a146b859ad158bb024dcc3b0bc826680794a2523b0881dafcbd59ce2df"),
-    ("com.fasterxml.jackson.core", "jackson-core", "2.22.1",
-     "941ff029bcdb93e83d209ce516c1a7fb8bbac07d0a2fa122f5bf194b2cd7b4f4"),
-    ("com.fasterxml.jackson.core", "jackson-databind", "2.22.1",
-     "7dcd7e53bec1f56c7ad278bd1ca0840bebcc595d61ce44d6a8439abb75b965b2"),
-    ("com.fasterxml.jackson.core", "jackson-annotations", "2.22",
-     "21ddb598807d3a51a876704eb979d9296e1c6a6f47ab1826ff88c6d6a127a2d0"),
-    ("org.slf4j", "slf4j-api", "2.0.18",
-     "44508fd1576500688c790b190acdd16fec4f8c79a3e0b900afd70503cf055f55"),
-    ("org.slf4j", "slf4j-nop", "2.0.17",
-     "3716f83649ec66161a2edefd4f49df34d1dd1c51cdcf941996c6987260f0a829"),
+    (
+        "org.apache.avro",
+        "avro",
+        AVRO_VERSION,
+        "6522e2a146b859ad158bb024dcc3b0bc826680794a2523b0881dafcbd59ce2df",
+    ),
+    (
+        "com.fasterxml.jackson.core",
+        "jackson-core",
+        "2.22.1",
+        "941ff029bcdb93e83d209ce516c1a7fb8bbac07d0a2fa122f5bf194b2cd7b4f4",
+    ),
+    (
+        "com.fasterxml.jackson.core",
+        "jackson-databind",
+        "2.22.1",
+        "7dcd7e53bec1f56c7ad278bd1ca0840bebcc595d61ce44d6a8439abb75b965b2",
+    ),
+    (
+        "com.fasterxml.jackson.core",
+        "jackson-annotations",
+        "2.22",
+        "21ddb598807d3a51a876704eb979d9296e1c6a6f47ab1826ff88c6d6a127a2d0",
+    ),
+    ("org.slf4j", "slf4j-api", "2.0.18", "44508fd1576500688c790b190acdd16fec4f8c79a3e0b900afd70503cf055f55"),
+    ("org.slf4j", "slf4j-nop", "2.0.17", "3716f83649ec66161a2edefd4f49df34d1dd1c51cdcf941996c6987260f0a829"),
 )
 
 # avro-tools, shaded: Avro, Jackson, snappy-java (native libsnappyjava.so for Linux
@@ -65,8 +79,12 @@ JARS = (
 # Hadoop's classes. Its SHA-256 was computed here from the jar downloaded from Maven
 # Central, whose SHA-1 matched Maven Central's published avro-tools-1.12.2.jar.sha1
 # (1e2873fa763dad100162b21b4d5ec9fe2ae437e1); 72,983,354 bytes.
-TOOLS_JAR = ("org.apache.avro", "avro-tools", AVRO_VERSION,
-             "6220e8bc089aaf917cdad4cd358bd651fc0394c0e5ddb8b36da402012c294a68")
+TOOLS_JAR = (
+    "org.apache.avro",
+    "avro-tools",
+    AVRO_VERSION,
+    "6220e8bc089aaf917cdad4cd358bd651fc0394c0e5ddb8b36da402012c294a68",
+)
 
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 HERE = Path(__file__).resolve().parent
@@ -182,9 +200,21 @@ def build(folder: Path | None = None) -> Path:
         staging = Path(tempfile.mkdtemp(dir=folder, prefix="oracle-build-"))
         try:
             completed = subprocess.run(
-                [javac, "-nowarn", "-encoding", "UTF-8", "-d", str(staging),
-                 "-cp", os.pathsep.join(map(str, jars)), str(SOURCE)],
-                capture_output=True, text=True, timeout=600)
+                [
+                    javac,
+                    "-nowarn",
+                    "-encoding",
+                    "UTF-8",
+                    "-d",
+                    str(staging),
+                    "-cp",
+                    os.pathsep.join(map(str, jars)),
+                    str(SOURCE),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if completed.returncode != 0:
                 raise FetchError(f"javac failed on {SOURCE}:\n{completed.stdout}{completed.stderr}")
             os.replace(staging, classes)
@@ -208,6 +238,7 @@ def command(folder: Path | None = None) -> list[str]:
 
 
 # -- avro-tools -------------------------------------------------------------
+
 
 def tools_jar_path(folder: Path | None = None) -> Path:
     _, artifact, version, _ = TOOLS_JAR
@@ -247,17 +278,35 @@ def _tools_archive(folder: Path, java: str, jar: Path) -> Path | None:
     try:
         (work / "schema.avsc").write_text(
             '{"type": "record", "name": "R", "fields": [{"name": "a", "type": "long"},'
-            ' {"name": "b", "type": ["null", "string"]}]}')
+            ' {"name": "b", "type": ["null", "string"]}]}'
+        )
         (work / "in.json").write_text('{"a": 1, "b": null}\n{"a": 2, "b": {"string": "x"}}\n')
         staging = work / "tools.jsa"
         completed = subprocess.run(
-            [java, *JVM_FLAGS, *TOOLS_LOG_FLAGS, f"-XX:ArchiveClassesAtExit={staging}", "-jar", str(jar),
-             "fromjson", "--codec", "deflate", "--schema-file", str(work / "schema.avsc"),
-             str(work / "in.json")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=300)
+            [
+                java,
+                *JVM_FLAGS,
+                *TOOLS_LOG_FLAGS,
+                f"-XX:ArchiveClassesAtExit={staging}",
+                "-jar",
+                str(jar),
+                "fromjson",
+                "--codec",
+                "deflate",
+                "--schema-file",
+                str(work / "schema.avsc"),
+                str(work / "in.json"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=300,
+        )
         if completed.returncode != 0 or not staging.exists():
-            _log(f"avro-tools runs without a class-data archive (cannot make one: "
-                 f"{completed.stderr.strip()[-500:]})")
+            _log(
+                f"avro-tools runs without a class-data archive (cannot make one: "
+                f"{completed.stderr.strip()[-500:]})"
+            )
             failed.write_text(completed.stderr)
             return None
         os.replace(staging, archive)
@@ -289,8 +338,10 @@ def main(argv: list[str]) -> int:
         if action == "fetch":
             started = time.monotonic()
             classes = build()
-            _log(f"Avro {AVRO_VERSION} jars in {java_dir() / 'lib'}, oracle in {classes} "
-                 f"({time.monotonic() - started:.1f} s)")
+            _log(
+                f"Avro {AVRO_VERSION} jars in {java_dir() / 'lib'}, oracle in {classes} "
+                f"({time.monotonic() - started:.1f} s)"
+            )
         elif action == "classpath":
             print(classpath())
         elif action == "run":

@@ -63,104 +63,268 @@ APICURIO_VERSION = "3.0.9"  # the newest Apicurio Registry that runs on Java 17
 # computed from the jar downloaded from Maven Central, whose SHA-1 matched the
 # .sha1 file published next to it.
 KAFKA_JARS = (
-    ("at.yawk.lz4", "lz4-java", "1.10.2",
-     "252dabd586d22149a31661a8afc1a50747714eb1a298bd4a6e780c8c91a13866"),
-    ("com.dynatrace.hash4j", "hash4j", "0.22.0",
-     "23028a3fd006e530bf495f551083208187cafd8f80624d048eba56442f16a50e"),
-    ("com.fasterxml.jackson.core", "jackson-annotations", "2.21",
-     "53ca085f4a150f703f49e1aabd935bd03b43e1ea3d55d135438292af22cef56b"),
-    ("com.fasterxml.jackson.core", "jackson-core", "2.21.2",
-     "12e8655b100267b44d0f14d01b1f5082a5105e616174dc4307be1a761e92407b"),
-    ("com.fasterxml.jackson.core", "jackson-databind", "2.21.2",
-     "8c982f01f148d805f0aaac2339011244757e0df7c6ff8951f2fa3f433b8ed849"),
-    ("com.fasterxml.jackson.dataformat", "jackson-dataformat-csv", "2.21.2",
-     "682f8c7977e02a42748426bf54946e32e52e2f80b84b6642801ab12bd541368a"),
-    ("com.fasterxml.jackson.dataformat", "jackson-dataformat-yaml", "2.21.2",
-     "d25551812fa0c14f37cabaa9401e63eadcea42ce36311183af5622d5bc8a1bc7"),
-    ("com.fasterxml.jackson.datatype", "jackson-datatype-jdk8", "2.21.2",
-     "e581bbf3fc5622d16b57366dd41e10fc56921fb202879de2ef487f87dd9b30e7"),
-    ("com.github.ben-manes.caffeine", "caffeine", "3.2.0",
-     "ec411dfdf0c03f25218648ce89861630b71680e5858a9a7278ebac8e55cab3d7"),
-    ("com.github.luben", "zstd-jni", "1.5.6-10",
-     "b6c3237e24b8252a5a9c3a0e1ae30ef8f323412e74bd358548b7a9e527d676df"),
-    ("com.google.re2j", "re2j", "1.8",
-     "7b52c72156dd7f98b3237a5b35c1d34fba381b21048c89208913ad80a45dfbd7"),
-    ("com.typesafe.scala-logging", "scala-logging_2.13", "3.9.6",
-     "0ad0c3f4d89d538b3b6c300158555e266aa69cf1b5f6522aba8b5bad238eb994"),
-    ("com.yammer.metrics", "metrics-core", "2.2.0",
-     "6b7a14a6f34c10f8683f7b5e2f39df0f07b58c7dff0e468ebbc713905c46979c"),
-    ("commons-beanutils", "commons-beanutils", "1.11.0",
-     "9e44ba68ec9a3f21286fa2a8bbb003b735c0f69101bb43144b79f4f8aaa74709"),
-    ("commons-collections", "commons-collections", "3.2.2",
-     "eeeae917917144a68a741d4c0dff66aa5c5c5fd85593ff217bced3fc8ca783b8"),
-    ("commons-digester", "commons-digester", "2.1",
-     "e0b2b980a84fc6533c5ce291f1917b32c507f62bcad64198fff44368c2196a3d"),
-    ("commons-logging", "commons-logging", "1.3.5",
-     "6d7a744e4027649fbb50895df9497d109f98c766a637062fe8d2eabbb3140ba4"),
-    ("commons-validator", "commons-validator", "1.10.1",
-     "ed74711a78d793ca37f6075e4a1e93d107233dfd20d0bb17e32bad88d38e56aa"),
-    ("net.sf.jopt-simple", "jopt-simple", "5.0.4",
-     "df26cc58f235f477db07f753ba5a3ab243ebe5789d9f89ecf68dd62ea9a66c28"),
-    ("net.sourceforge.argparse4j", "argparse4j", "0.7.0",
-     "65ceb669d88f63306c680f8088bbf765bbca72d288a61a03703000076c3d3f56"),
-    ("org.apache.kafka", "kafka-clients", KAFKA_VERSION,
-     "52501b7b47510c66f898871adaf6d2968ab7246561d44ced43643a8a587f0b36"),
-    ("org.apache.kafka", "kafka-coordinator-common", KAFKA_VERSION,
-     "66a86b8c89718216ffa72fe4e44b9d1bdf3472e4cb9200c36a0742a25febbdba"),
-    ("org.apache.kafka", "kafka-group-coordinator-api", KAFKA_VERSION,
-     "d81bc1a3739ff6c9b21815baae00022306342a16d3d94e6a2621201b9980a30d"),
-    ("org.apache.kafka", "kafka-group-coordinator", KAFKA_VERSION,
-     "4ab56d002e1624185c874199e9e0ffb243dbeb9f68b4d0cadf48ce2f617a1126"),
-    ("org.apache.kafka", "kafka-metadata", KAFKA_VERSION,
-     "4d73a96c6474a4ebdd67a1cee14da1a94cfd6bb9e6e252685ba5667d8ab7f898"),
-    ("org.apache.kafka", "kafka-raft", KAFKA_VERSION,
-     "46abbf89806dd22d848e997cdfb1431524cab4ec88e38a7d2806e20b24a70609"),
-    ("org.apache.kafka", "kafka-server-common", KAFKA_VERSION,
-     "d7c719f749579a399011f0df7414de8a78f10f074a6122caa550fdb141351575"),
-    ("org.apache.kafka", "kafka-server", KAFKA_VERSION,
-     "01d736599ec3b0cdbb0480c15219170b28cdae189785e7f0c6f1f26e528eaebc"),
-    ("org.apache.kafka", "kafka-share-coordinator", KAFKA_VERSION,
-     "8ceeed7346127e652ea5c650b217890aaff14919f967d27fadce420745bd3066"),
-    ("org.apache.kafka", "kafka-storage-api", KAFKA_VERSION,
-     "bc2b22639fa554494461d101d599e01bae840d97c4f46e18fdf3d2fe41a47098"),
-    ("org.apache.kafka", "kafka-storage", KAFKA_VERSION,
-     "97e3facddd2914a58f28ec91ef35f8da69963eab3651196e97f487924f6dac98"),
-    ("org.apache.kafka", "kafka-tools-api", KAFKA_VERSION,
-     "dcf6785742e0c8ab11a0fc09c62f1192e11e997dc629669a8db82aa40d933c31"),
-    ("org.apache.kafka", "kafka-transaction-coordinator", KAFKA_VERSION,
-     "c64aaa2a88d8fd382c4800204872917686e542043c7916c9e8797d939d8eb313"),
-    ("org.apache.kafka", "kafka_2.13", KAFKA_VERSION,
-     "b098abef5ff878e76f60cd6c559b9baa5663ccb1b55f2837558b22c329d32423"),
-    ("org.apache.logging.log4j", "log4j-api", "2.25.4",
-     "c4b642a7f047275215de117e0e3847eb2c7711d84a0aa7433e7b3c096daf341d"),
-    ("org.apache.logging.log4j", "log4j-core", "2.25.4",
-     "10fee2c0485d54fa44ee75d314f6295508f7b932281873db61a91b88073200e6"),
-    ("org.apache.logging.log4j", "log4j-slf4j-impl", "2.25.4",
-     "7ac68a0afcc83d54f48d116d79370a43f0a2a6b71b5c1d6dda943bb6a95ddbaa"),
-    ("org.bitbucket.b_c", "jose4j", "0.9.6",
-     "7314af50cde9c99e8eaf43eee617a23edcc6bb43036221064355094999d837ef"),
-    ("org.hdrhistogram", "HdrHistogram", "2.2.2",
-     "22d1d4316c4ec13a68b559e98c8256d69071593731da96136640f864fa14fad8"),
-    ("org.jspecify", "jspecify", "1.0.0",
-     "1fad6e6be7557781e4d33729d49ae1cdc8fdda6fe477bb0cc68ce351eafdfbab"),
-    ("org.pcollections", "pcollections", "4.0.2",
-     "2bbeef5797a241300c4f7513cd546239629ed7deda4fc0c31df90bb95f5f13ef"),
-    ("org.scala-lang", "scala-library", "2.13.18",
-     "4e85d96ff7bc7dc627985523c3541b9917aaa08e956391380c42db21a2c4e5a0"),
-    ("org.scala-lang", "scala-reflect", "2.13.18",
-     "6935ff1982b2ac93d695f15aa66921be2f602921277afe002f018fd8c7d6e29b"),
-    ("org.slf4j", "slf4j-api", "1.7.36",
-     "d3ef575e3e4979678dc01bf1dcce51021493b4d11fb7f1be8ad982877c16a1c0"),
-    ("org.xerial.snappy", "snappy-java", "1.1.10.7",
-     "4c766cb3f855415ee734b2392949a0b6f12a60879334a74518deaf6270d32e36"),
-    ("org.yaml", "snakeyaml", "2.5",
-     "e6682acf1ace77508ef13649cbf4f8d09d2cf5457bdb61d25ffb6ac0233d78dd"),
+    ("at.yawk.lz4", "lz4-java", "1.10.2", "252dabd586d22149a31661a8afc1a50747714eb1a298bd4a6e780c8c91a13866"),
+    (
+        "com.dynatrace.hash4j",
+        "hash4j",
+        "0.22.0",
+        "23028a3fd006e530bf495f551083208187cafd8f80624d048eba56442f16a50e",
+    ),
+    (
+        "com.fasterxml.jackson.core",
+        "jackson-annotations",
+        "2.21",
+        "53ca085f4a150f703f49e1aabd935bd03b43e1ea3d55d135438292af22cef56b",
+    ),
+    (
+        "com.fasterxml.jackson.core",
+        "jackson-core",
+        "2.21.2",
+        "12e8655b100267b44d0f14d01b1f5082a5105e616174dc4307be1a761e92407b",
+    ),
+    (
+        "com.fasterxml.jackson.core",
+        "jackson-databind",
+        "2.21.2",
+        "8c982f01f148d805f0aaac2339011244757e0df7c6ff8951f2fa3f433b8ed849",
+    ),
+    (
+        "com.fasterxml.jackson.dataformat",
+        "jackson-dataformat-csv",
+        "2.21.2",
+        "682f8c7977e02a42748426bf54946e32e52e2f80b84b6642801ab12bd541368a",
+    ),
+    (
+        "com.fasterxml.jackson.dataformat",
+        "jackson-dataformat-yaml",
+        "2.21.2",
+        "d25551812fa0c14f37cabaa9401e63eadcea42ce36311183af5622d5bc8a1bc7",
+    ),
+    (
+        "com.fasterxml.jackson.datatype",
+        "jackson-datatype-jdk8",
+        "2.21.2",
+        "e581bbf3fc5622d16b57366dd41e10fc56921fb202879de2ef487f87dd9b30e7",
+    ),
+    (
+        "com.github.ben-manes.caffeine",
+        "caffeine",
+        "3.2.0",
+        "ec411dfdf0c03f25218648ce89861630b71680e5858a9a7278ebac8e55cab3d7",
+    ),
+    (
+        "com.github.luben",
+        "zstd-jni",
+        "1.5.6-10",
+        "b6c3237e24b8252a5a9c3a0e1ae30ef8f323412e74bd358548b7a9e527d676df",
+    ),
+    ("com.google.re2j", "re2j", "1.8", "7b52c72156dd7f98b3237a5b35c1d34fba381b21048c89208913ad80a45dfbd7"),
+    (
+        "com.typesafe.scala-logging",
+        "scala-logging_2.13",
+        "3.9.6",
+        "0ad0c3f4d89d538b3b6c300158555e266aa69cf1b5f6522aba8b5bad238eb994",
+    ),
+    (
+        "com.yammer.metrics",
+        "metrics-core",
+        "2.2.0",
+        "6b7a14a6f34c10f8683f7b5e2f39df0f07b58c7dff0e468ebbc713905c46979c",
+    ),
+    (
+        "commons-beanutils",
+        "commons-beanutils",
+        "1.11.0",
+        "9e44ba68ec9a3f21286fa2a8bbb003b735c0f69101bb43144b79f4f8aaa74709",
+    ),
+    (
+        "commons-collections",
+        "commons-collections",
+        "3.2.2",
+        "eeeae917917144a68a741d4c0dff66aa5c5c5fd85593ff217bced3fc8ca783b8",
+    ),
+    (
+        "commons-digester",
+        "commons-digester",
+        "2.1",
+        "e0b2b980a84fc6533c5ce291f1917b32c507f62bcad64198fff44368c2196a3d",
+    ),
+    (
+        "commons-logging",
+        "commons-logging",
+        "1.3.5",
+        "6d7a744e4027649fbb50895df9497d109f98c766a637062fe8d2eabbb3140ba4",
+    ),
+    (
+        "commons-validator",
+        "commons-validator",
+        "1.10.1",
+        "ed74711a78d793ca37f6075e4a1e93d107233dfd20d0bb17e32bad88d38e56aa",
+    ),
+    (
+        "net.sf.jopt-simple",
+        "jopt-simple",
+        "5.0.4",
+        "df26cc58f235f477db07f753ba5a3ab243ebe5789d9f89ecf68dd62ea9a66c28",
+    ),
+    (
+        "net.sourceforge.argparse4j",
+        "argparse4j",
+        "0.7.0",
+        "65ceb669d88f63306c680f8088bbf765bbca72d288a61a03703000076c3d3f56",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-clients",
+        KAFKA_VERSION,
+        "52501b7b47510c66f898871adaf6d2968ab7246561d44ced43643a8a587f0b36",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-coordinator-common",
+        KAFKA_VERSION,
+        "66a86b8c89718216ffa72fe4e44b9d1bdf3472e4cb9200c36a0742a25febbdba",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-group-coordinator-api",
+        KAFKA_VERSION,
+        "d81bc1a3739ff6c9b21815baae00022306342a16d3d94e6a2621201b9980a30d",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-group-coordinator",
+        KAFKA_VERSION,
+        "4ab56d002e1624185c874199e9e0ffb243dbeb9f68b4d0cadf48ce2f617a1126",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-metadata",
+        KAFKA_VERSION,
+        "4d73a96c6474a4ebdd67a1cee14da1a94cfd6bb9e6e252685ba5667d8ab7f898",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-raft",
+        KAFKA_VERSION,
+        "46abbf89806dd22d848e997cdfb1431524cab4ec88e38a7d2806e20b24a70609",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-server-common",
+        KAFKA_VERSION,
+        "d7c719f749579a399011f0df7414de8a78f10f074a6122caa550fdb141351575",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-server",
+        KAFKA_VERSION,
+        "01d736599ec3b0cdbb0480c15219170b28cdae189785e7f0c6f1f26e528eaebc",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-share-coordinator",
+        KAFKA_VERSION,
+        "8ceeed7346127e652ea5c650b217890aaff14919f967d27fadce420745bd3066",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-storage-api",
+        KAFKA_VERSION,
+        "bc2b22639fa554494461d101d599e01bae840d97c4f46e18fdf3d2fe41a47098",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-storage",
+        KAFKA_VERSION,
+        "97e3facddd2914a58f28ec91ef35f8da69963eab3651196e97f487924f6dac98",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-tools-api",
+        KAFKA_VERSION,
+        "dcf6785742e0c8ab11a0fc09c62f1192e11e997dc629669a8db82aa40d933c31",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka-transaction-coordinator",
+        KAFKA_VERSION,
+        "c64aaa2a88d8fd382c4800204872917686e542043c7916c9e8797d939d8eb313",
+    ),
+    (
+        "org.apache.kafka",
+        "kafka_2.13",
+        KAFKA_VERSION,
+        "b098abef5ff878e76f60cd6c559b9baa5663ccb1b55f2837558b22c329d32423",
+    ),
+    (
+        "org.apache.logging.log4j",
+        "log4j-api",
+        "2.25.4",
+        "c4b642a7f047275215de117e0e3847eb2c7711d84a0aa7433e7b3c096daf341d",
+    ),
+    (
+        "org.apache.logging.log4j",
+        "log4j-core",
+        "2.25.4",
+        "10fee2c0485d54fa44ee75d314f6295508f7b932281873db61a91b88073200e6",
+    ),
+    (
+        "org.apache.logging.log4j",
+        "log4j-slf4j-impl",
+        "2.25.4",
+        "7ac68a0afcc83d54f48d116d79370a43f0a2a6b71b5c1d6dda943bb6a95ddbaa",
+    ),
+    (
+        "org.bitbucket.b_c",
+        "jose4j",
+        "0.9.6",
+        "7314af50cde9c99e8eaf43eee617a23edcc6bb43036221064355094999d837ef",
+    ),
+    (
+        "org.hdrhistogram",
+        "HdrHistogram",
+        "2.2.2",
+        "22d1d4316c4ec13a68b559e98c8256d69071593731da96136640f864fa14fad8",
+    ),
+    ("org.jspecify", "jspecify", "1.0.0", "1fad6e6be7557781e4d33729d49ae1cdc8fdda6fe477bb0cc68ce351eafdfbab"),
+    (
+        "org.pcollections",
+        "pcollections",
+        "4.0.2",
+        "2bbeef5797a241300c4f7513cd546239629ed7deda4fc0c31df90bb95f5f13ef",
+    ),
+    (
+        "org.scala-lang",
+        "scala-library",
+        "2.13.18",
+        "4e85d96ff7bc7dc627985523c3541b9917aaa08e956391380c42db21a2c4e5a0",
+    ),
+    (
+        "org.scala-lang",
+        "scala-reflect",
+        "2.13.18",
+        "6935ff1982b2ac93d695f15aa66921be2f602921277afe002f018fd8c7d6e29b",
+    ),
+    ("org.slf4j", "slf4j-api", "1.7.36", "d3ef575e3e4979678dc01bf1dcce51021493b4d11fb7f1be8ad982877c16a1c0"),
+    (
+        "org.xerial.snappy",
+        "snappy-java",
+        "1.1.10.7",
+        "4c766cb3f855415ee734b2392949a0b6f12a60879334a74518deaf6270d32e36",
+    ),
+    ("org.yaml", "snakeyaml", "2.5", "e6682acf1ace77508ef13649cbf4f8d09d2cf5457bdb61d25ffb6ac0233d78dd"),
 )
 
 # The registry as Maven Central has it: a tar.gz (109 MB) holding the runner jar
 # and its lib/ folder. SHA-256 computed like the jars' (its SHA-1 matched too).
-APICURIO_ARCHIVE = ("io.apicurio", "apicurio-registry-app", APICURIO_VERSION, "all",
-                    "2b28181501a20cbf6efcd77f9b7153908fc01f3d3a7c32024c0bd9e1b04c8a43")
+APICURIO_ARCHIVE = (
+    "io.apicurio",
+    "apicurio-registry-app",
+    APICURIO_VERSION,
+    "all",
+    "2b28181501a20cbf6efcd77f9b7153908fc01f3d3a7c32024c0bd9e1b04c8a43",
+)
 
 MAVEN_CENTRAL = "https://repo1.maven.org/maven2"
 HERE = Path(__file__).resolve().parent
@@ -168,8 +332,14 @@ MIN_JAVA = 17  # Kafka 4's broker and Apicurio 3 need it
 # A small heap and the serial collector: the least memory for servers this idle.
 # Only the quick JIT (C1): both start in about half the time on two cores, and
 # tests send too little for the optimising one to pay off.
-JVM_FLAGS = ("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
-             "-XX:-UsePerfData", "-Djava.awt.headless=true")
+JVM_FLAGS = (
+    "-Xmx512m",
+    "-XX:+UseSerialGC",
+    "-XX:TieredStopAtLevel=1",
+    "-Xshare:auto",
+    "-XX:-UsePerfData",
+    "-Djava.awt.headless=true",
+)
 KAFKA_TIMEOUT = 60.0
 REGISTRY_TIMEOUT = 120.0
 STOP_TIMEOUT = 15.0
@@ -192,6 +362,7 @@ def _log(message: str) -> None:
 
 
 # -- fetching ---------------------------------------------------------------
+
 
 @contextlib.contextmanager
 def _locked(folder: Path):
@@ -309,6 +480,7 @@ def fetch(which: str = "all", folder: Path | None = None) -> None:
 
 # -- processes --------------------------------------------------------------
 
+
 def java_missing_reason() -> str | None:
     """Why the servers cannot run here (no java, or one older than 17), or None."""
     java = shutil.which("java")
@@ -395,8 +567,14 @@ class Service:
     name = "service"
     ready_timeout = 60.0
 
-    def __init__(self, port: int | None = None, state: str | Path | None = None, *,
-                 detach: bool = False, folder: Path | None = None):
+    def __init__(
+        self,
+        port: int | None = None,
+        state: str | Path | None = None,
+        *,
+        detach: bool = False,
+        folder: Path | None = None,
+    ):
         self.port = port or 0
         self._picked_port = port is None
         self._temporary = state is None
@@ -418,8 +596,14 @@ class Service:
         return self.state / f"{self.name}.json"
 
     def info(self) -> dict:
-        return {"service": self.name, "pid": self.pid, "port": self.port,
-                "state": str(self.state), "log": str(self.log_path), "temporary": self._temporary}
+        return {
+            "service": self.name,
+            "pid": self.pid,
+            "port": self.port,
+            "state": str(self.state),
+            "log": str(self.log_path),
+            "temporary": self._temporary,
+        }
 
     def __repr__(self):
         return f"<{type(self).__name__} {json.dumps(self.info())}>"
@@ -477,8 +661,13 @@ class Service:
             command = ["setpriv", "--pdeathsig", "KILL", "--", *command]
         with open(self.log_path, "wb") as log:  # a fresh log: readiness is read from it
             self.process = subprocess.Popen(
-                command, cwd=self.state, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True)  # Ctrl-C reaches the tests only
+                command,
+                cwd=self.state,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )  # Ctrl-C reaches the tests only
         self.pid = self.process.pid
         (self.state / f"{self.name}.pid").write_text(f"{self.pid}\n")
         self._write_record()
@@ -513,8 +702,10 @@ class Service:
             if time.monotonic() > deadline:
                 log = self.log_tail()
                 self.stop(keep_state=True)
-                raise ServiceError(f"{self.name} did not answer within {timeout or self.ready_timeout:.0f} s; "
-                                   f"{self.log_path} ends:\n{log}")
+                raise ServiceError(
+                    f"{self.name} did not answer within {timeout or self.ready_timeout:.0f} s; "
+                    f"{self.log_path} ends:\n{log}"
+                )
             time.sleep(0.1)
         self._after_ready()
         self.ready_after = time.monotonic() - self.started_at
@@ -582,8 +773,14 @@ class KafkaService(Service):
     ready_timeout = KAFKA_TIMEOUT
     _STARTED = "Kafka Server started"  # KafkaRaftServer's INFO line, kept by log4j2.properties
 
-    def __init__(self, port: int | None = None, state: str | Path | None = None, *,
-                 controller_port: int | None = None, **options):
+    def __init__(
+        self,
+        port: int | None = None,
+        state: str | Path | None = None,
+        *,
+        controller_port: int | None = None,
+        **options,
+    ):
         super().__init__(port, state, **options)
         self.controller_port = controller_port or 0
         self._picked_controller_port = controller_port is None
@@ -610,27 +807,41 @@ class KafkaService(Service):
             self.controller_port = controller_port
 
     def _java(self) -> list[str]:
-        return [shutil.which("java") or "java", *JVM_FLAGS,
-                f"-Dlog4j2.configurationFile={HERE / 'log4j2.properties'}",
-                "-cp", str(kafka_lib(self.folder) / "*")]
+        return [
+            shutil.which("java") or "java",
+            *JVM_FLAGS,
+            f"-Dlog4j2.configurationFile={HERE / 'log4j2.properties'}",
+            "-cp",
+            str(kafka_lib(self.folder) / "*"),
+        ]
 
     def _prepare(self) -> None:
         if not self.controller_port:
             self.controller_port = free_ports(1)[0]
         config = self.state / "server.properties"
-        config.write_text((HERE / "kafka.properties").read_text() + "\n# this run's ports and folder\n" + "\n".join([
-            f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
-            f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}",
-            f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
-            f"log.dirs={self.state / 'data'}",
-        ]) + "\n")
+        config.write_text(
+            (HERE / "kafka.properties").read_text()
+            + "\n# this run's ports and folder\n"
+            + "\n".join(
+                [
+                    f"listeners=PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+                    f"advertised.listeners=PLAINTEXT://127.0.0.1:{self.port}",
+                    f"controller.quorum.voters=1@127.0.0.1:{self.controller_port}",
+                    f"log.dirs={self.state / 'data'}",
+                ]
+            )
+            + "\n"
+        )
         if (self.state / "data" / "meta.properties").exists():
             return
         cluster_id = kafka_cluster_id()
         completed = subprocess.run(
-            [*self._java(), "kafka.tools.StorageTool", "format",
-             "-t", cluster_id, "-c", str(config)],
-            cwd=self.state, capture_output=True, text=True, timeout=120)
+            [*self._java(), "kafka.tools.StorageTool", "format", "-t", cluster_id, "-c", str(config)],
+            cwd=self.state,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         if completed.returncode != 0:
             raise ServiceError(f"formatting Kafka's storage failed:\n{completed.stdout}{completed.stderr}")
 
@@ -663,24 +874,35 @@ class RegistryService(Service):
         fetch("registry", self.folder)
 
     def _command(self) -> list[str]:
-        return [shutil.which("java") or "java", *JVM_FLAGS,
-                "-Dquarkus.http.host=127.0.0.1", f"-Dquarkus.http.port={self.port}",
-                "-Dapicurio.storage.kind=sql", "-Dapicurio.storage.sql.kind=h2",
-                f"-Dapicurio.storage.snapshot.location={self.state}", f"-Djava.io.tmpdir={self.state}",
-                # as Confluent's: a schema differing only in whitespace keeps its id
-                "-Dapicurio.ccompat.use-canonical-hash=true",
-                f"-Dapicurio.rules.global.compatibility={self.compatibility}",  # see _after_ready
-                # warnings and errors only: by default it logs every request
-                "-Dquarkus.http.access-log.enabled=false", '-Dquarkus.log.category."io.apicurio".level=WARN',
-                "-Dquarkus.banner.enabled=false",
-                "-jar", str(registry_home(self.folder) / f"apicurio-registry-app-{APICURIO_VERSION}-runner.jar")]
+        return [
+            shutil.which("java") or "java",
+            *JVM_FLAGS,
+            "-Dquarkus.http.host=127.0.0.1",
+            f"-Dquarkus.http.port={self.port}",
+            "-Dapicurio.storage.kind=sql",
+            "-Dapicurio.storage.sql.kind=h2",
+            f"-Dapicurio.storage.snapshot.location={self.state}",
+            f"-Djava.io.tmpdir={self.state}",
+            # as Confluent's: a schema differing only in whitespace keeps its id
+            "-Dapicurio.ccompat.use-canonical-hash=true",
+            f"-Dapicurio.rules.global.compatibility={self.compatibility}",  # see _after_ready
+            # warnings and errors only: by default it logs every request
+            "-Dquarkus.http.access-log.enabled=false",
+            '-Dquarkus.log.category."io.apicurio".level=WARN',
+            "-Dquarkus.banner.enabled=false",
+            "-jar",
+            str(registry_home(self.folder) / f"apicurio-registry-app-{APICURIO_VERSION}-runner.jar"),
+        ]
 
     def request(self, method: str, path: str, body: dict | None = None) -> object:
         """One call to the Confluent API (path after .url); the JSON answer. An error
         answer raises urllib's HTTPError (.code), its message ending in the body."""
         request = urllib.request.Request(
-            self.url + path, method=method, data=None if body is None else json.dumps(body).encode(),
-            headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
+            self.url + path,
+            method=method,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": "application/vnd.schemaregistry.v1+json"},
+        )
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
                 return json.loads(response.read() or b"null")
@@ -700,16 +922,18 @@ class RegistryService(Service):
         self.request("PUT", "/config", {"compatibility": self.compatibility})
 
 
-def start_kafka(port: int | None = None, state: str | Path | None = None, *, wait: bool = True,
-                **options) -> KafkaService:
+def start_kafka(
+    port: int | None = None, state: str | Path | None = None, *, wait: bool = True, **options
+) -> KafkaService:
     """A Kafka broker on 127.0.0.1 (free ports and a fresh state folder by default).
     On Linux it is killed when the calling thread ends, unless detach=True: start
     it from a thread that lives as long as it should (the main thread, in tests)."""
     return KafkaService(port, state, **options).start(wait)
 
 
-def start_registry(port: int | None = None, state: str | Path | None = None, *, wait: bool = True,
-                   **options) -> RegistryService:
+def start_registry(
+    port: int | None = None, state: str | Path | None = None, *, wait: bool = True, **options
+) -> RegistryService:
     """A schema registry on 127.0.0.1 (a free port and a fresh state folder by default);
     killed with the calling thread like start_kafka's broker."""
     return RegistryService(port, state, **options).start(wait)
@@ -719,6 +943,7 @@ SERVICES = {"kafka": KafkaService, "registry": RegistryService}
 
 
 # -- command line -----------------------------------------------------------
+
 
 def _running_record(name: str) -> Path:
     """Where the command line remembers the server it started last."""
@@ -736,15 +961,18 @@ def _recorded(name: str, state: str | None) -> Service | None:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     actions = parser.add_subparsers(dest="action", required=True)
-    actions.add_parser("fetch").add_argument("which", nargs="?", default="all",
-                                             choices=("kafka", "registry", "all"))
+    actions.add_parser("fetch").add_argument(
+        "which", nargs="?", default="all", choices=("kafka", "registry", "all")
+    )
     for action in ("start", "stop"):
         sub = actions.add_parser(action)
         sub.add_argument("service", choices=tuple(SERVICES))
         sub.add_argument("--state", help="state folder (default: a fresh one; for stop: the last started)")
         if action == "start":
             sub.add_argument("--port", type=int, help="port (default: a free one)")
-            sub.add_argument("--controller-port", type=int, help="Kafka's controller port (default: a free one)")
+            sub.add_argument(
+                "--controller-port", type=int, help="Kafka's controller port (default: a free one)"
+            )
     actions.add_parser("status")
     args = parser.parse_args(argv[1:])
 

@@ -40,26 +40,38 @@ class Finding(AssertionError):
 
 # -- zero-size items: nothing on the wire per item ---------------------------------------
 
+
 class Empty(CompiledSchema):
     pass
 
 
 class ZeroSize(CompiledSchema):
-    nulls = fields.List(fields.Constant(None))                  # array of null
-    empties = fields.List(fields.Nested(Empty))                 # array of empty records
+    nulls = fields.List(fields.Constant(None))  # array of null
+    empties = fields.List(fields.Nested(Empty))  # array of empty records
     empty_many = fields.Nested(Empty, many=True)
     null_map = fields.Dict(keys=fields.String(), values=fields.Constant(None))
     nested_nulls = fields.List(fields.List(fields.Constant(None)))
-    raw_nulls = fields.Raw(metadata={"avro": {"type": "array", "items": "null"}})   # generic path
+    raw_nulls = fields.Raw(metadata={"avro": {"type": "array", "items": "null"}})  # generic path
     tag = fields.Constant("zero")
 
 
 # -- decimals: bytes and fixed, small and 38 digits ---------------------------------------
 
+
 def fixed_decimal(name, size, precision, places, **kwargs):
-    return fields.Decimal(places=places, metadata={"avro": {
-        "type": "fixed", "name": name, "size": size, "logicalType": "decimal", "precision": precision}},
-        **kwargs)
+    return fields.Decimal(
+        places=places,
+        metadata={
+            "avro": {
+                "type": "fixed",
+                "name": name,
+                "size": size,
+                "logicalType": "decimal",
+                "precision": precision,
+            }
+        },
+        **kwargs,
+    )
 
 
 class Decimals(CompiledSchema):
@@ -71,11 +83,13 @@ class Decimals(CompiledSchema):
     maybe = fields.Decimal(places=4, allow_none=True, metadata={"precision": 18})
     listed = fields.List(fields.Decimal(places=3, metadata={"precision": 20}))
     bounded = fields.Decimal(places=1, metadata={"precision": 6}, validate=validate.Range(min=0))
-    generic = fields.Raw(metadata={"avro": {"type": "bytes", "logicalType": "decimal",
-                                            "precision": 38, "scale": 4}})
+    generic = fields.Raw(
+        metadata={"avro": {"type": "bytes", "logicalType": "decimal", "precision": 38, "scale": 4}}
+    )
 
 
 # -- recursion -----------------------------------------------------------------------------
+
 
 class Node(CompiledSchema):
     value = fields.Integer()
@@ -85,6 +99,7 @@ class Node(CompiledSchema):
 
 
 # -- unions: nullable fields of every kind, nullable nested -------------------------------
+
 
 class Leaf(CompiledSchema):
     name = fields.String()
@@ -97,7 +112,7 @@ class Unions(CompiledSchema):
     text = fields.String(allow_none=True)
     real = fields.Float(allow_none=True, allow_nan=True)
     real32 = fields.Float(allow_none=True, allow_nan=True, metadata={"avro": "float"})
-    strict = fields.Float(allow_none=True)            # NaN and infinities: ValidationError
+    strict = fields.Float(allow_none=True)  # NaN and infinities: ValidationError
     flag = fields.Boolean(allow_none=True)
     leaf = fields.Nested(Leaf, allow_none=True)
     leaves = fields.List(fields.Nested(Leaf, allow_none=True), allow_none=True)
@@ -110,12 +125,13 @@ class Unions(CompiledSchema):
     uid = fields.UUID(allow_none=True)
     uid_fixed = fields.UUID(allow_none=True, metadata={"avro": "fixed"})
     blob = fields.Raw(allow_none=True, metadata={"avro": "bytes"})
-    defaulted = fields.Integer(allow_none=True, load_default=5, dump_default=5)   # [long, null]
+    defaulted = fields.Integer(allow_none=True, load_default=5, dump_default=5)  # [long, null]
     address = fields.IP(allow_none=True)
     mail = fields.Email(allow_none=True)
 
 
 # -- enums and maps ------------------------------------------------------------------------
+
 
 class Color(enum.Enum):
     RED = 1
@@ -135,36 +151,52 @@ class EnumsMaps(CompiledSchema):
     maybe = fields.Enum(Color, allow_none=True)
     colors = fields.List(fields.Enum(Color))
     counts = fields.Dict(keys=fields.String(), values=fields.Integer(validate=validate.Range(-1000, 1000)))
-    nested = fields.Dict(keys=fields.String(),
-                         values=fields.Dict(keys=fields.String(), values=fields.Float(allow_none=True)))
+    nested = fields.Dict(
+        keys=fields.String(), values=fields.Dict(keys=fields.String(), values=fields.Float(allow_none=True))
+    )
     lists = fields.Dict(keys=fields.String(), values=fields.List(fields.String()))
     pair = fields.Tuple((fields.Enum(Color), fields.String()))
 
 
 # -- the generic path: Raw, Function and Method through fastavro ---------------------------
 
-LINK = {"type": "record", "name": "Link", "fields": [
-    {"name": "v", "type": "long"},
-    {"name": "next", "type": ["null", "Link"]},
-]}
-PAIR = {"type": "record", "name": "Pair", "fields": [
-    {"name": "k", "type": "string"},
-    {"name": "v", "type": ["null", "double"]},
-]}
+LINK = {
+    "type": "record",
+    "name": "Link",
+    "fields": [
+        {"name": "v", "type": "long"},
+        {"name": "next", "type": ["null", "Link"]},
+    ],
+}
+PAIR = {
+    "type": "record",
+    "name": "Pair",
+    "fields": [
+        {"name": "k", "type": "string"},
+        {"name": "v", "type": ["null", "double"]},
+    ],
+}
 
 
 class Generic(CompiledSchema):
     array = fields.Raw(metadata={"avro": {"type": "array", "items": ["null", "long", "string"]}})
     map = fields.Raw(metadata={"avro": {"type": "map", "values": {"type": "array", "items": "double"}}})
-    link = fields.Raw(metadata={"avro": LINK})               # a recursive record, through fastavro
+    link = fields.Raw(metadata={"avro": LINK})  # a recursive record, through fastavro
     union = fields.Raw(allow_none=True, metadata={"avro": ["null", "long", "string", PAIR]})
     symbol = fields.Raw(metadata={"avro": {"type": "enum", "name": "Sym", "symbols": ["A", "B", "C"]}})
     tree = fields.Raw(metadata={"avro": {"type": "map", "values": {"type": "map", "values": "boolean"}}})
-    computed = fields.Function(serialize=lambda obj: obj.get("computed"), deserialize=lambda value: value,
-                               metadata={"avro": {"type": "map", "values": "long"}})
-    method = fields.Method("get_method", "load_method", allow_none=True,
-                           metadata={"avro": ["null", {"type": "array", "items": "string"}]})
-    dump_only = fields.Function(lambda obj: 7, metadata={"avro": "long"})   # read and skipped on load
+    computed = fields.Function(
+        serialize=lambda obj: obj.get("computed"),
+        deserialize=lambda value: value,
+        metadata={"avro": {"type": "map", "values": "long"}},
+    )
+    method = fields.Method(
+        "get_method",
+        "load_method",
+        allow_none=True,
+        metadata={"avro": ["null", {"type": "array", "items": "string"}]},
+    )
+    dump_only = fields.Function(lambda obj: 7, metadata={"avro": "long"})  # read and skipped on load
 
     def get_method(self, obj):
         return obj.get("method")
@@ -188,6 +220,7 @@ class Target:
 
 
 # -- valid values, for seeds ---------------------------------------------------------------
+
 
 def _text(rng, limit=8):
     return "".join(rng.choice("abcé✓ z0") for _ in range(rng.randint(0, limit)))
@@ -229,7 +262,7 @@ def _decimals(rng):
 def _node(rng, depth=0):
     deeper = depth < 4
     return {
-        "value": rng.randint(-2**63, 2**63 - 1),
+        "value": rng.randint(-(2**63), 2**63 - 1),
         "children": [_node(rng, depth + 1) for _ in range(rng.randint(0, 2) if deeper else 0)],
         "next": _node(rng, depth + 1) if deeper and rng.random() < 0.4 else None,
         "named": {_text(rng, 3): _node(rng, depth + 1) for _ in range(rng.randint(0, 1) if deeper else 0)},
@@ -258,30 +291,45 @@ def _unions(rng):
         return rng.choice([0.0, -0.0, 1.5, math.inf, -math.inf, math.nan, rng.uniform(-1e300, 1e300)])
 
     return {
-        "big": _maybe(rng, lambda: rng.randint(-2**63, 2**63 - 1)),
-        "small": _maybe(rng, lambda: rng.randint(-2**31, 2**31 - 1)),
+        "big": _maybe(rng, lambda: rng.randint(-(2**63), 2**63 - 1)),
+        "small": _maybe(rng, lambda: rng.randint(-(2**31), 2**31 - 1)),
         "text": _maybe(rng, lambda: _text(rng, 20)),
         "real": _maybe(rng, real),
         "real32": _maybe(rng, lambda: struct.unpack("<f", struct.pack("<f", rng.uniform(-1e30, 1e30)))[0]),
         "strict": _maybe(rng, lambda: rng.uniform(-1e300, 1e300)),
         "flag": _maybe(rng, lambda: rng.random() < 0.5),
         "leaf": _maybe(rng, lambda: {"name": _text(rng), "score": _maybe(rng, real)}),
-        "leaves": _maybe(rng, lambda: [_maybe(rng, lambda: {"name": _text(rng), "score": None})
-                                       for _ in range(rng.randint(0, 3))]),
-        "day": _maybe(rng, lambda: datetime.date(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28))),
-        "at": _maybe(rng, lambda: datetime.datetime(rng.randint(1, 9999), 1, 2, 3, 4, 5, rng.randint(0, 999999),
-                                                    tzinfo=UTC)),
-        "at_millis": _maybe(rng, lambda: datetime.datetime(rng.randint(1, 9999), 5, 6, 7, 8, 9, 123000,
-                                                           tzinfo=UTC)),
+        "leaves": _maybe(
+            rng,
+            lambda: [
+                _maybe(rng, lambda: {"name": _text(rng), "score": None}) for _ in range(rng.randint(0, 3))
+            ],
+        ),
+        "day": _maybe(
+            rng, lambda: datetime.date(rng.randint(1, 9999), rng.randint(1, 12), rng.randint(1, 28))
+        ),
+        "at": _maybe(
+            rng,
+            lambda: datetime.datetime(
+                rng.randint(1, 9999), 1, 2, 3, 4, 5, rng.randint(0, 999999), tzinfo=UTC
+            ),
+        ),
+        "at_millis": _maybe(
+            rng, lambda: datetime.datetime(rng.randint(1, 9999), 5, 6, 7, 8, 9, 123000, tzinfo=UTC)
+        ),
         "naive": _maybe(rng, lambda: datetime.datetime(rng.randint(1, 9999), 12, 31, 23, 59, 59, 999999)),
         "clock": _maybe(rng, lambda: datetime.time(rng.randint(0, 23), 59, 59, rng.randint(0, 999999))),
-        "span": _maybe(rng, lambda: datetime.timedelta(microseconds=rng.randint(-2**62, 2**62))),
+        "span": _maybe(rng, lambda: datetime.timedelta(microseconds=rng.randint(-(2**62), 2**62))),
         "uid": _maybe(rng, lambda: uuid.UUID(int=rng.getrandbits(128))),
         "uid_fixed": _maybe(rng, lambda: uuid.UUID(int=rng.getrandbits(128))),
         "blob": _maybe(rng, lambda: rng.randbytes(rng.randint(0, 12))),
         "defaulted": _maybe(rng, lambda: rng.randint(-9, 9)),
-        "address": _maybe(rng, lambda: rng.choice([
-            __import__("ipaddress").ip_address("10.0.0.1"), __import__("ipaddress").ip_address("::1")])),
+        "address": _maybe(
+            rng,
+            lambda: rng.choice(
+                [__import__("ipaddress").ip_address("10.0.0.1"), __import__("ipaddress").ip_address("::1")]
+            ),
+        ),
         "mail": _maybe(rng, lambda: "a@example.com"),
     }
 
@@ -293,9 +341,13 @@ def _enums_maps(rng):
         "maybe": _maybe(rng, lambda: rng.choice(list(Color))),
         "colors": [rng.choice(list(Color)) for _ in range(rng.randint(0, 5))],
         "counts": {_text(rng): rng.randint(-1000, 1000) for _ in range(rng.randint(0, 4))},
-        "nested": {_text(rng): {_text(rng): _maybe(rng, rng.random) for _ in range(rng.randint(0, 2))}
-                   for _ in range(rng.randint(0, 3))},
-        "lists": {_text(rng): [_text(rng) for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 2))},
+        "nested": {
+            _text(rng): {_text(rng): _maybe(rng, rng.random) for _ in range(rng.randint(0, 2))}
+            for _ in range(rng.randint(0, 3))
+        },
+        "lists": {
+            _text(rng): [_text(rng) for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 2))
+        },
         "pair": (rng.choice(list(Color)), _text(rng)),
     }
 
@@ -310,12 +362,18 @@ def _link(depth):
 def _generic(rng):
     return {
         "array": [rng.choice([None, rng.randint(-99, 99), _text(rng)]) for _ in range(rng.randint(0, 5))],
-        "map": {_text(rng): [rng.random() for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 3))},
+        "map": {
+            _text(rng): [rng.random() for _ in range(rng.randint(0, 3))] for _ in range(rng.randint(0, 3))
+        },
         "link": _link(rng.choice([1, 2, 5, 50])),
-        "union": rng.choice([None, rng.randint(-5, 5), _text(rng), {"k": _text(rng), "v": _maybe(rng, rng.random)}]),
+        "union": rng.choice(
+            [None, rng.randint(-5, 5), _text(rng), {"k": _text(rng), "v": _maybe(rng, rng.random)}]
+        ),
         "symbol": rng.choice("ABC"),
-        "tree": {_text(rng): {_text(rng): rng.random() < 0.5 for _ in range(rng.randint(0, 2))}
-                 for _ in range(rng.randint(0, 2))},
+        "tree": {
+            _text(rng): {_text(rng): rng.random() < 0.5 for _ in range(rng.randint(0, 2))}
+            for _ in range(rng.randint(0, 2))
+        },
         "computed": {_text(rng): rng.randint(-9, 9) for _ in range(rng.randint(0, 3))},
         "method": _maybe(rng, lambda: [_text(rng) for _ in range(rng.randint(0, 3))]),
     }
@@ -362,6 +420,7 @@ def seeds(count_per_target: int = 12, seed: int = 0):
 
 # -- the check ---------------------------------------------------------------------------
 
+
 def canonical(value) -> str:
     """A comparable form: ``repr``, in C for containers of builtins. Types (True and 1,
     1 and 1.0, lists and tuples), key order, floats to the bit (-0.0; NaNs as NaN),
@@ -384,7 +443,9 @@ def check(data: bytes) -> str:
         value = schema.load_compiled(payload, many=target.many)
     except DecodeError as error:
         if not 0 <= error.offset <= len(payload):
-            raise Finding(f"{target.name}: DecodeError offset {error.offset} outside 0..{len(payload)}: {error}") from error
+            raise Finding(
+                f"{target.name}: DecodeError offset {error.offset} outside 0..{len(payload)}: {error}"
+            ) from error
         return "DecodeError"
     except ValidationError:
         return "ValidationError"
@@ -403,9 +464,20 @@ def check(data: bytes) -> str:
 # -- seeded mutations, for the short test and for smoke runs ---------------------------------
 
 INTERESTING = [
-    b"\x00", b"\x01", b"\x02", b"\x7f", b"\x80\x01", b"\xfe\xff\xff\xff\x0f", b"\xff\xff\xff\xff\x0f",
-    b"\xff" * 9 + b"\x01", b"\xff" * 10 + b"\x01", b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01",
-    b"\xc8\x01", b"\x80\xc2\xd7\x2f", b"\x80\x84\xaf\x5f", b"\x20" + b"\xff" * 16,
+    b"\x00",
+    b"\x01",
+    b"\x02",
+    b"\x7f",
+    b"\x80\x01",
+    b"\xfe\xff\xff\xff\x0f",
+    b"\xff\xff\xff\xff\x0f",
+    b"\xff" * 9 + b"\x01",
+    b"\xff" * 10 + b"\x01",
+    b"\x80\x80\x80\x80\x80\x80\x80\x80\x80\x80\x01",
+    b"\xc8\x01",
+    b"\x80\xc2\xd7\x2f",
+    b"\x80\x84\xaf\x5f",
+    b"\x20" + b"\xff" * 16,
 ]
 
 
@@ -416,7 +488,7 @@ def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
         kind = rng.randrange(8)
         at = rng.randint(1, max(1, len(buf)))
         if kind == 0 and len(buf) > 1:
-            del buf[rng.randint(1, len(buf)):]
+            del buf[rng.randint(1, len(buf)) :]
         elif kind == 1 and len(buf) > 1:
             for _ in range(rng.randint(1, 4)):
                 i = rng.randrange(1, len(buf))
@@ -428,13 +500,13 @@ def mutate(rng: random.Random, data: bytes, pool: list[bytes]) -> bytes:
         elif kind == 4:
             other = rng.choice(pool)
             start = rng.randrange(len(other))
-            buf[at:at] = other[start:start + rng.randint(1, 32)]
+            buf[at:at] = other[start : start + rng.randint(1, 32)]
         elif kind == 5 and len(buf) > at:
             end = min(len(buf), at + rng.randint(1, 16))
             buf[at:at] = buf[at:end] * rng.randint(1, 20)
         elif kind == 6 and len(buf) > 1:
             start = rng.randrange(1, len(buf))
-            del buf[start:start + rng.randint(1, 8)]
+            del buf[start : start + rng.randint(1, 8)]
         else:
             buf[at:at] = bytes([rng.randrange(256)])
     if rng.random() < 0.1:

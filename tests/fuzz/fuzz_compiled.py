@@ -48,14 +48,17 @@ def write_seeds(folder: pathlib.Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for i, (name, data) in enumerate(compiled_targets.seeds()):
         outcome = compiled_targets.check(data)
-        if outcome != "value":   # a seed is a valid encoding that round-trips
+        if outcome != "value":  # a seed is a valid encoding that round-trips
             raise compiled_targets.Finding(f"seed {name}-{i:03d} gives {outcome}, not a value")
         (folder / f"{name}-{i:03d}").write_bytes(data)
 
 
 def main() -> None:
-    print(f"roastedavro from {os.path.dirname(roastedavro.__file__)}; "
-          f"instrumented build: {os.environ.get('ROASTEDAVRO_FUZZ_INSTRUMENTED', 'no')}", file=sys.stderr)
+    print(
+        f"roastedavro from {os.path.dirname(roastedavro.__file__)}; "
+        f"instrumented build: {os.environ.get('ROASTEDAVRO_FUZZ_INSTRUMENTED', 'no')}",
+        file=sys.stderr,
+    )
     compiled_targets.compile_all()
     if "--write-seeds" in sys.argv:
         write_seeds(pathlib.Path(sys.argv[-1]))

@@ -29,7 +29,7 @@ class Side(enum.Enum):
 
 
 class Leg(CompiledSchema):
-    price = fields.Decimal(places=4, metadata={"precision": 18}, validate=validate.Range(min=-10**6))
+    price = fields.Decimal(places=4, metadata={"precision": 18}, validate=validate.Range(min=-(10**6)))
     side = fields.Enum(Side)
     at = fields.DateTime()
 
@@ -59,18 +59,24 @@ SCHEMA = Order().compile()
 def seeds():
     rng = random.Random(0)
     for _ in range(20):
-        yield SCHEMA.dump_compiled({
-            "id": "12345678-1234-5678-1234-567812345678",
-            "symbol": "AAPL" * rng.randint(0, 3),
-            "legs": [{"price": decimal.Decimal(rng.randint(-10**8, 10**8)).scaleb(-4),
-                      "side": rng.choice(list(Side)),
-                      "at": datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc)}
-                     for _ in range(rng.randint(0, 3))],
-            "attrs": {str(i): rng.choice([None, rng.random()]) for i in range(rng.randint(0, 3))},
-            "parent": None,
-            "day": rng.choice([None, datetime.date(1969, 7, 20)]),
-            "pair": (rng.randint(-5, 5), True),
-        })
+        yield SCHEMA.dump_compiled(
+            {
+                "id": "12345678-1234-5678-1234-567812345678",
+                "symbol": "AAPL" * rng.randint(0, 3),
+                "legs": [
+                    {
+                        "price": decimal.Decimal(rng.randint(-(10**8), 10**8)).scaleb(-4),
+                        "side": rng.choice(list(Side)),
+                        "at": datetime.datetime(2024, 1, 1, tzinfo=datetime.timezone.utc),
+                    }
+                    for _ in range(rng.randint(0, 3))
+                ],
+                "attrs": {str(i): rng.choice([None, rng.random()]) for i in range(rng.randint(0, 3))},
+                "parent": None,
+                "day": rng.choice([None, datetime.date(1969, 7, 20)]),
+                "pair": (rng.randint(-5, 5), True),
+            }
+        )
 
 
 def test_one_input(data: bytes) -> None:

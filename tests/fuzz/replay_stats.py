@@ -31,7 +31,7 @@ import sys
 import time
 import tracemalloc
 
-os.environ.pop("LD_PRELOAD", None)   # codecs may be compiled here: not under a preloaded sanitizer
+os.environ.pop("LD_PRELOAD", None)  # codecs may be compiled here: not under a preloaded sanitizer
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import compiled_targets  # noqa: E402
 
@@ -99,9 +99,16 @@ def main() -> int:
             findings.append({"input": str(path), "error": f"{type(error).__name__}: {error}"[:500]})
             continue
         outcomes[outcome] += 1
-        rows.append({"input": str(path), "target": target, "bytes": len(data), "outcome": outcome,
-                     "seconds": best_time(load, data),
-                     "check_seconds": best_time(compiled_targets.check, data)})
+        rows.append(
+            {
+                "input": str(path),
+                "target": target,
+                "bytes": len(data),
+                "outcome": outcome,
+                "seconds": best_time(load, data),
+                "check_seconds": best_time(compiled_targets.check, data),
+            }
+        )
     timing_wall = time.perf_counter() - started
 
     tracemalloc.start()
@@ -131,38 +138,52 @@ def main() -> int:
         "bytes_max": max(r["bytes"] for r in rows),
         "slowest": {**slowest, "seconds_per_byte": per_byte(slowest)},
         "max_seconds_per_byte": {**worst_per_byte, "seconds_per_byte": per_byte(worst_per_byte)},
-        f"max_seconds_per_byte_{LONG}_bytes_or_more":
-            worst_long and {**worst_long, "seconds_per_byte": per_byte(worst_long)},
+        f"max_seconds_per_byte_{LONG}_bytes_or_more": worst_long
+        and {**worst_long, "seconds_per_byte": per_byte(worst_long)},
         "largest_memory": largest,
         "slowest_check": slowest_check,
         "largest_check_memory": largest_check,
-        "largest_memory_per_byte": {**largest_ratio,
-                                    "peak_per_byte": largest_ratio["peak_bytes"] / max(1, largest_ratio["bytes"])},
+        "largest_memory_per_byte": {
+            **largest_ratio,
+            "peak_per_byte": largest_ratio["peak_bytes"] / max(1, largest_ratio["bytes"]),
+        },
         "max_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "timing_wall_seconds": timing_wall,
         "instrumented": os.environ.get("ROASTEDAVRO_FUZZ_INSTRUMENTED", "no"),
     }
 
     def show(label, row, extra=""):
-        print(f"{label}: {row['seconds'] * 1e6:,.1f} us for {row['bytes']} bytes "
-              f"({row['seconds'] / max(1, row['bytes']) * 1e9:,.1f} ns/byte), "
-              f"{row['target']} -> {row['outcome']}{extra}  [{row['input']}]")
+        print(
+            f"{label}: {row['seconds'] * 1e6:,.1f} us for {row['bytes']} bytes "
+            f"({row['seconds'] / max(1, row['bytes']) * 1e9:,.1f} ns/byte), "
+            f"{row['target']} -> {row['outcome']}{extra}  [{row['input']}]"
+        )
 
-    print(f"inputs: {summary['inputs']} ({summary['bytes_total']:,} bytes, largest {summary['bytes_max']:,}); "
-          f"outcomes: {dict(outcomes)}; findings: {len(findings)}")
+    print(
+        f"inputs: {summary['inputs']} ({summary['bytes_total']:,} bytes, largest {summary['bytes_max']:,}); "
+        f"outcomes: {dict(outcomes)}; findings: {len(findings)}"
+    )
     print(f"per target: {dict(per_target)}")
     show("slowest input", slowest)
     show("max time per byte", worst_per_byte)
     if worst_long:
         show(f"max time per byte, inputs of {LONG}+ bytes", worst_long)
-    print(f"largest memory per input: {largest['peak_bytes']:,} bytes (tracemalloc peak) for "
-          f"{largest['bytes']} bytes, {largest['target']} [{largest['input']}]")
-    print(f"largest memory per input byte: {largest_ratio['peak_bytes'] / max(1, largest_ratio['bytes']):,.0f} "
-          f"({largest_ratio['peak_bytes']:,} bytes for {largest_ratio['bytes']}) [{largest_ratio['input']}]")
-    print(f"whole check (load, dump, reload, compare, dump): slowest {slowest_check['check_seconds'] * 1e3:,.2f} ms "
-          f"for {slowest_check['bytes']} bytes [{slowest_check['input']}]; largest memory "
-          f"{largest_check['check_peak_bytes']:,} bytes for {largest_check['bytes']} bytes [{largest_check['input']}]")
-    print(f"process max RSS: {summary['max_rss_kib'] / 1024:,.1f} MiB; instrumented: {summary['instrumented']}")
+    print(
+        f"largest memory per input: {largest['peak_bytes']:,} bytes (tracemalloc peak) for "
+        f"{largest['bytes']} bytes, {largest['target']} [{largest['input']}]"
+    )
+    print(
+        f"largest memory per input byte: {largest_ratio['peak_bytes'] / max(1, largest_ratio['bytes']):,.0f} "
+        f"({largest_ratio['peak_bytes']:,} bytes for {largest_ratio['bytes']}) [{largest_ratio['input']}]"
+    )
+    print(
+        f"whole check (load, dump, reload, compare, dump): slowest {slowest_check['check_seconds'] * 1e3:,.2f} ms "
+        f"for {slowest_check['bytes']} bytes [{slowest_check['input']}]; largest memory "
+        f"{largest_check['check_peak_bytes']:,} bytes for {largest_check['bytes']} bytes [{largest_check['input']}]"
+    )
+    print(
+        f"process max RSS: {summary['max_rss_kib'] / 1024:,.1f} MiB; instrumented: {summary['instrumented']}"
+    )
     for finding in findings:
         print(f"FINDING {finding['input']}: {finding['error']}")
     if args.json:
