@@ -909,6 +909,10 @@ class _Values:
         self.max_depth = max_depth
 
     def value(self, draw, node, depth: int):
+        if depth < -40:
+            # a record reached again through unions without null, deeper and
+            # deeper: not a value worth drawing (and Python's stack is finite)
+            reject()
         node = self.resolver.deref(node)
         if isinstance(node, Prim):
             if fastavro_logical(node) is not None:
@@ -977,6 +981,22 @@ def datums(draw, schema: Any, max_depth: int = 3) -> Any:
         schema = json.loads(schema)
     root, resolver = resolve(schema)
     return _Values(resolver, max_depth).value(draw, root, max_depth)
+
+
+def in_tuple_notation(datum: Any) -> Any:
+    """The datum with each record that a ``"-type"`` key names written in
+    tuple notation instead, ``(name, record)``: the same branches. fastavro
+    writes a ``"-type"`` mark only in the union it writes, not inside the
+    value of another union it validates (a record of an array in
+    ``["null", {"type": "array", ...}]``), where the tuple is its form."""
+    if isinstance(datum, tuple):
+        return (datum[0], in_tuple_notation(datum[1]))
+    if isinstance(datum, dict):
+        inner = {key: in_tuple_notation(value) for key, value in datum.items() if key != "-type"}
+        return (datum["-type"], inner) if "-type" in datum else inner
+    if isinstance(datum, list):
+        return [in_tuple_notation(item) for item in datum]
+    return datum
 
 
 def as_read(datum: Any) -> Any:
