@@ -270,8 +270,10 @@ class Resolution:
         return (failure.writer_path, failure.reader_path) if failure else ("", "")
 
     def unconditional(self) -> Iterator[Plan]:
-        """Every plan node every datum reaches (writer union branches not
-        entered; each pair of records once)."""
+        """Every plan node every datum reaches (writer union branches and
+        array and map items not entered: a datum may not use the branch, an
+        array or map may be empty, and Java reads such data; each pair of
+        records once)."""
         seen: set = set()
         stack = [self.root]
         while stack:
@@ -284,8 +286,6 @@ class Resolution:
                 record = self.record(plan)
                 if record.error is None:
                     stack.extend(step.plan for step in reversed(record.steps) if step.plan is not None)
-            elif isinstance(plan, Container):
-                stack.append(plan.element)
             elif isinstance(plan, ReaderUnion):
                 stack.append(plan.plan)
 
