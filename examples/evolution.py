@@ -16,7 +16,7 @@ from pathlib import Path
 import fastavro
 
 import roastedavro.fastavro as dropin
-from roastedavro import AvroCodec, SchemaResolutionError, check_compatibility, check_mode
+from roastedavro import AvroCodec, DecodeError, check_compatibility, check_mode
 from roastedavro.avro import load_schema
 
 SCHEMAS = Path(__file__).resolve().parent / "schemas"
@@ -59,10 +59,12 @@ print("v1 reads v2 (FORWARD):", forward.compatible)
 for reason in forward.incompatibilities:
     print("  ", reason)
 
-# a consumer still on version 1 cannot read version 2's quantities (long to int)
+# a consumer still on version 1 cannot read version 2's quantities (long to
+# int): an order's lines fail as they are read (an order without lines
+# reads, as in Java)
 try:
-    AvroCodec(v1, writer_schema=v2)
-except SchemaResolutionError as error:
+    AvroCodec(v1, writer_schema=v2).load(consumer.dump(read))  # version 2's bytes
+except DecodeError as error:
     print("version 1 cannot read version 2:", error)
 
 
