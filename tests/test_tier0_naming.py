@@ -8,6 +8,7 @@ offset, as tier 0 gives it."""
 from __future__ import annotations
 
 import io
+import json
 import itertools
 import sys
 from pathlib import Path
@@ -240,6 +241,13 @@ def test_random_evolved_pairs_read_as_fastavro_reads(data):
             in_key_order(plain),
         )
     except AssertionError:
+        assume(False)
+    except DecodeError as error:
+        # a reader's default that is no value of its logical type (a uuid
+        # default that is not a UUID): fastavro returns the default's JSON as
+        # it stands, roastedavro reads defaults as values of their type and
+        # refuses this one (docs/fastavro.md)
+        assert "not a valid UUID" in str(error) and '"uuid"' in json.dumps(reader), error
         assume(False)
     # (fastavro puts the reader's defaults after the writer's fields, as JSON
     # has them; Java, in the reader's order, as values of their types)
