@@ -168,14 +168,13 @@ def _build_one(source: str, flags: CompileFlags, fingerprint: str, scratch: str,
     declarations already parsed (compiler.serve_build)."""
     import pickle
 
-    key = compiler.build_key(source, flags)
-    name = compiler._module_name(key, fingerprint)
+    name, filename = compiler.cache_names(source, flags, fingerprint)
     outcome = compiler.serve_build(pickle.dumps((source, flags, fingerprint)), Path(scratch))
     if not outcome["ok"]:
         raise CompileError(outcome["error"])
-    target = Path(scratch) / f"{name}{compiler.EXT_SUFFIX}"
-    shutil.copyfile(target, Path(out) / target.name)
-    return name, target.name
+    # in the package: the module's name and this interpreter's suffix
+    shutil.copyfile(Path(scratch) / filename, Path(out) / f"{name}{compiler.EXT_SUFFIX}")
+    return name, f"{name}{compiler.EXT_SUFFIX}"
 
 
 def build_codecs(

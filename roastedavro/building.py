@@ -31,6 +31,7 @@ from roastedavro.codecache import (
     _discard,
     _install,
     _intact,
+    _own_bytes,
     _remove_stale_builds,
     _unwritable,
 )
@@ -141,10 +142,37 @@ def source_filename(name: str) -> str:
     return f"{name}.pyx"
 
 
+def source_key(source: str) -> str:
+    """What the C that Cython makes of ``source`` depends on: the source,
+    roastedavro's version, the runtime's declarations and Cython's version,
+    and no interpreter. It names the module (``cache_names``), so that the
+    C, which spells the module's name, is the same for every Python and is
+    kept in the cache for all of them (a second Python runs only the C
+    compiler)."""
+    digest = hashlib.sha256()
+    for part in (source, __version__, _runtime_sources_fingerprint(), _cython_version()):
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()[:32]
+
+
 def _module_name(key: str, fingerprint: str | None) -> str:
     if fingerprint and re.fullmatch(r"[0-9a-f]{16}", fingerprint):
         return f"roastedavro_codec_{fingerprint}_{key[:20]}"
     return f"roastedavro_codec_{key}"
+
+
+def cache_names(source: str, flags: CompileFlags, fingerprint: str | None) -> tuple[str, str]:
+    """The module's name (from ``source_key``) and its file's name in the
+    cache: the name, the start of the ``build_key`` (this interpreter, the
+    flags, the compiler) and the interpreter's extension suffix."""
+    name = _module_name(source_key(source), fingerprint)
+    return name, f"{name}.{build_key(source, flags)[:12]}{EXT_SUFFIX}"
+
+
+def c_cache_file(directory: Path, name: str) -> Path:
+    """Where the cache keeps the C of the module ``name`` (gzip-compressed)."""
+    return directory / f"{name}.c.gz"
 
 
 def _build_cached(source: str, name: str, directory: Path, target: Path, flags: CompileFlags) -> None:
@@ -181,11 +209,18 @@ def _build(source: str, name: str, directory: Path, target: Path, flags: Compile
         pyx = workdir / f"{name}.pyx"
         pyx.write_text(source, encoding="utf-8")
         started = time.perf_counter()
-        c_file = _cythonize_apart(pyx, name, flags)
+        c_file = None if flags.annotate else _cached_c(directory, name, workdir)
+        reused = c_file is not None
+        if c_file is None:
+            c_file = _cythonize_apart(pyx, name, flags)
         cythonized = time.perf_counter()
         built = _compile_c(command, c_file, workdir / f"{name}{EXT_SUFFIX}", flags)
         compiled = time.perf_counter()
         last_timing.update(cython=cythonized - started, cc=compiled - cythonized)
+        if reused:
+            last_timing["c_cached"] = 1.0
+        else:  # kept once it compiled: a failed build leaves nothing behind
+            _keep_c(c_file, directory, name, workdir)
         # the source stays beside the module for reading; tracebacks take it
         # from linecache
         os.replace(pyx, directory / pyx.name)
@@ -196,6 +231,58 @@ def _build(source: str, name: str, directory: Path, target: Path, flags: Compile
         _install(built, target, workdir)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+# -- the C kept for other interpreters ------------------------------------------
+#
+# The C that Cython writes for a module depends on the source and on Cython,
+# not on the interpreter that will load it (it is what an sdist ships), and
+# Cython's run is about half of a small module's build. The cache keeps it
+# beside the modules, compressed (a tenth of its size), so that another
+# Python (another virtual environment, another leg of a test matrix, a wheel
+# built for the next interpreter) runs only the C compiler. It is installed
+# by a rename (never seen half-written) and read through gzip's CRC-32: a
+# damaged copy is discarded and Cython runs again.
+
+
+def _cached_c(directory: Path, name: str, workdir: Path) -> Path | None:
+    """The cached C of module ``name``, written into ``workdir``; None when
+    the cache has none or a damaged one (which is removed)."""
+    import gzip
+    import zlib
+
+    kept = c_cache_file(directory, name)
+    try:
+        # the user's own regular file, as a cached module must be
+        compressed = _own_bytes(kept)
+        if compressed is None:
+            raise OSError("not the user's own file")
+        data = gzip.decompress(compressed)
+    except FileNotFoundError:
+        return None
+    except (OSError, EOFError, zlib.error):
+        with contextlib.suppress(OSError):
+            kept.unlink()
+        return None
+    c_file = workdir / f"{name}.c"
+    c_file.write_bytes(data)
+    with contextlib.suppress(OSError):
+        os.utime(kept)  # used: evicted last (codecache._bound_cache)
+    return c_file
+
+
+def _keep_c(c_file: Path, directory: Path, name: str, workdir: Path) -> None:
+    """Keeps ``c_file`` in the cache for other interpreters; a cache that
+    cannot take it (full disk) only loses the saving."""
+    import gzip
+
+    staged = workdir / f"{name}.c.gz"
+    try:
+        staged.write_bytes(gzip.compress(c_file.read_bytes(), compresslevel=1, mtime=0))
+        os.replace(staged, c_cache_file(directory, name))
+    except OSError:
+        with contextlib.suppress(OSError):
+            staged.unlink()
 
 
 @contextlib.contextmanager

@@ -16,14 +16,13 @@ import threading
 from pathlib import Path
 
 from roastedavro import building
-from roastedavro.buildenv import CACHE_ENV, EXT_SUFFIX, trusted_cache_dir
+from roastedavro.buildenv import CACHE_ENV, trusted_cache_dir
 from roastedavro.building import (
     PACKAGE_DIR,
     _build_cached,
     _cython_options,
     _ended,
-    _module_name,
-    build_key,
+    cache_names,
     last_timing,
 )
 from roastedavro.codecache import _unwritable
@@ -368,8 +367,8 @@ def _build_request(request: bytes, directory: Path) -> dict:
     last_timing.clear()
     try:
         source, flags, fingerprint = pickle.loads(request)
-        name = _module_name(build_key(source, flags), fingerprint)
-        _build_cached(source, name, directory, directory / f"{name}{EXT_SUFFIX}", flags)
+        name, filename = cache_names(source, flags, fingerprint)
+        _build_cached(source, name, directory, directory / filename, flags)
         return {"ok": True, "timing": dict(last_timing)}
     except CompileError as error:
         return {"ok": False, "error": str(error)}

@@ -250,11 +250,13 @@ def _cached_modules(directory: Path) -> dict[str, list[os.DirEntry]]:
 
 
 def _last_used(files: list[os.DirEntry]) -> float:
+    # a module's files are touched when it is loaded (any interpreter's) or
+    # its C is reused
+    latest = 0.0
     for entry in files:
-        if entry.name.endswith(EXT_SUFFIX):
-            with contextlib.suppress(OSError):
-                return entry.stat(follow_symlinks=False).st_mtime
-    return 0.0
+        with contextlib.suppress(OSError):
+            latest = max(latest, entry.stat(follow_symlinks=False).st_mtime)
+    return latest
 
 
 def _size(files: list[os.DirEntry]) -> int:

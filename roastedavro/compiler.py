@@ -4,7 +4,10 @@ in a build process).
 
 The cache key covers everything that changes the binary: the generated
 source, the runtime's declarations, roastedavro's, Cython's and Python's
-versions, the platform and the build flags (building.build_key). A cached
+versions, the platform and the build flags (building.build_key). The
+module's name covers what its C depends on (building.source_key), so the
+cache keeps that C for every interpreter: another Python runs only the C
+compiler. A cached
 module is loaded without running Cython or the C compiler, after its
 SHA-256 digest is checked (codecache): a damaged module never reaches the
 dynamic loader. Building one key is serialized across threads (a lock
@@ -48,7 +51,9 @@ from roastedavro.building import (  # noqa: F401  (public here too)
     _module_name,
     aot_key,
     build_key,
+    cache_names,
     last_timing,
+    source_key,
     source_filename,
 )
 from roastedavro.buildserver import (  # noqa: F401  (public here too)
@@ -111,7 +116,7 @@ def load(
         lock = _key_locks.setdefault(key, threading.Lock())
     if not lock.acquire(blocking=build != "never"):
         raise NotCompiledError(
-            f"the codec is being built by another thread ({_module_name(key, fingerprint)})"
+            f"the codec is being built by another thread ({_module_name(source_key(source), fingerprint)})"
         )
     try:
         module = _loaded.get(key)
@@ -150,9 +155,9 @@ def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType 
 def _load_cached_or_build(
     source: str, flags: CompileFlags, verify, fingerprint: str | None, build: str, label: str | None, key: str
 ) -> ModuleType:
-    name = _module_name(key, fingerprint)
+    name, filename = cache_names(source, flags, fingerprint)
     directory = trusted_cache_dir()
-    target = directory / f"{name}{EXT_SUFFIX}"
+    target = directory / filename
     started = time.perf_counter()
     intact = _intact(target)
     last_timing["verify"] = time.perf_counter() - started

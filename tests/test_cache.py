@@ -201,9 +201,11 @@ def test_concurrent_processes_compile_the_same_schema(built_cache, tmp_path, sta
     assert sum(result["built"] for result in results) == 1
     module = the_module(cache)
     assert compiler._intact(module)
-    stem = module.name[: -len(compiler.EXT_SUFFIX)]
+    # the module (named "<module>.<build key>.<suffix>"), its digest, its
+    # source and the C kept for other interpreters, and nothing else
+    name = module.name.split(".", 1)[0]
     assert sorted(p.name for p in cache.iterdir()) == sorted(
-        [module.name, module.name + ".sha256", stem + ".pyx"]
+        [module.name, module.name + ".sha256", name + ".pyx", name + ".c.gz"]
     )
 
 
@@ -499,3 +501,55 @@ def test_a_private_cache_folder_is_trusted(tmp_path):
     cache = tmp_path / "new" / "cache"
     assert compiler._unsafe(cache) is None  # created private to the user
     assert cache.stat().st_mode & 0o077 == 0
+
+
+ANOTHER_BUILD = "import sys\nsys.version += ' (another build of this Python)'\n" + textwrap.dedent(
+    SCRIPT
+).replace(
+    '"built": "cc" in compiler.last_timing',
+    '"built": "cc" in compiler.last_timing, "c_cached": "c_cached" in compiler.last_timing, '
+    '"cython": "Cython" in sys.modules',
+)
+
+
+def test_another_interpreter_takes_the_c_from_the_cache_and_runs_only_the_c_compiler(tmp_path):
+    # what another Python (another virtual environment, the next leg of a test
+    # matrix) finds: a module built by the first is not its own (its build key
+    # names the interpreter), but the C is, and Cython is not even imported
+    cache = tmp_path / "cache"
+    first = report(run_python(SCRIPT, cache, tmp_path))
+    assert first["built"]
+    (kept,) = cache.glob("*.c.gz")
+    second = report(run_python(ANOTHER_BUILD, cache, tmp_path))
+    assert second["built"] and second["c_cached"] and not second["cython"]
+    assert second["module"] != first["module"]
+    # one module name (the C spells it), a file for each interpreter
+    assert (
+        Path(second["module"]).name.split(".")[0]
+        == Path(first["module"]).name.split(".")[0]
+        == kept.name[:-5]
+    )
+    assert sorted(cache.glob("*" + compiler.EXT_SUFFIX)) == sorted(
+        [Path(first["module"]), Path(second["module"])]
+    )
+
+
+@pytest.mark.parametrize("damage", ["truncated", "flipped", "not gzip", "writable by others"])
+def test_a_damaged_kept_c_is_discarded_and_cython_runs_again(tmp_path, damage):
+    cache = tmp_path / "cache"
+    report(run_python(SCRIPT, cache, tmp_path))
+    (kept,) = cache.glob("*.c.gz")
+    data = kept.read_bytes()
+    if damage == "truncated":
+        kept.write_bytes(data[: len(data) // 2])
+    elif damage == "flipped":  # in the compressed body: gzip's CRC-32 tells
+        middle = len(data) // 2
+        kept.write_bytes(data[:middle] + bytes([data[middle] ^ 0x10]) + data[middle + 1 :])
+    elif damage == "not gzip":
+        kept.write_bytes(b"int broken;\n")
+    else:  # whole, but anyone could have swapped it
+        kept.chmod(0o666)
+    second = report(run_python(ANOTHER_BUILD, cache, tmp_path))
+    # the script checked the rebuilt module's round trip
+    assert second["built"] and not second["c_cached"] and second["cython"]
+    assert kept.read_bytes() == data and kept.stat().st_mode & 0o022 == 0  # kept again, whole
