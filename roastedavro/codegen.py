@@ -501,13 +501,7 @@ def written_reader(
             else:
                 null_index = checked_int(step.null_index, "the index of null", 0, 1)
                 promote = Code(f"read_promoted_nullable(r, &{promoted}, {null_index}, {kind})")
-            body = [
-                promote,
-                Code(f"r = &{promoted}.reader"),
-                *body,
-                Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
-                Code(f"r = {written}"),
-            ]
+            body = _read_through(written, promote, f"{promoted}.reader", body)
         elif step.remap:
             # the writer's symbol index read and renumbered as this schema's,
             # then read by the field's own code, as a promoted number is
@@ -526,13 +520,7 @@ def written_reader(
                     f"read_remapped_nullable(r, &{promoted}, {null_index}, "
                     f"<tuple>{renumbered}, <tuple>{messages})"
                 )
-            body = [
-                remap,
-                Code(f"r = &{promoted}.reader"),
-                *body,
-                Code(f"{written}.invalid = {written}.invalid or {promoted}.reader.invalid"),
-                Code(f"r = {written}"),
-            ]
+            body = _read_through(written, remap, f"{promoted}.reader", body)
         elif step.default is not None:
             # read from the default's bytes, as if the writer had written them
             encoded = module.bind(step.default, f"{plan.name}_default_bytes")
@@ -540,13 +528,8 @@ def written_reader(
             default_reader = fn.c_local("Reader", "default_reader")
             view = fn.c_local("Py_buffer", "default_view")
             heading = fn.comment(f"{plan.avro_name}: not written, read from its default")
-            body = [
-                Code(f"open_reader(&{default_reader}, {encoded}, &{view}, {written}.allowance)"),
-                Code(f"r = &{default_reader}"),
-                *body,
-                Code(f"{written}.invalid = {written}.invalid or {default_reader}.invalid"),
-                Code(f"r = {written}"),
-            ]
+            opening = Code(f"open_reader(&{default_reader}, {encoded}, &{view}, {written}.allowance)")
+            body = _read_through(written, opening, str(default_reader), body)
         fields.append({"comment": heading, "body": body, "skip": plan.field.dump_only})
     part = {
         "fields": fields,
@@ -565,6 +548,20 @@ def written_reader(
     )
     module.checks.append((fn, text, {name}))
     return indented(text)
+
+
+def _read_through(written: Code, opening: Code, reader: str, body: list) -> list:
+    """The field's own reading code ``body`` run on another reader (the
+    promoted or renumbered value, a default's bytes) that ``opening``
+    fills, then the writer's reader ``written`` back, invalid if that one
+    became invalid."""
+    return [
+        opening,
+        Code(f"r = &{reader}"),
+        *body,
+        Code(f"{written}.invalid = {written}.invalid or {reader}.invalid"),
+        Code(f"r = {written}"),
+    ]
 
 
 def _written_names(layouts: list, records: list[RecordPlan]) -> dict[str, Code]:
