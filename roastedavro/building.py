@@ -29,6 +29,7 @@ from roastedavro.buildenv import EXT_SUFFIX, _compiler_command
 from roastedavro.codecache import (
     _build_lock,
     _discard,
+    _fsync,
     _install,
     _intact,
     _own_bytes,
@@ -258,6 +259,8 @@ def _cached_c(directory: Path, name: str, workdir: Path) -> Path | None:
         if compressed is None:
             raise OSError("not the user's own file")
         data = gzip.decompress(compressed)
+        if not data:  # gzip reads an empty file as empty data: no C is empty
+            raise OSError("empty")
     except FileNotFoundError:
         return None
     except (OSError, EOFError, zlib.error):
@@ -279,6 +282,7 @@ def _keep_c(c_file: Path, directory: Path, name: str, workdir: Path) -> None:
     staged = workdir / f"{name}.c.gz"
     try:
         staged.write_bytes(gzip.compress(c_file.read_bytes(), compresslevel=1, mtime=0))
+        _fsync(staged)  # on disk before its name is, as a module is (codecache._install)
         os.replace(staged, c_cache_file(directory, name))
     except OSError:
         with contextlib.suppress(OSError):

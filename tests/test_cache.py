@@ -534,7 +534,7 @@ def test_another_interpreter_takes_the_c_from_the_cache_and_runs_only_the_c_comp
     )
 
 
-@pytest.mark.parametrize("damage", ["truncated", "flipped", "not gzip", "writable by others"])
+@pytest.mark.parametrize("damage", ["truncated", "emptied", "flipped", "not gzip", "writable by others"])
 def test_a_damaged_kept_c_is_discarded_and_cython_runs_again(tmp_path, damage):
     cache = tmp_path / "cache"
     report(run_python(SCRIPT, cache, tmp_path))
@@ -542,6 +542,8 @@ def test_a_damaged_kept_c_is_discarded_and_cython_runs_again(tmp_path, damage):
     data = kept.read_bytes()
     if damage == "truncated":
         kept.write_bytes(data[: len(data) // 2])
+    elif damage == "emptied":  # what a crash can leave of a file renamed before it reached the disk
+        kept.write_bytes(b"")
     elif damage == "flipped":  # in the compressed body: gzip's CRC-32 tells
         middle = len(data) // 2
         kept.write_bytes(data[:middle] + bytes([data[middle] ^ 0x10]) + data[middle + 1 :])
