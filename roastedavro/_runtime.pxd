@@ -863,6 +863,17 @@ cdef int read_promoted_nullable(Reader* r, Promoted* promoted, int null_index, i
 # and renumbered as the reader's (``indexes``; -1: the reader has neither the
 # symbol nor a default, and ``messages`` says so at the index's offset)
 cdef int read_remapped(Reader* r, Promoted* promoted, tuple indexes, tuple messages) except -1
+# the same conversions into any buffer of at least 16 bytes, returning the
+# bytes written (tier 0's Rearranger writes them into the reader's bytes)
+cdef Py_ssize_t promote_into(Reader* r, unsigned char* out, int kind) except -1
+cdef Py_ssize_t remap_into(Reader* r, unsigned char* out, tuple indexes, tuple messages) except -1
+# A writer's value whose bytes need more than one number or symbol converted
+# (an array of renumbered enums, a union whose branches changed, ...): moved
+# into the reader's encoding by tier 0's Rearranger (`mover`, its `move`),
+# which the field's own code then reads. Tier 0 sets the hook at import.
+ctypedef bytes (*MoveHook)(object mover, Reader* r, Py_ssize_t move, int depth)
+cdef void set_move_hook(MoveHook hook) noexcept
+cdef bytes move_written(Reader* r, object mover, Py_ssize_t move, int depth)
 cdef int read_remapped_nullable(Reader* r, Promoted* promoted, int null_index, tuple indexes,
                                 tuple messages) except -1
 

@@ -982,6 +982,20 @@ cdef int read_remapped_nullable(Reader* r, Promoted* promoted, int null_index, t
     return 0
 
 
+cdef MoveHook move_hook = NULL
+
+
+cdef void set_move_hook(MoveHook hook) noexcept:
+    global move_hook
+    move_hook = hook
+
+
+cdef bytes move_written(Reader* r, object mover, Py_ssize_t move, int depth):
+    if move_hook == NULL:
+        raise RuntimeError("roastedavro._tier0 is not loaded: no Rearranger to move the value")
+    return move_hook(mover, r, move, depth)
+
+
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1:
     # bytes are read in place; bytearray, memoryview and other buffers through
     # the buffer protocol. Returns 1 when a buffer view was taken, which the

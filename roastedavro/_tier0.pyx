@@ -28,7 +28,7 @@ from libc.stdlib cimport calloc, free
 from roastedavro._runtime cimport (
     Reader, Writer, DatumCodec, Transcoder, open_reader, close_reader, check_finished, check_count,
     check_write_stack, check_read_stack,
-    writer_init, writer_finish, writer_release,
+    writer_init, writer_reserve, writer_finish, writer_release,
     write_long, write_byte, write_raw, write_str, write_encoded,
     write_long_datum, write_int_datum, write_double_datum, write_float_datum,
     write_boolean_datum, write_string_datum, write_bytes_datum, write_fixed_datum,
@@ -42,7 +42,8 @@ from roastedavro._runtime cimport (
     read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
     read_duration, skip_raw, skip_length, skip_long,
     valid_integer, valid_real, valid_bytes, valid_fixed, valid_symbol, valid_date,
-    raise_dump_error, raise_decode_error, raise_unreadable,
+    raise_dump_error, raise_decode_error, raise_unreadable, promote_into, remap_into, set_move_hook,
+    PROMOTE_INT_FLOAT, PROMOTE_INT_DOUBLE, PROMOTE_LONG_FLOAT, PROMOTE_LONG_DOUBLE, PROMOTE_FLOAT_DOUBLE,
     next_field, enable_dict_walk, forget_keys, SOURCE_DICT,
 )
 
@@ -1750,17 +1751,25 @@ cdef enum:
     M_RECORD = 1        # a pair of records: fields moved to the reader's order
     M_ARRAY = 2         # items moved one by one
     M_MAP = 3
-    M_UNION = 4         # the writer's branch to the reader's
+    M_UNION = 4         # the writer's branch to the reader's (or, where the reader
+                        # has no union, to the reader's type)
     M_INTO_UNION = 5    # a writer's value as a branch of the reader's union
+    M_PROMOTE = 6       # a number promoted (int to float, ...): the runtime's promote_into
+    M_ENUM = 7          # an enum's symbol renumbered: the runtime's remap_into
+    M_TEXT = 8          # bytes read as a string: copied once checked as UTF-8 where written
+    M_FAIL = 9          # a part the reader cannot read (Unreadable): an error where data reaches it
 
 cdef struct Move:
     int kind
     Py_ssize_t node     # COPY: the writer's node, skipped to find the value's end
     Py_ssize_t first    # RECORD: first place; ARRAY, MAP, INTO_UNION: the element's move;
                         # UNION: first link
-    Py_ssize_t size     # RECORD: places; UNION: the writer's branches; INTO_UNION: the branch
-    Py_ssize_t slots    # RECORD: the reader's fields
+    Py_ssize_t size     # RECORD: places; UNION: the writer's branches; INTO_UNION: the branch;
+                        # PROMOTE: the runtime's PROMOTE_* kind
+    Py_ssize_t slots    # RECORD: the reader's fields; UNION: 1 where the reader has a union
     Py_ssize_t min_size # ARRAY, MAP: the fewest bytes a writer's item takes
+    PyObject* value     # ENUM: the reader's index of each writer's symbol; FAIL: the message
+    PyObject* value2    # ENUM: the message of each symbol the reader cannot read
 
 cdef struct Place:
     Py_ssize_t move     # the writer field's move; -1: skipped (node); -2: a default (value)
@@ -1780,8 +1789,19 @@ cdef struct Piece:
 
 
 class _Unsupported(Exception):
-    """A pair whose bytes need converting (a promotion, a remapped enum or
-    union, an unreadable part): it is read and written again instead."""
+    """A plan the moves have no kind for (none that resolve() makes today:
+    a new kind of plan falls back to being read and written again, never
+    to wrong bytes)."""
+
+
+#: the runtime's promotion of a writer's number to a reader's type (Java's)
+_PROMOTIONS = {
+    ("int", "float"): PROMOTE_INT_FLOAT,
+    ("int", "double"): PROMOTE_INT_DOUBLE,
+    ("long", "float"): PROMOTE_LONG_FLOAT,
+    ("long", "double"): PROMOTE_LONG_DOUBLE,
+    ("float", "double"): PROMOTE_FLOAT_DOUBLE,
+}
 
 
 class _MovePlan:
@@ -1818,22 +1838,44 @@ class _MovePlan:
             if plan.writer.type_name == "array":
                 return self.add(kind=M_ARRAY, first=element, min_size=sizes.of(plan.writer.items))
             return self.add(kind=M_MAP, first=element, min_size=1 + sizes.of(plan.writer.values))
-        if isinstance(plan, p.WriterUnion) and isinstance(plan.reader, Union):
+        if isinstance(plan, p.WriterUnion):
+            into_union = isinstance(plan.reader, Union)
             links = []
             for number, branch in enumerate(plan.branches):
                 if isinstance(branch, p.ReaderUnion):
                     links.append((branch.index, self.move(branch.plan)))
-                elif self.equivalent(plan):
+                elif into_union and self.equivalent(plan):
                     # unions alike: each branch read as the reader's same branch
                     links.append((number, self.move(branch)))
+                elif not into_union or isinstance(branch, p.Unreadable):
+                    # the reader's type itself, or a branch it cannot read
+                    links.append((-1, self.move(branch)))
                 else:
                     raise _Unsupported()
             first = len(self.links)
             self.links.extend(links)
-            return self.add(kind=M_UNION, first=first, size=len(links))
+            return self.add(kind=M_UNION, first=first, size=len(links), slots=int(into_union))
         if isinstance(plan, p.ReaderUnion):
             return self.add(kind=M_INTO_UNION, first=self.move(plan.plan), size=plan.index)
+        if isinstance(plan, p.Promote):
+            return self.add(kind=M_PROMOTE, size=_PROMOTIONS[plan.writer.name, plan.reader.name])
+        if isinstance(plan, p.EnumMap):
+            indexes, messages = plan.indexes(), plan.unknown_messages()
+            self.keep += [indexes, messages]
+            return self.add(kind=M_ENUM, value=indexes, value2=messages)
+        if isinstance(plan, p.Read):
+            # the one Read that copyable() leaves: bytes read as a string
+            return self.add(kind=M_TEXT)
+        if isinstance(plan, p.Unreadable):
+            return self.fail(plan)
         raise _Unsupported()
+
+    def fail(self, unreadable):
+        """An error where data reaches ``unreadable``, in the words of the
+        pair's resolving reader (tier 0's and the compiled one's)."""
+        message = _unreadable_message(unreadable)
+        self.keep.append(message)
+        return self.add(kind=M_FAIL, value=message)
 
     def equivalent(self, plan):
         """Whether the resolver took a writer's union as the reader's, branch
@@ -1846,7 +1888,8 @@ class _MovePlan:
             return known
         record = self.resolution.record(ref)
         if record.error is not None:
-            raise _Unsupported()
+            index = self.records[ref.key] = self.fail(record.error)
+            return index
         index = self.records[ref.key] = self.add(kind=M_RECORD)
         slots = {field.name: number for number, field in enumerate(record.reader.fields)}
         places = []
@@ -1905,17 +1948,25 @@ class _MovePlan:
         return False
 
 
+cdef bytes move_hook(object mover, Reader* r, Py_ssize_t index, int depth):
+    return (<Rearranger>mover).moved(r, index, depth)
+
+
 cdef class Rearranger(Transcoder):
     """Data written with one schema as the bytes of another (the reader's),
     where resolution only moves bytes: fields reordered, dropped or added
     from their defaults, records nested in arrays, maps and unions, unions
-    whose branches are renumbered, promotions that keep the encoding (int
-    to long, string to bytes). No value is built: the writer's values are
-    skipped (checked as reading them would) and copied.
+    whose branches are renumbered or that became or stopped being unions,
+    promotions (int to long and string to bytes copied, int to double and
+    the like converted as Java converts them), enums whose symbols are
+    renumbered. No value is built: the writer's values are skipped (checked
+    as reading them would) and copied, or converted one number at a time.
+    A part the reader cannot read fails where data reaches it, with the
+    pair's resolving reader's error.
 
-    ``Rearranger.build(writer, reader, flags)`` is None for a pair whose
-    bytes need converting (int to double, an enum's symbols remapped, an
-    unreadable part): those are read and written again.
+    ``Rearranger.build(writer, reader, flags)`` is None for a pair the
+    reader cannot read at all (SchemaResolutionError, raised by the
+    resolving reader).
     """
 
     cdef Move* moves
@@ -1924,6 +1975,7 @@ cdef class Rearranger(Transcoder):
     cdef Py_ssize_t root
     cdef Interpreter writer     # skips the writer's values, with its checks and bounds
     cdef list keep
+    cdef dict record_moves      # a record pair's key -> its move (field_move)
     cdef int max_depth
     cdef Py_ssize_t max_items
     cdef long long item_allowance
@@ -1969,6 +2021,7 @@ cdef class Rearranger(Transcoder):
         cdef Place* place
         self.keep = plan.keep
         self.root = plan.root
+        self.record_moves = dict(plan.records)
         self.max_depth = flags.max_depth
         self.max_items = flags.max_items
         self.item_allowance = flags.item_allowance
@@ -1987,6 +2040,9 @@ cdef class Rearranger(Transcoder):
             move.size = values.get("size", 0)
             move.slots = values.get("slots", 0)
             move.min_size = values.get("min_size", 0)
+            # kept alive by self.keep
+            move.value = <PyObject*>values["value"] if "value" in values else NULL
+            move.value2 = <PyObject*>values["value2"] if "value2" in values else NULL
         for index, (moved, node, slot, value) in enumerate(plan.places):
             place = &self.places[index]
             place.move = moved
@@ -2028,6 +2084,35 @@ cdef class Rearranger(Transcoder):
         """The bytes transcoded."""
         return self.heat.work
 
+    def field_move(self, tuple pair, Py_ssize_t position):
+        """The move of the writer's field at ``position`` (0 the first) in the
+        record pair ``pair`` (its key in the resolution: the writer's and the
+        reader's full names), for move_written; -1 where the field is not
+        read (dropped, or a pair that fails)."""
+        cdef Move* move
+        cdef Place* place
+        index = self.record_moves.get(pair)
+        if index is None:
+            raise KeyError(f"no record pair {pair!r}")
+        move = &self.moves[<Py_ssize_t>index]
+        if move.kind != M_RECORD:
+            return -1
+        if position < 0 or position >= move.size:
+            raise IndexError(f"the record pair {pair!r} has no field at {position}")
+        place = &self.places[move.first + position]
+        return place.move if place.move >= 0 else -1
+
+    cdef bytes moved(self, Reader* r, Py_ssize_t index, int depth):
+        """One value at ``r`` moved by ``index`` (field_move) into the
+        reader's encoding; errors at their offsets in ``r``."""
+        cdef Writer w
+        writer_init(&w)
+        try:
+            self.move_value(r, &w, index, depth)
+            return writer_finish(&w)
+        finally:
+            writer_release(&w)
+
     def watch(self, unsigned long long hot_at, on_hot):
         """Calls ``on_hot()`` once, from the call that brings the bytes
         transcoded to ``hot_at``; 0 stops watching (Heat.watch)."""
@@ -2060,11 +2145,27 @@ cdef class Rearranger(Transcoder):
             return write_byte(w, 0)
         if kind == M_UNION:
             link = &self.links[move.first + read_index(r, move.size)]
-            write_long(w, link.branch)
+            if move.slots:
+                write_long(w, link.branch)
             return self.move_value(r, w, link.move, depth)
-        # M_INTO_UNION
-        write_long(w, move.size)
-        return self.move_value(r, w, move.first, depth)
+        if kind == M_INTO_UNION:
+            write_long(w, move.size)
+            return self.move_value(r, w, move.first, depth)
+        if kind == M_PROMOTE or kind == M_ENUM:
+            # converted straight into the output (at most 10 bytes)
+            writer_reserve(w, 16)
+            if kind == M_PROMOTE:
+                w.size += promote_into(r, <unsigned char*>(w.data + w.size), <int>move.size)
+            else:
+                w.size += remap_into(r, <unsigned char*>(w.data + w.size), <tuple>move.value,
+                                     <tuple>move.value2)
+            return 0
+        if kind == M_TEXT:
+            start = r.pos
+            read_str(r)    # its UTF-8 checked, with the error and offset of reading it
+            return write_raw(w, <const char*>(r.data + start), r.pos - start)
+        # M_FAIL
+        return raise_unreadable(r, <str>move.value, r.pos)
 
     cdef int move_record(self, Reader* r, Writer* w, Move* move, int depth) except -1:
         cdef Piece few[16]
@@ -2163,3 +2264,7 @@ cdef class Rearranger(Transcoder):
             write_raw(w, pieces[following].data, pieces[following].size)
             following += 1
         return following
+
+
+# the one-pass readers' fields whose bytes need converting (_runtime.move_written)
+set_move_hook(move_hook)

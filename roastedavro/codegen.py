@@ -445,6 +445,7 @@ def written_reader(
     name: Code,
     readers: dict[str, Code],
     loose_counts: bool = False,
+    mover: Any = None,
 ) -> Code:
     """A reader of ``record`` from bytes another writer's schema laid out
     (roastedavro.evolved.WrittenLayout): its steps, in the writer's order,
@@ -452,7 +453,10 @@ def written_reader(
     the same bytes, or holds records the writer laid out otherwise, read
     by ``readers``: record ident -> their method), skip a field the reader
     does not have, or read a field the writer lacks from its default's
-    bytes. One pass, no rearranging."""
+    bytes. One pass, no rearranging, but for the values ``mover`` (the
+    pair's Rearranger) converts into this schema's bytes first (a step's
+    ``move``: an array of renumbered enums, a union whose branches
+    changed)."""
     fn = FunctionEmitter(module, record, tracks_paths=False)
     fn.loose_counts = loose_counts
     loaded = [plan for plan in record.fields if not plan.field.dump_only]
@@ -472,8 +476,9 @@ def written_reader(
             )
             continue
         plan = step.field
-        # a default's bytes are in this schema's layout, its nested records too
-        fn.record_readers = {} if step.default is not None else readers
+        # a default's bytes are in this schema's layout, its nested records
+        # too, and so are a moved value's
+        fn.record_readers = {} if step.default is not None or step.move >= 0 else readers
         fn.readers_used = set()
         with fn.naming(plan.name):
             heading = fn.comment(f"{plan.avro_name}: {plan.value.describe()}")
@@ -521,6 +526,25 @@ def written_reader(
                     f"<tuple>{renumbered}, <tuple>{messages})"
                 )
             body = _read_through(written, remap, f"{promoted}.reader", body)
+        elif step.move >= 0:
+            # moved into this schema's bytes by the pair's Rearranger (errors
+            # at their offsets in the writer's bytes), then read from them
+            moving = module.bind(mover, "pair_mover")
+            move = checked_int(step.move, "a move of the pair's Rearranger", 0, 2**62)
+            written = fn.c_local("Reader*", "written", "r")
+            moved_reader = fn.c_local("Reader", "moved_reader")
+            moved_view = fn.c_local("Py_buffer", "moved_view")
+            moved = fn.c_local("object", "moved")
+            heading = fn.comment(
+                f"{plan.avro_name}: {plan.value.describe()}, converted from the bytes written"
+            )
+            body = _read_through(
+                written,
+                Code(f"open_reader(&{moved_reader}, {moved}, &{moved_view}, {written}.allowance)"),
+                str(moved_reader),
+                body,
+                moving=Code(f"{moved} = move_written(r, {moving}, {move}, depth)"),
+            )
         elif step.default is not None:
             # read from the default's bytes, as if the writer had written them
             encoded = module.bind(step.default, f"{plan.name}_default_bytes")
@@ -550,12 +574,13 @@ def written_reader(
     return indented(text)
 
 
-def _read_through(written: Code, opening: Code, reader: str, body: list) -> list:
+def _read_through(written: Code, opening: Code, reader: str, body: list, moving: Code | None = None) -> list:
     """The field's own reading code ``body`` run on another reader (the
-    promoted or renumbered value, a default's bytes) that ``opening``
-    fills, then the writer's reader ``written`` back, invalid if that one
-    became invalid."""
+    promoted or renumbered value, a default's bytes, a moved value) that
+    ``opening`` fills (after ``moving``, which makes its bytes), then the
+    writer's reader ``written`` back, invalid if that one became invalid."""
     return [
+        *([moving] if moving is not None else []),
         opening,
         Code(f"r = &{reader}"),
         *body,
@@ -608,7 +633,13 @@ def generate_module(
                 {
                     "writer": Code(""),
                     "reader": written_reader(
-                        record, module, steps, names[record.ident], readers, written.loose_counts
+                        record,
+                        module,
+                        steps,
+                        names[record.ident],
+                        readers,
+                        written.loose_counts,
+                        written.mover,
                     ),
                 }
             )
@@ -631,6 +662,7 @@ def generate_module(
         fragments=module.fragments,
         promotions=written is not None
         and any(step.promote or step.remap for _, steps in layouts for step in steps),
+        moves=written is not None and any(step.move >= 0 for _, steps in layouts for step in steps),
         bindings=module.declared(),
         interpreters=module.interpreters,
         key_slots=checked_int(max(module.key_slots, 1), "the key slots", 1, 2**31),

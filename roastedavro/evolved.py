@@ -1,17 +1,19 @@
 """Compiled one-pass readers of data written with another version of a
 marshmallow schema (``load_compiled(data, writer_schema=...)``).
 
-Where the writer's record differs from the schema's only in which fields it
-has and in their order (fields added with defaults, dropped, moved; each
-shared field of a type with the same bytes), a codec of the same schema is
-generated whose root reader follows the writer's layout
+Where the writer's record differs from the schema's in which fields it has
+and in their order (fields added with defaults, dropped, moved), and in
+values each field's code can read after a small conversion (a number
+promoted, an enum renumbered) or after the pair's Rearranger moved them into
+the schema's bytes (anything else resolution reads), a codec of the same
+schema is generated whose root reader follows the writer's layout
 (codegen.written_reader): each written field read by the schema's own field
 code, the dropped ones skipped, the added ones read from their defaults'
 bytes. Until it is built (the ``hot`` policy: in the background once the
 pair has done enough work; ``eager``: at once), the Rearranger serves the
 pair: the writer's bytes moved into the schema's layout, then read.
-Other pairs are left to schema.py (the Rearranger alone, or read and
-written again).
+Other pairs are left to writer_pairs.py (the Rearranger alone, which also
+converts promoted numbers and renumbered enums where one pass cannot).
 """
 
 from __future__ import annotations
@@ -70,6 +72,11 @@ class WrittenStep:
     #: for a nullable promoted number or remapped enum, the index of null in
     #: both unions (else -1)
     null_index: int = -1
+    #: a value whose bytes need more converting than one number or symbol
+    #: (an array of renumbered enums, a union whose branches changed): the
+    #: Rearranger's move (WrittenLayout.mover.field_move) that makes this
+    #: schema's bytes of it, which the field's own code then reads; else -1
+    move: int = -1
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,29 +102,38 @@ class WrittenLayout:
     #: counts in the readers are bounded by 0 bytes per item (the item
     #: budget and max_items still hold)
     loose_counts: bool = False
+    #: the pair's Rearranger, which moves the steps' values that have a move
+    mover: Any = None
 
 
 def written_layout(
-    root: RecordPlan, records: list[RecordPlan], reader: AvroSchema, writer: AvroSchema, flags: CompileFlags
+    root: RecordPlan,
+    records: list[RecordPlan],
+    reader: AvroSchema,
+    writer: AvroSchema,
+    flags: CompileFlags,
+    mover: Any = None,
 ) -> WrittenLayout | None:
     """The layout of a one-pass reader of ``writer``'s records as ``root``'s
     (whose Avro schema is ``reader``; ``records``: the schema's record
     plans), or None where one pass cannot read them with the schema's own
     field code: a root that is not a record, a shared field whose bytes
     differ in ways the steps do not convert (a field's number promoted, int
-    to long included, and a field's enum renumbered are converted; a value
-    that became a union or changed its branches, a remapped enum inside an
-    array, map or union is not), a field name the writer repeats, a record
-    wider than one generated function. Nested records may differ as the
-    root does (fields moved, dropped, added). Resolution errors are the
-    caller's (it checked the pair first)."""
+    to long included, and a field's enum renumbered are converted; without
+    ``mover``, the pair's Rearranger, a value that became a union or
+    changed its branches, a remapped enum inside an array, map or union is
+    not; with it, such a value is moved into this schema's bytes first), a
+    field name the writer repeats, a record wider than one generated
+    function. Nested records may differ as the root does (fields moved,
+    dropped, added). Resolution errors are the caller's (it checked the
+    pair first)."""
     writer_root, reader_root = writer.deref(writer.root), reader.deref(reader.root)
     if not isinstance(writer_root, Record) or not isinstance(reader_root, Record):
         return None
     resolution = resolve(writer, reader)
     if not isinstance(resolution.root, RecordRef):
         return None
-    planner = _Planner(resolution, records, flags)
+    planner = _Planner(resolution, records, flags, mover)
     # the root's own reader also reads it where it is nested in itself
     planner.writers[root.ident] = writer_root.name
     planner.reader_names[root.ident] = reader_root.name
@@ -131,14 +147,17 @@ def written_layout(
         writer.fingerprint_hex,
         nested,
         loose_counts=bool(nested) and planner.smaller_records(),
+        mover=mover if planner.moves else None,
     )
 
 
 class _Planner:
     """The steps of each record pair a one-pass reader follows."""
 
-    def __init__(self, resolution, records: list[RecordPlan], flags: CompileFlags):
+    def __init__(self, resolution, records: list[RecordPlan], flags: CompileFlags, mover: Any = None):
         self.resolution = resolution
+        self.mover = mover
+        self.moves = 0  # steps that the mover serves
         self.writer, self.reader = resolution.writer, resolution.reader
         self.by_name = {record.full_name: record for record in records}
         self.flags = flags
@@ -215,7 +234,12 @@ class _Planner:
                 continue
             nested = self.movable(step.plan)
             if nested is None:
-                return None
+                move = self.move(ref, position)
+                if move < 0:
+                    return None
+                self.moves += 1
+                steps.append(WrittenStep(step.writer.name, field=field, move=move))
+                continue
             steps.append(WrittenStep(step.writer.name, field=field, nested=frozenset(nested)))
         for field in record.defaults:
             field_plan = plans.get(field.name)
@@ -226,6 +250,16 @@ class _Planner:
             encoded = encode_default(field.type, field.default, self.reader, f"{plan.full_name}.{field.name}")
             steps.append(WrittenStep(field.name, field=field_plan, default=encoded))
         return tuple(steps)
+
+    def move(self, ref: RecordRef, position: int) -> int:
+        """The mover's move of the writer's field at ``position`` of the pair
+        ``ref``, or -1 (no mover, or a field it does not read)."""
+        if self.mover is None:
+            return -1
+        try:
+            return self.mover.field_move(ref.key, position)
+        except (KeyError, IndexError):
+            return -1
 
     def movable(self, plan) -> set | None:
         """The schema records (idents) within a field's value whose writer's

@@ -179,10 +179,9 @@ _SAME_LAYOUT = _SameLayout()
 
 
 class _ReadAndWrite:
-    """A pair whose bytes need converting (an enum renumbered inside an
-    array, map or wide union; numbers promoted or enums renumbered until the
-    pair's one-pass codec is built): read
-    by the pair's resolving AvroCodec, written by the reader's. Like the
+    """A pair the Rearranger cannot convert (a schema nested past Python's
+    recursion limit while its moves are planned): read by the pair's
+    resolving reader, written by the reader's. Like the
     Rearranger, it counts the bytes it reads, for the ``hot`` policy
     (``watch``), and tells whoever holds it what replaced it
     (``replaced_by``)."""
@@ -251,8 +250,10 @@ def _pair_codecs(
         if many:  # many records are one Avro array of them
             writer = parse_schema({"type": "array", "items": writer.to_dict()})
             reader = parse_schema({"type": "array", "items": schema.to_dict()})
-        # where resolution only moves bytes (fields added, dropped, reordered),
-        # they are moved; otherwise read by the pair's codec and written again
+        # the writer's bytes moved and converted into the reader's layout
+        # (fields added, dropped, reordered; numbers promoted, enums
+        # renumbered, union branches renumbered), one value at a time in C;
+        # read by the pair's codec and written again only where that fails
         pair = Rearranger.build(writer, reader, flags)
         if pair is not None and compile != "never":
             pair = _one_pass(codecs, schema, flags, original, pair)
@@ -270,8 +271,8 @@ def _pair_codecs(
                 AvroCodec(reader, flags, compile=compile),
             )
         if isinstance(pair, _ReadAndWrite) and compile != "never":
-            # numbers promoted (int to double, ...): read in one pass once
-            # the pair's codec is built, read and written again until then
+            # read in one pass once the pair's codec is built, where it can
+            # be; read and written again until then
             pair = _one_pass(codecs, schema, flags, original, pair)
         codecs.by_json[key] = pair
     return pair
@@ -291,7 +292,10 @@ def _one_pass(
     if owner is None or codec is None or codec.load_through_marshmallow:
         return rearranger
     plan = owner._plan()
-    layout = written_layout(plan.root, plan.records, schema, writer, flags)
+    # the Rearranger also moves what one pass cannot read with the field's
+    # own code alone (a _ReadAndWrite has no moves)
+    mover = rearranger if isinstance(rearranger, Rearranger) else None
+    layout = written_layout(plan.root, plan.records, schema, writer, flags, mover)
     if layout is None:
         return rearranger
     evolved = EvolvedPair(

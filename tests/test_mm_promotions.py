@@ -290,10 +290,10 @@ def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_buil
     for _ in range(2 * 64 // len(data) + 2):
         assert hot.load_compiled(data, writer_schema=PointV1) == {"x": 3.0, "y": 1.5}
     served = list(hot.load_compiled.__self__.pairs.args[2].by_json.values())
-    assert [type(pair).__name__ for pair in served] == ["_ReadAndWrite"]
+    # the Rearranger promotes the numbers in the bytes meanwhile
+    assert [type(pair).__name__ for pair in served] == ["Rearranger"]
     (evolved,) = hot.load_compiled.__self__.pairs.args[2].evolved
-    # hot once: the one-pass codec's build was asked for once (the pair's
-    # AvroCodecs, which read and write meanwhile, have engines of their own)
+    # hot once: the one-pass codec's build was asked for once
     assert started.count((evolved.engine, "compiling")) == 1
     monkeypatch.undo()
     evolved.engine.compile()  # what the background does
@@ -301,3 +301,63 @@ def test_under_the_hot_policy_reading_and_writing_serves_until_the_codec_is_buil
     assert hot.load_compiled(data, writer_schema=PointV1) == {"x": 3.0, "y": 1.5}
     served = list(hot.load_compiled.__self__.pairs.args[2].by_json.values())
     assert [type(pair).__name__ for pair in served] == ["Codec"]
+
+
+class GaugeV1(CompiledSchema):
+    """Numbers inside a union of more than null and itself, a value that
+    becomes a union, a union read as one of its branches: the field's own
+    code cannot read these from the writer's bytes; the pair's Rearranger
+    converts them into the schema's bytes first, in the same pass."""
+
+    class Meta:
+        avro_name = "Gauge"
+
+    reading = fields.Raw(allow_none=True, metadata={"avro": ["null", "int", "string", "float"]})
+    count = fields.Integer(required=True, metadata={"avro": "int"})
+    label = fields.String(allow_none=True)  # ["null", "string"]
+
+
+class GaugeV2(CompiledSchema):
+    class Meta:
+        avro_name = "Gauge"
+
+    label = fields.String(required=True)  # read as its string branch: a null fails
+    reading = fields.Raw(allow_none=True, metadata={"avro": ["null", "string", "double"]})
+    count = fields.Raw(allow_none=True, metadata={"avro": ["null", "long"]})
+
+
+gauges = st.fixed_dictionaries(
+    {"reading": st.none() | ints | st.text(max_size=3) | singles, "count": ints, "label": st.text(max_size=3)}
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(gauges, min_size=1, max_size=8))
+def test_promotions_in_wide_unions_and_values_into_unions_are_javas(java, records):
+    v1, v2 = GaugeV1(), GaugeV2()
+    written = [v1.dump_compiled(record) for record in records]
+    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
+    for record, data, trip in zip(records, written, resolved):
+        loaded = v2.load_compiled(data, writer_schema=GaugeV1)
+        assert loaded == v2.load_compiled(trip.data)
+        assert loaded["count"] == record["count"] and loaded["label"] == record["label"]
+    served = list(v2.load_compiled.__self__.pairs.args[2].by_json.values())
+    assert [type(pair).__name__ for pair in served] == ["Codec"]
+
+
+def test_a_union_branch_the_reader_cannot_read_is_the_pairs_error_at_its_offset():
+    from roastedavro import AvroCodec
+
+    v1, v2 = GaugeV1(), GaugeV2()
+    data = v1.dump_compiled({"reading": 3, "count": 1, "label": None})
+    pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
+    with pytest.raises(DecodeError) as theirs:
+        pair.load(data)
+    with pytest.raises(DecodeError) as ours:
+        v2.load_compiled(data, writer_schema=GaugeV1)
+    assert (type(ours.value), str(ours.value), ours.value.offset) == (
+        type(theirs.value),
+        str(theirs.value),
+        theirs.value.offset,
+    )
+    assert ours.value.offset == len(data)  # after the label's branch index, the datum's last byte
