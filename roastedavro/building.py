@@ -163,12 +163,15 @@ def _module_name(key: str, fingerprint: str | None) -> str:
     return f"roastedavro_codec_{key}"
 
 
-def cache_names(source: str, flags: CompileFlags, fingerprint: str | None) -> tuple[str, str]:
+def cache_names(
+    source: str, flags: CompileFlags, fingerprint: str | None, key: str | None = None
+) -> tuple[str, str]:
     """The module's name (from ``source_key``) and its file's name in the
     cache: the name, the start of the ``build_key`` (this interpreter, the
-    flags, the compiler) and the interpreter's extension suffix."""
+    flags, the compiler; ``key`` where the caller has it already) and the
+    interpreter's extension suffix."""
     name = _module_name(source_key(source), fingerprint)
-    return name, f"{name}.{build_key(source, flags)[:12]}{EXT_SUFFIX}"
+    return name, f"{name}.{(key or build_key(source, flags))[:12]}{EXT_SUFFIX}"
 
 
 def c_cache_file(directory: Path, name: str) -> Path:

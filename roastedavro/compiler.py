@@ -155,7 +155,7 @@ def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType 
 def _load_cached_or_build(
     source: str, flags: CompileFlags, verify, fingerprint: str | None, build: str, label: str | None, key: str
 ) -> ModuleType:
-    name, filename = cache_names(source, flags, fingerprint)
+    name, filename = cache_names(source, flags, fingerprint, key)
     directory = trusted_cache_dir()
     target = directory / filename
     started = time.perf_counter()
