@@ -232,8 +232,13 @@ class _Planner:
                     )
                 )
                 continue
+            planned = (dict(self.writers), dict(self.reader_names), dict(self.nested))
             nested = self.movable(step.plan)
             if nested is None:
+                # the records planned while trying are forgotten (some may
+                # have no steps, or refer to one that has none): the mover
+                # moves the whole value, nested records and all
+                self.writers, self.reader_names, self.nested = planned
                 move = self.move(ref, position)
                 if move < 0:
                     return None

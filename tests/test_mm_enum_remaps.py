@@ -371,3 +371,47 @@ def test_many_palettes_are_read_in_one_pass_with_their_values_moved(palette_sche
     loaded = v2.load_compiled(data, many=True, writer_schema=PaletteV1)
     assert loaded == [v2.load(value) for value in pair.load(data)]
     assert [palette["colours"] for palette in loaded] == [[Colour.RED, Colour.BLUE], []]
+
+
+def _wide_fields(names):
+    return {name: fields.Integer(required=True) for name in names}
+
+
+_WIDE_NAMES = [f"f{number:02d}" for number in range(52)]  # wider than one generated function
+WideV1 = type(
+    "WideV1",
+    (CompiledSchema,),
+    {"Meta": type("Meta", (), {"avro_name": "Wide"}), **_wide_fields(_WIDE_NAMES)},
+)
+WideV2 = type(
+    "WideV2",
+    (CompiledSchema,),
+    {"Meta": type("Meta", (), {"avro_name": "Wide"}), **_wide_fields(_WIDE_NAMES[::-1])},
+)
+
+
+class HolderV1(CompiledSchema):
+    class Meta:
+        avro_name = "Holder"
+
+    wide = fields.Nested(WideV1, required=True)
+    colour = fields.Enum(OldColour, required=True)
+
+
+class HolderV2(CompiledSchema):
+    class Meta:
+        avro_name = "Holder"
+
+    colour = fields.Enum(Colour, required=True)
+    wide = fields.Nested(WideV2, required=True)
+
+
+def test_a_nested_record_no_written_reader_can_follow_is_moved_whole():
+    # the wide record's fields moved: too wide for a reader of the writer's
+    # layout, so the Rearranger moves the whole value into the schema's bytes
+    v1, v2 = HolderV1(), HolderV2()
+    record = {"wide": {name: number for number, name in enumerate(_WIDE_NAMES)}, "colour": OldColour.GREEN}
+    data = v1.dump_compiled(record)
+    pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
+    assert v2.load_compiled(data, writer_schema=HolderV1) == v2.load(pair.load(data))
+    assert served(v2) == ["Codec"]
