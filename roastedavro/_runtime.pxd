@@ -783,6 +783,18 @@ cdef inline str read_str(Reader* r):
     Py_DECREF(value)    # the cast above took a second reference
     return value
 
+# A string passed over where only its UTF-8 matters (values copied as
+# written): no str made for ASCII; read_str's error and offset otherwise
+cdef inline int pass_str(Reader* r) except -1:
+    cdef Py_ssize_t start = r.pos
+    cdef Py_ssize_t n = read_length(r)
+    if all_ascii(r.data + r.pos, n):
+        r.pos += n
+        return 0
+    r.pos = start
+    read_str(r)
+    return 0
+
 # A map key: short ASCII keys come from a small cache of str objects (with
 # their hashes computed), as map keys repeat across messages.
 cdef str read_key(Reader* r)
@@ -871,9 +883,9 @@ cdef Py_ssize_t remap_into(Reader* r, unsigned char* out, tuple indexes, tuple m
 # (an array of renumbered enums, a union whose branches changed, ...): moved
 # into the reader's encoding by tier 0's Rearranger (`mover`, its `move`),
 # which the field's own code then reads. Tier 0 sets the hook at import.
-ctypedef bytes (*MoveHook)(object mover, Reader* r, Py_ssize_t move, int depth)
+ctypedef int (*MoveHook)(object mover, Reader* r, Py_ssize_t move, int depth, Writer* w) except -1
 cdef void set_move_hook(MoveHook hook) noexcept
-cdef bytes move_written(Reader* r, object mover, Py_ssize_t move, int depth)
+cdef object move_written(Reader* r, object mover, Py_ssize_t move, int depth, Writer* room, Reader* out)
 cdef int read_remapped_nullable(Reader* r, Promoted* promoted, int null_index, tuple indexes,
                                 tuple messages) except -1
 

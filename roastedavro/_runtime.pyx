@@ -990,10 +990,36 @@ cdef void set_move_hook(MoveHook hook) noexcept:
     move_hook = hook
 
 
-cdef bytes move_written(Reader* r, object mover, Py_ssize_t move, int depth):
+cdef object move_written(Reader* r, object mover, Py_ssize_t move, int depth, Writer* room, Reader* out):
+    # The value at r moved by the mover (tier 0's Rearranger) into the
+    # schema's bytes, and `out` opened on them: in `room` (the caller's
+    # stack) where they fit, None returned; else in the bytes returned, which
+    # the caller holds while `out` reads them. `room` owns no memory after.
+    # `out` has r's item budget from before the move: the value's items are
+    # counted once, on the writer's bytes.
+    cdef long long budget = r.budget
+    cdef Py_ssize_t size = 0
+    cdef object moved = None
     if move_hook == NULL:
         raise RuntimeError("roastedavro._tier0 is not loaded: no Rearranger to move the value")
-    return move_hook(mover, r, move, depth)
+    writer_init(room)
+    try:
+        move_hook(mover, r, move, depth, room)
+        size = room.size
+        if room.data != room.small:
+            moved = writer_finish(room)
+    finally:
+        writer_release(room)
+    if moved is None:
+        out.data = <const unsigned char*>room.small
+    else:
+        out.data = <const unsigned char*>PyBytes_AS_STRING(moved)
+    out.pos = 0
+    out.end = size
+    out.invalid = 0
+    out.budget = budget
+    out.allowance = r.allowance
+    return moved
 
 
 cdef int open_reader(Reader* r, object data, Py_buffer* view, long long allowance) except -1:

@@ -36,7 +36,7 @@ from roastedavro._runtime cimport (
     write_timestamp_datum, write_date_datum, write_time_datum, write_decimal_datum,
     write_uuid_datum, write_big_decimal_datum, write_duration_datum,
     UNIT_MILLIS, UNIT_MICROS, UNIT_NANOS,
-    read_long, read_int, read_index, read_boolean, read_double, read_float, read_str, read_key,
+    read_long, read_int, read_index, read_boolean, read_double, read_float, read_str, pass_str, read_key,
     read_bytes, read_fixed, read_enum, read_length, new_record_dict, read_block_count, new_items, put_item,
     new_record, record_values, set_field, RecordKeys,
     read_timestamp, read_date, read_time, read_decimal_exact, read_uuid, read_big_decimal,
@@ -53,7 +53,7 @@ import datetime
 import decimal
 import uuid
 
-from roastedavro.avro.types import Record, Schema, Union
+from roastedavro.avro.types import Array, Fixed, Map, Primitive, Record, Schema, Union
 from roastedavro.avroplan import _MinSizes
 from roastedavro.errors import DecodeError, DumpError
 from roastedavro._datum import Duration, datum_error
@@ -1184,30 +1184,44 @@ cdef class Interpreter(DatumCodec):
 
     # -- skipping (schema resolution: a writer's fields the reader lacks) ----
 
-    cdef int skip_record(self, Reader* r, Node* node, int depth) except -1:
-        cdef Py_ssize_t number
-        if depth > self.max_depth:
-            raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
-                               % self.max_depth, r.pos)
-        if (depth & 31) == 31:
-            check_read_stack(r, depth)
-        for number in range(node.first, node.first + node.size):
-            self.skip_value(r, self.fields[number].node, depth)
-        return 0
-
     cdef int skip_value(self, Reader* r, Py_ssize_t index, int depth) except -1:
         """Checks one value's bytes as reading it would (the compiled
         skippers' checks: ints' range, booleans, indexes, counts and the item
         budget, lengths), building nothing; logical types are not converted."""
+        return self.pass_value(r, index, depth, False)
+
+    cdef int check_value(self, Reader* r, Py_ssize_t index, int depth) except -1:
+        """skip_value's checks and the others reading the value makes, at the
+        same offsets: strings' and map keys' UTF-8, and logical types (their
+        values are made and dropped). Builds no records, lists or dicts."""
+        return self.pass_value(r, index, depth, True)
+
+    cdef int pass_value(self, Reader* r, Py_ssize_t index, int depth, bint check) except -1:
         cdef Node* node = &self.nodes[index]
         cdef int kind = node.kind
         cdef long long count
         cdef long long position
+        cdef Py_ssize_t number
+        if check and node.logical:
+            self.read_value(r, index, depth)
+            return 0
         if kind == K_RECORD:
-            return self.skip_record(r, node, depth + 1)
+            depth += 1
+            if depth > self.max_depth:
+                raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                                   % self.max_depth, r.pos)
+            if (depth & 31) == 31:
+                check_read_stack(r, depth)
+            for number in range(node.first, node.first + node.size):
+                self.pass_value(r, self.fields[number].node, depth, check)
+            return 0
         if kind == K_LONG:
             return skip_long(r)
-        if kind == K_STRING or kind == K_BYTES:
+        if kind == K_STRING:
+            if check:
+                return pass_str(r)
+            return skip_length(r)
+        if kind == K_BYTES:
             return skip_length(r)
         if kind == K_INT:
             read_int(r)
@@ -1220,14 +1234,17 @@ cdef class Interpreter(DatumCodec):
             read_boolean(r)
             return 0
         if kind == K_UNION:
-            return self.skip_value(r, self.links[node.first + read_index(r, node.size)], depth)
+            return self.pass_value(r, self.links[node.first + read_index(r, node.size)], depth, check)
         if kind == K_ARRAY or kind == K_MAP:
             count = read_block_count(r, node.min_size, self.max_items)
             while count:
                 for position in range(count):
                     if kind == K_MAP:
-                        skip_length(r)
-                    self.skip_value(r, node.first, depth)
+                        if check:
+                            pass_str(r)
+                        else:
+                            skip_length(r)
+                    self.pass_value(r, node.first, depth, check)
                 count = read_block_count(r, node.min_size, self.max_items)
             return 0
         if kind == K_ENUM:
@@ -1762,6 +1779,8 @@ cdef enum:
 cdef struct Move:
     int kind
     Py_ssize_t node     # COPY: the writer's node, skipped to find the value's end
+    Py_ssize_t check    # COPY: -1, or the reader's node, whose reading checks more than
+                        # skipping does (UTF-8, logical types): errors at the writer's offsets
     Py_ssize_t first    # RECORD: first place; ARRAY, MAP, INTO_UNION: the element's move;
                         # UNION: first link
     Py_ssize_t size     # RECORD: places; UNION: the writer's branches; INTO_UNION: the branch;
@@ -1812,6 +1831,8 @@ class _MovePlan:
         self.p = importlib.import_module("roastedavro.avro.resolve")
         self.resolution = resolution
         self.writer = _Program(resolution.writer, defaults=False)
+        self.reader = _Program(resolution.reader, defaults=False)
+        self.checked = {}       # reader's named type -> whether reading checks more than skipping
         self.moves = []
         self.places = []
         self.links = []
@@ -1821,6 +1842,20 @@ class _MovePlan:
         resolver = self.p._Resolver(resolution.writer, resolution.reader)
         self.resolution_equivalent = lambda writer, reader: resolver.equivalent(writer, reader, {})
         self.root = self.move(resolution.root)
+        # every pair has its record move, for field_move (one copied whole
+        # included), unless the moves cannot convert it
+        for key in resolution.records:
+            if key not in self.records:
+                self.record_or_none(key)
+
+    def record_or_none(self, key):
+        sizes = (len(self.moves), len(self.places), len(self.links), len(self.keep))
+        records = dict(self.records)
+        try:
+            self.record_pair(key)
+        except _Unsupported:
+            del self.moves[sizes[0]:], self.places[sizes[1]:], self.links[sizes[2]:], self.keep[sizes[3]:]
+            self.records = records
 
     def add(self, **values):
         self.moves.append(values)
@@ -1829,7 +1864,8 @@ class _MovePlan:
     def move(self, plan):
         p = self.p
         if self.copyable(plan):
-            return self.add(kind=M_COPY, node=self.writer.node(plan.writer))
+            check = self.reader.node(plan.reader) if self.checks(plan.reader) else -1
+            return self.add(kind=M_COPY, node=self.writer.node(plan.writer), check=check)
         if isinstance(plan, p.RecordRef):
             return self.record(plan)
         if isinstance(plan, p.Container):
@@ -1882,15 +1918,39 @@ class _MovePlan:
         by branch (its branches' plans then name no reader branch)."""
         return self.resolution_equivalent(plan.writer, plan.reader)
 
+    def checks(self, avro):
+        """Whether reading the reader's type ``avro`` checks more than
+        skipping the writer's same bytes does: strings and map keys (UTF-8),
+        logical types (their ranges and forms)."""
+        avro = self.resolution.reader.deref(avro)
+        if isinstance(avro, (Primitive, Fixed)):
+            return avro.logical is not None or (isinstance(avro, Primitive) and avro.name == "string")
+        if isinstance(avro, Map):
+            return True
+        if isinstance(avro, Array):
+            return self.checks(avro.items)
+        if isinstance(avro, Union):
+            return any(self.checks(branch) for branch in avro.branches)
+        if isinstance(avro, Record):
+            known = self.checked.get(avro.name)
+            if known is None:
+                self.checked[avro.name] = False    # met again within itself: its fields say
+                known = self.checked[avro.name] = any(self.checks(field.type) for field in avro.fields)
+            return known
+        return False    # null, enums
+
     def record(self, ref):
-        known = self.records.get(ref.key)
+        return self.record_pair(ref.key)
+
+    def record_pair(self, key):
+        known = self.records.get(key)
         if known is not None:
             return known
-        record = self.resolution.record(ref)
+        record = self.resolution.records[key]
         if record.error is not None:
-            index = self.records[ref.key] = self.fail(record.error)
+            index = self.records[key] = self.fail(record.error)
             return index
-        index = self.records[ref.key] = self.add(kind=M_RECORD)
+        index = self.records[key] = self.add(kind=M_RECORD)
         slots = {field.name: number for number, field in enumerate(record.reader.fields)}
         places = []
         for step in record.steps:
@@ -1948,8 +2008,10 @@ class _MovePlan:
         return False
 
 
-cdef bytes move_hook(object mover, Reader* r, Py_ssize_t index, int depth):
-    return (<Rearranger>mover).moved(r, index, depth)
+cdef int move_hook(object mover, Reader* r, Py_ssize_t index, int depth, Writer* w) except -1:
+    # one value at r moved by ``index`` (field_move) into the reader's
+    # encoding at w; errors at their offsets in r
+    return (<Rearranger>mover).move_value(r, w, index, depth)
 
 
 cdef class Rearranger(Transcoder):
@@ -1959,14 +2021,17 @@ cdef class Rearranger(Transcoder):
     whose branches are renumbered or that became or stopped being unions,
     promotions (int to long and string to bytes copied, int to double and
     the like converted as Java converts them), enums whose symbols are
-    renumbered. No value is built: the writer's values are skipped (checked
-    as reading them would) and copied, or converted one number at a time.
-    A part the reader cannot read fails where data reaches it, with the
-    pair's resolving reader's error.
+    renumbered. No record, list or dict is built: the writer's values are
+    skipped (checked as reading them would; where the reader's reading
+    checks more, strings' UTF-8 and logical types, as the reader reads them)
+    and copied, or converted one number at a time. A part the reader cannot
+    read fails where data reaches it, with the pair's resolving reader's
+    error and offset.
 
     ``Rearranger.build(writer, reader, flags)`` is None for a pair the
     reader cannot read at all (SchemaResolutionError, raised by the
-    resolving reader).
+    resolving reader), and for schemas nested too deeply to plan within
+    Python's recursion limit (the resolving reader then says so).
     """
 
     cdef Move* moves
@@ -1974,6 +2039,7 @@ cdef class Rearranger(Transcoder):
     cdef Link* links
     cdef Py_ssize_t root
     cdef Interpreter writer     # skips the writer's values, with its checks and bounds
+    cdef Interpreter reader     # checks the values copied where reading them checks more
     cdef list keep
     cdef dict record_moves      # a record pair's key -> its move (field_move)
     cdef int max_depth
@@ -2027,6 +2093,8 @@ cdef class Rearranger(Transcoder):
         self.item_allowance = flags.item_allowance
         self.writer = Interpreter.__new__(Interpreter)
         self.writer.load_program(plan.writer, flags)
+        self.reader = Interpreter.__new__(Interpreter)
+        self.reader.load_program(plan.reader, flags)
         self.moves = <Move*>calloc(max(len(plan.moves), 1), sizeof(Move))
         self.places = <Place*>calloc(max(len(plan.places), 1), sizeof(Place))
         self.links = <Link*>calloc(max(len(plan.links), 1), sizeof(Link))
@@ -2036,6 +2104,7 @@ cdef class Rearranger(Transcoder):
             move = &self.moves[index]
             move.kind = values["kind"]
             move.node = values.get("node", 0)
+            move.check = values.get("check", -1)
             move.first = values.get("first", 0)
             move.size = values.get("size", 0)
             move.slots = values.get("slots", 0)
@@ -2102,16 +2171,6 @@ cdef class Rearranger(Transcoder):
         place = &self.places[move.first + position]
         return place.move if place.move >= 0 else -1
 
-    cdef bytes moved(self, Reader* r, Py_ssize_t index, int depth):
-        """One value at ``r`` moved by ``index`` (field_move) into the
-        reader's encoding; errors at their offsets in ``r``."""
-        cdef Writer w
-        writer_init(&w)
-        try:
-            self.move_value(r, &w, index, depth)
-            return writer_finish(&w)
-        finally:
-            writer_release(&w)
 
     def watch(self, unsigned long long hot_at, on_hot):
         """Calls ``on_hot()`` once, from the call that brings the bytes
@@ -2127,7 +2186,7 @@ cdef class Rearranger(Transcoder):
         cdef Link* link
         if kind == M_COPY:
             start = r.pos
-            self.writer.skip_value(r, move.node, depth)
+            self.pass_over(r, move, depth)
             return write_raw(w, <const char*>(r.data + start), r.pos - start)
         if kind == M_RECORD:
             return self.move_record(r, w, move, depth + 1)
@@ -2138,7 +2197,7 @@ cdef class Rearranger(Transcoder):
                 for position in range(count):
                     if kind == M_MAP:
                         start = r.pos
-                        skip_length(r)
+                        pass_str(r)    # its UTF-8 checked where it was written
                         write_raw(w, <const char*>(r.data + start), r.pos - start)
                     self.move_value(r, w, move.first, depth)
                 count = read_block_count(r, move.min_size, self.max_items)
@@ -2162,10 +2221,18 @@ cdef class Rearranger(Transcoder):
             return 0
         if kind == M_TEXT:
             start = r.pos
-            read_str(r)    # its UTF-8 checked, with the error and offset of reading it
+            pass_str(r)    # its UTF-8 checked, with the error and offset of reading it
             return write_raw(w, <const char*>(r.data + start), r.pos - start)
         # M_FAIL
         return raise_unreadable(r, <str>move.value, r.pos)
+
+    cdef inline int pass_over(self, Reader* r, Move* move, int depth) except -1:
+        """Finds the end of a value copied as written, checking it as the
+        reader's reading would where that checks more than skipping (so no
+        error is left for the bytes moved, at offsets the input does not have)."""
+        if move.check >= 0:
+            return self.reader.check_value(r, move.check, depth)
+        return self.writer.skip_value(r, move.node, depth)
 
     cdef int move_record(self, Reader* r, Writer* w, Move* move, int depth) except -1:
         cdef Piece few[16]
@@ -2211,7 +2278,7 @@ cdef class Rearranger(Transcoder):
                     # in the reader's order and as written: one copy for the run
                     if run < 0:
                         run = r.pos
-                    self.writer.skip_value(r, self.moves[place.move].node, depth)
+                    self.pass_over(r, &self.moves[place.move], depth)
                     following += 1
                     if following < slots and pieces[following].ready:
                         write_raw(w, <const char*>(r.data + run), r.pos - run)
@@ -2231,7 +2298,7 @@ cdef class Rearranger(Transcoder):
                     piece = &pieces[place.slot]
                     if self.moves[place.move].kind == M_COPY:
                         start = r.pos
-                        self.writer.skip_value(r, self.moves[place.move].node, depth)
+                        self.pass_over(r, &self.moves[place.move], depth)
                         piece.data = <const char*>(r.data + start)
                         piece.size = r.pos - start
                     else:

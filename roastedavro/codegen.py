@@ -533,17 +533,19 @@ def written_reader(
             move = checked_int(step.move, "a move of the pair's Rearranger", 0, 2**62)
             written = fn.c_local("Reader*", "written", "r")
             moved_reader = fn.c_local("Reader", "moved_reader")
-            moved_view = fn.c_local("Py_buffer", "moved_view")
+            # the moved bytes: in this room on the stack, or in `moved` where
+            # they outgrow it (move_written opens moved_reader on them, with
+            # the item budget from before the move: items are counted once)
+            moved_room = fn.c_local("Writer", "moved_room")
             moved = fn.c_local("object", "moved")
             heading = fn.comment(
                 f"{plan.avro_name}: {plan.value.describe()}, converted from the bytes written"
             )
             body = _read_through(
                 written,
-                Code(f"open_reader(&{moved_reader}, {moved}, &{moved_view}, {written}.allowance)"),
+                Code(f"{moved} = move_written(r, {moving}, {move}, depth, &{moved_room}, &{moved_reader})"),
                 str(moved_reader),
                 body,
-                moving=Code(f"{moved} = move_written(r, {moving}, {move}, depth)"),
             )
         elif step.default is not None:
             # read from the default's bytes, as if the writer had written them
@@ -574,13 +576,12 @@ def written_reader(
     return indented(text)
 
 
-def _read_through(written: Code, opening: Code, reader: str, body: list, moving: Code | None = None) -> list:
+def _read_through(written: Code, opening: Code, reader: str, body: list) -> list:
     """The field's own reading code ``body`` run on another reader (the
     promoted or renumbered value, a default's bytes, a moved value) that
-    ``opening`` fills (after ``moving``, which makes its bytes), then the
-    writer's reader ``written`` back, invalid if that one became invalid."""
+    ``opening`` fills, then the writer's reader ``written`` back, invalid if
+    that one became invalid."""
     return [
-        *([moving] if moving is not None else []),
         opening,
         Code(f"r = &{reader}"),
         *body,

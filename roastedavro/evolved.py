@@ -169,13 +169,43 @@ class _Planner:
         #: the schema record's full name
         self.writers: dict[str, str] = {}
         self.reader_names: dict[str, str] = {}
+        #: (pair key, writer field position) of the fields the mover serves
+        self.moved: set[tuple] = set()
 
     def one_writer_each(self) -> bool:
         """Whether no record the planned readers follow is also read from
         another writer record (a writer's two records read as one of the
         schema's: the reader of one layout would read the other's bytes)."""
         planned = {self.reader_names[ident]: writer for ident, writer in self.writers.items()}
-        return all(planned.get(reader, writer) == writer for writer, reader in self.resolution.records)
+        reached = self.reached_pairs()
+        return all(
+            planned.get(reader, writer) == writer
+            for writer, reader in self.resolution.records
+            if (writer, reader) in reached
+        )
+
+    def reached_pairs(self) -> set:
+        """The record pairs the generated code reads: from the root, through
+        every field it reads itself. A moved value is not among them: its
+        bytes are in the schema's own layout, read by the schema's own readers."""
+        reached: set = set()
+        pending = [self.resolution.root]
+        while pending:
+            plan = pending.pop()
+            if isinstance(plan, RecordRef):
+                if plan.key in reached:
+                    continue
+                reached.add(plan.key)
+                for position, step in enumerate(self.resolution.record(plan).steps):
+                    if step.reader is not None and (plan.key, position) not in self.moved:
+                        pending.append(step.plan)
+            elif isinstance(plan, Container):
+                pending.append(plan.element)
+            elif isinstance(plan, WriterUnion):
+                pending.extend(plan.branches)
+            elif isinstance(plan, ReaderUnion):
+                pending.append(plan.plan)
+        return reached
 
     def smaller_records(self) -> bool:
         """Whether a writer's record the planned readers follow can take
@@ -232,17 +262,18 @@ class _Planner:
                     )
                 )
                 continue
-            planned = (dict(self.writers), dict(self.reader_names), dict(self.nested))
+            planned = (dict(self.writers), dict(self.reader_names), dict(self.nested), set(self.moved))
             nested = self.movable(step.plan)
             if nested is None:
                 # the records planned while trying are forgotten (some may
                 # have no steps, or refer to one that has none): the mover
                 # moves the whole value, nested records and all
-                self.writers, self.reader_names, self.nested = planned
+                self.writers, self.reader_names, self.nested, self.moved = planned
                 move = self.move(ref, position)
                 if move < 0:
                     return None
                 self.moves += 1
+                self.moved.add((ref.key, position))
                 steps.append(WrittenStep(step.writer.name, field=field, move=move))
                 continue
             steps.append(WrittenStep(step.writer.name, field=field, nested=frozenset(nested)))

@@ -281,11 +281,13 @@ def _pair_codecs(
 def _one_pass(
     codecs: _Pairs, schema: AvroSchema, flags: CompileFlags, writer: AvroSchema, rearranger: Any
 ) -> Any:
-    """What serves a pair: a one-pass compiled codec, when the records only
-    move fields and promote numbers and the schema's load is its compiled
-    reader's (roastedavro.evolved); until it is built, and for other pairs,
-    ``rearranger`` (the Rearranger, or a _ReadAndWrite where the bytes need
-    converting)."""
+    """What serves a pair: a one-pass compiled codec where the schema's load
+    is its compiled reader's and each field's bytes can be read by its own
+    code, after at most one number promoted or one symbol renumbered, or
+    once the Rearranger has moved the value into the schema's bytes
+    (roastedavro.evolved); until it is built, and for other pairs,
+    ``rearranger`` (the Rearranger; a _ReadAndWrite only for a pair the
+    Rearranger's moves do not cover)."""
     from roastedavro.evolved import EvolvedPair, written_layout
 
     owner, codec = codecs.schema, codecs.codec

@@ -9,12 +9,15 @@ reader lacks is the pair's AvroCodec's error, at the same offset."""
 from __future__ import annotations
 
 import enum
+import io
 
+import fastavro
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import fields
 
+from pair_checks import assert_same_decode_error, loads_as_java_resolves
 from roastedavro import AvroCodec, CompiledSchema, CompileFlags, DecodeError
 
 
@@ -127,11 +130,7 @@ def test_the_pair_is_read_in_one_pass(schemas):
 @given(st.lists(paints, min_size=1, max_size=8))
 def test_renumbered_symbols_are_javas(java, schemas, records):
     v1, v2 = schemas
-    written = [v1.dump_compiled(record) for record in records]
-    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
-    for record, data, trip in zip(records, written, resolved):
-        loaded = v2.load_compiled(data, writer_schema=PaintV1)
-        assert loaded == v2.load_compiled(trip.data)
+    for record, loaded in zip(records, loads_as_java_resolves(java, v1, v2, records, PaintV1)):
         assert loaded["colour"].name == record["colour"].name
         assert (loaded["trim"] and loaded["trim"].name) == (record["trim"] and record["trim"].name)
 
@@ -330,11 +329,7 @@ def palette_schemas():
 @given(st.lists(palettes, min_size=1, max_size=6))
 def test_enums_renumbered_in_arrays_maps_and_unions_are_javas(java, palette_schemas, records):
     v1, v2 = palette_schemas
-    written = [v1.dump_compiled(record) for record in records]
-    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
-    for record, data, trip in zip(records, written, resolved):
-        loaded = v2.load_compiled(data, writer_schema=PaletteV1)
-        assert loaded == v2.load_compiled(trip.data)
+    for record, loaded in zip(records, loads_as_java_resolves(java, v1, v2, records, PaletteV1)):
         assert [colour.name for colour in loaded["colours"]] == [colour.name for colour in record["colours"]]
     # one pass: the Rearranger moves these fields' values into the schema's
     # bytes, the fields' own code reads them
@@ -345,16 +340,10 @@ def test_a_symbol_the_reader_lacks_in_an_array_is_the_pairs_error_at_its_offset(
     v1, v2 = palette_schemas
     data = v1.dump_compiled({"colours": [OldColour.RED, OldColour.BLACK], "by_name": {}, "first": None})
     pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
-    with pytest.raises(DecodeError) as theirs:
-        pair.load(data)
-    with pytest.raises(DecodeError) as ours:
-        v2.load_compiled(data, writer_schema=PaletteV1)
-    assert (type(ours.value), str(ours.value), ours.value.offset) == (
-        type(theirs.value),
-        str(theirs.value),
-        theirs.value.offset,
+    error = assert_same_decode_error(
+        lambda: pair.load(data), lambda: v2.load_compiled(data, writer_schema=PaletteV1)
     )
-    assert ours.value.offset == 2 and "BLACK" in str(ours.value)  # the count, RED, then BLACK
+    assert error.offset == 2 and "BLACK" in str(error)  # the count, RED, then BLACK
 
 
 def test_many_palettes_are_read_in_one_pass_with_their_values_moved(palette_schemas):
@@ -415,3 +404,121 @@ def test_a_nested_record_no_written_reader_can_follow_is_moved_whole():
     pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
     assert v2.load_compiled(data, writer_schema=HolderV1) == v2.load(pair.load(data))
     assert served(v2) == ["Codec"]
+
+
+def test_a_map_key_not_utf8_in_a_moved_value_is_the_pairs_error_at_the_writers_offset(palette_schemas):
+    # the moved map's keys are copied as written: checked where the writer
+    # wrote them, so the offset is in the input, not in the moved bytes
+    v1, v2 = palette_schemas
+    data = v1.dump_compiled({"colours": [OldColour.RED], "by_name": {"ab": OldColour.RED}, "first": None})
+    assert data.count(b"\x04ab") == 1
+    bad = data.replace(b"\x04ab", b"\x04\xffb")
+    pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
+    error = assert_same_decode_error(
+        lambda: pair.load(bad), lambda: v2.load_compiled(bad, writer_schema=PaletteV1)
+    )
+    assert error.offset == bad.index(b"\xff")
+
+
+class NullsV1(CompiledSchema):
+    class Meta:
+        avro_name = "Nulls"
+
+    gaps = fields.Raw(required=True, metadata={"avro": {"type": "array", "items": ["null", "long"]}})
+
+
+class NullsV2(CompiledSchema):
+    class Meta:
+        avro_name = "Nulls"
+
+    gaps = fields.Raw(required=True, metadata={"avro": {"type": "array", "items": "null"}})
+
+
+def test_a_moved_values_items_are_counted_once_against_the_messages_budget():
+    # 1,000 nulls written as a union's branch take a byte each; moved into
+    # the schema's bytes they take none. The moved value is read with the
+    # budget the move started with: a reader sized by the moved bytes (a few
+    # bytes plus the allowance) would refuse a message the writer's bytes allow
+    flags = CompileFlags(item_allowance=10)
+    v1, v2 = NullsV1(), NullsV2()
+    v2.compile(flags)
+    data = v1.dump_compiled({"gaps": [None] * 1000})
+    pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema(), flags=flags)
+    assert (
+        v2.load_compiled(data, writer_schema=NullsV1) == v2.load(pair.load(data)) == {"gaps": [None] * 1000}
+    )
+    assert served(v2) == ["Codec"]
+    # and the budget still bounds it: the same items announced past the
+    # message's length and allowance are refused, as the pair refuses them
+    many = b"\xd0\x0f\x00"  # 1,000 items announced, none written
+    with pytest.raises(DecodeError) as theirs:
+        pair.load(many)
+    with pytest.raises(DecodeError) as ours:
+        v2.load_compiled(many, writer_schema=NullsV1)
+    assert (type(ours.value), ours.value.offset) == (type(theirs.value), theirs.value.offset)
+
+
+class Item(CompiledSchema):
+    class Meta:
+        avro_name = "Item"
+
+    x = fields.Integer(required=True, metadata={"avro": "int"})
+    y = fields.String(required=True)
+
+
+class Basket(CompiledSchema):
+    class Meta:
+        avro_name = "Basket"
+
+    first = fields.Nested(Item, required=True)
+    more = fields.List(fields.Nested(Item), required=True)
+
+
+# two writer records read as the schema's one Item (names match unqualified):
+# the first, reordered, is followed by a reader of its layout; the second,
+# with a field more, is moved into the schema's bytes and read by Item's own
+# reader, so the two layouts never meet in one reader
+BASKET_WRITTEN = {
+    "type": "record",
+    "name": "Basket",
+    "fields": [
+        {
+            "name": "first",
+            "type": {
+                "type": "record",
+                "name": "Item",
+                "namespace": "a",
+                "fields": [{"name": "y", "type": "string"}, {"name": "x", "type": "int"}],
+            },
+        },
+        {
+            "name": "more",
+            "type": {
+                "type": "array",
+                "items": {
+                    "type": "record",
+                    "name": "Item",
+                    "namespace": "b",
+                    "fields": [
+                        {"name": "x", "type": "int"},
+                        {"name": "y", "type": "string"},
+                        {"name": "z", "type": "long"},
+                    ],
+                },
+            },
+        },
+    ],
+}
+
+
+def test_a_record_read_from_two_writer_records_one_of_them_moved_is_read_in_one_pass():
+    basket = Basket()
+    datum = {"first": {"y": "p", "x": 1}, "more": [{"x": 2, "y": "q", "z": 9}, {"x": 3, "y": "r", "z": -8}]}
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(BASKET_WRITTEN), datum)
+    data = out.getvalue()
+    pair = AvroCodec(basket.avro_schema(), writer_schema=BASKET_WRITTEN)
+    loaded = basket.load_compiled(data, writer_schema=BASKET_WRITTEN)
+    assert loaded == basket.load(pair.load(data))
+    assert loaded == {"first": {"x": 1, "y": "p"}, "more": [{"x": 2, "y": "q"}, {"x": 3, "y": "r"}]}
+    assert served(basket) == ["Codec"]

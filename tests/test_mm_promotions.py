@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marshmallow import fields
 
+from pair_checks import assert_same_decode_error, loads_as_java_resolves
 from roastedavro import CompiledSchema, DecodeError
 
 pytestmark = pytest.mark.java
@@ -142,11 +143,7 @@ def test_promoted_values_are_javas(java, schemas, records):
     # float: 5), and refuses such data; its arrays here stay empty, and the
     # next test reads them
     records = [{**record, "points": []} for record in records]
-    written = [v1.dump_compiled(record) for record in records]
-    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
-    for record, data, trip in zip(records, written, resolved):
-        loaded = v2.load_compiled(data, writer_schema=ReadingV1)
-        assert loaded == v2.load_compiled(trip.data)
+    for record, loaded in zip(records, loads_as_java_resolves(java, v1, v2, records, ReadingV1)):
         # Java's casts: a 32-bit float rounded to nearest, a double exact
         assert loaded["single"] == float32(record["single"])
         assert loaded["whole"] == float32(record["whole"])
@@ -175,11 +172,7 @@ def test_promoted_values_in_nested_records_are_the_pairs_avro_codecs(schemas, re
 @given(st.lists(optionals, min_size=1, max_size=8))
 def test_nullable_promoted_values_are_javas(java, records):
     v1, v2 = OptionalV1(), OptionalV2()
-    written = [v1.dump_compiled(record) for record in records]
-    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
-    for record, data, trip in zip(records, written, resolved):
-        loaded = v2.load_compiled(data, writer_schema=OptionalV1)
-        assert loaded == v2.load_compiled(trip.data)
+    for record, loaded in zip(records, loads_as_java_resolves(java, v1, v2, records, OptionalV1)):
         assert loaded["count"] == record["count"] and loaded["level"] == record["level"]
         assert loaded["total"] == (None if record["total"] is None else float32(record["total"]))
     served = list(v2.load_compiled.__self__.pairs.args[2].by_json.values())
@@ -335,11 +328,7 @@ gauges = st.fixed_dictionaries(
 @given(st.lists(gauges, min_size=1, max_size=8))
 def test_promotions_in_wide_unions_and_values_into_unions_are_javas(java, records):
     v1, v2 = GaugeV1(), GaugeV2()
-    written = [v1.dump_compiled(record) for record in records]
-    resolved = java.resolve_each((v1.avro_schema(), v2.avro_schema(), data) for data in written)
-    for record, data, trip in zip(records, written, resolved):
-        loaded = v2.load_compiled(data, writer_schema=GaugeV1)
-        assert loaded == v2.load_compiled(trip.data)
+    for record, loaded in zip(records, loads_as_java_resolves(java, v1, v2, records, GaugeV1)):
         assert loaded["count"] == record["count"] and loaded["label"] == record["label"]
     served = list(v2.load_compiled.__self__.pairs.args[2].by_json.values())
     assert [type(pair).__name__ for pair in served] == ["Codec"]
@@ -351,13 +340,7 @@ def test_a_union_branch_the_reader_cannot_read_is_the_pairs_error_at_its_offset(
     v1, v2 = GaugeV1(), GaugeV2()
     data = v1.dump_compiled({"reading": 3, "count": 1, "label": None})
     pair = AvroCodec(v2.avro_schema(), writer_schema=v1.avro_schema())
-    with pytest.raises(DecodeError) as theirs:
-        pair.load(data)
-    with pytest.raises(DecodeError) as ours:
-        v2.load_compiled(data, writer_schema=GaugeV1)
-    assert (type(ours.value), str(ours.value), ours.value.offset) == (
-        type(theirs.value),
-        str(theirs.value),
-        theirs.value.offset,
+    error = assert_same_decode_error(
+        lambda: pair.load(data), lambda: v2.load_compiled(data, writer_schema=GaugeV1)
     )
-    assert ours.value.offset == len(data)  # after the label's branch index, the datum's last byte
+    assert error.offset == len(data)  # after the label's branch index, the datum's last byte
