@@ -11,7 +11,7 @@ mapping of Avro types to Arrow types. docs/arrow.md has the mapping table.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterable, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
 import pyarrow as pa
 
@@ -82,24 +82,32 @@ def iter_batches(
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
     with opened(source, "rb") as fo:
-        reader = FileReader(fo, reader_schema)
-        schema = reader.reader_schema
-        if columns is not None:
-            schema = _projected(schema, columns)
-            # before the first block: the codec is built from these models
-            reader.reader_schema = schema
-            reader._models = (reader.writer_schema, schema)
-        root = _root(schema)
-        target = arrow_schema_of(schema)
-        builder = Builder(schema)
-        pending: list = []
-        for block in reader.blocks():
-            pending.extend(block.records())
-            while len(pending) >= batch_size:
-                batch, pending = pending[:batch_size], pending[batch_size:]
-                yield _batch(builder, root, target, batch)
-        if pending:
-            yield _batch(builder, root, target, pending)
+        yield from _read(fo, batch_size, columns, reader_schema, empty=False)
+
+
+def _read(
+    fo: BinaryIO, batch_size: int, columns: Iterable[str] | None, reader_schema: Any, empty: bool
+) -> Iterator[pa.RecordBatch]:
+    """The batches of ``fo``'s records (``empty``: one of no rows for a file of none)."""
+    reader = FileReader(fo, reader_schema)
+    schema = reader.reader_schema
+    if columns is not None:
+        schema = _projected(schema, columns)
+        # before the first block: the codec is built from these models
+        reader.reader_schema = schema
+        reader._models = (reader.writer_schema, schema)
+    root = _root(schema)
+    target = arrow_schema_of(schema)
+    builder = Builder(schema)
+    pending: list = []
+    for block in reader.blocks():
+        pending.extend(block.records())
+        while len(pending) >= batch_size:
+            batch, pending = pending[:batch_size], pending[batch_size:]
+            empty = False
+            yield _batch(builder, root, target, batch)
+    if pending or empty:
+        yield _batch(builder, root, target, pending)
 
 
 def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> pa.RecordBatch:
@@ -114,20 +122,7 @@ def read_table(source: Any, columns: Iterable[str] | None = None, reader_schema:
     """The records of the container file ``source`` as an Arrow table
     (``columns`` and ``reader_schema`` as ``iter_batches``'s)."""
     with opened(source, "rb") as fo:
-        reader_columns = list(columns) if columns is not None else None
-        batches = iter_batches(fo, columns=reader_columns, reader_schema=reader_schema)
-        first = next(batches, None)
-        if first is None:
-            # no records: the schema alone (the file's header is read again)
-            return _empty(fo, reader_columns, reader_schema)
-        return pa.Table.from_batches([first, *batches])
-
-
-def _empty(fo: Any, columns: list[str] | None, reader_schema: Any) -> pa.Table:
-    fo.seek(0)
-    reader = FileReader(fo, reader_schema)
-    schema = reader.reader_schema if columns is None else _projected(reader.reader_schema, columns)
-    return arrow_schema_of(schema).empty_table()
+        return pa.Table.from_batches(list(_read(fo, 65536, columns, reader_schema, empty=True)))
 
 
 def write_table(table: Any, dest: Any, schema: Any = None, codec: str = "null", **options: Any) -> None:
