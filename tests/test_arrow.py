@@ -491,6 +491,30 @@ def test_a_dense_union_keeps_its_branch_when_written():
     assert _block_data(out.getvalue()) == b"\x00\x02a" + b"\x04\x0a" + b"\x04\x0c"
 
 
+def test_uuid_on_fixed_and_big_decimal_read_as_text_and_back():
+    schema = {
+        "type": "record",
+        "name": "T",
+        "fields": [
+            {"name": "id", "type": {"type": "fixed", "name": "U16", "size": 16, "logicalType": "uuid"}},
+            {"name": "big", "type": {"type": "bytes", "logicalType": "big-decimal"}},
+        ],
+    }
+    ids = [uuid.UUID(int=k * 2**100 + k) for k in range(3)]
+    # fastavro 1.13 does not convert these logical types: their bytes are written
+    rows = [
+        {"id": ids[k].bytes, "big": b"\x02\x7b" + bytes([k * 2])}  # unscaled 123, scale k: zigzag varint
+        for k in range(3)
+    ]
+    source = avro_file(schema, rows)
+    table = read_table(source)
+    assert table.schema.field("id").type == pa.string() and table.schema.field("big").type == pa.string()
+    assert table.to_pylist() == [{"id": str(ids[k]), "big": str(Decimal(123).scaleb(-k))} for k in range(3)]
+    out = io.BytesIO()
+    write_table(table, out, schema)
+    assert _block_data(out.getvalue()) == _block_data(source.getvalue())
+
+
 def test_urls_open_through_fsspec(tmp_path):
     try:
         import fsspec  # noqa: F401

@@ -8,6 +8,7 @@ branch an Arrow union holds is the branch written, and nulls as None.
 
 from __future__ import annotations
 
+import decimal
 import uuid
 from typing import Any
 
@@ -110,6 +111,10 @@ class Values:
             if isinstance(avro, Fixed):
                 return raw
             return [None if b is None else str(uuid.UUID(bytes=b)) for b in raw]
+        if logical == "uuid" and isinstance(avro, Fixed) and _is_text(kind):
+            return [None if text is None else uuid.UUID(text) for text in array.to_pylist()]
+        if logical == "big-decimal" and _is_text(kind):
+            return [None if text is None else decimal.Decimal(text) for text in array.to_pylist()]
         if pa.types.is_union(kind) or pa.types.is_struct(kind) or _is_list(kind) or pa.types.is_map(kind):
             raise SchemaError(f"{path}: an Arrow {kind} column cannot be written as {avro.type_name}")
         return array.to_pylist()
@@ -153,6 +158,10 @@ def _lengths(array: pa.Array) -> list:
         return [size if ok else None for ok in valid]
     offsets = array.offsets.to_pylist()
     return [end - start if ok else None for ok, start, end in zip(valid, offsets, offsets[1:])]
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
 def _is_list(kind: pa.DataType) -> bool:
