@@ -477,6 +477,63 @@ def test_write_table_derives_an_avro_schema_from_the_arrow_one(tmp_path):
     assert back.column("point").to_pylist() == [{"x": 1, "y": 2.0}, None]
 
 
+NESTED = {
+    "type": "record",
+    "name": "Outer",
+    "fields": [
+        {"name": "k", "type": "int"},
+        {
+            "name": "r",
+            "type": [
+                "null",
+                {
+                    "type": "record",
+                    "name": "In",
+                    "fields": [
+                        {"name": "u", "type": ["int", "string"]},
+                        {"name": "e", "type": {"type": "enum", "name": "E", "symbols": ["A", "B"]}},
+                        {"name": "m", "type": {"type": "map", "values": "int"}},
+                        {"name": "a", "type": {"type": "array", "items": "int"}},
+                        {"name": "empty", "type": {"type": "record", "name": "Empty", "fields": []}},
+                    ],
+                },
+            ],
+        },
+        {"name": "lu", "type": {"type": "array", "items": ["int", "string", "null"]}},
+    ],
+}
+
+
+def test_slices_and_chunks_of_a_table_are_written_as_their_rows():
+    # a null record holding a union, an enum, a map, an array and an empty record
+    rows = [
+        {
+            "k": k,
+            "r": None
+            if k % 2
+            else {
+                "u": k if k % 3 else "x",
+                "e": "AB"[k % 4 // 2],
+                "m": {"a": k},
+                "a": [k] * (k % 3),
+                "empty": {},
+            },
+            "lu": [k, "s", None][: k % 4],
+        }
+        for k in range(12)
+    ]
+    table = read_table(avro_file(NESTED, rows))
+    assert table.to_pylist()[:2] == [
+        {"k": 0, "r": {"u": "x", "e": "A", "m": [("a", 0)], "a": [], "empty": {}}, "lu": []},
+        {"k": 1, "r": None, "lu": [1]},
+    ]
+    for start, piece in [(3, table.slice(3, 6)), (0, pa.concat_tables([table.slice(0, 5), table.slice(5)]))]:
+        for written in (piece, piece.combine_chunks()):
+            out = io.BytesIO()
+            write_table(written, out, NESTED)
+            assert fastavro_records(out.getvalue()) == rows[start : start + piece.num_rows]
+
+
 def test_a_dense_union_keeps_its_branch_when_written():
     # a long that fits an int: only the Arrow union's type code says it is a long
     union = pa.UnionArray.from_dense(

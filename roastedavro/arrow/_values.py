@@ -62,7 +62,9 @@ class Values:
             return array.to_pylist()
         if isinstance(avro, Record) and pa.types.is_struct(kind):
             valid = array.is_valid().to_pylist()
-            children = array.flatten()
+            # each child as stored, sliced as the struct (flatten() would give
+            # them the struct's nulls, which a union child cannot hold)
+            children = [array.field(i) for i in range(kind.num_fields)]
             names = [kind.field(i).name for i in range(kind.num_fields)]
             columns = []
             for field in avro.fields:
@@ -121,9 +123,11 @@ class Values:
 
     def _union(self, avro: Union, array: pa.Array, path: str, tagged: bool) -> list:
         kind = array.type
-        codes = array.type_codes.to_pylist()
         dense = kind.mode == "dense"
-        offsets = array.offsets.to_pylist() if dense else range(len(array))
+        # from the buffers: pyarrow's type_codes and offsets ignore a slice's offset
+        buffers = array.buffers()
+        codes = _buffer_values(pa.int8(), array, buffers[1])
+        offsets = _buffer_values(pa.int32(), array, buffers[2]) if dense else range(len(array))
         children: dict[int, list] = {}
         out: list = []
         position = {code: i for i, code in enumerate(kind.type_codes)}
@@ -148,6 +152,11 @@ class Values:
             else:
                 out.append((branch_label(branch), value) if tagged else value)
         return out
+
+
+def _buffer_values(kind: pa.DataType, array: pa.Array, buffer: pa.Buffer) -> list:
+    """The values of one of ``array``'s buffers for its rows (its offset applied)."""
+    return pa.Array.from_buffers(kind, len(array), [None, buffer], offset=array.offset).to_pylist()
 
 
 def _lengths(array: pa.Array) -> list:
