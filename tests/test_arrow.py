@@ -281,6 +281,13 @@ def test_a_recursive_type_has_no_arrow_schema():
         read_table(avro_file(node, [{"value": 1, "next": None}]))
 
 
+def test_a_file_of_other_values_than_records_is_no_table():
+    with pytest.raises(SchemaError, match="not a record"):
+        read_table(avro_file({"type": "array", "items": "int"}, [[1]]))
+    with pytest.raises(SchemaError, match="not a record"):
+        arrow_schema("long")
+
+
 def test_batches_of_batch_size_rows_across_blocks():
     points = [{"x": k, "y": k / 2} for k in range(1000)]
     source = avro_file(POINT, points, sync_interval=100)  # many small blocks
@@ -289,6 +296,8 @@ def test_batches_of_batch_size_rows_across_blocks():
     assert pa.Table.from_batches(batches).to_pylist() == points
     source.seek(0)
     assert [b.num_rows for b in iter_batches(source)] == [1000]
+    source.seek(0)
+    assert [b.num_rows for b in iter_batches(source, batch_size=7)] == [7] * 142 + [6]
     with pytest.raises(ValueError, match="batch_size"):
         next(iter_batches(avro_file(POINT, points[:1]), batch_size=0))
 

@@ -102,10 +102,11 @@ def _read(
     pending: list = []
     for block in reader.blocks():
         pending.extend(block.records())
-        while len(pending) >= batch_size:
-            batch, pending = pending[:batch_size], pending[batch_size:]
+        whole = len(pending) - len(pending) % batch_size
+        for start in range(0, whole, batch_size):
             empty = False
-            yield _batch(builder, root, target, batch)
+            yield _batch(builder, root, target, pending[start : start + batch_size])
+        del pending[:whole]
     if pending or empty:
         yield _batch(builder, root, target, pending)
 
