@@ -189,7 +189,7 @@ def installed(codec: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("codec", ["null", "deflate", "bzip2", "xz", "snappy", "zstandard"])
+@pytest.mark.parametrize("codec", ["null", "deflate", "bzip2", "xz", "snappy", "zstandard", "lz4"])
 def test_every_type_reads_as_fastavro_reads_it(codec):
     if not installed(codec):
         pytest.skip(f"{codec} is not installed")
