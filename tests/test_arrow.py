@@ -19,7 +19,7 @@ pa = pytest.importorskip("pyarrow")
 
 from roastedavro.arrow import arrow_schema, iter_batches, read_table, write_table  # noqa: E402
 from roastedavro.container import ContainerError, block_reader  # noqa: E402
-from roastedavro.errors import DecodeError, SchemaError  # noqa: E402
+from roastedavro.errors import DatumError, DecodeError, SchemaError, SchemaResolutionError  # noqa: E402
 
 UTC = datetime.timezone.utc
 
@@ -377,6 +377,12 @@ def test_a_damaged_file_is_the_library_s_error():
     assert error.value.block == 0
     with pytest.raises(ContainerError):  # cut short
         read_table(io.BytesIO(bytes(data[: len(data) - 30])))
+    # the reader's bounds apply: a block larger than max_block_size decompresses to
+    big = avro_file(POINT, [{"x": k, "y": 1.0} for k in range(1000)], "deflate").getvalue()
+    with pytest.raises(ContainerError, match="max_block_size"):
+        read_table(io.BytesIO(big), max_block_size=1000)
+    with pytest.raises(TypeError, match="on_damage"):
+        read_table(io.BytesIO(big), on_damage="skip")
 
 
 def _block_data(data: bytes) -> bytes:
@@ -541,6 +547,19 @@ def test_slices_and_chunks_of_a_table_are_written_as_their_rows():
             out = io.BytesIO()
             write_table(written, out, NESTED)
             assert fastavro_records(out.getvalue()) == rows[start : start + piece.num_rows]
+
+
+def test_what_cannot_be_written_or_read_is_named():
+    source = avro_file(POINT, [{"x": 1, "y": 2.0}])
+    unreadable = {"type": "record", "name": "Point", "fields": [{"name": "z", "type": "string"}]}
+    with pytest.raises(SchemaResolutionError, match="'z' has no default"):
+        read_table(source, reader_schema=unreadable)
+    with pytest.raises(SchemaError, match="'my col' is not a valid field name"):
+        write_table(pa.table({"my col": [1]}), io.BytesIO())
+    with pytest.raises(SchemaError, match="h: Avro has no type for Arrow's halffloat"):
+        write_table(pa.table({"h": pa.array([1], pa.float16())}), io.BytesIO())
+    with pytest.raises(DatumError, match="x"):
+        write_table(pa.table({"x": ["not a long"], "y": [1.0]}), io.BytesIO(), POINT)
 
 
 def test_a_dense_union_keeps_its_branch_when_written():

@@ -68,6 +68,7 @@ def iter_batches(
     batch_size: int = 65536,
     columns: Iterable[str] | None = None,
     reader_schema: Any = None,
+    **options: Any,
 ) -> Iterator[pa.RecordBatch]:
     """The records of the container file ``source`` (a path, a URL opened
     through fsspec, or a binary file object) as Arrow record batches of
@@ -77,19 +78,36 @@ def iter_batches(
     evolution). ``columns`` reads only those top-level fields, in that
     order: the reader schema keeps only them, so the others are skipped,
     not decoded. A damaged file is the library's ContainerError naming the
-    block and its offset.
+    block and its offset. ``options``: FileReader's ``max_block_size`` and
+    ``flags`` (``CompileFlags``: ``item_allowance``, ``max_depth``...).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    _check_options(options)
     with opened(source, "rb") as fo:
-        yield from _read(fo, batch_size, columns, reader_schema, empty=False)
+        yield from _read(fo, batch_size, columns, reader_schema, options, empty=False)
+
+
+def _check_options(options: dict) -> None:
+    unknown = set(options) - {"max_block_size", "flags"}
+    if unknown:
+        raise TypeError(
+            f"unexpected option {', '.join(sorted(unknown))}: a table is read with "
+            f"max_block_size and flags (FileReader's on_damage is not offered: "
+            f"a table would not say what it skipped)"
+        )
 
 
 def _read(
-    fo: BinaryIO, batch_size: int, columns: Iterable[str] | None, reader_schema: Any, empty: bool
+    fo: BinaryIO,
+    batch_size: int,
+    columns: Iterable[str] | None,
+    reader_schema: Any,
+    options: dict,
+    empty: bool,
 ) -> Iterator[pa.RecordBatch]:
     """The batches of ``fo``'s records (``empty``: one of no rows for a file of none)."""
-    reader = FileReader(fo, reader_schema)
+    reader = FileReader(fo, reader_schema, **options)
     schema = reader.reader_schema
     if columns is not None:
         schema = _projected(schema, columns)
@@ -119,11 +137,15 @@ def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> 
     return pa.RecordBatch.from_arrays(arrays, schema=target)
 
 
-def read_table(source: Any, columns: Iterable[str] | None = None, reader_schema: Any = None) -> pa.Table:
+def read_table(
+    source: Any, columns: Iterable[str] | None = None, reader_schema: Any = None, **options: Any
+) -> pa.Table:
     """The records of the container file ``source`` as an Arrow table
-    (``columns`` and ``reader_schema`` as ``iter_batches``'s)."""
+    (``columns``, ``reader_schema`` and ``options`` as ``iter_batches``'s)."""
+    _check_options(options)
     with opened(source, "rb") as fo:
-        return pa.Table.from_batches(list(_read(fo, 65536, columns, reader_schema, empty=True)))
+        batches = list(_read(fo, 65536, columns, reader_schema, options, empty=True))
+        return pa.Table.from_batches(batches)
 
 
 def write_table(table: Any, dest: Any, schema: Any = None, codec: str = "null", **options: Any) -> None:
