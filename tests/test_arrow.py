@@ -562,6 +562,17 @@ def test_what_cannot_be_written_or_read_is_named():
         write_table(pa.table({"x": ["not a long"], "y": [1.0]}), io.BytesIO(), POINT)
 
 
+def test_a_decimal_with_more_digits_than_its_precision_is_refused_not_rounded():
+    wide = {"type": "bytes", "logicalType": "decimal", "precision": 20, "scale": 2}
+    schema = {"type": "record", "name": "Dec", "fields": [{"name": "amount", "type": wide}]}
+    data = avro_file(schema, [{"amount": Decimal("1234567890123.45")}]).getvalue()
+    written, edited = b'"precision": 20', b'"precision": 10'
+    assert data.count(written) == 1
+    # the library reads the 15 digits exactly; decimal128(10, 2) cannot hold them
+    with pytest.raises(ValueError, match="amount: cannot be held as Arrow's decimal128"):
+        read_table(io.BytesIO(data.replace(written, edited)))
+
+
 def test_a_dense_union_keeps_its_branch_when_written():
     # a long that fits an int: only the Arrow union's type code says it is a long
     union = pa.UnionArray.from_dense(
