@@ -411,6 +411,18 @@ def test_avro_arrow_avro_gives_the_same_bytes(codec):
     assert fastavro.reader(io.BytesIO(out.getvalue())).metadata["avro.codec"] == codec
 
 
+def test_the_compiled_codec_gives_the_same_table_and_bytes(monkeypatch):
+    # the one schema compiled here (a few seconds): the rest run on tier 0
+    monkeypatch.setenv("ROASTEDAVRO_COMPILE", "eager")
+    source = avro_file(ALL, RECORDS, "deflate")
+    table = read_table(source)
+    oracle = fastavro_records(source.getvalue())
+    assert table.drop_columns(["tsnanos", "ltsnanos"]).to_pylist() == [expected(r) for r in oracle]
+    out = io.BytesIO()
+    write_table(table, out, ALL, codec="deflate")
+    assert _block_data(out.getvalue()) == _block_data(source.getvalue())
+
+
 def test_write_table_with_a_schema_checks_its_columns():
     table = pa.table({"x": pa.array([1, 2], pa.int64()), "y": [0.5, 1.5]})
     out = io.BytesIO()
