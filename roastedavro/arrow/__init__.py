@@ -1,0 +1,203 @@
+"""Avro object container files as Arrow tables (``pip install "roastedavro[arrow]"``).
+
+``read_table`` and ``iter_batches`` read a file with the library's own
+container reader (every codec, reader schemas, its damage and bounds
+errors) and build Arrow columns from the records; ``write_table`` writes a
+table's rows with the library's own container writer, in the Avro schema
+given or one derived from the Arrow schema; ``arrow_schema`` is the
+mapping of Avro types to Arrow types. docs/arrow.md has the mapping table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, BinaryIO, Iterable, Iterator
+
+import pyarrow as pa
+
+from roastedavro.arrow._build import Builder
+from roastedavro.arrow._io import opened
+from roastedavro.arrow._types import arrow_schema_of, derive_avro
+from roastedavro.arrow._values import Values, rows
+from roastedavro.avro.parse import parse_schema
+from roastedavro.avro.types import Record, Schema, to_json_value
+from roastedavro.container import FileReader, FileWriter
+from roastedavro.errors import SchemaError
+
+__all__ = ["arrow_schema", "iter_batches", "read_table", "write_table"]
+
+
+def arrow_schema(avro_schema: Any) -> pa.Schema:
+    """The Arrow schema of a file of ``avro_schema``'s records (a dict, JSON
+    text or a parsed Schema; its type must be a record): one column per
+    field, typed as docs/arrow.md's table says. A recursive type is a
+    SchemaError naming it: Arrow has no recursive types."""
+    return arrow_schema_of(parse_schema(avro_schema))
+
+
+def _root(schema: Schema) -> Record:
+    root = schema.deref(schema.root)
+    if not (isinstance(root, Record) and root.kind == "record"):
+        raise SchemaError(
+            f"an Arrow table holds records: the schema's type is {root.type_name}, not a record"
+        )
+    return root
+
+
+def _projected(schema: Schema, columns: Iterable[str]) -> Schema:
+    """``schema`` with only the top-level fields ``columns``, in their order."""
+    root = _root(schema)
+    columns = list(columns)
+    by_name = {field.name: field for field in root.fields}
+    unknown = [name for name in columns if name not in by_name]
+    if unknown:
+        raise KeyError(
+            f"no column {', '.join(map(repr, unknown))} in the file's records: "
+            f"its columns are {', '.join(by_name)}"
+        )
+    if len(set(columns)) != len(columns):
+        raise ValueError(f"columns names a column twice: {columns}")
+    kept = dataclasses.replace(root, fields=tuple(by_name[name] for name in columns))
+    # through the JSON form: a named type defined in a field left out is
+    # defined where it is used next
+    return parse_schema(to_json_value(Schema(kept, schema.named, schema.dialect)))
+
+
+def iter_batches(
+    source: Any,
+    batch_size: int = 65536,
+    columns: Iterable[str] | None = None,
+    reader_schema: Any = None,
+    **options: Any,
+) -> Iterator[pa.RecordBatch]:
+    """The records of the container file ``source`` (a path, a URL opened
+    through fsspec, or a binary file object) as Arrow record batches of
+    ``batch_size`` rows (the last one shorter).
+
+    ``reader_schema`` reads the records as that schema's (schema
+    evolution). ``columns`` reads only those top-level fields, in that
+    order: the reader schema keeps only them, so the others are skipped,
+    not decoded. A damaged file is the library's ContainerError naming the
+    block and its offset. ``options``: FileReader's ``max_block_size`` and
+    ``flags`` (``CompileFlags``: ``item_allowance``, ``max_depth``...).
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+    _check_options(options)
+    with opened(source, "rb") as fo:
+        yield from _read(fo, batch_size, columns, reader_schema, options, empty=False)
+
+
+def _check_options(options: dict) -> None:
+    unknown = set(options) - {"max_block_size", "flags"}
+    if unknown:
+        raise TypeError(
+            f"unexpected option {', '.join(sorted(unknown))}: a table is read with "
+            f"max_block_size and flags (FileReader's on_damage is not offered: "
+            f"a table would not say what it skipped)"
+        )
+
+
+def _read(
+    fo: BinaryIO,
+    batch_size: int,
+    columns: Iterable[str] | None,
+    reader_schema: Any,
+    options: dict,
+    empty: bool,
+) -> Iterator[pa.RecordBatch]:
+    """The batches of ``fo``'s records (``empty``: one of no rows for a file of none)."""
+    reader = FileReader(fo, reader_schema, **options)
+    schema = reader.reader_schema
+    if columns is not None:
+        schema = _projected(schema, columns)
+        # before the first block: the codec is built from these models
+        reader.reader_schema = schema
+        reader._models = (reader.writer_schema, schema)
+    root = _root(schema)
+    target = arrow_schema_of(schema)
+    builder = Builder(schema)
+    pending: list = []
+    for block in reader.blocks():
+        pending.extend(block.records())
+        whole = len(pending) - len(pending) % batch_size
+        for start in range(0, whole, batch_size):
+            empty = False
+            yield _batch(builder, root, target, pending[start : start + batch_size])
+        del pending[:whole]
+    if pending or empty:
+        yield _batch(builder, root, target, pending)
+
+
+def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> pa.RecordBatch:
+    arrays = [
+        builder.build(field.type, [record[field.name] for record in records], field.name)
+        for field in root.fields
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=target)
+
+
+def read_table(
+    source: Any, columns: Iterable[str] | None = None, reader_schema: Any = None, **options: Any
+) -> pa.Table:
+    """The records of the container file ``source`` as an Arrow table
+    (``columns``, ``reader_schema`` and ``options`` as ``iter_batches``'s)."""
+    _check_options(options)
+    with opened(source, "rb") as fo:
+        batches = list(_read(fo, 65536, columns, reader_schema, options, empty=True))
+        return pa.Table.from_batches(batches)
+
+
+def write_table(table: Any, dest: Any, schema: Any = None, codec: str = "null", **options: Any) -> None:
+    """Write an Arrow table (or record batch) to ``dest`` (a path, a URL
+    opened through fsspec, or a binary file object, left open) as an Avro
+    container file compressed with ``codec``.
+
+    ``schema`` is the Avro schema of the rows (a record whose fields are
+    the table's columns; a field with a default may have no column); without
+    it, one is derived from the Arrow schema (docs/arrow.md gives the rule).
+    ``options`` go to the library's FileWriter (``sync_interval``,
+    ``metadata``...). Values the Avro type cannot hold are the library's
+    DatumError naming the field.
+    """
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    if schema is None:
+        schema = derive_avro(table.schema, symbols=_dictionaries(table))
+    parsed = parse_schema(schema)
+    root = _root(parsed)
+    fields = {field.name: field for field in root.fields}
+    extra = [name for name in table.column_names if name not in fields]
+    missing = [f.name for f in root.fields if f.name not in table.column_names and not f.has_default]
+    if extra or missing:
+        parts = []
+        if missing:
+            parts.append(f"the schema's field {', '.join(map(repr, missing))} has no column (and no default)")
+        if extra:
+            parts.append(f"the column {', '.join(map(repr, extra))} is no field of the schema")
+        raise ValueError("the table does not match the schema: " + "; ".join(parts))
+    converter = Values(parsed)
+    with opened(dest, "wb") as fo:
+        writer = FileWriter(fo, parsed, codec, **options)
+        for batch in table.to_batches():
+            columns = [
+                (name, converter.values(fields[name].type, batch.column(name), name))
+                for name in table.column_names
+            ]
+            writer.write_many(rows(columns, batch.num_rows))
+        writer.close()
+
+
+def _dictionaries(table: pa.Table) -> dict[str, list]:
+    """The symbols of the top-level dictionary columns of strings whose
+    chunks share one dictionary (the candidates for enums)."""
+    found = {}
+    for field in table.schema:
+        kind = field.type
+        if not (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type)):
+            continue
+        chunks = table.column(field.name).chunks
+        dictionaries = [chunk.dictionary for chunk in chunks]
+        if dictionaries and all(d.equals(dictionaries[0]) for d in dictionaries):
+            found[field.name] = dictionaries[0].to_pylist()
+    return found
