@@ -212,6 +212,15 @@ def union_names(union, schema, naming, reader=None, reader_branches=None):
     return tuple(names) if any(name is not None for name in names) else None
 
 
+def branch_indexes(union):
+    """The names of ``union``'s branches where every value is read as
+    (branch index, value): the indexes; None for a null and one other type,
+    whose values say their branch."""
+    branches = union.branches
+    nulls = sum(getattr(branch, "name", None) == "null" for branch in branches)
+    return None if (len(branches) == 2 and nulls == 1) else tuple(range(len(branches)))
+
+
 def _naming(naming):
     """fastavro's four naming options as a tuple of bools, None for none."""
     if naming is None:
@@ -275,10 +284,12 @@ _UNITS = {"millis": UNIT_MILLIS, "micros": UNIT_MICROS, "nanos": UNIT_NANOS}
 class _Program:
     """The nodes of a schema as Python lists, before they become C arrays."""
 
-    def __init__(self, schema, naming=None, defaults=True):
+    def __init__(self, schema, naming=None, defaults=True, branches=False):
         """``defaults=False``: the fields' defaults are not encoded (a
         writer's schema in a resolution reads and skips, never writes, and
-        its defaults are not looked at, as Java does not look at them)."""
+        its defaults are not looked at, as Java does not look at them).
+        ``branches``: unions (other than a null and one type) read as
+        (branch index, value)."""
         from roastedavro import avroplan as avrogen
         from roastedavro.avro.types import Array, Enum, Fixed, Map, NamedRef, Primitive, Record, Union
 
@@ -296,6 +307,7 @@ class _Program:
         self.unions = {}    # union -> its dispatch (union_dispatch)
         self.plain = {}     # (primitive's name, lenient) -> its node, for plain primitives
         self.naming = naming if naming is not None and any(naming) else None
+        self.branches = branches
         self.defaults = defaults
         self.root = self.node(schema.root)
 
@@ -391,7 +403,10 @@ class _Program:
                 known = self.unions[key] = self.union_dispatch(avro)
             table, by_size, chooser = known
             names = None
-            if self.naming is not None:
+            if self.branches:
+                names = branch_indexes(avro)
+                self.keep.append(names)
+            elif self.naming is not None:
                 names = union_names(avro, schema, self.naming)
                 self.keep.append(names)
             index = self.add(avro, kind=K_UNION, size=len(avro.branches), obj=chooser, table=table,
@@ -607,8 +622,11 @@ cdef class Interpreter(DatumCodec):
         self.seen = NULL
         self.heat = Heat.__new__(Heat)
 
-    def __init__(self, schema, flags=None, naming=None, unicode_errors=None, strict=0):
-        """``strict``: fastavro's writer options, 1 for strict (a record
+    def __init__(self, schema, flags=None, naming=None, unicode_errors=None, strict=0, branches=False):
+        """``branches``: each union's value (other than a null and one
+        type's) read as (branch index, value), for readers that keep the
+        branch written (Arrow's dense unions).
+        ``strict``: fastavro's writer options, 1 for strict (a record
         must give every field and no other key), 2 for strict_allow_default
         (fields with a default may be left out); 0 for neither.
         ``naming``: fastavro's reader options (return_record_name,
@@ -621,7 +639,9 @@ cdef class Interpreter(DatumCodec):
         if not isinstance(schema, Schema):
             raise TypeError(f"an Interpreter takes a parsed schema (roastedavro.avro.parse_schema), "
                             f"not {type(schema).__name__}")
-        self.load_program(_Program(schema, _naming(naming)), flags)
+        if branches and naming is not None and any(naming):
+            raise ValueError("an Interpreter reads unions' branches by index or by fastavro's names, not both")
+        self.load_program(_Program(schema, _naming(naming), branches=branches), flags)
         self.set_unicode_errors(unicode_errors)
         if strict not in (0, 1, 2):
             raise ValueError(f"strict is 0, 1 (strict) or 2 (strict_allow_default), not {strict!r}")
@@ -1344,7 +1364,7 @@ class _ResolutionProgram:
     become C arrays; the reader's and the writer's plain programs read and
     skip the values the plan leaves to them."""
 
-    def __init__(self, resolution, naming=None, fastavro_values=False):
+    def __init__(self, resolution, naming=None, fastavro_values=False, branches=False):
         import importlib
         plans = importlib.import_module("roastedavro.avro.resolve")    # the plan's node classes
         from roastedavro.resolvegen import _NOT_CONSTANT, _constant_default
@@ -1353,8 +1373,9 @@ class _ResolutionProgram:
         self.constant_default = _constant_default
         self.not_constant = _NOT_CONSTANT
         self.resolution = resolution
-        self.reader = _Program(resolution.reader)
+        self.reader = _Program(resolution.reader, branches=branches)
         self.writer = _Program(resolution.writer, defaults=False)
+        self.branches = branches
         self.plans = []     # dicts of PlanNode's fields
         self.links = []     # a writer union's branch plans
         self.steps = []     # dicts of Step's fields
@@ -1415,7 +1436,16 @@ class _ResolutionProgram:
             return index
         if isinstance(plan, p.WriterUnion):
             names = None
-            if self.naming is not None:
+            reader = self.resolution.reader.deref(plan.reader)
+            if self.branches and isinstance(reader, p.Union) and branch_indexes(reader) is not None:
+                # the reader's branch each writer's branch is read as
+                names = tuple(
+                    branch.index if isinstance(branch, p.ReaderUnion)
+                    else None if isinstance(branch, p.Unreadable)
+                    else number
+                    for number, branch in enumerate(plan.branches))
+                self.keep.append(names)
+            elif self.naming is not None:
                 # the names of the reader's branches where the reader has a union
                 reader_branches = None
                 reader = self.resolution.reader.deref(plan.reader)
@@ -1541,8 +1571,12 @@ cdef class ResolvingInterpreter(DatumCodec):
         self.steps = NULL
 
     def __init__(self, writer_schema, reader_schema, flags=None, naming=None, unicode_errors=None,
-                 fastavro_values=False):
-        """``naming``: fastavro's naming options, as Interpreter's; the names
+                 fastavro_values=False, branches=False):
+        """``branches``: each value of a reader's union (other than a null
+        and one type's) read as (the reader's branch index, value), as
+        Interpreter's; a writer's value read into a reader's union that the
+        writer did not have is left as it is.
+        ``naming``: fastavro's naming options, as Interpreter's; the names
         are the reader's where the reader has a union. ``unicode_errors``:
         as Interpreter's. ``fastavro_values`` (and any naming option) reads
         fastavro's values where they are not the resolution's: the writer's
@@ -1570,7 +1604,10 @@ cdef class ResolvingInterpreter(DatumCodec):
                                "limit; no reader is built for the pair") from None
         # a pair no datum can be read across: SchemaResolutionError, as the compiled codec
         resolution.check()
-        program = _ResolutionProgram(resolution, _naming(naming), fastavro_values)
+        if branches and naming is not None and any(naming):
+            raise ValueError("a ResolvingInterpreter reads unions' branches by index or by fastavro's "
+                             "names, not both")
+        program = _ResolutionProgram(resolution, _naming(naming), fastavro_values, branches)
         self.fastavro_differs = program.fastavro_differs
         self.schema = reader_schema
         self.writer_schema = writer_schema

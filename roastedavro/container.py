@@ -270,9 +270,18 @@ class FileReader:
             ) from None
 
     def _decode(self, block: Block) -> list:
+        return self.decode_block(block)
+
+    def decode_block(self, block: Block, reader: Any = None) -> list:
+        """The block's records, decompressed and decoded: by ``reader``
+        where given (a tier-0 ``Interpreter`` of the file's schema, or a
+        ``ResolvingInterpreter`` of the file's and the reader's, made with
+        options the codec has not, such as ``branches=True``), else by the
+        codec. Paid for from the file's budget; a ContainerError naming the
+        block where its records cannot be read."""
         data = self.decompress(block)
         try:
-            return self.decode_records(data, block.count)
+            return self.decode_records(data, block.count, reader)
         except DecodeError as error:
             raise self._records_error(error, block, data) from None
 
@@ -280,7 +289,8 @@ class FileReader:
         """The ContainerError of a block whose records cannot be read."""
         reason = error.reason
         if reason.startswith("item budget exceeded"):
-            flags = self.avro_codec.flags
+            # the flags the codec has (or would have: another reader may have read)
+            flags = self._flags or CompileFlags()
             reason = (
                 f"item budget exceeded: a file's blocks may announce at most their length "
                 f"in bytes plus CompileFlags.item_allowance ({flags.item_allowance}) records "
@@ -321,15 +331,17 @@ class FileReader:
             )
         self._allowance = size + allowance - block.count
 
-    def decode_records(self, data: bytes | bytearray, count: int) -> list:
-        """``count`` records from a block's decompressed data. Records and
-        the items of their arrays and maps are paid for from one budget per
-        file: the blocks' bytes so far plus the codec's item_allowance (a
-        block that cannot be read spends what is left of the allowance)."""
-        reader = self.avro_codec._reader
+    def decode_records(self, data: bytes | bytearray, count: int, reader: Any = None) -> list:
+        """``count`` records from a block's decompressed data (read by
+        ``reader`` where given, as decode_block's). Records and the items of
+        their arrays and maps are paid for from one budget per file: the
+        blocks' bytes so far plus the codec's item_allowance (a block that
+        cannot be read spends what is left of the allowance)."""
+        if reader is None:
+            reader = self.avro_codec._reader
         allowance = self._allowance
         if allowance is None:
-            allowance = self.avro_codec.flags.item_allowance
+            allowance = (self._flags or CompileFlags()).item_allowance
         self._allowance_before, self._allowance = allowance, 0
         records, self._allowance = reader.load_block_within(data, count, allowance)
         return records

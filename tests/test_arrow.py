@@ -633,3 +633,41 @@ def test_urls_open_through_fsspec(tmp_path):
     url = f"file://{tmp_path}/x.avro"
     write_table(pa.table({"x": pa.array([1], pa.int64()), "y": [2.0]}), url, POINT)
     assert read_table(url).to_pylist() == [{"x": 1, "y": 2.0}]
+
+
+def test_a_union_value_keeps_the_branch_it_was_written_in():
+    # 5 written in the long branch of ["string", "int", "long"] (the byte
+    # fastavro writes for the int branch changed to the long's): a chooser
+    # would put it back in the int branch; the table keeps the long one
+    schema = {
+        "type": "record",
+        "name": "U",
+        "fields": [
+            {"name": "u", "type": ["string", "int", "long"]},
+            {"name": "many", "type": {"type": "array", "items": ["float", "double"]}},
+        ],
+    }
+    data = avro_file(schema, [{"u": 5, "many": [1.5]}]).getvalue()
+    written = b"\x02\x0a\x02\x02"  # the int branch, 5, an array of one item in the double branch
+    assert data.count(written) == 1
+    in_long = data.replace(written, b"\x04\x0a\x02\x02")  # the long branch
+    assert fastavro_records(in_long) == [{"u": 5, "many": [1.5]}]
+    table = read_table(io.BytesIO(in_long))
+    assert table.column("u").chunk(0).type_codes.to_pylist() == [2]
+    assert table.column("many").chunk(0).values.type_codes.to_pylist() == [1]
+    out = io.BytesIO()
+    write_table(table, out, schema)
+    assert _block_data(out.getvalue()) == _block_data(in_long)
+    # read as a reader schema's union: the reader's branch the writer's is read as
+    reader = {
+        "type": "record",
+        "name": "U",
+        "fields": [
+            {"name": "u", "type": ["long", "int", "string"]},
+            {"name": "many", "type": {"type": "array", "items": ["double", "float"]}},
+        ],
+    }
+    evolved = read_table(io.BytesIO(in_long), reader_schema=reader)
+    assert evolved.column("u").chunk(0).type_codes.to_pylist() == [0]
+    assert evolved.column("many").chunk(0).values.type_codes.to_pylist() == [0]
+    assert evolved.to_pylist() == [{"u": 5, "many": [1.5]}]

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import struct
 
 import fastavro
 import pytest
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 
 from avro_strategies import as_read, assert_same, avro_schemas, datums, in_tuple_notation
 from roastedavro import AvroCodec
-from roastedavro._tier0 import Interpreter
+from roastedavro._tier0 import Interpreter, ResolvingInterpreter
 from roastedavro.avro import parse_schema
 from roastedavro.errors import DatumError, DecodeError
 from roastedavro.flags import CompileFlags
@@ -710,3 +711,34 @@ def test_the_programs_min_sizes_are_the_generators(schema):
     assert ours.records == theirs.records
     for avro in model.walk():
         assert ours.of(avro) == theirs.of(avro)
+
+
+def test_branches_reads_each_union_value_with_the_branch_it_was_written_in():
+    # the union index is the datum's first byte (zig-zagged): read back as written
+    union = ["null", "string", "int", "long", {"type": "array", "items": ["float", "double"]}]
+    schema = parse_schema({"type": "record", "name": "B", "fields": [{"name": "u", "type": union}]})
+    cases = [
+        (b"\x00", (0, None)),
+        (b"\x02\x02x", (1, "x")),
+        (b"\x04\x0a", (2, 5)),
+        (b"\x06\x0a", (3, 5)),
+        (b"\x08\x02\x02" + struct.pack("<d", 1.5) + b"\x00", (4, [(1, 1.5)])),
+    ]
+    reader = Interpreter(schema, branches=True)
+    for data, value in cases:
+        assert reader.load(data) == {"u": value}
+    # a null and one type: the value says its branch, as without the option
+    nullable = parse_schema(
+        {"type": "record", "name": "N", "fields": [{"name": "n", "type": ["null", "long"]}]}
+    )
+    assert Interpreter(nullable, branches=True).load(b"\x02\x0a") == {"n": 5}
+    # resolution: the reader's branch the writer's is read as
+    reversed_union = parse_schema(
+        {"type": "record", "name": "B", "fields": [{"name": "u", "type": ["long", "int", "string", "null"]}]}
+    )
+    resolving = ResolvingInterpreter(schema, reversed_union, branches=True)
+    assert resolving.load(b"\x06\x0a") == {"u": (0, 5)}
+    assert resolving.load(b"\x04\x0a") == {"u": (1, 5)}
+    assert resolving.load(b"\x00") == {"u": (3, None)}
+    with pytest.raises(ValueError, match="not both"):
+        Interpreter(schema, naming=(True, False, False, False), branches=True)

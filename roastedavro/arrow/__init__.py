@@ -20,7 +20,8 @@ from roastedavro.arrow._io import opened
 from roastedavro.arrow._types import arrow_schema_of, derive_avro
 from roastedavro.arrow._values import Values, rows
 from roastedavro.avro.parse import parse_schema
-from roastedavro.avro.types import Record, Schema, to_json_value
+from roastedavro._tier0 import Interpreter, ResolvingInterpreter, branch_indexes
+from roastedavro.avro.types import Array, Map, NamedRef, Record, Schema, Union, to_json_value
 from roastedavro.container import FileReader, FileWriter
 from roastedavro.errors import SchemaError
 
@@ -117,9 +118,10 @@ def _read(
     root = _root(schema)
     target = arrow_schema_of(schema)
     builder = Builder(schema)
+    decoder = _branch_reader(reader, schema, options.get("flags"))
     pending: list = []
     for block in reader.blocks():
-        pending.extend(block.records())
+        pending.extend(reader.decode_block(block, decoder))
         whole = len(pending) - len(pending) % batch_size
         for start in range(0, whole, batch_size):
             empty = False
@@ -127,6 +129,39 @@ def _read(
         del pending[:whole]
     if pending or empty:
         yield _batch(builder, root, target, pending)
+
+
+def _branch_reader(reader: FileReader, schema: Schema, flags: Any) -> Any:
+    """Where ``schema`` has a union of more than a null and one type: a
+    tier-0 reader that reads each such union's value as (branch index,
+    value), so the dense union keeps the branch written (an int written in
+    a long branch stays there); None (the file's codec reads) otherwise."""
+    if not any(branch_indexes(union) is not None for union in _unions(schema)):
+        return None
+    if schema is reader.writer_schema:
+        return Interpreter(schema, flags, branches=True)
+    return ResolvingInterpreter(reader.writer_schema, schema, flags, branches=True)
+
+
+def _unions(schema: Schema) -> Iterator[Union]:
+    """The unions within ``schema``'s type (each named type looked into once)."""
+    seen: set[str] = set()
+    pending: list[Any] = [schema.root]
+    while pending:
+        avro = pending.pop()
+        if isinstance(avro, NamedRef):
+            avro = schema.deref(avro)
+        if isinstance(avro, Union):
+            yield avro
+            pending.extend(avro.branches)
+        elif isinstance(avro, Record):
+            if avro.name not in seen:
+                seen.add(avro.name)
+                pending.extend(field.type for field in avro.fields)
+        elif isinstance(avro, Array):
+            pending.append(avro.items)
+        elif isinstance(avro, Map):
+            pending.append(avro.values)
 
 
 def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> pa.RecordBatch:

@@ -133,6 +133,9 @@ class Builder:
                 # the null branch, or (under a null record) a null in the first branch
                 index = null if null is not None else 0
                 value = None
+            elif type(v) is tuple:
+                # read with its branch (read_table's branch reader): kept as written
+                index, value = v
             else:
                 index, value = chooser.choose(v)
             types.append(index)
