@@ -21,6 +21,8 @@ setup(
         Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"], extra_compile_args=["-O2", "-g0"]),
         # tier 0: the interpreter of plain Avro schemas (no compiler needed at run time)
         Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"], extra_compile_args=["-O2", "-g0"]),
+        # roastedavro.arrow's reader: records decoded straight into Arrow buffers
+        Extension("roastedavro._columns", ["roastedavro/_columns.pyx"], extra_compile_args=["-O2", "-g0"]),
         # roastedavro.fastavro's per-call paths
         Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"], extra_compile_args=["-O2", "-g0"]),
     ],

@@ -48,7 +48,7 @@ from roastedavro import AvroCodec, CompiledSchema
 package = pathlib.Path(roastedavro.__file__).resolve().parent
 # the installed copy, not the checkout's
 assert pathlib.Path(sys.prefix).resolve() in package.parents, (sys.prefix, package)
-for name in ("py.typed", "_runtime.pxd", "_runtime.pyx", "_runtime.pyi", "_tier0.pyi", "_dropin.pyi"):
+for name in ("py.typed", "_runtime.pxd", "_runtime.pyx", "_runtime.pyi", "_tier0.pyi", "_dropin.pyi", "_columns.pyi"):
     assert (package / name).is_file(), name
 assert list((package / "templates").glob("*.j2")), "no templates"
 import roastedavro.avro, roastedavro.encoders, roastedavro.fastavro  # noqa: E401,F401
@@ -125,10 +125,12 @@ def check_sdist(path):
         "roastedavro/_runtime.pyx",
         "roastedavro/_tier0.pyx",
         "roastedavro/_dropin.pyx",
+        "roastedavro/_columns.pyx",
         "roastedavro/py.typed",
         "roastedavro/_runtime.pyi",
         "roastedavro/_tier0.pyi",
         "roastedavro/_dropin.pyi",
+        "roastedavro/_columns.pyi",
     ):
         assert name in files, name
     for package in SUBPACKAGES:
@@ -160,12 +162,14 @@ def check_wheel(path):
         "roastedavro/_runtime.pyi",
         "roastedavro/_tier0.pyi",
         "roastedavro/_dropin.pyi",
+        "roastedavro/_columns.pyi",
     ):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
     assert {f"roastedavro/templates/{name}" for name in TEMPLATES} <= files
-    for extension in ("_runtime", "_tier0", "_dropin"):  # the runtime, tier 0, the drop-in's calls
+    # the runtime, tier 0, the drop-in's calls, the Arrow column reader
+    for extension in ("_runtime", "_tier0", "_dropin", "_columns"):
         built = [
             name
             for name in files

@@ -16,6 +16,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 import pyarrow as pa
 
 from roastedavro.arrow._build import Builder
+from roastedavro.arrow._columns import Plan, column_reader, finish
 from roastedavro.arrow._io import opened
 from roastedavro.arrow._types import arrow_schema_of, derive_avro
 from roastedavro.arrow._values import Values, rows
@@ -109,14 +110,22 @@ def _read(
 ) -> Iterator[pa.RecordBatch]:
     """The batches of ``fo``'s records (``empty``: one of no rows for a file of none)."""
     reader = FileReader(fo, reader_schema, **options)
-    schema = reader.reader_schema
+    schema = written = reader.reader_schema
     if columns is not None:
+        columns = list(columns)
         schema = _projected(schema, columns)
         # before the first block: the codec is built from these models
         reader.reader_schema = schema
         reader._models = (reader.writer_schema, schema)
     root = _root(schema)
     target = arrow_schema_of(schema)
+    if written is reader.writer_schema:
+        # the records as written (the columns not asked for skipped): straight
+        # into Arrow buffers where every type's Arrow values are as stored
+        columnar = column_reader(written, options.get("flags"), columns)
+        if columnar is not None:
+            yield from _read_columns(reader, columnar, target, batch_size, empty)
+            return
     builder = Builder(schema)
     decoder = _branch_reader(reader, schema, options.get("flags"))
     pending: list = []
@@ -129,6 +138,39 @@ def _read(
         del pending[:whole]
     if pending or empty:
         yield _batch(builder, root, target, pending)
+
+
+def _read_columns(
+    reader: FileReader, columnar: tuple[Any, Plan], target: pa.Schema, batch_size: int, empty: bool
+) -> Iterator[pa.RecordBatch]:
+    """The batches of the records as written, decoded into Arrow buffers
+    (roastedavro.arrow._columns): each block into the columns, a batch cut
+    whenever they hold batch_size rows."""
+    decoder, root = columnar
+    kind = pa.struct(list(target))
+    pending: pa.StructArray | None = None  # rows left over from the last cut
+    for block in reader.blocks():
+        reader.decode_block(block, decoder)
+        if root.column.length < batch_size:
+            continue
+        rows = _struct(root, kind, pending)
+        whole = len(rows) - len(rows) % batch_size
+        for start in range(0, whole, batch_size):
+            empty = False
+            yield pa.RecordBatch.from_struct_array(rows.slice(start, batch_size))
+        pending = rows.slice(whole) if whole < len(rows) else None
+    if root.column.length or pending is not None or empty:
+        yield pa.RecordBatch.from_struct_array(_struct(root, kind, pending))
+
+
+def _struct(root: Plan, kind: pa.DataType, pending: pa.StructArray | None) -> pa.StructArray:
+    """The rows read into ``root`` (after ``pending``) as one struct array of ``kind``."""
+    rows = finish(root)
+    if rows.type != kind:
+        # the columns asked for, in their order (the records have no nulls of their own)
+        children = [rows.field(rows.type.get_field_index(field.name)) for field in kind]
+        rows = pa.StructArray.from_arrays(children, fields=list(kind))
+    return rows if pending is None else pa.concat_arrays([pending, rows])
 
 
 def _branch_reader(reader: FileReader, schema: Schema, flags: Any) -> Any:
@@ -169,6 +211,9 @@ def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> 
         builder.build(field.type, [record[field.name] for record in records], field.name)
         for field in root.fields
     ]
+    if not arrays:
+        # records of no fields: the rows still count
+        return pa.RecordBatch.from_struct_array(pa.array([{}] * len(records), pa.struct([])))
     return pa.RecordBatch.from_arrays(arrays, schema=target)
 
 

@@ -1,0 +1,365 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""Avro records read straight into Arrow's buffers (roastedavro.arrow).
+
+A tree of ``Column``s, one per Avro type in the schema (made by
+roastedavro.arrow._columns from the Avro model), reads a block's records
+with the runtime's primitives (their checks, bounds and errors) and appends
+each value to its column's buffers: validity bytes, fixed-width values,
+offsets, variable-length data. No Python object is made per value.
+``buffers()`` hands a column's bytes over for ``pyarrow.Array.from_buffers``
+and starts the column again empty.
+"""
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memcpy, memset
+
+from roastedavro._runtime cimport (
+    Reader, open_reader, close_reader, check_count, check_read_stack, read_long, read_int, read_index,
+    read_boolean, read_double, read_float, read_length, read_block_count, skip_raw, skip_long, skip_length,
+    pass_str, raise_decode_error,
+)
+from roastedavro.errors import DecodeError
+
+# column kinds (roastedavro.arrow._columns names them)
+cdef enum:
+    C_NULL = 0
+    C_BOOLEAN = 1
+    C_INT32 = 2      # int, date, time-millis: a varint read as an int, stored in 4 bytes
+    C_INT64 = 3      # long, time-micros, timestamps
+    C_FLOAT32 = 4
+    C_FLOAT64 = 5
+    C_STRING = 6     # UTF-8 checked
+    C_BINARY = 7
+    C_FIXED = 8
+    C_ENUM = 9       # the symbol's index (a dictionary's indices)
+    C_STRUCT = 10
+    C_LIST = 11
+    C_MAP = 12       # children: the keys' string column, the values' column
+    C_UNION = 13     # dense: a type id and an offset per value, a child per branch
+
+
+cdef class Bytes:
+    """A growable byte buffer."""
+    cdef char* data
+    cdef Py_ssize_t size
+    cdef Py_ssize_t capacity
+
+    def __dealloc__(self):
+        PyMem_Free(self.data)
+
+    cdef inline char* room(self, Py_ssize_t extra) except NULL:
+        # where the next ``extra`` bytes go (the caller adds them to size)
+        cdef Py_ssize_t wanted = self.size + extra
+        cdef Py_ssize_t capacity
+        cdef char* grown
+        if wanted > self.capacity or self.data == NULL:    # (NULL would read as the error)
+            capacity = max(wanted, 2 * self.capacity, 64)
+            grown = <char*>PyMem_Realloc(self.data, capacity)
+            if grown == NULL:
+                raise MemoryError()
+            self.data = grown
+            self.capacity = capacity
+        return self.data + self.size
+
+    cdef inline int add(self, const void* value, Py_ssize_t n) except -1:
+        memcpy(self.room(n), value, n)
+        self.size += n
+        return 0
+
+    cdef bytes take(self):
+        # the bytes so far, and the buffer empty again (its memory kept)
+        value = PyBytes_FromStringAndSize(self.data, self.size)
+        self.size = 0
+        return value
+
+
+cdef class Column:
+    """The buffers of one Avro type's values (see the module's docstring)."""
+    cdef readonly int kind
+    cdef readonly Py_ssize_t length
+    cdef readonly Py_ssize_t null_count
+    cdef int null_index         # a ["null", T] union's null branch; -1: not nullable
+    cdef Py_ssize_t size        # FIXED: its size; ENUM: the symbols; UNION: the branches
+    cdef Py_ssize_t min_size    # LIST, MAP: the fewest bytes an item takes
+    cdef list children
+    cdef readonly bint keep     # False: a column not asked for, its values skipped (checked as skipping
+                                # checks them: strings' UTF-8 is not), nothing stored
+    cdef Bytes valid            # a byte per value, 1 where it is not null
+    cdef Bytes values           # fixed-width values, or offsets, or a union's offsets
+    cdef Bytes data             # strings' and bytes' bytes; a union's type ids
+
+    def __init__(self, int kind, int null_index=-1, Py_ssize_t size=0, Py_ssize_t min_size=0,
+                 children=(), bint keep=True):
+        self.kind = kind
+        self.keep = keep
+        self.null_index = null_index
+        self.size = size
+        self.min_size = min_size
+        self.children = list(children)
+        self.valid = Bytes()
+        self.values = Bytes()
+        self.data = Bytes()
+        self.start()
+
+    cdef int start(self) except -1:
+        cdef int32_t zero = 0
+        self.length = 0
+        self.null_count = 0
+        if self.kind in (C_STRING, C_BINARY, C_LIST, C_MAP):
+            self.values.add(&zero, 4)    # offsets start at 0
+        return 0
+
+    cdef int read(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+        """Reads one value at r and appends it."""
+        cdef char one = 1
+        if not self.keep:
+            return self.skip(r, depth, max_depth, max_items)
+        if self.null_index >= 0:
+            if read_index(r, 2) == self.null_index:
+                return self.append_null()
+        self.valid.add(&one, 1)
+        self.length += 1
+        return self.read_value(r, depth, max_depth, max_items)
+
+    cdef int read_value(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+        cdef int kind = self.kind
+        cdef int32_t small
+        cdef int64_t wide
+        cdef float single
+        cdef double double_
+        cdef char flag
+        cdef Py_ssize_t start
+        cdef Py_ssize_t n
+        cdef long long count
+        cdef long long position
+        cdef Column child
+        cdef int branch
+        if kind == C_INT64:
+            wide = read_long(r)
+            return self.values.add(&wide, 8)
+        if kind == C_INT32:
+            small = <int32_t>read_int(r)
+            return self.values.add(&small, 4)
+        if kind == C_STRING or kind == C_BINARY:
+            start = r.pos
+            n = read_length(r)
+            if kind == C_STRING:
+                r.pos = start
+                pass_str(r)    # its UTF-8 checked, the error at its offset
+            else:
+                skip_raw(r, n)
+            self.data.add(r.data + r.pos - n, n)
+            return self.add_offset(self.data.size)
+        if kind == C_FLOAT64:
+            double_ = read_double(r)
+            return self.values.add(&double_, 8)
+        if kind == C_FLOAT32:
+            single = <float>read_float(r)
+            return self.values.add(&single, 4)
+        if kind == C_BOOLEAN:
+            flag = read_boolean(r)
+            return self.values.add(&flag, 1)
+        if kind == C_ENUM:
+            small = read_index(r, self.size)
+            return self.values.add(&small, 4)
+        if kind == C_FIXED:
+            start = r.pos
+            skip_raw(r, self.size)
+            return self.data.add(r.data + start, self.size)
+        if kind == C_STRUCT:
+            depth += 1
+            if depth > max_depth:
+                raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                                   % max_depth, r.pos)
+            if (depth & 31) == 31:
+                check_read_stack(r, depth)
+            for child in self.children:
+                child.read(r, depth, max_depth, max_items)
+            return 0
+        if kind == C_LIST or kind == C_MAP:
+            count = read_block_count(r, self.min_size, max_items)
+            while count:
+                for position in range(count):
+                    if kind == C_MAP:
+                        (<Column>self.children[0]).read(r, depth, max_depth, max_items)
+                        (<Column>self.children[1]).read(r, depth, max_depth, max_items)
+                    else:
+                        (<Column>self.children[0]).read(r, depth, max_depth, max_items)
+                count = read_block_count(r, self.min_size, max_items)
+            child = self.children[0]
+            return self.add_offset(child.length)
+        if kind == C_UNION:
+            branch = read_index(r, self.size)
+            child = self.children[branch]
+            return self.add_branch(branch, child, r, depth, max_depth, max_items)
+        return 0    # null: no bytes
+
+    cdef int skip(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+        """Passes over one value at r with the checks skipping makes (the
+        writer's skippers': ints' range, booleans, indexes, counts and the
+        item budget, lengths)."""
+        cdef int kind = self.kind
+        cdef long long count
+        cdef long long position
+        cdef Column child
+        if self.null_index >= 0:
+            if read_index(r, 2) == self.null_index:
+                return 0
+        if kind == C_INT64:
+            return skip_long(r)
+        if kind == C_STRING or kind == C_BINARY:
+            return skip_length(r)
+        if kind == C_INT32:
+            read_int(r)
+            return 0
+        if kind == C_FLOAT64:
+            return skip_raw(r, 8)
+        if kind == C_FLOAT32:
+            return skip_raw(r, 4)
+        if kind == C_BOOLEAN:
+            read_boolean(r)
+            return 0
+        if kind == C_ENUM:
+            read_index(r, self.size)
+            return 0
+        if kind == C_FIXED:
+            return skip_raw(r, self.size)
+        if kind == C_STRUCT:
+            depth += 1
+            if depth > max_depth:
+                raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                                   % max_depth, r.pos)
+            if (depth & 31) == 31:
+                check_read_stack(r, depth)
+            for child in self.children:
+                child.skip(r, depth, max_depth, max_items)
+            return 0
+        if kind == C_LIST or kind == C_MAP:
+            count = read_block_count(r, self.min_size, max_items)
+            while count:
+                for position in range(count):
+                    if kind == C_MAP:
+                        skip_length(r)
+                        (<Column>self.children[1]).skip(r, depth, max_depth, max_items)
+                    else:
+                        (<Column>self.children[0]).skip(r, depth, max_depth, max_items)
+                count = read_block_count(r, self.min_size, max_items)
+            return 0
+        if kind == C_UNION:
+            return (<Column>self.children[read_index(r, self.size)]).skip(r, depth, max_depth, max_items)
+        return 0    # null: no bytes
+
+    cdef int add_branch(self, int branch, Column child, Reader* r, int depth, int max_depth,
+                        Py_ssize_t max_items) except -1:
+        cdef char type_id = <char>branch
+        cdef int32_t offset = <int32_t>child.length
+        self.data.add(&type_id, 1)
+        self.values.add(&offset, 4)
+        if r == NULL:
+            return child.append_null()
+        return child.read(r, depth, max_depth, max_items)
+
+    cdef inline int add_offset(self, Py_ssize_t end) except -1:
+        cdef int32_t offset
+        if end > 2147483647:
+            raise DecodeError(u"more than 2 GiB of values in one Arrow column of a batch: "
+                              u"read with a smaller batch_size", 0)
+        offset = <int32_t>end
+        return self.values.add(&offset, 4)
+
+    cdef int append_null(self) except -1:
+        """A null (or, under a null record, a placeholder the validity hides)."""
+        cdef char zero = 0
+        cdef char filler[16]
+        cdef Column child
+        self.valid.add(&zero, 1)
+        self.length += 1
+        self.null_count += 1
+        kind = self.kind
+        memset(filler, 0, 16)
+        if kind == C_INT64 or kind == C_FLOAT64:
+            return self.values.add(filler, 8)
+        if kind == C_INT32 or kind == C_FLOAT32 or kind == C_ENUM:
+            return self.values.add(filler, 4)
+        if kind == C_BOOLEAN:
+            return self.values.add(filler, 1)
+        if kind == C_STRING or kind == C_BINARY:
+            return self.add_offset(self.data.size)
+        if kind == C_FIXED:
+            memset(self.data.room(self.size), 0, self.size)
+            self.data.size += self.size
+            return 0
+        if kind == C_STRUCT:
+            for child in self.children:
+                child.append_null()
+            return 0
+        if kind == C_LIST or kind == C_MAP:
+            return self.add_offset((<Column>self.children[0]).length)
+        if kind == C_UNION:
+            return self.add_branch(0, self.children[0], NULL, 0, 0, 0)
+        return 0
+
+    def buffers(self):
+        """(length, null_count, validity bits or None, values bytes, data
+        bytes), and the column empty again; children's are their own."""
+        length, nulls = self.length, self.null_count
+        validity = self.bits(self.valid) if nulls else None
+        self.valid.size = 0
+        if self.kind == C_BOOLEAN:
+            values = self.bits(self.values)
+            self.values.size = 0
+        else:
+            values = self.values.take()
+        data = self.data.take()
+        self.start()
+        return length, nulls, validity, values, data
+
+    cdef bytes bits(self, Bytes flags):
+        # Arrow's bitmaps: a bit per value, least significant first
+        cdef Py_ssize_t n = flags.size
+        cdef Py_ssize_t i
+        packed = bytearray((n + 7) // 8)
+        cdef unsigned char* out = packed
+        for i in range(n):
+            if flags.data[i]:
+                out[i >> 3] |= <unsigned char>(1 << (i & 7))
+        return bytes(packed)
+
+
+cdef class BlockReader:
+    """Reads blocks of records into a struct Column (the records' columns):
+    ``load_block_within``, as the codecs' (roastedavro.container's
+    FileReader.decode_block), returns the rows read and what is left of
+    the item budget."""
+    cdef Column root
+    cdef Py_ssize_t min_size
+    cdef int max_depth
+    cdef Py_ssize_t max_items
+
+    def __init__(self, Column root, Py_ssize_t min_size, int max_depth, Py_ssize_t max_items):
+        self.root = root
+        self.min_size = min_size
+        self.max_depth = max_depth
+        self.max_items = max_items
+
+    def load_block_within(self, data, long long count, long long allowance):
+        cdef Reader r
+        cdef Py_buffer view
+        cdef long long number
+        if allowance < 0:
+            raise ValueError(u"a negative item allowance")
+        cdef int acquired = open_reader(&r, data, &view, allowance)
+        try:
+            if count < 0:
+                raise DecodeError(u"a block of %d values" % count, 0)
+            check_count(&r, count, self.min_size, 9223372036854775807, 0)
+            for number in range(count):
+                self.root.read(&r, 0, self.max_depth, self.max_items)
+            if r.pos != r.end:
+                raise DecodeError(u"%d bytes left in the block after its %d values"
+                                  % (r.end - r.pos, count), r.pos)
+        finally:
+            close_reader(&view, acquired)
+        return count, r.budget

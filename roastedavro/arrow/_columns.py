@@ -1,0 +1,217 @@
+"""The column reader of read_table: a schema's records decoded straight into
+Arrow buffers (roastedavro._columns), then made into arrays without a
+Python object per value.
+
+``column_reader(schema, flags)`` gives a BlockReader and its root Column
+where every type in the schema has such a column; None where one does not
+(decimals, uuids and big-decimals, whose Arrow values are converted from the
+library's Python values: read_table then builds the columns from the
+records, roastedavro.arrow._build).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from roastedavro import _columns as c
+from roastedavro.arrow._types import TIMESTAMPS, arrow_type, logical_name, nullable_branch
+from roastedavro.avro.types import (
+    Array,
+    AvroType,
+    Enum,
+    Fixed,
+    Map,
+    NamedRef,
+    Primitive,
+    Record,
+    Schema,
+    Union,
+)
+from roastedavro.avroplan import _MinSizes
+from roastedavro.flags import CompileFlags
+
+# Column kinds (the enum of roastedavro/_columns.pyx)
+NULL, BOOLEAN, INT32, INT64, FLOAT32, FLOAT64, STRING, BINARY, FIXED, ENUM, STRUCT, LIST, MAP, UNION = range(
+    14
+)
+
+_PLAIN = {
+    "null": NULL,
+    "boolean": BOOLEAN,
+    "int": INT32,
+    "long": INT64,
+    "float": FLOAT32,
+    "double": FLOAT64,
+    "string": STRING,
+    "bytes": BINARY,
+}
+#: logical types whose Arrow values are the Avro ones as stored (a date's
+#: days, a timestamp's units)
+_AS_STORED = {"date", "time-millis", "time-micros", *TIMESTAMPS}
+
+
+class _Unsupported(Exception):
+    """A type read_table builds from Python values instead."""
+
+
+class Plan:
+    """One column: its Column, Arrow type, and (an enum's) symbols."""
+
+    def __init__(self, column: Any, kind: pa.DataType, children: list[Plan], symbols: Any = None):
+        self.column = column
+        self.type = kind
+        self.children = children
+        self.symbols = symbols
+
+
+class _Planner:
+    def __init__(self, schema: Schema):
+        self.schema = schema
+        self.sizes = _MinSizes(schema)
+
+    def skipped(self, avro: AvroType) -> Plan:
+        """A column not asked for: its values skipped, not decoded."""
+        avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
+        null_index, children, size, min_size = -1, [], 0, 0
+        if isinstance(avro, Union):
+            branch = nullable_branch(avro)
+            if branch is None:
+                children = [self.skipped(b) for b in avro.branches]
+                column = c.Column(
+                    UNION, size=len(children), children=[p.column for p in children], keep=False
+                )
+                return Plan(column, pa.null(), children)
+            null_index = next(
+                i for i, b in enumerate(avro.branches) if isinstance(b, Primitive) and b.name == "null"
+            )
+            avro = self.schema.deref(branch) if isinstance(branch, NamedRef) else branch
+        if isinstance(avro, Primitive):
+            kind = _PLAIN[avro.name]
+        elif isinstance(avro, (Fixed, Enum)):
+            kind, size = (FIXED, avro.size) if isinstance(avro, Fixed) else (ENUM, len(avro.symbols))
+        elif isinstance(avro, Record):
+            kind, children = STRUCT, [self.skipped(field.type) for field in avro.fields]
+        elif isinstance(avro, Array):
+            kind, children, min_size = LIST, [self.skipped(avro.items)], self.sizes.of(avro.items)
+        else:  # a map
+            assert isinstance(avro, Map)
+            kind, min_size = MAP, 1 + self.sizes.of(avro.values)
+            children = [Plan(c.Column(STRING, keep=False), pa.null(), []), self.skipped(avro.values)]
+        column = c.Column(
+            kind, null_index, size=size, min_size=min_size, children=[p.column for p in children], keep=False
+        )
+        return Plan(column, pa.null(), children)
+
+    def plan(self, avro: AvroType) -> Plan:
+        avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
+        if isinstance(avro, Union):
+            branch = nullable_branch(avro)
+            if branch is not None:
+                null_index = next(
+                    i for i, b in enumerate(avro.branches) if isinstance(b, Primitive) and b.name == "null"
+                )
+                return self.value(
+                    self.schema.deref(branch) if isinstance(branch, NamedRef) else branch, null_index
+                )
+            children = [self.plan(b) for b in avro.branches]
+            column = c.Column(UNION, size=len(children), children=[p.column for p in children])
+            return Plan(column, arrow_type(avro, self.schema), children)
+        return self.value(avro, -1)
+
+    def value(self, avro: AvroType, null_index: int) -> Plan:
+        kind = arrow_type(avro, self.schema)
+        logical = logical_name(avro)
+        if logical is not None and logical not in _AS_STORED and logical != "duration":
+            raise _Unsupported(logical)
+        if isinstance(avro, Primitive):
+            return Plan(c.Column(_PLAIN[avro.name], null_index), kind, [])
+        if isinstance(avro, Fixed):
+            return Plan(c.Column(FIXED, null_index, size=avro.size), kind, [])
+        if isinstance(avro, Enum):
+            symbols = pa.array(avro.symbols, pa.string())
+            return Plan(c.Column(ENUM, null_index, size=len(avro.symbols)), kind, [], symbols)
+        if isinstance(avro, Record):
+            children = [self.plan(field.type) for field in avro.fields]
+            return Plan(c.Column(STRUCT, null_index, children=[p.column for p in children]), kind, children)
+        if isinstance(avro, Array):
+            items = self.plan(avro.items)
+            column = c.Column(LIST, null_index, min_size=self.sizes.of(avro.items), children=[items.column])
+            return Plan(column, kind, [items])
+        if isinstance(avro, Map):
+            keys = Plan(c.Column(STRING), pa.string(), [])
+            values = self.plan(avro.values)
+            column = c.Column(
+                MAP,
+                null_index,
+                min_size=1 + self.sizes.of(avro.values),
+                children=[keys.column, values.column],
+            )
+            return Plan(column, kind, [keys, values])
+        raise _Unsupported(type(avro).__name__)  # pragma: no cover
+
+
+def column_reader(
+    schema: Schema, flags: CompileFlags | None, columns: list[str] | None = None
+) -> tuple[Any, Plan] | None:
+    """A BlockReader of ``schema``'s records (a record type) and the plan
+    of its root column, or None where a type needs the Python values.
+    ``columns``: the top-level fields read (the others skipped, not
+    decoded); None: all of them."""
+    flags = flags or CompileFlags()
+    planner = _Planner(schema)
+    record = schema.deref(schema.root)
+    assert isinstance(record, Record)
+    try:
+        children = [
+            planner.plan(field.type)
+            if columns is None or field.name in columns
+            else planner.skipped(field.type)
+            for field in record.fields
+        ]
+    except _Unsupported:
+        return None
+    root = Plan(c.Column(STRUCT, children=[p.column for p in children]), arrow_type(record, schema), children)
+    if columns is not None:
+        root.type = pa.struct(
+            [root.type.field(field.name) for field in record.fields if field.name in columns]
+        )
+    reader = c.BlockReader(root.column, planner.sizes.of(schema.root), flags.max_depth, flags.max_items)
+    return reader, root
+
+
+def finish(plan: Plan) -> pa.Array:
+    """The Arrow array of the values read into ``plan``'s column so far,
+    which starts again empty (its children's too)."""
+    column = plan.column
+    length, nulls, validity, values, data = column.buffers()
+    kind = column.kind
+    valid = pa.py_buffer(validity) if validity is not None else None
+    if kind == NULL:
+        return pa.nulls(length)
+    if kind in (BOOLEAN, INT32, INT64, FLOAT32, FLOAT64):
+        return pa.Array.from_buffers(plan.type, length, [valid, pa.py_buffer(values)], null_count=nulls)
+    if kind in (STRING, BINARY):
+        buffers = [valid, pa.py_buffer(values), pa.py_buffer(data)]
+        return pa.Array.from_buffers(plan.type, length, buffers, null_count=nulls)
+    if kind == FIXED:
+        return pa.Array.from_buffers(plan.type, length, [valid, pa.py_buffer(data)], null_count=nulls)
+    if kind == ENUM:
+        indices = pa.Array.from_buffers(pa.int32(), length, [valid, pa.py_buffer(values)], null_count=nulls)
+        return pa.DictionaryArray.from_arrays(indices, plan.symbols)
+    children = [finish(child) for child in plan.children if child.column.keep]
+    if kind == STRUCT:
+        return pa.Array.from_buffers(plan.type, length, [valid], null_count=nulls, children=children)
+    if kind == LIST:
+        buffers = [valid, pa.py_buffer(values)]
+        return pa.Array.from_buffers(plan.type, length, buffers, null_count=nulls, children=children)
+    if kind == MAP:
+        keys, items = children
+        entries_type = pa.struct([plan.type.key_field, plan.type.item_field])
+        entries = pa.Array.from_buffers(entries_type, len(keys), [None], null_count=0, children=[keys, items])
+        buffers = [valid, pa.py_buffer(values)]
+        return pa.Array.from_buffers(plan.type, length, buffers, null_count=nulls, children=[entries])
+    # a dense union: its type ids and offsets
+    buffers = [None, pa.py_buffer(data), pa.py_buffer(values)]
+    return pa.Array.from_buffers(plan.type, length, buffers, null_count=0, children=children)
