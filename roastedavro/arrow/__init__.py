@@ -78,8 +78,10 @@ def iter_batches(
     evolution). ``columns`` reads only those top-level fields, in that
     order: the reader schema keeps only them, so the others are skipped,
     not decoded. A damaged file is the library's ContainerError naming the
-    block and its offset. ``options``: FileReader's ``max_block_size`` and
-    ``flags`` (``CompileFlags``: ``item_allowance``, ``max_depth``...).
+    block and its offset. ``options``: FileReader's ``max_block_size``,
+    ``flags`` (``CompileFlags``: ``item_allowance``, ``max_depth``...),
+    and ``start`` and ``end`` (only the blocks that start in that byte
+    range: a file split into ranges reads each block once).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
@@ -89,11 +91,11 @@ def iter_batches(
 
 
 def _check_options(options: dict) -> None:
-    unknown = set(options) - {"max_block_size", "flags"}
+    unknown = set(options) - {"max_block_size", "flags", "start", "end"}
     if unknown:
         raise TypeError(
             f"unexpected option {', '.join(sorted(unknown))}: a table is read with "
-            f"max_block_size and flags (FileReader's on_damage is not offered: "
+            f"max_block_size, flags, start and end (FileReader's on_damage is not offered: "
             f"a table would not say what it skipped)"
         )
 
@@ -107,13 +109,8 @@ def _read(
     empty: bool,
 ) -> Iterator[pa.RecordBatch]:
     """The batches of ``fo``'s records (``empty``: one of no rows for a file of none)."""
-    reader = FileReader(fo, reader_schema, **options)
+    reader = _reader(fo, columns, reader_schema, options)
     schema = reader.reader_schema
-    if columns is not None:
-        schema = _projected(schema, columns)
-        # before the first block: the codec is built from these models
-        reader.reader_schema = schema
-        reader._models = (reader.writer_schema, schema)
     root = _root(schema)
     target = arrow_schema_of(schema)
     builder = Builder(schema)
@@ -127,6 +124,17 @@ def _read(
         del pending[:whole]
     if pending or empty:
         yield _batch(builder, root, target, pending)
+
+
+def _reader(fo: BinaryIO, columns: Iterable[str] | None, reader_schema: Any, options: dict) -> FileReader:
+    """A FileReader of ``fo`` whose reader schema keeps only ``columns``."""
+    reader = FileReader(fo, reader_schema, **options)
+    if columns is not None:
+        schema = _projected(reader.reader_schema, columns)
+        # before the first block: the codec is built from these models
+        reader.reader_schema = schema
+        reader._models = (reader.writer_schema, schema)
+    return reader
 
 
 def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> pa.RecordBatch:
