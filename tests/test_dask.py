@@ -155,6 +155,21 @@ def test_columns_and_a_reader_schema_pass_through(big):
     assert got["kind"].astype(str).tolist()[:3] == ["OPEN", "CLOSE", "MOVE"]
 
 
+def test_dask_s_column_projection_reaches_the_reader(big, monkeypatch):
+    import roastedavro.dask
+
+    asked = []
+
+    def reading(source, columns=None, **options):
+        asked.append(columns)
+        return read_table(source, columns=columns, **options)
+
+    monkeypatch.setattr(roastedavro.dask, "read_table", reading)
+    frame = read_avro(big, blocksize=20000)
+    assert frame["score"].count().compute() == 5000 - len(range(0, 5000, 7))
+    assert asked and all(columns == ["score"] for columns in asked)
+
+
 def test_files_of_another_schema_need_a_reader_schema(tmp_path):
     write(tmp_path / "a.avro", events(10))
     other = {"type": "record", "name": "Other", "fields": [{"name": "id", "type": "long"}]}
@@ -265,15 +280,23 @@ def test_urls_through_fsspec(big):
 
 def test_a_failing_partition_leaves_no_file(tmp_path):
     schema = {"type": "record", "name": "Row", "fields": [{"name": "n", "type": "int"}]}
-    frame = dd.from_pandas(pd.DataFrame({"n": [1, 2, 3, 2**40, 5, 6]}), npartitions=3)
+    numbers = list(range(600))
+    numbers[350] = 2**40  # late in the second partition: blocks before it are written
+    frame = dd.from_pandas(pd.DataFrame({"n": numbers}), npartitions=3)
+    # one partition at a time: none is left running when to_avro raises
     with pytest.raises(DatumError, match="n"):
-        to_avro(frame, str(tmp_path / "out"), schema=schema)
+        to_avro(
+            frame,
+            str(tmp_path / "out"),
+            schema=schema,
+            sync_interval=50,
+            compute_kwargs={"scheduler": "sync"},
+        )
     left = sorted(os.listdir(tmp_path / "out"))
-    assert "part.1.avro" not in left
-    assert not [name for name in left if name.endswith(".tmp")]
-    for name in left:  # the partitions that succeeded are whole
+    assert "part.1.avro" not in left and not [name for name in left if not name.endswith(".avro")]
+    for name in left:  # a partition written before the failure is whole
         with open(tmp_path / "out" / name, "rb") as fo:
-            assert list(fastavro.reader(fo))
+            assert len(list(fastavro.reader(fo))) == 200
 
 
 @pytest.fixture(scope="module")
