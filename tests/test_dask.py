@@ -63,9 +63,13 @@ def together(frame: dd.DataFrame, **compute) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def threads():
-    # the tests' own scheduler (a Bag's default is processes); the cluster's test uses its client
-    with dask.config.set(scheduler="threads"):
+def threads_and_tier0():
+    # the tests' own scheduler (a Bag's default is processes); the cluster's test uses its
+    # client. tests/conftest.py compiles every codec first (eager): the partitions read and
+    # write through tier 0, as an ordinary process's first files are (the cluster's workers
+    # inherit the setting), and the compiled codecs are tested with roastedavro.arrow's
+    with pytest.MonkeyPatch.context() as patch, dask.config.set(scheduler="threads"):
+        patch.setenv("ROASTEDAVRO_COMPILE", "hot")
         yield
 
 
