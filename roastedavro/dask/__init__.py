@@ -105,18 +105,19 @@ def _read_partition(
     path, start, end = part
     with fs.open(path, "rb") as fo:
         table = read_table(fo, columns=columns, reader_schema=reader_schema, start=start, end=end, **options)
-    names = expected.names
     found = [(field.name, field.type) for field in table.schema]
-    wanted = [
-        (name, expected.field(name).type) if name in names else (name, None) for name in table.column_names
-    ]
+    wanted = [(name, expected.field(name).type) for name in table.column_names if name in expected.names]
     if found != wanted:
         raise ValueError(
-            f"the records of {path!r} are read as the columns {table.schema.to_string()}, "
-            f"not the first file's ({expected.to_string()}): read files of different schemas "
-            f"with reader_schema="
+            f"the records of {path!r} are read as the columns {_columns(found)}, not as the "
+            f"frame's {_columns([(field.name, field.type) for field in expected])} (the first "
+            f"file's, or the reader schema's): read files of different schemas with reader_schema="
         )
     return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def _columns(columns: list[tuple[str, pa.DataType]]) -> str:
+    return "(" + ", ".join(f"{name}: {kind}" for name, kind in columns) + ")"
 
 
 def read_avro(
