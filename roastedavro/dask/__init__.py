@@ -131,8 +131,9 @@ def read_avro(
     """Avro container files as a Dask DataFrame whose columns are
     Arrow-backed (``pd.ArrowDtype`` of ``roastedavro.arrow``'s types).
 
-    ``urlpath``: a path, a glob, a list of them, or fsspec URLs
-    (``storage_options`` go to the filesystem). ``blocksize`` (bytes, or a
+    ``urlpath``: a path, a glob, a list of them, a directory (its ``.avro``
+    files, in name order), or fsspec URLs (``storage_options`` go to the
+    filesystem). ``blocksize`` (bytes, or a
     size such as ``"64MiB"``) splits each file into byte ranges, a
     partition each, that own the blocks that start in them; ``None``: a
     partition per file. ``columns`` reads only those top-level fields (the
