@@ -25,7 +25,8 @@ from dask.dataframe.utils import UNKNOWN_CATEGORIES
 from dask.utils import parse_bytes
 from fsspec.core import get_fs_token_paths, url_to_fs
 
-from roastedavro.arrow import _projected, _reader, _root, arrow_schema, read_table, write_table
+from roastedavro.arrow import _batch, _projected, _reader, _root, arrow_schema, read_table, write_table
+from roastedavro.arrow._build import Builder
 from roastedavro.arrow._types import derive_avro
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
@@ -147,7 +148,9 @@ def read_avro(
     fs, paths, parts = _parts(urlpath, blocksize, storage_options)
     schema = _schema(fs, paths[0], columns, reader_schema, options)
     expected = arrow_schema(schema)
-    meta = expected.empty_table().to_pandas(types_mapper=pd.ArrowDtype)
+    # built as a file of no records is (pyarrow's empty_table() cannot make a dense_union)
+    empty = _batch(Builder(schema), _root(schema), expected, [])
+    meta = pa.Table.from_batches([empty]).to_pandas(types_mapper=pd.ArrowDtype)
     kwargs: dict[str, Any] = {
         "fs": fs,
         "reader_schema": reader_schema,
