@@ -146,6 +146,10 @@ def test_every_kind_of_column_reaches_the_frame(tmp_path):
         assert (
             pa.chunked_array(got[name].array.__arrow_array__()).to_pylist() == table.column(name).to_pylist()
         )
+    # and written again in a schema derived from the frame's meta
+    written = to_avro(frame.repartition(npartitions=2), str(tmp_path / "again"))
+    again = pa.concat_tables([read_table(path) for path in written])
+    assert again.to_pylist() == table.to_pylist()
 
 
 def test_range_bounds_at_block_starts_inside_markers_and_between(tmp_path):

@@ -299,8 +299,8 @@ def to_avro(
     if schema is None:
         arrow = _arrow_of(meta)
         schema = derive_avro(arrow, symbols=_categories(meta))
-        # the derived schema is checked now, not in each partition
-        write_table(arrow.empty_table(), _Discard(), schema, codec, **options)
+        # the derived schema is checked now (a name that is no Avro name), not in each partition
+        parse_schema(schema)
     else:
         _check_columns(meta, schema)
     fs, targets = _targets(path, df.npartitions, name_function, storage_options)
@@ -341,12 +341,3 @@ def _check_columns(meta: pd.DataFrame, schema: Any) -> None:
             parts.append(f"the column {', '.join(map(repr, extra))} is no field of the schema")
         raise ValueError("the frame does not match the schema: " + "; ".join(parts))
 
-
-class _Discard:
-    """A binary file object that keeps nothing (the schema's check)."""
-
-    def write(self, data: bytes) -> int:
-        return len(data)
-
-    def flush(self) -> None:
-        pass
