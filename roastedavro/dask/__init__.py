@@ -340,4 +340,3 @@ def _check_columns(meta: pd.DataFrame, schema: Any) -> None:
         if extra:
             parts.append(f"the column {', '.join(map(repr, extra))} is no field of the schema")
         raise ValueError("the frame does not match the schema: " + "; ".join(parts))
-
