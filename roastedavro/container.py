@@ -147,6 +147,15 @@ class FileReader:
     marker after the block's start, and ``skipped`` lists what was passed
     over). ``flags.item_allowance`` is the file's allowance of records and
     items beyond the bytes read (see ``decode_records``).
+
+    ``start`` and ``end`` split a file into byte ranges: the reader reads
+    only the blocks that start (at the byte after a sync marker, the
+    header's or a block's) at an offset in ``[start, end)``, so ranges that
+    cover a file read each of its blocks exactly once. The header is read
+    first; a ``start`` past it is reached by seeking to ``start - 16`` (a
+    stream that cannot seek is read up to there) and finding the next sync
+    marker. Blocks are then numbered from the first one read (their offsets
+    are the file's), and the item budget is the range's.
     """
 
     #: the rules the file's schema is parsed by (the fastavro drop-in's: "fastavro")
@@ -160,9 +169,14 @@ class FileReader:
         flags: CompileFlags | None = None,
         max_block_size: int = MAX_BLOCK_SIZE,
         on_damage: str = "raise",
+        start: int | None = None,
+        end: int | None = None,
     ):
         if on_damage not in ("raise", "skip"):
             raise ValueError(f"on_damage must be 'raise' or 'skip', not {on_damage!r}")
+        for name, bound in (("start", start), ("end", end)):
+            if bound is not None and (not isinstance(bound, int) or isinstance(bound, bool) or bound < 0):
+                raise ValueError(f"{name} must be an offset (an int, 0 or more), not {bound!r}")
         self._source = _Source(fo)
         self.header = _read_header(self._source, max_block_size, self._dialect)
         # the stream is left just after the header, as fastavro leaves it
@@ -188,6 +202,27 @@ class FileReader:
         # the codec's item_allowance, before the first block)
         self._allowance: int | None = None
         self._allowance_before = 0
+        self._end = end
+        # no block left to read (a start past the file's last sync marker)
+        self._finished = False
+        if start is not None and start > self.header.size:
+            self._finished = not self._seek_block(start)
+
+    def _seek_block(self, start: int) -> bool:
+        """To the first block that starts at ``start`` or after: just past
+        the first sync marker that ends there or later (False: none does)."""
+        source = self._source
+        # (a start within a marker's length of the header's end searches from there)
+        left = max(0, start - SYNC_SIZE - source.offset)
+        # a stream that cannot seek is read a MiB at a time, not gathered whole
+        step = left if source.seekable else 1 << 20
+        try:
+            while left > 0:
+                source.skip(min(step, left), "bytes before the range's start", None)
+                left -= min(step, left)
+        except FileEndedError:
+            return False  # the file ends before the range
+        return source.find(self.sync_marker)
 
     def _find_codec(self, name: str) -> _Codec:
         """The codec of the file's ``avro.codec`` (an unknown one is the
@@ -213,8 +248,10 @@ class FileReader:
     def _next_block(self) -> Block | None:
         source, number = self._source, self._number
         while True:
-            if source.at_end():
+            if self._finished or source.at_end():
                 return None
+            if self._end is not None and source.offset >= self._end:
+                return None  # the block is the next range's
             offset = source.offset
             if self.on_damage == "skip":
                 source.mark()

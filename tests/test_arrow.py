@@ -307,6 +307,18 @@ def test_batches_of_batch_size_rows_across_blocks():
         next(iter_batches(avro_file(POINT, points[:1]), batch_size=0))
 
 
+def test_start_and_end_read_the_blocks_that_start_in_a_byte_range():
+    points = [{"x": k, "y": k / 2} for k in range(1000)]
+    data = avro_file(POINT, points, sync_interval=100).getvalue()
+    pieces = [
+        read_table(io.BytesIO(data), start=start, end=start + 700, columns=["y"])
+        for start in range(0, len(data), 700)
+    ]
+    assert pa.concat_tables(pieces).column("y").to_pylist() == [p["y"] for p in points]
+    assert any(piece.num_rows == 0 for piece in pieces)  # a range with no block start
+    assert [b.num_rows for b in iter_batches(io.BytesIO(data), start=len(data))] == []
+
+
 def test_an_empty_file_is_an_empty_table_of_the_schema():
     table = read_table(avro_file(ALL, []))
     assert table.num_rows == 0 and table.schema == arrow_schema(ALL)

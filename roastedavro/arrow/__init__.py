@@ -80,8 +80,10 @@ def iter_batches(
     evolution). ``columns`` reads only those top-level fields, in that
     order: the reader schema keeps only them, so the others are skipped,
     not decoded. A damaged file is the library's ContainerError naming the
-    block and its offset. ``options``: FileReader's ``max_block_size`` and
-    ``flags`` (``CompileFlags``: ``item_allowance``, ``max_depth``...).
+    block and its offset. ``options``: FileReader's ``max_block_size``,
+    ``flags`` (``CompileFlags``: ``item_allowance``, ``max_depth``...),
+    and ``start`` and ``end`` (only the blocks that start in that byte
+    range: a file split into ranges reads each block once).
     """
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1, not {batch_size}")
@@ -91,11 +93,11 @@ def iter_batches(
 
 
 def _check_options(options: dict) -> None:
-    unknown = set(options) - {"max_block_size", "flags"}
+    unknown = set(options) - {"max_block_size", "flags", "start", "end"}
     if unknown:
         raise TypeError(
             f"unexpected option {', '.join(sorted(unknown))}: a table is read with "
-            f"max_block_size and flags (FileReader's on_damage is not offered: "
+            f"max_block_size, flags, start and end (FileReader's on_damage is not offered: "
             f"a table would not say what it skipped)"
         )
 
@@ -109,20 +111,15 @@ def _read(
     empty: bool,
 ) -> Iterator[pa.RecordBatch]:
     """The batches of ``fo``'s records (``empty``: one of no rows for a file of none)."""
-    reader = FileReader(fo, reader_schema, **options)
-    schema = written = reader.reader_schema
-    if columns is not None:
-        columns = list(columns)
-        schema = _projected(schema, columns)
-        # before the first block: the codec is built from these models
-        reader.reader_schema = schema
-        reader._models = (reader.writer_schema, schema)
+    columns = list(columns) if columns is not None else None
+    reader = _reader(fo, columns, reader_schema, options)
+    schema = reader.reader_schema
     root = _root(schema)
     target = arrow_schema_of(schema)
-    if written is reader.writer_schema:
+    if reader_schema is None:
         # the records as written (the columns not asked for skipped): straight
         # into Arrow buffers where every type's Arrow values are as stored
-        columnar = column_reader(written, options.get("flags"), columns)
+        columnar = column_reader(reader.writer_schema, options.get("flags"), columns)
         if columnar is not None:
             yield from _read_columns(reader, columnar, target, batch_size, empty)
             return
@@ -204,6 +201,17 @@ def _unions(schema: Schema) -> Iterator[Union]:
             pending.append(avro.items)
         elif isinstance(avro, Map):
             pending.append(avro.values)
+
+
+def _reader(fo: BinaryIO, columns: Iterable[str] | None, reader_schema: Any, options: dict) -> FileReader:
+    """A FileReader of ``fo`` whose reader schema keeps only ``columns``."""
+    reader = FileReader(fo, reader_schema, **options)
+    if columns is not None:
+        schema = _projected(reader.reader_schema, columns)
+        # before the first block: the codec is built from these models
+        reader.reader_schema = schema
+        reader._models = (reader.writer_schema, schema)
+    return reader
 
 
 def _batch(builder: Builder, root: Record, target: pa.Schema, records: list) -> pa.RecordBatch:
