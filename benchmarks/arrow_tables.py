@@ -539,6 +539,15 @@ def markdown(report: dict) -> str:
         f"Regenerate: `{command}` (from the repository root). See the docstring of "
         "benchmarks/arrow_tables.py for the method.",
         "",
+    ]
+    if count != 1_000_000 and env["mode"] == "full":
+        lines += [
+            f"Run with `--records {count}` rather than the default 1,000,000: fastavro's rounds "
+            "(its writer through `to_pylist` at 15,000-65,000 records/s) make a 1,000,000-record "
+            f"run about {report['elapsed_s'] * 1_000_000 / count / 60:.0f} minutes on this machine.",
+            "",
+        ]
+    lines += [
         "The files (written once per case and codec by fastavro, read from a temporary folder):",
         "",
     ]
@@ -583,6 +592,7 @@ def markdown(report: dict) -> str:
         lines.append(
             f"- {aim['case']}: {aim['aim']}: {fmt_x(aim['ratio'])}, {'met' if aim['met'] else 'NOT met'}"
         )
+    lines += ["", "## Types: where a contender's table differs from roastedavro's", "", *TYPE_NOTES]
     lines += [
         "",
         "## Best round (records/s)",
@@ -620,6 +630,26 @@ def markdown(report: dict) -> str:
                 lines.append(f"| {case} | {codec} | {direction} | {name} | {verdict} | {notes} |")
     lines += ["", "![records/s per case and codec](arrow_tables.png)", ""]
     return "\n".join(lines)
+
+
+TYPE_NOTES = [
+    "From the checks below (every table's values equal roastedavro's after a cast to its type):",
+    "",
+    "- polars-avro, jetliner and polars read strings as `large_string` and arrays as `large_list` "
+    "(roastedavro: `string`, `list`), and every nested field as nullable (roastedavro keeps the "
+    "Avro type's: a field that is not a union with null is `not null`).",
+    "- Enums: all three read a `dictionary<uint32, large_string>` (roastedavro: "
+    "`dictionary<int32, string>` whose dictionary is the schema's symbols in order); "
+    "fastavro's table, built with roastedavro's Arrow schema, holds the symbols in the order first read.",
+    "- Maps: polars-avro reads `map<large_string, int64>`; jetliner a `large_list` of "
+    "`struct<key, value>` (a list of pairs, not an Arrow map); polars' `read_avro` panics "
+    "(`PanicException: not yet implemented: Avro maps are mapped to MapArrays`).",
+    "- timestamp-micros: `timestamp[us, tz=UTC]` in every reader.",
+    "- Writing: polars-avro writes its own schema derived from the DataFrame (record "
+    '`topLevelRecord`, every field and array item `["null", T]`, the enum as a string), not the '
+    "file's; polars' `write_avro` refuses a timestamp with a time zone and a map, and has no "
+    "zstandard.",
+]
 
 
 def chart(report: dict, path: Path) -> None:
@@ -682,6 +712,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="rewrite arrow_tables.md and .png from arrow_tables.json in --out",
+    )
     args = parser.parse_args(argv)
     if args.records is None:
         args.records = 100_000 if args.quick else 1_000_000
@@ -698,6 +733,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
+    if args.render:
+        report = json.loads((args.out / "arrow_tables.json").read_text())
+        (args.out / "arrow_tables.md").write_text(markdown(report))
+        chart(report, args.out / "arrow_tables.png")
+        return report
     started_all = time.perf_counter()
 
     def log(message: str) -> None:
