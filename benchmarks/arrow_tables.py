@@ -1,7 +1,8 @@
 """Avro container files to and from Arrow tables: ``roastedavro.arrow`` against the other readers.
 
-    python -m benchmarks.arrow_tables                  # full: 1,000,000 records, 3 repeats
-    python -m benchmarks.arrow_tables --quick          # 100,000 records, 3 repeats, ~1-2 min
+    python -m benchmarks.arrow_tables                  # full: 1,000,000 records, 3 rounds, ~25 min
+    python -m benchmarks.arrow_tables --quick          # 100,000 records, 2 rounds, ~2 min
+    python -m benchmarks.arrow_tables --records 300000 # the committed run: 3 rounds, ~7.5 min
     python -m benchmarks.arrow_tables --records 300000 --repeats 5
     python -m benchmarks.arrow_tables --cases flat --codecs null
 
@@ -60,7 +61,7 @@ that raises (anything, ``BaseException`` included: polars' reader panics on
 maps with a ``PanicException`` outside ``Exception``) is reported as
 "fails" and not timed in that direction.
 
-Timing: one process, ``--repeats`` rounds (3); in each round, per case and
+Timing: one process, ``--repeats`` rounds (3; ``--quick`` 2); in each round, per case and
 codec, every reader reads once, then every writer writes once, in an order
 rotated by one each round (the machine is shared and noisy: interleaving
 spreads the noise over the contenders). ``gc.collect()`` before each run.
@@ -564,7 +565,8 @@ def markdown(report: dict) -> str:
         "",
         "## Records per second (ratio over fastavro)",
         "",
-        f"Median of {env['repeats']} rounds; fails: the contender raised (see Checks); n/a: not offered.",
+        f"Median of {env['repeats']} rounds; fails: the contender raised (see Checks); n/a: the codec "
+        "is not offered; -: no writer.",
         "",
         "| case | codec | direction | " + " | ".join(READERS) + " |",
         "| --- | --- | --- | " + " | ".join("---:" for _ in READERS) + " |",
@@ -710,7 +712,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--codecs", default=",".join(CODECS), help=f"comma-separated (default {','.join(CODECS)})"
     )
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
+    parser.add_argument("--repeats", type=int, help="interleaved rounds (default 3; quick 2)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="output folder")
     parser.add_argument(
         "--render",
@@ -720,6 +722,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.records is None:
         args.records = 100_000 if args.quick else 1_000_000
+    if args.repeats is None:
+        args.repeats = 2 if args.quick else 3
     args.cases = args.cases.split(",")
     args.codecs = args.codecs.split(",")
     for case in args.cases:
