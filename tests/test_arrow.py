@@ -784,3 +784,20 @@ def test_random_schemas_read_into_buffers_equal_the_tables_of_their_python_value
     source.seek(0)
     assert table.equals(read_table(source, reader_schema=schema))
     assert table.num_rows == len(records)
+
+
+def test_to_pandas_and_to_polars_hold_the_tables_columns():
+    pd = pytest.importorskip("pandas", reason="to_pandas needs pandas")
+    from roastedavro.arrow import to_pandas, to_polars
+
+    source = avro_file(POINT, [{"x": k, "y": k / 2} for k in range(5)])
+    frame = to_pandas(source)
+    assert list(frame["x"]) == [0, 1, 2, 3, 4]
+    assert isinstance(frame["y"].dtype, pd.ArrowDtype)
+    source.seek(0)
+    assert list(to_pandas(source, columns=["y"]).columns) == ["y"]
+    pl = pytest.importorskip("polars", reason="to_polars needs polars")
+    source.seek(0)
+    polars_frame = to_polars(source)
+    assert isinstance(polars_frame, pl.DataFrame)
+    assert polars_frame["y"].to_list() == [0.0, 0.5, 1.0, 1.5, 2.0]

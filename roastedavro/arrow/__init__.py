@@ -26,7 +26,7 @@ from roastedavro.avro.types import Array, Map, NamedRef, Record, Schema, Union, 
 from roastedavro.container import FileReader, FileWriter
 from roastedavro.errors import SchemaError
 
-__all__ = ["arrow_schema", "iter_batches", "read_table", "write_table"]
+__all__ = ["arrow_schema", "iter_batches", "read_table", "to_pandas", "to_polars", "write_table"]
 
 
 def arrow_schema(avro_schema: Any) -> pa.Schema:
@@ -234,6 +234,32 @@ def read_table(
     with opened(source, "rb") as fo:
         batches = list(_read(fo, 65536, columns, reader_schema, options, empty=True))
         return pa.Table.from_batches(batches)
+
+
+def to_pandas(
+    source: Any, columns: Iterable[str] | None = None, reader_schema: Any = None, **options: Any
+) -> Any:
+    """The records of ``source`` as a pandas DataFrame whose columns hold
+    Arrow arrays (``pd.ArrowDtype``: the table's buffers, not copied into
+    NumPy or Python objects); arguments as ``read_table``'s. Needs pandas."""
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError("to_pandas needs pandas: pip install pandas") from None
+    return read_table(source, columns, reader_schema, **options).to_pandas(types_mapper=pd.ArrowDtype)
+
+
+def to_polars(
+    source: Any, columns: Iterable[str] | None = None, reader_schema: Any = None, **options: Any
+) -> Any:
+    """The records of ``source`` as a polars DataFrame (``polars.from_arrow``:
+    the table's buffers, without copies where polars' types are Arrow's);
+    arguments as ``read_table``'s. Needs polars."""
+    try:
+        import polars as pl
+    except ImportError:
+        raise ImportError("to_polars needs polars: pip install polars") from None
+    return pl.from_arrow(read_table(source, columns, reader_schema, **options))
 
 
 def write_table(table: Any, dest: Any, schema: Any = None, codec: str = "null", **options: Any) -> None:
