@@ -801,3 +801,22 @@ def test_to_pandas_and_to_polars_hold_the_tables_columns():
     polars_frame = to_polars(source)
     assert isinstance(polars_frame, pl.DataFrame)
     assert polars_frame["y"].to_list() == [0.0, 0.5, 1.0, 1.5, 2.0]
+
+
+def test_damaged_bytes_read_into_buffers_are_errors_never_crashes():
+    # bytes changed at random past the header: each read gives a table or the
+    # library's error (a crash would end the test process)
+    import random
+
+    records = [as_stored(record(k)) for k in range(60)]
+    data = avro_file(AS_STORED, records, sync_interval=1500).getvalue()
+    header = len(avro_file(AS_STORED, []).getvalue())
+    draw = random.Random(20261128)
+    for _ in range(400):
+        damaged = bytearray(data)
+        for _ in range(draw.randint(1, 4)):
+            damaged[draw.randrange(header, len(damaged))] = draw.randrange(256)
+        try:
+            read_table(io.BytesIO(bytes(damaged)))
+        except (ContainerError, DecodeError):
+            pass
