@@ -32,10 +32,8 @@ import argparse
 import contextlib
 import io
 import json
-import os
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, BinaryIO, Iterator, TextIO
@@ -44,6 +42,7 @@ from typing import Any, BinaryIO, Iterator, TextIO
 # marshmallow code generation) is imported by the commands that need it (build,
 # cache), so count, getschema and getmeta start fast.
 from roastedavro import __version__
+from roastedavro._replace import Replacement
 from roastedavro.avro.parse import load_schema, parse_schema
 from roastedavro.container import (
     CODECS,
@@ -159,22 +158,9 @@ def _binary_out(name: str | None) -> Iterator[BinaryIO]:
             yield fo
         return
     with _writing(name):
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as fo:
-            yield fo
-        try:
-            mode = os.stat(target).st_mode & 0o7777  # an existing file's permissions
-        except OSError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask  # as open() would have made it
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+        replacement = Replacement(target)
+    with replacement as fo:
+        yield fo
 
 
 def _schema_file(name: str):

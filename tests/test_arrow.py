@@ -652,6 +652,38 @@ def test_urls_open_through_fsspec(tmp_path):
     assert read_table(url).to_pylist() == [{"x": 1, "y": 2.0}]
 
 
+def test_a_failed_write_leaves_no_partial_file(tmp_path):
+    # the second batch holds a value an Avro int cannot: the file is not
+    # left with the header and the first block, and a file already there
+    # stays as it was
+    schema = {"type": "record", "name": "I", "fields": [{"name": "i", "type": "int"}]}
+    good = pa.table({"i": pa.array([1, 2], pa.int64())})
+    bad = pa.Table.from_batches(
+        [*good.to_batches(), *pa.table({"i": pa.array([2**40], pa.int64())}).to_batches()]
+    )
+    target = tmp_path / "out.avro"
+    with pytest.raises(DatumError):
+        write_table(bad, target, schema)
+    assert list(tmp_path.iterdir()) == []
+    write_table(good, target, schema)
+    before = target.read_bytes()
+    with pytest.raises(DatumError):
+        write_table(bad, str(target), schema, sync_interval=1)
+    assert target.read_bytes() == before
+    assert list(tmp_path.iterdir()) == [target]
+    assert fastavro_records(before) == [{"i": 1}, {"i": 2}]
+    # through a URL the same
+    pytest.importorskip("fsspec")
+    with pytest.raises(DatumError):
+        write_table(bad, f"file://{tmp_path}/url.avro", schema)
+    assert list(tmp_path.iterdir()) == [target]
+    # a file object stays the caller's: what was written is there, it is not closed
+    out = io.BytesIO()
+    with pytest.raises(DatumError):
+        write_table(bad, out, schema, sync_interval=1)
+    assert not out.closed and out.getvalue().startswith(b"Obj\x01")
+
+
 def test_a_union_value_keeps_the_branch_it_was_written_in():
     # 5 written in the long branch of ["string", "int", "long"] (the byte
     # fastavro writes for the int branch changed to the long's): a chooser

@@ -12,7 +12,6 @@ partition. docs/dask.md has the details.
 
 from __future__ import annotations
 
-import uuid
 from typing import Any, Callable, Iterable
 
 import dask
@@ -25,6 +24,7 @@ from dask.dataframe.utils import UNKNOWN_CATEGORIES
 from dask.utils import parse_bytes
 from fsspec.core import get_fs_token_paths, url_to_fs
 
+from roastedavro._replace import Replacement
 from roastedavro.arrow import _batch, _projected, _reader, _root, arrow_schema, read_table, write_table
 from roastedavro.arrow._build import Builder
 from roastedavro.arrow._types import derive_avro
@@ -256,16 +256,8 @@ def _write_partition(
         table = pa.Table.from_pandas(frame, schema=arrow, preserve_index=False)
     else:
         table = pa.Table.from_pandas(frame, preserve_index=False)
-    head, _, name = target.rpartition("/")
-    temporary = f"{head}/.{name}.{uuid.uuid4().hex}.tmp" if head else f".{name}.{uuid.uuid4().hex}.tmp"
-    try:
-        with fs.open(temporary, "wb") as fo:
-            write_table(table, fo, schema, codec, **options)
-        fs.mv(temporary, target)
-    except BaseException:
-        if fs.exists(temporary):
-            fs.rm(temporary)
-        raise
+    with Replacement(target, fs) as fo:
+        write_table(table, fo, schema, codec, **options)
     return target
 
 
