@@ -23,6 +23,9 @@ setup(
         Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"], extra_compile_args=["-O2", "-g0"]),
         # roastedavro.arrow's reader: records decoded straight into Arrow buffers
         Extension("roastedavro._columns", ["roastedavro/_columns.pyx"], extra_compile_args=["-O2", "-g0"]),
+        Extension(
+            "roastedavro._columnwriter", ["roastedavro/_columnwriter.pyx"], extra_compile_args=["-O2", "-g0"]
+        ),
         # roastedavro.fastavro's per-call paths
         Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"], extra_compile_args=["-O2", "-g0"]),
     ],

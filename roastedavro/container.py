@@ -593,6 +593,12 @@ class FileWriter:
         left = self.sync_interval - self._size
         self._batch = max(1, min(65536, left // per_record + 1))
 
+    def room(self) -> int:
+        """The bytes the current block takes before it reaches
+        ``sync_interval`` (records encoded up to the one that reaches it
+        end the block as ``write`` would)."""
+        return max(1, self.sync_interval - self._size)
+
     def add_encoded(self, data: bytes, count: int = 1) -> None:
         """Adds ``count`` records already encoded as ``data`` to the current
         block, ending it if it reaches ``sync_interval`` bytes (records given

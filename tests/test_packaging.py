@@ -48,7 +48,7 @@ from roastedavro import AvroCodec, CompiledSchema
 package = pathlib.Path(roastedavro.__file__).resolve().parent
 # the installed copy, not the checkout's
 assert pathlib.Path(sys.prefix).resolve() in package.parents, (sys.prefix, package)
-for name in ("py.typed", "_runtime.pxd", "_runtime.pyx", "_runtime.pyi", "_tier0.pyi", "_dropin.pyi", "_columns.pyi"):
+for name in ("py.typed", "_runtime.pxd", "_runtime.pyx", "_runtime.pyi", "_tier0.pyi", "_dropin.pyi", "_columns.pyi", "_columnwriter.pyi"):
     assert (package / name).is_file(), name
 assert list((package / "templates").glob("*.j2")), "no templates"
 import roastedavro.avro, roastedavro.encoders, roastedavro.fastavro  # noqa: E401,F401
@@ -126,11 +126,13 @@ def check_sdist(path):
         "roastedavro/_tier0.pyx",
         "roastedavro/_dropin.pyx",
         "roastedavro/_columns.pyx",
+        "roastedavro/_columnwriter.pyx",
         "roastedavro/py.typed",
         "roastedavro/_runtime.pyi",
         "roastedavro/_tier0.pyi",
         "roastedavro/_dropin.pyi",
         "roastedavro/_columns.pyi",
+        "roastedavro/_columnwriter.pyi",
     ):
         assert name in files, name
     for package in SUBPACKAGES:
@@ -163,13 +165,14 @@ def check_wheel(path):
         "roastedavro/_tier0.pyi",
         "roastedavro/_dropin.pyi",
         "roastedavro/_columns.pyi",
+        "roastedavro/_columnwriter.pyi",
     ):
         assert name in files, name
     for package in SUBPACKAGES:
         assert f"roastedavro/{package}/__init__.py" in files, package
     assert {f"roastedavro/templates/{name}" for name in TEMPLATES} <= files
-    # the runtime, tier 0, the drop-in's calls, the Arrow column reader
-    for extension in ("_runtime", "_tier0", "_dropin", "_columns"):
+    # the runtime, tier 0, the drop-in's calls, the Arrow column reader and writer
+    for extension in ("_runtime", "_tier0", "_dropin", "_columns", "_columnwriter"):
         built = [
             name
             for name in files

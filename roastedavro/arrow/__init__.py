@@ -20,6 +20,7 @@ from roastedavro.arrow._columns import Plan, column_reader, finish
 from roastedavro.arrow._io import opened
 from roastedavro.arrow._types import arrow_schema_of, derive_avro
 from roastedavro.arrow._values import Values, rows
+from roastedavro.arrow._writer import RowSource, row_source
 from roastedavro.avro.parse import parse_schema
 from roastedavro._tier0 import Interpreter, ResolvingInterpreter, branch_indexes
 from roastedavro.avro.types import Array, Map, NamedRef, Record, Schema, Union, to_json_value
@@ -290,16 +291,32 @@ def write_table(table: Any, dest: Any, schema: Any = None, codec: str = "null", 
         if extra:
             parts.append(f"the column {', '.join(map(repr, extra))} is no field of the schema")
         raise ValueError("the table does not match the schema: " + "; ".join(parts))
-    converter = Values(parsed)
     with opened(dest, "wb") as fo:
         writer = FileWriter(fo, parsed, codec, **options)
-        for batch in table.to_batches():
-            columns = [
-                (name, converter.values(fields[name].type, batch.column(name), name))
-                for name in table.column_names
-            ]
-            writer.write_many(rows(columns, batch.num_rows))
+        source = row_source(parsed, table.schema)
+        if source is not None:
+            _write_rows(writer, source, table)
+        else:
+            converter = Values(parsed)
+            for batch in table.to_batches():
+                columns = [
+                    (name, converter.values(fields[name].type, batch.column(name), name))
+                    for name in table.column_names
+                ]
+                writer.write_many(rows(columns, batch.num_rows))
         writer.close()
+
+
+def _write_rows(writer: FileWriter, source: RowSource, table: pa.Table) -> None:
+    """The table's rows written from its buffers (roastedavro.arrow._writer),
+    each block ended where the dict writer ends it."""
+    for batch in table.to_batches():
+        source.bind(batch)
+        row, stop = 0, batch.num_rows
+        while row < stop:
+            data, after = source.encode(row, stop, writer.room())
+            writer.add_encoded(data, after - row)
+            row = after
 
 
 def _dictionaries(table: pa.Table) -> dict[str, list]:
