@@ -12,7 +12,7 @@ and starts the column again empty.
 
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
 
 from roastedavro._runtime cimport (
@@ -38,6 +38,7 @@ cdef enum:
     C_LIST = 11
     C_MAP = 12       # children: the keys' string column, the values' column
     C_UNION = 13     # dense: a type id and an offset per value, a child per branch
+    C_DECIMAL = 14   # bytes (size 0) or fixed (its size): decimal128/256 (width 16 or 32 bytes)
 
 
 cdef class Bytes:
@@ -84,6 +85,9 @@ cdef class Column:
     cdef Py_ssize_t size        # FIXED: its size; ENUM: the symbols; UNION: the branches
     cdef Py_ssize_t min_size    # LIST, MAP: the fewest bytes an item takes
     cdef list children
+    cdef int width              # DECIMAL: 16 or 32 bytes per value
+    cdef uint64_t limit[4]      # DECIMAL: 10**precision, the least magnitude refused (little-endian limbs)
+    cdef str path               # DECIMAL: where the column is, for its error
     cdef readonly bint keep     # False: a column not asked for, its values skipped (checked as skipping
                                 # checks them: strings' UTF-8 is not), nothing stored
     cdef Bytes valid            # a byte per value, 1 where it is not null
@@ -91,8 +95,16 @@ cdef class Column:
     cdef Bytes data             # strings' and bytes' bytes; a union's type ids
 
     def __init__(self, int kind, int null_index=-1, Py_ssize_t size=0, Py_ssize_t min_size=0,
-                 children=(), bint keep=True):
+                 children=(), bint keep=True, int precision=0, int width=16, str path=u""):
         self.kind = kind
+        if kind == C_DECIMAL:
+            if width not in (16, 32) or not 0 < precision <= (38 if width == 16 else 76):
+                raise ValueError(u"a decimal column of %d bytes and precision %d" % (width, precision))
+            self.width = width
+            self.path = path
+            bound = (<object>10) ** precision    # a Python int (a C power would be a double)
+            for k in range(4):
+                self.limit[k] = <uint64_t>((bound >> (64 * k)) & 0xFFFFFFFFFFFFFFFF)
         self.keep = keep
         self.null_index = null_index
         self.size = size
@@ -178,6 +190,10 @@ cdef class Column:
             for child in self.children:
                 child.read(r, depth, max_depth, max_items)
             return 0
+        if kind == C_DECIMAL:
+            n = self.size if self.size else read_length(r)
+            skip_raw(r, n)
+            return self.add_decimal(<const unsigned char*>r.data + r.pos - n, n)
         if kind == C_LIST or kind == C_MAP:
             count = read_block_count(r, self.min_size, max_items)
             while count:
@@ -226,6 +242,8 @@ cdef class Column:
             return 0
         if kind == C_FIXED:
             return skip_raw(r, self.size)
+        if kind == C_DECIMAL:
+            return skip_raw(r, self.size) if self.size else skip_length(r)
         if kind == C_STRUCT:
             depth += 1
             if depth > max_depth:
@@ -251,6 +269,45 @@ cdef class Column:
             return (<Column>self.children[read_index(r, self.size)]).skip(r, depth, max_depth, max_items)
         return 0    # null: no bytes
 
+    cdef int add_decimal(self, const unsigned char* big, Py_ssize_t n) except -1:
+        # Avro's big-endian two's complement (any length) to Arrow's
+        # little-endian decimal128/256, refused where it has more digits
+        # than the precision (as pyarrow refuses it on the Python-values path)
+        cdef int width = self.width
+        cdef unsigned char out[32]
+        cdef uint64_t limbs[4]
+        cdef uint64_t carry = 1
+        cdef bint negative = n > 0 and (big[0] & 0x80)
+        cdef unsigned char fill = 0xFF if negative else 0
+        cdef Py_ssize_t k
+        cdef int top
+        for k in range(n - width):
+            if big[k] != fill:
+                return self.too_many_digits(big, n)
+        if n > width and ((big[n - width] & 0x80) != 0) != negative:
+            return self.too_many_digits(big, n)
+        memset(out, fill, width)
+        for k in range(min(n, width)):
+            out[k] = big[n - 1 - k]
+        memcpy(limbs, out, width)
+        if negative:    # the magnitude: its two's complement negated
+            for k in range(width // 8):
+                limbs[k] = ~limbs[k] + carry
+                carry = 1 if (carry and limbs[k] == 0) else 0
+        for top in range(width // 8 - 1, -1, -1):
+            if limbs[top] != self.limit[top]:
+                if limbs[top] > self.limit[top]:
+                    return self.too_many_digits(big, n)
+                break
+        else:
+            return self.too_many_digits(big, n)    # exactly 10**precision
+        return self.values.add(out, width)
+
+    cdef int too_many_digits(self, const unsigned char* big, Py_ssize_t n) except -1:
+        unscaled = int.from_bytes(big[:n], "big", signed=True)
+        raise ValueError(u"%s: cannot be held as Arrow's decimal%d: the unscaled value %d has more "
+                         u"digits than the precision" % (self.path or u"the value", 8 * self.width, unscaled))
+
     cdef int add_branch(self, int branch, Column child, Reader* r, int depth, int max_depth,
                         Py_ssize_t max_items) except -1:
         cdef char type_id = <char>branch
@@ -272,13 +329,15 @@ cdef class Column:
     cdef int append_null(self) except -1:
         """A null (or, under a null record, a placeholder the validity hides)."""
         cdef char zero = 0
-        cdef char filler[16]
+        cdef char filler[32]
         cdef Column child
         self.valid.add(&zero, 1)
         self.length += 1
         self.null_count += 1
         kind = self.kind
-        memset(filler, 0, 16)
+        memset(filler, 0, 32)
+        if kind == C_DECIMAL:
+            return self.values.add(filler, self.width)
         if kind == C_INT64 or kind == C_FLOAT64:
             return self.values.add(filler, 8)
         if kind == C_INT32 or kind == C_FLOAT32 or kind == C_ENUM:

@@ -602,6 +602,54 @@ def test_a_decimal_with_more_digits_than_its_precision_is_refused_not_rounded():
         read_table(io.BytesIO(data.replace(written, edited)))
 
 
+def test_decimals_read_into_buffers_are_fastavros_values_and_bounded_by_precision():
+    # bytes of every length, fixed wider than Arrow's 16 bytes (sign-extended),
+    # 256-bit decimals; the largest magnitude of the precision reads, one more refuses
+    fixed20 = {
+        "type": "fixed",
+        "name": "F20",
+        "size": 20,
+        "logicalType": "decimal",
+        "precision": 38,
+        "scale": 3,
+    }
+    schema = {
+        "type": "record",
+        "name": "Decs",
+        "fields": [
+            {"name": "b", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}},
+            {"name": "f", "type": ["null", fixed20]},
+            {"name": "w", "type": {"type": "bytes", "logicalType": "decimal", "precision": 60, "scale": 0}},
+        ],
+    }
+    unscaled = [0, 1, -1, 127, 128, -128, -129, 255, -256, 10**9 - 1, -(10**9) + 1]
+    rows = [
+        {
+            "b": Decimal(v).scaleb(-2),
+            "f": None if k % 4 == 3 else Decimal(v * 10**28 + k).scaleb(-3),
+            "w": Decimal(v * 10**50 - k),
+        }
+        for k, v in enumerate(unscaled)
+    ]
+    source = avro_file(schema, rows)
+    assert column_reader(parse_schema(schema), None) is not None
+    table = read_table(source)
+    assert table.to_pylist() == rows == fastavro_records(source.getvalue())
+    assert table.schema.field("w").type == pa.decimal256(60, 0)
+    edge = {**schema, "fields": schema["fields"][:1]}
+    assert read_table(avro_file(edge, [{"b": Decimal(10**9 - 1).scaleb(-2)}])).column("b")[
+        0
+    ].as_py() == Decimal("9999999.99")
+    # one more digit than the precision, as a writer that ignored it would write it
+    over = avro_file(
+        {**edge, "fields": [{"name": "b", "type": {**edge["fields"][0]["type"], "precision": 10}}]},
+        [{"b": Decimal(10**9).scaleb(-2)}],
+    ).getvalue()
+    over = over.replace(b'"precision": 10', b'"precision":  9')  # the header keeps its length
+    with pytest.raises(ValueError, match="^b: cannot be held as Arrow's decimal128"):
+        read_table(io.BytesIO(over))
+
+
 def test_a_dense_union_keeps_its_branch_when_written():
     # a long that fits an int: only the Arrow union's type code says it is a long
     union = pa.UnionArray.from_dense(

@@ -4,7 +4,7 @@ Python object per value.
 
 ``column_reader(schema, flags)`` gives a BlockReader and its root Column
 where every type in the schema has such a column; None where one does not
-(decimals, uuids and big-decimals, whose Arrow values are converted from the
+(uuids and big-decimals, whose Arrow values are converted from the
 library's Python values: read_table then builds the columns from the
 records, roastedavro.arrow._build).
 """
@@ -16,7 +16,7 @@ from typing import Any
 import pyarrow as pa
 
 from roastedavro import _columns as c
-from roastedavro.arrow._types import TIMESTAMPS, arrow_type, logical_name, nullable_branch
+from roastedavro.arrow._types import TIMESTAMPS, arrow_type, branch_label, logical_name, nullable_branch
 from roastedavro.avro.types import (
     Array,
     AvroType,
@@ -33,9 +33,23 @@ from roastedavro.avroplan import _MinSizes
 from roastedavro.flags import CompileFlags
 
 # Column kinds (the enum of roastedavro/_columns.pyx)
-NULL, BOOLEAN, INT32, INT64, FLOAT32, FLOAT64, STRING, BINARY, FIXED, ENUM, STRUCT, LIST, MAP, UNION = range(
-    14
-)
+(
+    NULL,
+    BOOLEAN,
+    INT32,
+    INT64,
+    FLOAT32,
+    FLOAT64,
+    STRING,
+    BINARY,
+    FIXED,
+    ENUM,
+    STRUCT,
+    LIST,
+    MAP,
+    UNION,
+    DECIMAL,
+) = range(15)
 
 _PLAIN = {
     "null": NULL,
@@ -104,7 +118,7 @@ class _Planner:
         )
         return Plan(column, pa.null(), children)
 
-    def plan(self, avro: AvroType) -> Plan:
+    def plan(self, avro: AvroType, path: str) -> Plan:
         avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
         if isinstance(avro, Union):
             branch = nullable_branch(avro)
@@ -113,16 +127,23 @@ class _Planner:
                     i for i, b in enumerate(avro.branches) if isinstance(b, Primitive) and b.name == "null"
                 )
                 return self.value(
-                    self.schema.deref(branch) if isinstance(branch, NamedRef) else branch, null_index
+                    self.schema.deref(branch) if isinstance(branch, NamedRef) else branch, null_index, path
                 )
-            children = [self.plan(b) for b in avro.branches]
+            children = [self.plan(b, f"{path}<{branch_label(b)}>") for b in avro.branches]
             column = c.Column(UNION, size=len(children), children=[p.column for p in children])
             return Plan(column, arrow_type(avro, self.schema), children)
-        return self.value(avro, -1)
+        return self.value(avro, -1, path)
 
-    def value(self, avro: AvroType, null_index: int) -> Plan:
+    def value(self, avro: AvroType, null_index: int, path: str) -> Plan:
         kind = arrow_type(avro, self.schema)
         logical = logical_name(avro)
+        if logical == "decimal":
+            size = avro.size if isinstance(avro, Fixed) else 0
+            width = 16 if pa.types.is_decimal128(kind) else 32
+            column = c.Column(
+                DECIMAL, null_index, size=size, precision=kind.precision, width=width, path=path
+            )
+            return Plan(column, kind, [])
         if logical is not None and logical not in _AS_STORED and logical != "duration":
             raise _Unsupported(logical)
         if isinstance(avro, Primitive):
@@ -133,15 +154,17 @@ class _Planner:
             symbols = pa.array(avro.symbols, pa.string())
             return Plan(c.Column(ENUM, null_index, size=len(avro.symbols)), kind, [], symbols)
         if isinstance(avro, Record):
-            children = [self.plan(field.type) for field in avro.fields]
+            children = [
+                self.plan(field.type, f"{path}.{field.name}" if path else field.name) for field in avro.fields
+            ]
             return Plan(c.Column(STRUCT, null_index, children=[p.column for p in children]), kind, children)
         if isinstance(avro, Array):
-            items = self.plan(avro.items)
+            items = self.plan(avro.items, f"{path}[]")
             column = c.Column(LIST, null_index, min_size=self.sizes.of(avro.items), children=[items.column])
             return Plan(column, kind, [items])
         if isinstance(avro, Map):
             keys = Plan(c.Column(STRING), pa.string(), [])
-            values = self.plan(avro.values)
+            values = self.plan(avro.values, f"{path}{{}}")
             column = c.Column(
                 MAP,
                 null_index,
@@ -165,7 +188,7 @@ def column_reader(
     assert isinstance(record, Record)
     try:
         children = [
-            planner.plan(field.type)
+            planner.plan(field.type, field.name)
             if columns is None or field.name in columns
             else planner.skipped(field.type)
             for field in record.fields
@@ -190,7 +213,7 @@ def finish(plan: Plan) -> pa.Array:
     valid = pa.py_buffer(validity) if validity is not None else None
     if kind == NULL:
         return pa.nulls(length)
-    if kind in (BOOLEAN, INT32, INT64, FLOAT32, FLOAT64):
+    if kind in (BOOLEAN, INT32, INT64, FLOAT32, FLOAT64, DECIMAL):
         return pa.Array.from_buffers(plan.type, length, [valid, pa.py_buffer(values)], null_count=nulls)
     if kind in (STRING, BINARY):
         buffers = [valid, pa.py_buffer(values), pa.py_buffer(data)]
