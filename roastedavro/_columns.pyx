@@ -41,6 +41,17 @@ cdef enum:
     C_DECIMAL = 14   # bytes (size 0) or fixed (its size): decimal128/256 (width 16 or 32 bytes)
 
 
+cdef inline int enter_record(Reader* r, int depth, int max_depth) except -1:
+    # a record's depth (reading or skipping it), within max_depth and the C stack
+    depth += 1
+    if depth > max_depth:
+        raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
+                           % max_depth, r.pos)
+    if (depth & 31) == 31:
+        check_read_stack(r, depth)
+    return depth
+
+
 cdef class Bytes:
     """A growable byte buffer."""
     cdef char* data
@@ -181,12 +192,7 @@ cdef class Column:
             skip_raw(r, self.size)
             return self.data.add(r.data + start, self.size)
         if kind == C_STRUCT:
-            depth += 1
-            if depth > max_depth:
-                raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
-                                   % max_depth, r.pos)
-            if (depth & 31) == 31:
-                check_read_stack(r, depth)
+            depth = enter_record(r, depth, max_depth)
             for child in self.children:
                 child.read(r, depth, max_depth, max_items)
             return 0
@@ -245,12 +251,7 @@ cdef class Column:
         if kind == C_DECIMAL:
             return skip_raw(r, self.size) if self.size else skip_length(r)
         if kind == C_STRUCT:
-            depth += 1
-            if depth > max_depth:
-                raise_decode_error(r, u"records nested more than %d levels deep (CompileFlags.max_depth)"
-                                   % max_depth, r.pos)
-            if (depth & 31) == 31:
-                check_read_stack(r, depth)
+            depth = enter_record(r, depth, max_depth)
             for child in self.children:
                 child.skip(r, depth, max_depth, max_items)
             return 0

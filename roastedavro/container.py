@@ -229,6 +229,13 @@ class FileReader:
         header's ContainerError)."""
         return _codec(name, None, self.header.size)
 
+    def read_as(self, reader_schema: Any) -> None:
+        """Reads the records as ``reader_schema`` from the next block on (the
+        codec is built for it, or built again if one was)."""
+        self.reader_schema = parse_schema(reader_schema)
+        self._models = (self.writer_schema, self.reader_schema)
+        self._avro_codec = None
+
     @property
     def avro_codec(self) -> AvroCodec:
         """The compiled codec that reads the blocks (built on first use)."""

@@ -336,3 +336,21 @@ def test_marshmallow_files_validate_and_evolve():
     read = list(TradeV2().read_file(io.BytesIO(out.getvalue())))
     expected = TradeV2().load([{"symbol": t["symbol"], "price": t["price"]} for t in TRADES[:100]], many=True)
     assert read == expected and read[0]["venue"] == "XNAS" and read[1]["symbol"] == "S1"
+
+
+def test_read_as_reads_the_next_blocks_as_another_schema():
+    schema = {
+        "type": "record",
+        "name": "P",
+        "fields": [{"name": "x", "type": "long"}, {"name": "y", "type": "string"}],
+    }
+    out = io.BytesIO()
+    fastavro.writer(out, schema, [{"x": k, "y": str(k)} for k in range(4)], sync_interval=1)
+    out.seek(0)
+    reader = FileReader(out)
+    blocks = reader.blocks()
+    assert reader.decode_block(next(blocks)) == [{"x": 0, "y": "0"}]
+    projected = {"type": "record", "name": "P", "fields": [{"name": "y", "type": "string"}]}
+    reader.read_as(projected)
+    assert reader.reader_schema.root.fields[0].name == "y"
+    assert [r for block in blocks for r in reader.decode_block(block)] == [{"y": "1"}, {"y": "2"}, {"y": "3"}]

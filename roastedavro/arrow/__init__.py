@@ -208,10 +208,7 @@ def _reader(fo: BinaryIO, columns: Iterable[str] | None, reader_schema: Any, opt
     """A FileReader of ``fo`` whose reader schema keeps only ``columns``."""
     reader = FileReader(fo, reader_schema, **options)
     if columns is not None:
-        schema = _projected(reader.reader_schema, columns)
-        # before the first block: the codec is built from these models
-        reader.reader_schema = schema
-        reader._models = (reader.writer_schema, schema)
+        reader.read_as(_projected(reader.reader_schema, columns))
     return reader
 
 
