@@ -15,6 +15,9 @@ class Column:
         min_size: int = ...,
         children: Any = ...,
         keep: bool = ...,
+        precision: int = ...,
+        width: int = ...,
+        path: str = ...,
     ) -> None: ...
     def buffers(self) -> tuple[int, int, bytes | None, bytes, bytes]: ...
 
