@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 pa = pytest.importorskip("pyarrow")
 
+from arrow_values import fastavro_records  # noqa: E402
 from avro_strategies import datums, in_tuple_notation, record_schemas  # noqa: E402
 from roastedavro.arrow import arrow_schema, iter_batches, read_table, write_table  # noqa: E402
 from roastedavro.arrow._columns import column_reader  # noqa: E402
@@ -177,10 +178,6 @@ def avro_file(schema: dict, records: list, codec: str = "null", **options) -> io
     fastavro.writer(out, fastavro.parse_schema(schema), records, codec=codec, **options)
     out.seek(0)
     return out
-
-
-def fastavro_records(data: bytes) -> list:
-    return list(fastavro.reader(io.BytesIO(data)))
 
 
 RECORDS = [record(k) for k in range(40)]
