@@ -328,13 +328,26 @@ cdef class Column:
         return self.values.add(&offset, 4)
 
     cdef int append_null(self) except -1:
-        """A null (or, under a null record, a placeholder the validity hides)."""
-        cdef char zero = 0
+        """A null."""
+        return self.append_zero(0)
+
+    cdef int append_hidden(self) except -1:
+        """A placeholder under a null record, which its validity hides: a
+        null where the column's Arrow field is nullable, else a zero value
+        that is valid (as pyarrow fills a null struct's non-nullable
+        children, which Parquet's writer requires)."""
+        if self.null_index >= 0 or self.kind == C_NULL:
+            return self.append_zero(0)
+        return self.append_zero(1)
+
+    cdef int append_zero(self, char valid) except -1:
+        """A zero value, null unless ``valid``."""
         cdef char filler[32]
         cdef Column child
-        self.valid.add(&zero, 1)
+        self.valid.add(&valid, 1)
         self.length += 1
-        self.null_count += 1
+        if not valid:
+            self.null_count += 1
         kind = self.kind
         memset(filler, 0, 32)
         if kind == C_DECIMAL:
@@ -353,7 +366,7 @@ cdef class Column:
             return 0
         if kind == C_STRUCT:
             for child in self.children:
-                child.append_null()
+                child.append_hidden()
             return 0
         if kind == C_LIST or kind == C_MAP:
             return self.add_offset((<Column>self.children[0]).length)

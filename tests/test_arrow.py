@@ -897,3 +897,21 @@ def test_damaged_bytes_read_into_buffers_are_errors_never_crashes():
             read_table(io.BytesIO(bytes(damaged)))
         except (ContainerError, DecodeError):
             pass
+
+
+@pytest.mark.parametrize(
+    "columns", [["opt_rec", "inner"], ["opt_rec", "id"]], ids=["buffers", "python-values"]
+)
+def test_a_null_records_fields_that_are_not_nullable_hold_valid_zeros(columns):
+    # as in the tables pyarrow builds: the record's validity hides them, and
+    # Parquet's writer (which refuses nulls in a non-nullable field) takes the table
+    pq = pytest.importorskip("pyarrow.parquet")
+    table = read_table(avro_file(ALL, RECORDS), columns=columns)
+    assert (column_reader(parse_schema(ALL), None, columns) is not None) == ("id" not in columns)
+    records = table.column("opt_rec").combine_chunks()
+    assert records.null_count == 20
+    assert [records.field(i).null_count for i in range(2)] == [0, 0]
+    assert records.field(0).to_pylist()[1] == 0  # record 1 is null: x is a zero under it
+    out = io.BytesIO()
+    pq.write_table(table, out)
+    assert pq.read_table(out).equals(table)

@@ -62,8 +62,12 @@ def _projected(schema: Schema, columns: Iterable[str]) -> Schema:
         raise ValueError(f"columns names a column twice: {columns}")
     kept = dataclasses.replace(root, fields=tuple(by_name[name] for name in columns))
     # through the JSON form: a named type defined in a field left out is
-    # defined where it is used next
-    return parse_schema(to_json_value(Schema(kept, schema.named, schema.dialect)))
+    # defined where it is used next. Not validated again: the schema was
+    # parsed as it came (a file's header may hold names Java's reflection
+    # wrote, with "$"), and leaving fields out makes nothing invalid
+    return parse_schema(
+        to_json_value(Schema(kept, schema.named, schema.dialect)), validate=False, dialect=schema.dialect
+    )
 
 
 def iter_batches(

@@ -80,18 +80,45 @@ class Builder:
 
     def _record(self, avro: Record, values: list, path: str) -> pa.Array:
         mask = [v is None for v in values]
-        children = []
-        for field in avro.fields:
-            name = field.name
-            column = [None if v is None else v[name] for v in values]
-            children.append(self.build(field.type, column, f"{path}.{name}" if path else name))
         kind = self.arrow(avro)
         fields = [kind.field(i) for i in range(kind.num_fields)]
+        children = []
+        for field, arrow in zip(avro.fields, fields):
+            name = field.name
+            # under a null record: a null where the child's field is nullable,
+            # else a zero value the record's validity hides (as pyarrow fills
+            # it; Parquet's writer refuses nulls in a non-nullable field)
+            hidden = None if arrow.nullable else self.zero(field.type)
+            column = [hidden if v is None else v[name] for v in values]
+            children.append(self.build(field.type, column, f"{path}.{name}" if path else name))
         if not avro.fields:
             return pa.StructArray.from_arrays([], fields=[], mask=pa.array(mask, pa.bool_()))
         return pa.StructArray.from_arrays(
             children, fields=fields, mask=pa.array(mask, pa.bool_()) if any(mask) else None
         )
+
+    def zero(self, avro: AvroType) -> object:
+        """A value of ``avro`` the builder takes, of zeros (or the first symbol)."""
+        avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
+        if isinstance(avro, Record):
+            return {field.name: self.zero(field.type) for field in avro.fields}
+        if isinstance(avro, Array):
+            return []
+        if isinstance(avro, Map):
+            return {}
+        if isinstance(avro, Enum):
+            return avro.symbols[0]
+        if isinstance(avro, Union):
+            return None  # a null in its first branch (the union's children are nullable)
+        logical = logical_name(avro)
+        if logical == "uuid":
+            return "00000000-0000-0000-0000-000000000000"
+        if logical in ("decimal", "big-decimal"):
+            return decimal.Decimal(0)
+        if isinstance(avro, Fixed):
+            return bytes(avro.size)
+        assert isinstance(avro, Primitive)
+        return {"boolean": False, "float": 0.0, "double": 0.0, "string": "", "bytes": b""}.get(avro.name, 0)
 
     def _offsets(self, values: list) -> tuple[pa.Array, pa.Array | None, list]:
         offsets, mask, end = [0], [], 0
