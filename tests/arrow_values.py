@@ -52,6 +52,17 @@ def fastavro_records(data: bytes) -> list:
     return list(fastavro.reader(io.BytesIO(data)))
 
 
+def has_nan(value: Any) -> bool:
+    """A NaN anywhere in ``value`` (tables of NaNs are not equal to themselves)."""
+    if isinstance(value, float):
+        return value != value
+    if isinstance(value, dict):
+        return any(has_nan(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_nan(v) for v in value)
+    return False
+
+
 def named_types(schema: Any) -> dict[str, Any]:
     """Every named type of ``schema`` by its full name (fastavro's parse)."""
     named: dict[str, Any] = {}

@@ -21,7 +21,34 @@ _SERVERS = {"kafka_broker", "schema_registry", "services"}
 os.environ.setdefault("ROASTEDAVRO_COMPILE", "eager")
 
 
-def pytest_collection_modifyitems(items):
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(config, items):
+    result = yield
+    _mark(items)
+    if hasattr(config, "workerinput") and config.getvalue("loadgroup"):
+        _keep_groups(items)
+    return result
+
+
+def _keep_groups(items):
+    # pytest-xdist's loadgroup schedules by the "@group" suffix it gives each
+    # item's nodeid; since pytest 9.2 a nodeid is read from Item._id, so the
+    # suffix was lost and a file's tests spread over the processes (each
+    # compiling the file's schemas again). The suffix is given here too.
+    for item in items:
+        mark = item.get_closest_marker("xdist_group")
+        if mark is None or item.nodeid.rfind("@") > item.nodeid.rfind("]"):
+            continue
+        suffixed = f"{item.nodeid}@{mark.args[0]}"
+        if hasattr(item, "_id"):
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(suffixed)
+        else:
+            item._nodeid = suffixed
+
+
+def _mark(items):
     # every test using the oracle is marked java: -m "not java" runs without a JVM
     # and every test of a real broker or registry is marked kafka: -m "not kafka"
     for item in items:

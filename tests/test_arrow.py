@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 pa = pytest.importorskip("pyarrow")
 
-from arrow_values import fastavro_records  # noqa: E402
+from arrow_values import fastavro_records, has_nan  # noqa: E402
 from avro_strategies import datums, in_tuple_notation, record_schemas  # noqa: E402
 from roastedavro.arrow import arrow_schema, iter_batches, read_table, write_table  # noqa: E402
 from roastedavro.arrow._columns import column_reader  # noqa: E402
@@ -828,16 +828,6 @@ def test_bytes_read_into_arrow_buffers_are_checked_as_the_records_reader_checks_
     assert str(ours.value) == str(records.value)
 
 
-def _has_nan(value) -> bool:
-    if isinstance(value, float):
-        return value != value
-    if isinstance(value, dict):
-        return any(_has_nan(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_has_nan(v) for v in value)
-    return False
-
-
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
 )
@@ -851,7 +841,7 @@ def test_random_schemas_read_into_buffers_equal_the_tables_of_their_python_value
         assume(False)  # recursive types, decimals past 76 digits: no Arrow schema
     assume(column_reader(parsed, None) is not None)
     records = data.draw(st.lists(datums(schema), max_size=6))
-    assume(not _has_nan(records))
+    assume(not has_nan(records))
     source = io.BytesIO()
     # the schema as drawn in the header (fastavro writes its parsed form, which
     # may define a named type more than once)

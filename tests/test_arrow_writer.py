@@ -23,7 +23,8 @@ from roastedavro.arrow import arrow_schema, read_table, write_table  # noqa: E40
 from roastedavro.arrow._writer import row_source  # noqa: E402
 from roastedavro.avro import parse_schema  # noqa: E402
 from roastedavro.errors import DatumError, SchemaError  # noqa: E402
-from test_arrow import ALL, RECORDS, _block_data, avro_file, fastavro_records  # noqa: E402
+from arrow_values import fastavro_records, has_nan  # noqa: E402
+from test_arrow import ALL, RECORDS, _block_data, avro_file  # noqa: E402
 
 MARKER = bytes(range(16))
 UTC = datetime.timezone.utc
@@ -85,16 +86,6 @@ def test_every_type_read_and_written_again_gives_the_same_bytes(codec):
     assert len(blocks) > 3
 
 
-def _has_nan(value) -> bool:
-    if isinstance(value, float):
-        return value != value
-    if isinstance(value, dict):
-        return any(_has_nan(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(_has_nan(v) for v in value)
-    return False
-
-
 @settings(
     max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
 )
@@ -108,7 +99,7 @@ def test_random_schemas_written_from_their_tables_give_fastavros_bytes(data):
         assume(False)  # recursive types, decimals past 76 digits: no Arrow schema
     assume(row_source(parsed, arrow) is not None)
     records = data.draw(st.lists(datums(schema), max_size=6))
-    assume(not _has_nan(records))
+    assume(not has_nan(records))
     source = io.BytesIO()
     fastavro.writer(source, schema, [in_tuple_notation(r) for r in records], sync_interval=100)
     table = read_table(io.BytesIO(source.getvalue()))
