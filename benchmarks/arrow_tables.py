@@ -14,8 +14,11 @@ The files: two record schemas, ``flat`` (8 fields: a long id, an int, a
 double, a string, a boolean, ``["null", "string"]``, a timestamp-micros and
 an enum of 4 symbols) and ``nested`` (a long id, an array of 0-4 item records,
 ``["null", Customer]`` with a nested record, a ``map<long>`` of 0-4 entries).
-``--distinct`` (10,000) different records are drawn from a seeded generator
-and cycled to make ``--records`` (1,000,000; ``--quick`` 100,000). Each file is
+``--records`` (1,000,000; ``--quick`` 100,000) records are drawn from a
+seeded generator, all different unless ``--distinct`` N cycles N of them
+(cycled records make a codec's work depend on its block size: zstandard
+finds whole repeats in a block of 65,536 records that a 16 KB block does
+not hold). Each file is
 written once per case and codec by fastavro (``fastavro.writer``), outside the
 timings, into a temporary folder; every reader reads that file by its path.
 Codecs: null and zstandard (zstandard when fastavro can write it here, through
@@ -454,7 +457,7 @@ def environment(args) -> dict:
             )
         },
         "records": args.records,
-        "distinct": args.distinct,
+        "distinct": args.distinct or args.records,
         "cases": args.cases,
         "codecs": args.codecs,
         "repeats": args.repeats,
@@ -529,8 +532,9 @@ def markdown(report: dict) -> str:
     lines = [
         "# Avro container files to and from Arrow tables, against fastavro, polars-avro, jetliner and polars",
         "",
-        f"{env['date']}, {env['mode']} mode: {count:,} records per file ({env['distinct']:,} distinct, "
-        f"cycled), median of {env['repeats']} interleaved rounds. Python {env['python']}, {env['cpu']} "
+        f"{env['date']}, {env['mode']} mode: {count:,} records per file ("
+        + ("all different" if env["distinct"] >= count else f"{env['distinct']:,} distinct, cycled")
+        + f"), median of {env['repeats']} interleaved rounds. Python {env['python']}, {env['cpu']} "
         f"({env['cpus']} CPUs), {env['platform']}. roastedavro {env['git_commit']}.",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items() if v) + ".",
         f"Load average (1, 5, 15 min) at start {env['loadavg_at_start']}, at end {env.get('loadavg_at_end')}: "
@@ -706,7 +710,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="100,000 records instead of 1,000,000")
     parser.add_argument("--records", type=int, help="records per file (default 1,000,000; quick 100,000)")
     parser.add_argument(
-        "--distinct", type=int, default=10_000, help="different records, cycled (default 10,000)"
+        "--distinct", type=int, default=0, help="different records, cycled (default 0: all different)"
     )
     parser.add_argument("--cases", default="flat,nested", help="comma-separated: flat, nested (default both)")
     parser.add_argument(
@@ -773,7 +777,7 @@ def main(argv: list[str] | None = None) -> dict:
         for case in args.cases:
             schema = SCHEMAS[case]
             AvroCodec(schema).compile()  # measured compiled: no tier 0, no swap in a run
-            batch = make_batch(case, args.distinct)
+            batch = make_batch(case, args.distinct or args.records)
             parsed = fastavro.parse_schema(schema)
             sizes = []
             for codec in codecs:

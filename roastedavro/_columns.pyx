@@ -18,7 +18,7 @@ from libc.string cimport memcpy, memset
 from roastedavro._runtime cimport (
     Reader, open_reader, close_reader, check_count, check_read_stack, read_long, read_int, read_index,
     read_boolean, read_double, read_float, read_length, read_block_count, skip_raw, skip_long, skip_length,
-    pass_str, raise_decode_error,
+    pass_str, raise_decode_error, read_uuid, uuid_text, uuid_bytes,
 )
 from roastedavro.errors import DecodeError
 
@@ -39,6 +39,7 @@ cdef enum:
     C_MAP = 12       # children: the keys' string column, the values' column
     C_UNION = 13     # dense: a type id and an offset per value, a child per branch
     C_DECIMAL = 14   # bytes (size 0) or fixed (its size): decimal128/256 (width 16 or 32 bytes)
+    C_UUID = 15      # string (size 0) or fixed (16): its lower-case 36-character text, a string
 
 
 cdef inline int enter_record(Reader* r, int depth, int max_depth) except -1:
@@ -130,7 +131,7 @@ cdef class Column:
         cdef int32_t zero = 0
         self.length = 0
         self.null_count = 0
-        if self.kind in (C_STRING, C_BINARY, C_LIST, C_MAP):
+        if self.kind in (C_STRING, C_BINARY, C_LIST, C_MAP, C_UUID):
             self.values.add(&zero, 4)    # offsets start at 0
         return 0
 
@@ -200,6 +201,8 @@ cdef class Column:
             n = self.size if self.size else read_length(r)
             skip_raw(r, n)
             return self.add_decimal(<const unsigned char*>r.data + r.pos - n, n)
+        if kind == C_UUID:
+            return self.read_uuid_text(r)
         if kind == C_LIST or kind == C_MAP:
             count = read_block_count(r, self.min_size, max_items)
             while count:
@@ -248,7 +251,7 @@ cdef class Column:
             return 0
         if kind == C_FIXED:
             return skip_raw(r, self.size)
-        if kind == C_DECIMAL:
+        if kind == C_DECIMAL or kind == C_UUID:
             return skip_raw(r, self.size) if self.size else skip_length(r)
         if kind == C_STRUCT:
             depth = enter_record(r, depth, max_depth)
@@ -269,6 +272,28 @@ cdef class Column:
         if kind == C_UNION:
             return (<Column>self.children[read_index(r, self.size)]).skip(r, depth, max_depth, max_items)
         return 0    # null: no bytes
+
+    cdef int read_uuid_text(self, Reader* r) except -1:
+        # the text the record reader's uuid.UUID gives (str()): from 16
+        # bytes, or from the canonical text in C; other spellings uuid.UUID
+        # takes (braces, no hyphens, "urn:uuid:") go through it
+        cdef unsigned char raw[16]
+        cdef Py_ssize_t start = r.pos
+        cdef Py_ssize_t n
+        if self.size:
+            skip_raw(r, 16)
+            uuid_text(<const unsigned char*>r.data + start, <unsigned char*>self.data.room(36))
+        else:
+            n = read_length(r)
+            if n == 36 and r.end - r.pos >= 36 and uuid_bytes(<const unsigned char*>r.data + r.pos, raw):
+                r.pos += 36
+                uuid_text(raw, <unsigned char*>self.data.room(36))
+            else:
+                r.pos = start
+                text = str(read_uuid(r, False)).encode("ascii")
+                memcpy(self.data.room(36), <const char*>text, 36)
+        self.data.size += 36
+        return self.add_offset(self.data.size)
 
     cdef int add_decimal(self, const unsigned char* big, Py_ssize_t n) except -1:
         # Avro's big-endian two's complement (any length) to Arrow's
@@ -358,7 +383,7 @@ cdef class Column:
             return self.values.add(filler, 4)
         if kind == C_BOOLEAN:
             return self.values.add(filler, 1)
-        if kind == C_STRING or kind == C_BINARY:
+        if kind == C_STRING or kind == C_BINARY or kind == C_UUID:
             return self.add_offset(self.data.size)
         if kind == C_FIXED:
             memset(self.data.room(self.size), 0, self.size)

@@ -588,6 +588,10 @@ cdef object read_decimal(Reader* r, int scale, int precision, Py_ssize_t size)
 cdef object read_decimal_exact(Reader* r, int scale, int precision, Py_ssize_t size)
 cdef int write_uuid_value(Writer* w, object value, object field, object obj, bint fixed) except -1
 cdef object read_uuid(Reader* r, bint fixed)
+# a uuid's 36-character lower-case text from its 16 bytes; its 16 bytes from
+# a 36-character 8-4-4-4-12 hex text of either case (0: it is not one)
+cdef void uuid_text(const unsigned char* raw, unsigned char* out) noexcept
+cdef bint uuid_bytes(const unsigned char* text, unsigned char* out) noexcept
 cdef object enum_value(dict values, object field, object value, object obj)
 cdef tuple as_tuple(object field, object value, Py_ssize_t size)
 cdef int write_bytes_value(Writer* w, object value, object field, object obj) except -1

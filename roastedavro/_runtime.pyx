@@ -1490,6 +1490,14 @@ cdef object uuid_from_bytes(const unsigned char* raw):
     return value
 
 
+cdef void uuid_text(const unsigned char* raw, unsigned char* out) noexcept:
+    roasted_uuid_format(raw, out)
+
+
+cdef bint uuid_bytes(const unsigned char* text, unsigned char* out) noexcept:
+    return roasted_uuid_parse(text, out)
+
+
 cdef object read_uuid(Reader* r, bint fixed):
     cdef Py_ssize_t start = r.pos
     cdef Py_ssize_t n

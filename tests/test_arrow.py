@@ -781,7 +781,13 @@ def as_stored(rec: dict) -> dict:
 
 def test_types_as_stored_are_read_straight_into_arrow_buffers():
     assert column_reader(parse_schema(AS_STORED), None) is not None
-    assert column_reader(parse_schema(ALL), None) is None  # decimals, uuids
+    assert column_reader(parse_schema(ALL), None) is not None
+    big = {
+        "type": "record",
+        "name": "B",
+        "fields": [{"name": "b", "type": {"type": "bytes", "logicalType": "big-decimal"}}],
+    }
+    assert column_reader(parse_schema(big), None) is None  # its Arrow text is the Decimal's
     records = [as_stored(record(k)) for k in range(300)]
     source = avro_file(AS_STORED, records, "deflate", sync_interval=3000)
     table = read_table(source)
@@ -807,6 +813,37 @@ def test_types_as_stored_are_read_straight_into_arrow_buffers():
     out = io.BytesIO()
     write_table(table, out, AS_STORED, codec="deflate")
     assert _block_data(out.getvalue()) == _block_data(source.getvalue())
+
+
+def test_uuids_read_into_buffers_are_the_record_readers_text():
+    fixed = {"type": "fixed", "name": "U16", "size": 16, "logicalType": "uuid"}
+    schema = {
+        "type": "record",
+        "name": "Ids",
+        "fields": [
+            {"name": "s", "type": {"type": "string", "logicalType": "uuid"}},
+            {"name": "f", "type": ["null", fixed]},
+        ],
+    }
+    ids = [uuid.UUID(int=k * 0x1234567890ABCDEF1234567890ABCDEF % 2**128) for k in range(6)]
+    # the canonical text in either case, and other spellings uuid.UUID takes
+    texts = [str(ids[0]), str(ids[1]).upper(), "{" + str(ids[2]) + "}", ids[3].hex, ids[4].urn, str(ids[5])]
+    rows = [{"s": text, "f": None if k % 3 == 2 else ids[k].bytes} for k, text in enumerate(texts)]
+    data = avro_file(schema, rows).getvalue()  # fastavro writes the text as given
+    assert column_reader(parse_schema(schema), None) is not None
+    table = read_table(io.BytesIO(data))
+    assert table.column("s").to_pylist() == [str(i) for i in ids]
+    assert table.column("f").to_pylist() == [None if k % 3 == 2 else str(ids[k]) for k in range(6)]
+    assert table.equals(read_table(io.BytesIO(data), reader_schema=schema))
+    assert table.column("s").to_pylist() == [str(r["s"]) for r in fastavro_records(data)]
+    # text that is no uuid: the record reader's error, at the same offset
+    bad = avro_file(schema, [{"s": "not-a-uuid", "f": None}]).getvalue()
+    with pytest.raises(ContainerError) as by_columns:
+        read_table(io.BytesIO(bad))
+    with pytest.raises(ContainerError) as by_records:
+        list(FileReader(io.BytesIO(bad)))
+    assert "not a valid UUID" in str(by_columns.value)
+    assert str(by_columns.value) == str(by_records.value)
 
 
 def test_bytes_read_into_arrow_buffers_are_checked_as_the_records_reader_checks_them():
@@ -889,15 +926,13 @@ def test_damaged_bytes_read_into_buffers_are_errors_never_crashes():
             pass
 
 
-@pytest.mark.parametrize(
-    "columns", [["opt_rec", "inner"], ["opt_rec", "id"]], ids=["buffers", "python-values"]
-)
-def test_a_null_records_fields_that_are_not_nullable_hold_valid_zeros(columns):
+@pytest.mark.parametrize("reader_schema", [None, ALL], ids=["buffers", "python-values"])
+def test_a_null_records_fields_that_are_not_nullable_hold_valid_zeros(reader_schema):
     # as in the tables pyarrow builds: the record's validity hides them, and
-    # Parquet's writer (which refuses nulls in a non-nullable field) takes the table
+    # Parquet's writer (which refuses nulls in a non-nullable field) takes the
+    # table (a reader schema, even the writer's own, reads through Python values)
     pq = pytest.importorskip("pyarrow.parquet")
-    table = read_table(avro_file(ALL, RECORDS), columns=columns)
-    assert (column_reader(parse_schema(ALL), None, columns) is not None) == ("id" not in columns)
+    table = read_table(avro_file(ALL, RECORDS), columns=["opt_rec", "inner"], reader_schema=reader_schema)
     records = table.column("opt_rec").combine_chunks()
     assert records.null_count == 20
     assert [records.field(i).null_count for i in range(2)] == [0, 0]

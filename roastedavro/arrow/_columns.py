@@ -4,8 +4,8 @@ Python object per value.
 
 ``column_reader(schema, flags)`` gives a BlockReader and its root Column
 where every type in the schema has such a column; None where one does not
-(uuids and big-decimals, whose Arrow values are converted from the
-library's Python values: read_table then builds the columns from the
+(big-decimals, whose Arrow values are converted from the library's
+Python values: read_table then builds the columns from the
 records, roastedavro.arrow._build).
 """
 
@@ -49,7 +49,8 @@ from roastedavro.flags import CompileFlags
     MAP,
     UNION,
     DECIMAL,
-) = range(15)
+    UUID,
+) = range(16)
 
 _PLAIN = {
     "null": NULL,
@@ -144,6 +145,9 @@ class _Planner:
                 DECIMAL, null_index, size=size, precision=kind.precision, width=width, path=path
             )
             return Plan(column, kind, [])
+        if logical == "uuid":
+            column = c.Column(UUID, null_index, size=16 if isinstance(avro, Fixed) else 0)
+            return Plan(column, kind, [])
         if logical is not None and logical not in _AS_STORED and logical != "duration":
             raise _Unsupported(logical)
         if isinstance(avro, Primitive):
@@ -215,7 +219,7 @@ def finish(plan: Plan) -> pa.Array:
         return pa.nulls(length)
     if kind in (BOOLEAN, INT32, INT64, FLOAT32, FLOAT64, DECIMAL):
         return pa.Array.from_buffers(plan.type, length, [valid, pa.py_buffer(values)], null_count=nulls)
-    if kind in (STRING, BINARY):
+    if kind in (STRING, BINARY, UUID):
         buffers = [valid, pa.py_buffer(values), pa.py_buffer(data)]
         return pa.Array.from_buffers(plan.type, length, buffers, null_count=nulls)
     if kind == FIXED:
