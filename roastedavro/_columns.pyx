@@ -10,7 +10,8 @@ offsets, variable-length data. No Python object is made per value.
 and starts the column again empty.
 """
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
+cimport cython
+from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memset
@@ -53,14 +54,20 @@ cdef inline int enter_record(Reader* r, int depth, int max_depth) except -1:
     return depth
 
 
+@cython.final
 cdef class Bytes:
-    """A growable byte buffer."""
+    """A growable byte buffer; handed to Arrow as it is (the buffer
+    protocol, read-only), once filled."""
     cdef char* data
     cdef Py_ssize_t size
     cdef Py_ssize_t capacity
 
     def __dealloc__(self):
         PyMem_Free(self.data)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        self.room(0)    # never a NULL address: Arrow aborts on one, even for no bytes
+        PyBuffer_FillInfo(view, self, self.data, self.size, 1, flags)
 
     cdef inline char* room(self, Py_ssize_t extra) except NULL:
         # where the next ``extra`` bytes go (the caller adds them to size)
@@ -81,13 +88,24 @@ cdef class Bytes:
         self.size += n
         return 0
 
-    cdef bytes take(self):
-        # the bytes so far, and the buffer empty again (its memory kept)
-        value = PyBytes_FromStringAndSize(self.data, self.size)
-        self.size = 0
-        return value
+    cdef inline int add_byte(self, char value) except -1:
+        if self.size >= self.capacity:
+            self.room(1)
+        self.data[self.size] = value
+        self.size += 1
+        return 0
 
 
+cdef Bytes handed_over(Bytes full):
+    # a new empty buffer as large as ``full`` was (the next batch is
+    # likely alike: no growing, no copying as it fills)
+    cdef Bytes fresh = Bytes()
+    if full.size:
+        fresh.room(full.size)
+    return fresh
+
+
+@cython.final
 cdef class Column:
     """The buffers of one Avro type's values (see the module's docstring)."""
     cdef readonly int kind
@@ -143,7 +161,7 @@ cdef class Column:
         if self.null_index >= 0:
             if read_index(r, 2) == self.null_index:
                 return self.append_null()
-        self.valid.add(&one, 1)
+        self.valid.add_byte(1)
         self.length += 1
         return self.read_value(r, depth, max_depth, max_items)
 
@@ -400,8 +418,9 @@ cdef class Column:
         return 0
 
     def buffers(self):
-        """(length, null_count, validity bits or None, values bytes, data
-        bytes), and the column empty again; children's are their own."""
+        """(length, null_count, validity bits or None, values, data: the
+        buffers as they are, no copy), and the column empty again, in new
+        buffers; children's are their own."""
         length, nulls = self.length, self.null_count
         validity = self.bits(self.valid) if nulls else None
         self.valid.size = 0
@@ -409,12 +428,14 @@ cdef class Column:
             values = self.bits(self.values)
             self.values.size = 0
         else:
-            values = self.values.take()
-        data = self.data.take()
+            values = self.values
+            self.values = handed_over(values)
+        data = self.data
+        self.data = handed_over(data)
         self.start()
         return length, nulls, validity, values, data
 
-    cdef bytes bits(self, Bytes flags):
+    cdef bytearray bits(self, Bytes flags):
         # Arrow's bitmaps: a bit per value, least significant first
         cdef Py_ssize_t n = flags.size
         cdef Py_ssize_t i
@@ -423,7 +444,7 @@ cdef class Column:
         for i in range(n):
             if flags.data[i]:
                 out[i >> 3] |= <unsigned char>(1 << (i & 7))
-        return bytes(packed)
+        return packed
 
 
 cdef class BlockReader:
