@@ -2185,6 +2185,40 @@ cdef class Rearranger(Transcoder):
             writer_release(&w)
             close_reader(&view, acquired)
 
+    def transcode_block_within(self, data, long long count, long long allowance):
+        """The reader's bytes of a block's ``count`` data of the writer's
+        schema (one after another, filling ``data``), and what is left of
+        the item budget, as a codec's load_block_within: the data's length
+        plus ``allowance`` pays for the data and their items. For a reader
+        of the reader's bytes into a form of its own (Arrow columns);
+        DecodeError with the offset in ``data``."""
+        cdef Reader r
+        cdef Py_buffer view
+        cdef Writer w
+        cdef long long number
+        cdef int acquired
+        if self.moves == NULL:
+            raise TypeError("a Rearranger is made by Rearranger.build(writer, reader, flags)")
+        if allowance < 0:
+            raise ValueError(u"a negative item allowance")
+        acquired = open_reader(&r, data, &view, allowance)
+        writer_init(&w)
+        try:
+            if count < 0:
+                raise DecodeError(u"a block of %d values" % count, 0)
+            check_count(&r, count, self.writer.min_size, 9223372036854775807, 0)
+            for number in range(count):
+                self.move_value(&r, &w, self.root, 0)
+            if r.pos != r.end:
+                raise DecodeError(u"%d bytes left in the block after its %d values"
+                                  % (r.end - r.pos, count), r.pos)
+            self.calls += 1
+            self.heat.add(r.end)
+            return writer_finish(&w), r.budget
+        finally:
+            writer_release(&w)
+            close_reader(&view, acquired)
+
     @property
     def work(self):
         """The bytes transcoded."""

@@ -40,11 +40,24 @@ from typing import Any
 
 import fastavro
 import pyarrow as pa
+import pytest
 
 NANOS = ("timestamp-nanos", "local-timestamp-nanos")
 FLOAT32_MAX = 3.4028234663852886e38
 _EPOCH = datetime.datetime(1970, 1, 1)
 _EPOCH_UTC = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def served_by_tier0():
+    """The module's codecs served by tier 0 (``from arrow_values import
+    served_by_tier0`` and an autouse fixture asking for it): tests/conftest.py
+    compiles every codec first (eager), and these tests read and write files
+    of many schemas as an ordinary process's first files are, where
+    compiling each would take seconds."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ROASTEDAVRO_COMPILE", "hot")
+        yield
 
 
 def fastavro_records(data: bytes) -> list:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 pa = pytest.importorskip("pyarrow")
 
-from arrow_values import fastavro_records, has_nan  # noqa: E402
+from arrow_values import fastavro_records, has_nan, served_by_tier0  # noqa: E402, F401 (a fixture)
 from avro_strategies import datums, in_tuple_notation, record_schemas  # noqa: E402
 from roastedavro.arrow import arrow_schema, iter_batches, read_table, write_table  # noqa: E402
 from roastedavro.arrow._columns import column_reader  # noqa: E402
@@ -30,13 +30,8 @@ from roastedavro.errors import DatumError, DecodeError, SchemaError, SchemaResol
 UTC = datetime.timezone.utc
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tier0():
-    # tests/conftest.py compiles every codec first (eager): these read and
-    # write through tier 0, as an ordinary process's first files are
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ROASTEDAVRO_COMPILE", "hot")
-        yield
+# read and written through tier 0 (arrow_values.served_by_tier0)
+pytestmark = pytest.mark.usefixtures("served_by_tier0")
 
 
 POINT = {

@@ -32,7 +32,14 @@ import pytest
 pa = pytest.importorskip("pyarrow")
 
 import java_tools  # noqa: E402
-from arrow_values import fastavro_records, named_types, oracle_rows, project, table_rows  # noqa: E402
+from arrow_values import (  # noqa: E402
+    fastavro_records,
+    named_types,
+    oracle_rows,
+    project,
+    served_by_tier0,  # noqa: F401 (a fixture)
+    table_rows,
+)
 from java_tools import fastavro_testdata, json_lines, json_records  # noqa: E402
 from roastedavro.arrow import arrow_schema, read_table  # noqa: E402
 from roastedavro.container import FileReader  # noqa: E402
@@ -62,14 +69,8 @@ JAVA_CODECS = ("null", "deflate", "snappy", "zstandard")
 JVMS = 2  # avro-tools runs at once (the machines have 2 cores)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tier0():
-    # tests/conftest.py compiles every codec first (eager): a file's schema is
-    # read here through tier 0 instead, as an ordinary process's first files are
-    # (compiling each of these schemas would take seconds)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ROASTEDAVRO_COMPILE", "hot")
-        yield
+# read and written through tier 0 (arrow_values.served_by_tier0)
+pytestmark = pytest.mark.usefixtures("served_by_tier0")
 
 
 def header_schema(path) -> dict:

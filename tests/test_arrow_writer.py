@@ -23,18 +23,15 @@ from roastedavro.arrow import arrow_schema, read_table, write_table  # noqa: E40
 from roastedavro.arrow._writer import row_source  # noqa: E402
 from roastedavro.avro import parse_schema  # noqa: E402
 from roastedavro.errors import DatumError, SchemaError  # noqa: E402
-from arrow_values import fastavro_records, has_nan  # noqa: E402
+from arrow_values import fastavro_records, has_nan, served_by_tier0  # noqa: E402, F401 (a fixture)
 from test_arrow import ALL, RECORDS, _block_data, avro_file  # noqa: E402
 
 MARKER = bytes(range(16))
 UTC = datetime.timezone.utc
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _tier0():
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ROASTEDAVRO_COMPILE", "hot")
-        yield
+# read and written through tier 0 (arrow_values.served_by_tier0)
+pytestmark = pytest.mark.usefixtures("served_by_tier0")
 
 
 def record_of(*fields: tuple[str, object]) -> dict:

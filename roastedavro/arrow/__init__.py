@@ -16,7 +16,7 @@ from typing import Any, BinaryIO, Iterable, Iterator
 import pyarrow as pa
 
 from roastedavro.arrow._build import Builder
-from roastedavro.arrow._columns import Plan, column_reader, finish
+from roastedavro.arrow._columns import Plan, column_reader, finish, resolving_column_reader
 from roastedavro.arrow._io import opened
 from roastedavro.arrow._types import arrow_schema_of, derive_avro
 from roastedavro.arrow._values import Values, rows
@@ -125,9 +125,12 @@ def _read(
         # the records as written (the columns not asked for skipped): straight
         # into Arrow buffers where every type's Arrow values are as stored
         columnar = column_reader(reader.writer_schema, options.get("flags"), columns)
-        if columnar is not None:
-            yield from _read_columns(reader, columnar, target, batch_size, empty)
-            return
+    else:
+        # the writer's bytes rearranged as the reader's, then into buffers
+        columnar = resolving_column_reader(reader.writer_schema, schema, options.get("flags"))
+    if columnar is not None:
+        yield from _read_columns(reader, columnar, target, batch_size, empty)
+        return
     builder = Builder(schema)
     decoder = _branch_reader(reader, schema, options.get("flags"))
     pending: list = []

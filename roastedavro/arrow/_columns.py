@@ -6,7 +6,10 @@ Python object per value.
 where every type in the schema has such a column; None where one does not
 (big-decimals, whose Arrow values are converted from the library's
 Python values: read_table then builds the columns from the
-records, roastedavro.arrow._build).
+records, roastedavro.arrow._build). ``resolving_column_reader(writer,
+reader, flags)`` reads another writer's records as the reader schema's:
+tier 0's Rearranger turns each block into the reader's bytes, which the
+reader schema's column reader decodes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 import pyarrow as pa
 
 from roastedavro import _columns as c
+from roastedavro._tier0 import Rearranger
 from roastedavro.arrow._types import TIMESTAMPS, arrow_type, branch_label, logical_name, nullable_branch
 from roastedavro.avro.types import (
     Array,
@@ -206,6 +210,44 @@ def column_reader(
         )
     reader = c.BlockReader(root.column, planner.sizes.of(schema.root), flags.max_depth, flags.max_items)
     return reader, root
+
+
+class _Rearranged:
+    """A block reader of records written with another schema: each block's
+    records turned into the reader schema's bytes (resolution as Java's:
+    fields moved, dropped and added from their defaults, numbers promoted,
+    enums and union branches renumbered; checked as the reader reads them,
+    errors at the writer's offsets), then decoded into the reader's
+    columns."""
+
+    __slots__ = ("rearranger", "columns")
+
+    def __init__(self, rearranger: Rearranger, columns: Any) -> None:
+        self.rearranger = rearranger
+        self.columns = columns
+
+    def load_block_within(self, data: Any, count: int, allowance: int) -> tuple[int, int]:
+        moved, left = self.rearranger.transcode_block_within(data, count, allowance)
+        # the records and their items were paid for from the writer's bytes;
+        # the reader's may be fewer (fields dropped) for as many items
+        self.columns.load_block_within(moved, count, allowance + len(data))
+        return count, left
+
+
+def resolving_column_reader(
+    writer: Schema, reader: Schema, flags: CompileFlags | None
+) -> tuple[Any, Plan] | None:
+    """A block reader of ``writer``'s records as ``reader``'s, into the
+    columns of ``reader``'s plan; None where the reader's types need the
+    Python values or resolution does more than move bytes (the resolving
+    interpreter then reads the records)."""
+    columnar = column_reader(reader, flags)
+    if columnar is None:
+        return None
+    rearranger = Rearranger.build(writer, reader, flags or CompileFlags())
+    if rearranger is None:
+        return None
+    return _Rearranged(rearranger, columnar[0]), columnar[1]
 
 
 def finish(plan: Plan) -> pa.Array:
