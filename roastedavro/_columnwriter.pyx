@@ -13,8 +13,11 @@ validated in full (offsets within their data, UTF-8 strings) before a
 Source is bound to them, so a value never reads outside its buffer.
 """
 
+cimport cython
+from cpython.object cimport PyObject
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport isinf
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
 from roastedavro._runtime cimport (
@@ -45,6 +48,7 @@ cdef inline Py_ssize_t address(object buffer):
     return 0 if buffer is None else <Py_ssize_t>buffer.address
 
 
+@cython.final
 cdef class Source:
     """One Avro type's values read from an Arrow array (see the module's docstring)."""
     cdef int kind
@@ -61,6 +65,8 @@ cdef class Source:
     cdef const int32_t* table  # enum: symbol index per dictionary entry (-1: none);
                                # union: Avro branch per type id (-1: none)
     cdef list children
+    cdef PyObject** child_array   # the children, borrowed from the list (no type test per row)
+    cdef Py_ssize_t child_count
     cdef tuple names        # struct: its fields' names (for error paths)
     cdef bytes constant     # S_CONST: the default's bytes
     cdef object what        # the Avro type's name, for errors
@@ -79,12 +85,26 @@ cdef class Source:
         self.narrow = narrow
         self.size = size
         self.children = list(children)
+        for child in self.children:
+            # a union's type ids without a branch have None
+            if not (isinstance(child, Source) or (child is None and kind == S_UNION)):
+                raise TypeError(f"a Source's children are Sources, not {type(child).__name__}")
+        free(self.child_array)
+        self.child_array = <PyObject**>malloc(max(len(self.children), 1) * sizeof(PyObject*))
+        if self.child_array == NULL:
+            raise MemoryError()
+        self.child_count = len(self.children)
+        for position, child in enumerate(self.children):
+            self.child_array[position] = <PyObject*>child
         self.names = tuple(names)
         self.constant = constant
         self.symbols = symbols
         self.held = []
         if table is not None:
             self.set_table(table)
+
+    def __dealloc__(self):
+        free(self.child_array)
 
     cdef set_table(self, bytes table):
         self.table_bytes = table
@@ -170,29 +190,30 @@ cdef class Source:
         cdef int32_t index
         cdef int type_id
         cdef Source child
+        # one if/elif chain over the kind: Cython makes it a C switch
         if kind == S_INT:
             integer = self.integer(j)
             if self.narrow and (integer > 2147483647 or integer < -2147483648):
                 raise DatumError(u"Number out of range for Avro int (-2**31 .. 2**31-1): %d." % integer)
             return write_long(w, integer)
-        if kind == S_BINARY:
+        elif kind == S_BINARY:
             start = self.offset_at(j)
             end = self.offset_at(j + 1)
             write_long(w, end - start)
             return write_raw(w, self.data + start, end - start)
-        if kind == S_FLOAT64:
+        elif kind == S_FLOAT64:
             if self.width == 8:
                 return write_double(w, (<const double*>self.values)[j])
             return write_double(w, (<const float*>self.values)[j])
-        if kind == S_FLOAT32:
+        elif kind == S_FLOAT32:
             if self.width == 8:
                 return self.write_narrowed(w, (<const double*>self.values)[j])
             return write_raw(w, self.values + 4 * j, 4)
-        if kind == S_BOOLEAN:
+        elif kind == S_BOOLEAN:
             return write_byte(w, ((<const uint8_t*>self.values)[j >> 3] >> (j & 7)) & 1)
-        if kind == S_STRUCT:
+        elif kind == S_STRUCT:
             return self.write_fields(w, j)
-        if kind == S_ENUM:
+        elif kind == S_ENUM:
             integer = self.integer(j)
             if integer < 0 or integer >= self.size:
                 raise DatumError(u"dictionary index %d outside its %d values" % (integer, self.size))
@@ -201,13 +222,13 @@ cdef class Source:
                 raise DatumError(u"%r is not a symbol of the enum %s"
                                  % (self.symbols[integer], self.what))
             return write_long(w, index)
-        if kind == S_LIST:
+        elif kind == S_LIST:
             return self.write_items(w, j)
-        if kind == S_MAP:
+        elif kind == S_MAP:
             return self.write_entries(w, j)
-        if kind == S_FIXED:
+        elif kind == S_FIXED:
             return write_raw(w, self.values + self.size * j, self.size)
-        if kind == S_UNION:
+        elif kind == S_UNION:
             type_id = (<const int8_t*>self.data)[j]
             index = self.table[type_id & 127] if type_id >= 0 else -1
             if index < 0:
@@ -221,9 +242,9 @@ cdef class Source:
                 return write_long(w, self.size - 1)
             write_long(w, index)
             return child.write(w, position)
-        if kind == S_CONST:
+        elif kind == S_CONST:
             return write_raw(w, self.constant, len(self.constant))
-        if kind == S_DECIMAL:
+        elif kind == S_DECIMAL:
             return self.write_decimal(w, j)
         return 0    # null: no bytes
 
@@ -235,12 +256,11 @@ cdef class Source:
 
     cdef int write_fields(self, Writer* w, Py_ssize_t j) except -1:
         cdef Py_ssize_t position = 0
-        cdef Source child
         # the children are sliced as the struct: its offset is theirs already
         cdef Py_ssize_t i = j - self.offset
         try:
-            for child in self.children:
-                child.write(w, i)
+            while position < self.child_count:
+                (<Source>self.child_array[position]).write(w, i)
                 position += 1
         except DatumError as error:
             raise DatumError(error.reason, (self.names[position],) + error.path) from None

@@ -13,6 +13,11 @@ from types import TracebackType
 from typing import Any, BinaryIO
 
 
+#: the local file's write buffer: a container file's blocks (16 KB by
+#: default) gathered into few large writes, not a system call each
+BUFFER_SIZE = 1 << 20
+
+
 class Replacement:
     """A temporary file beside ``target`` (a local path), or beside ``path``
     on the fsspec filesystem ``fs``. Used as a context manager, it gives the
@@ -26,7 +31,7 @@ class Replacement:
             handle, self.temporary = tempfile.mkstemp(
                 prefix=f".{self.target.name}.", suffix=".part", dir=self.target.parent
             )
-            self.file: BinaryIO = os.fdopen(handle, "wb")
+            self.file: BinaryIO = os.fdopen(handle, "wb", buffering=BUFFER_SIZE)
         else:
             self.target = target  # type: ignore[assignment]  # a path on fs
             head, _, name = str(target).rpartition("/")
