@@ -13,7 +13,9 @@ and starts the column again empty.
 cimport cython
 from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
+from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 
 from roastedavro._runtime cimport (
@@ -115,6 +117,8 @@ cdef class Column:
     cdef Py_ssize_t size        # FIXED: its size; ENUM: the symbols; UNION: the branches
     cdef Py_ssize_t min_size    # LIST, MAP: the fewest bytes an item takes
     cdef list children
+    cdef PyObject** child_array # the children, borrowed from the list (no type test per value)
+    cdef Py_ssize_t child_count
     cdef int width              # DECIMAL: 16 or 32 bytes per value
     cdef uint64_t limit[4]      # DECIMAL: 10**precision, the least magnitude refused (little-endian limbs)
     cdef str path               # DECIMAL: where the column is, for its error
@@ -140,10 +144,23 @@ cdef class Column:
         self.size = size
         self.min_size = min_size
         self.children = list(children)
+        for child in self.children:
+            if not isinstance(child, Column):
+                raise TypeError(f"a Column's children are Columns, not {type(child).__name__}")
+        free(self.child_array)
+        self.child_array = <PyObject**>malloc(max(len(self.children), 1) * sizeof(PyObject*))
+        if self.child_array == NULL:
+            raise MemoryError()
+        self.child_count = len(self.children)
+        for position, child in enumerate(self.children):
+            self.child_array[position] = <PyObject*>child
         self.valid = Bytes()
         self.values = Bytes()
         self.data = Bytes()
         self.start()
+
+    def __dealloc__(self):
+        free(self.child_array)
 
     cdef int start(self) except -1:
         cdef int32_t zero = 0
@@ -178,13 +195,14 @@ cdef class Column:
         cdef long long position
         cdef Column child
         cdef int branch
+        # one if/elif chain over the kind: Cython makes it a C switch
         if kind == C_INT64:
             wide = read_long(r)
             return self.values.add(&wide, 8)
-        if kind == C_INT32:
+        elif kind == C_INT32:
             small = <int32_t>read_int(r)
             return self.values.add(&small, 4)
-        if kind == C_STRING or kind == C_BINARY:
+        elif kind == C_STRING or kind == C_BINARY:
             start = r.pos
             n = read_length(r)
             if kind == C_STRING:
@@ -194,34 +212,34 @@ cdef class Column:
                 skip_raw(r, n)
             self.data.add(r.data + r.pos - n, n)
             return self.add_offset(self.data.size)
-        if kind == C_FLOAT64:
+        elif kind == C_FLOAT64:
             double_ = read_double(r)
             return self.values.add(&double_, 8)
-        if kind == C_FLOAT32:
+        elif kind == C_FLOAT32:
             single = <float>read_float(r)
             return self.values.add(&single, 4)
-        if kind == C_BOOLEAN:
+        elif kind == C_BOOLEAN:
             flag = read_boolean(r)
             return self.values.add(&flag, 1)
-        if kind == C_ENUM:
+        elif kind == C_ENUM:
             small = read_index(r, self.size)
             return self.values.add(&small, 4)
-        if kind == C_FIXED:
+        elif kind == C_FIXED:
             start = r.pos
             skip_raw(r, self.size)
             return self.data.add(r.data + start, self.size)
-        if kind == C_STRUCT:
+        elif kind == C_STRUCT:
             depth = enter_record(r, depth, max_depth)
-            for child in self.children:
-                child.read(r, depth, max_depth, max_items)
+            for position in range(self.child_count):
+                (<Column>self.child_array[position]).read(r, depth, max_depth, max_items)
             return 0
-        if kind == C_DECIMAL:
+        elif kind == C_DECIMAL:
             n = self.size if self.size else read_length(r)
             skip_raw(r, n)
             return self.add_decimal(<const unsigned char*>r.data + r.pos - n, n)
-        if kind == C_UUID:
+        elif kind == C_UUID:
             return self.read_uuid_text(r)
-        if kind == C_LIST or kind == C_MAP:
+        elif kind == C_LIST or kind == C_MAP:
             count = read_block_count(r, self.min_size, max_items)
             while count:
                 for position in range(count):
@@ -233,7 +251,7 @@ cdef class Column:
                 count = read_block_count(r, self.min_size, max_items)
             child = self.children[0]
             return self.add_offset(child.length)
-        if kind == C_UNION:
+        elif kind == C_UNION:
             branch = read_index(r, self.size)
             child = self.children[branch]
             return self.add_branch(branch, child, r, depth, max_depth, max_items)
@@ -250,33 +268,34 @@ cdef class Column:
         if self.null_index >= 0:
             if read_index(r, 2) == self.null_index:
                 return 0
+        # one if/elif chain over the kind: Cython makes it a C switch
         if kind == C_INT64:
             return skip_long(r)
-        if kind == C_STRING or kind == C_BINARY:
+        elif kind == C_STRING or kind == C_BINARY:
             return skip_length(r)
-        if kind == C_INT32:
+        elif kind == C_INT32:
             read_int(r)
             return 0
-        if kind == C_FLOAT64:
+        elif kind == C_FLOAT64:
             return skip_raw(r, 8)
-        if kind == C_FLOAT32:
+        elif kind == C_FLOAT32:
             return skip_raw(r, 4)
-        if kind == C_BOOLEAN:
+        elif kind == C_BOOLEAN:
             read_boolean(r)
             return 0
-        if kind == C_ENUM:
+        elif kind == C_ENUM:
             read_index(r, self.size)
             return 0
-        if kind == C_FIXED:
+        elif kind == C_FIXED:
             return skip_raw(r, self.size)
-        if kind == C_DECIMAL or kind == C_UUID:
+        elif kind == C_DECIMAL or kind == C_UUID:
             return skip_raw(r, self.size) if self.size else skip_length(r)
-        if kind == C_STRUCT:
+        elif kind == C_STRUCT:
             depth = enter_record(r, depth, max_depth)
-            for child in self.children:
-                child.skip(r, depth, max_depth, max_items)
+            for position in range(self.child_count):
+                (<Column>self.child_array[position]).skip(r, depth, max_depth, max_items)
             return 0
-        if kind == C_LIST or kind == C_MAP:
+        elif kind == C_LIST or kind == C_MAP:
             count = read_block_count(r, self.min_size, max_items)
             while count:
                 for position in range(count):
@@ -287,7 +306,7 @@ cdef class Column:
                         (<Column>self.children[0]).skip(r, depth, max_depth, max_items)
                 count = read_block_count(r, self.min_size, max_items)
             return 0
-        if kind == C_UNION:
+        elif kind == C_UNION:
             return (<Column>self.children[read_index(r, self.size)]).skip(r, depth, max_depth, max_items)
         return 0    # null: no bytes
 
