@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from roastedavro import _columns as c
 from roastedavro._tier0 import Rearranger
-from roastedavro.arrow._types import TIMESTAMPS, arrow_type, branch_label, logical_name, nullable_branch
+from roastedavro.arrow._types import TIMESTAMPS, arrow_type, branch_label, logical_name, nullable_parts
 from roastedavro.avro.types import (
     Array,
     AvroType,
@@ -95,17 +95,14 @@ class _Planner:
         avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
         null_index, children, size, min_size = -1, [], 0, 0
         if isinstance(avro, Union):
-            branch = nullable_branch(avro)
-            if branch is None:
+            nullable = nullable_parts(avro, self.schema)
+            if nullable is None:
                 children = [self.skipped(b) for b in avro.branches]
                 column = c.Column(
                     UNION, size=len(children), children=[p.column for p in children], keep=False
                 )
                 return Plan(column, pa.null(), children)
-            null_index = next(
-                i for i, b in enumerate(avro.branches) if isinstance(b, Primitive) and b.name == "null"
-            )
-            avro = self.schema.deref(branch) if isinstance(branch, NamedRef) else branch
+            avro, null_index = nullable
         if isinstance(avro, Primitive):
             kind = _PLAIN[avro.name]
         elif isinstance(avro, (Fixed, Enum)):
@@ -126,14 +123,9 @@ class _Planner:
     def plan(self, avro: AvroType, path: str) -> Plan:
         avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
         if isinstance(avro, Union):
-            branch = nullable_branch(avro)
-            if branch is not None:
-                null_index = next(
-                    i for i, b in enumerate(avro.branches) if isinstance(b, Primitive) and b.name == "null"
-                )
-                return self.value(
-                    self.schema.deref(branch) if isinstance(branch, NamedRef) else branch, null_index, path
-                )
+            nullable = nullable_parts(avro, self.schema)
+            if nullable is not None:
+                return self.value(nullable[0], nullable[1], path)
             children = [self.plan(b, f"{path}<{branch_label(b)}>") for b in avro.branches]
             column = c.Column(UNION, size=len(children), children=[p.column for p in children])
             return Plan(column, arrow_type(avro, self.schema), children)

@@ -72,6 +72,16 @@ def nullable_branch(union: Union) -> AvroType | None:
     return None
 
 
+def nullable_parts(union: Union, schema: Schema) -> tuple[AvroType, int] | None:
+    """(T, the null branch's index) of ``["null", T]`` or ``[T, "null"]``,
+    T's named type looked up; None for any other union."""
+    branch = nullable_branch(union)
+    if branch is None:
+        return None
+    null_index = 0 if isinstance(union.branches[0], Primitive) and union.branches[0].name == "null" else 1
+    return (schema.deref(branch) if isinstance(branch, NamedRef) else branch), null_index
+
+
 def branch_label(avro: AvroType) -> str:
     """A union branch's name: a named type's full name, else its type's name."""
     if isinstance(avro, (NamedRef, NamedType)):
