@@ -15,6 +15,7 @@ Source is bound to them, so a value never reads outside its buffer.
 
 cimport cython
 from cpython.object cimport PyObject
+from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport isinf
 from libc.stdlib cimport free, malloc
@@ -22,9 +23,19 @@ from libc.string cimport memcpy
 
 from roastedavro._runtime cimport (
     Writer, writer_init, writer_finish, writer_release, writer_reserve, write_long, write_byte, write_raw,
-    write_double,
+    write_double, write_uuid_datum, uuid_text, uuid_bytes,
 )
-from roastedavro.errors import DatumError
+from roastedavro._datum import datum_error, refused
+from roastedavro.errors import DatumError, DumpError
+import uuid
+
+
+cdef bytes uuid_text_bytes(str text):
+    """The 16 bytes of a uuid's text in a spelling uuid.UUID takes."""
+    try:
+        return uuid.UUID(text).bytes
+    except ValueError:
+        raise refused("a UUID", text) from None
 
 # source kinds (roastedavro.arrow._writer names them)
 cdef enum:
@@ -42,6 +53,8 @@ cdef enum:
     S_UNION = 11     # a dense union: type ids and offsets, through a table of branches
     S_CONST = 12     # a field with no column: its default's bytes
     S_DECIMAL = 13   # decimal128 or decimal256 (width 16 or 32) as Avro bytes (size 0) or fixed (its size)
+    S_UUID_TEXT = 14 # uuid text (string, 32- or 64-bit offsets) as an Avro uuid on string (size 0) or fixed(16)
+    S_UUID_RAW = 15  # 16-byte uuids (fixed_size_binary(16), pa.uuid()) as an Avro uuid on string
 
 
 cdef inline Py_ssize_t address(object buffer):
@@ -128,9 +141,9 @@ cdef class Source:
         if array.null_count and buffers[0] is not None:
             self.validity = <const uint8_t*><Py_ssize_t>address(buffers[0])
         kind = self.kind
-        if kind in (S_INT, S_FLOAT32, S_FLOAT64, S_BOOLEAN, S_FIXED, S_ENUM, S_DECIMAL):
+        if kind in (S_INT, S_FLOAT32, S_FLOAT64, S_BOOLEAN, S_FIXED, S_ENUM, S_DECIMAL, S_UUID_RAW):
             self.values = <const char*><Py_ssize_t>address(buffers[1])
-        elif kind == S_BINARY:
+        elif kind == S_BINARY or kind == S_UUID_TEXT:
             self.offsets = <const char*><Py_ssize_t>address(buffers[1])
             self.data = <const char*><Py_ssize_t>address(buffers[2])
         elif kind == S_LIST or kind == S_MAP:
@@ -246,7 +259,38 @@ cdef class Source:
             return write_raw(w, self.constant, len(self.constant))
         elif kind == S_DECIMAL:
             return self.write_decimal(w, j)
+        elif kind == S_UUID_TEXT:
+            start = self.offset_at(j)
+            end = self.offset_at(j + 1)
+            return self.write_uuid_text(w, self.data + start, end - start)
+        elif kind == S_UUID_RAW:
+            write_byte(w, 72)    # the text's length, 36, as a zig-zag varint
+            writer_reserve(w, 36)
+            uuid_text(<const unsigned char*>self.values + 16 * j, <unsigned char*>w.data + w.size)
+            w.size += 36
+            return 0
         return 0    # null: no bytes
+
+    cdef int write_uuid_text(self, Writer* w, const char* text, Py_ssize_t n) except -1:
+        # the usual spelling (36 characters) parsed in C: on a string written
+        # as it is (the record writer's rule), on a fixed as its 16 bytes
+        cdef unsigned char raw[16]
+        if n == 36 and uuid_bytes(<const unsigned char*>text, raw):
+            if self.size:
+                return write_raw(w, <const char*>raw, 16)
+            write_byte(w, 72)
+            return write_raw(w, text, 36)
+        # other spellings uuid.UUID takes (braces, no hyphens, "urn:uuid:")
+        # and text that is no uuid: the record writer's rule and error
+        cdef bytes packed
+        value = PyUnicode_DecodeUTF8(text, n, NULL)
+        try:
+            if self.size:
+                packed = uuid_text_bytes(value)
+                return write_raw(w, <const char*>packed, 16)
+            return write_uuid_datum(w, value, False)
+        except DumpError as error:
+            raise datum_error(error) from None
 
     cdef int write_narrowed(self, Writer* w, double value) except -1:
         cdef float narrowed = <float>value

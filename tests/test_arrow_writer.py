@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import uuid
 from decimal import Decimal
 
 import fastavro
@@ -67,17 +68,14 @@ def fastavro_bytes(schema, records) -> bytes:
     return out.getvalue()
 
 
-WITHOUT_UUID = {**ALL, "fields": [f for f in ALL["fields"] if f["name"] != "id"]}
-
-
 @pytest.mark.parametrize("codec", ["null", "deflate"])
 def test_every_type_read_and_written_again_gives_the_same_bytes(codec):
-    records = [{k: v for k, v in r.items() if k != "id"} for r in RECORDS]
-    source = avro_file(WITHOUT_UUID, records, codec, sync_interval=300)
+    records = RECORDS
+    source = avro_file(ALL, records, codec, sync_interval=300)
     table = read_table(source)
-    data = assert_column_written(table, WITHOUT_UUID, codec=codec, sync_interval=300)
+    data = assert_column_written(table, ALL, codec=codec, sync_interval=300)
     # the oracle: fastavro's bytes for the same records, and its blocks
-    assert _block_data(data) == _block_data(source.getvalue()) == fastavro_bytes(WITHOUT_UUID, records)
+    assert _block_data(data) == _block_data(source.getvalue()) == fastavro_bytes(ALL, records)
     blocks = [b.num_records for b in fastavro.block_reader(io.BytesIO(data))]
     assert blocks == [b.num_records for b in fastavro.block_reader(io.BytesIO(source.getvalue()))]
     assert len(blocks) > 3
@@ -316,3 +314,46 @@ def test_floats_and_doubles_from_either_width():
     too_big = table.set_column(0, "f", pa.array([1e300, 1.0]))
     with pytest.raises(DatumError, match="^f: Number out of range for Avro float"):
         written(too_big, schema)
+
+
+UUID_TEXT = {"type": "string", "logicalType": "uuid"}
+UUID_FIXED = {"type": "fixed", "name": "U16", "size": 16, "logicalType": "uuid"}
+
+
+def test_uuids_from_text_in_every_spelling_and_from_16_bytes():
+    ids = [uuid.UUID(int=k * 2**100 + 7 * k + 1) for k in range(5)]
+    # the spellings uuid.UUID takes: the usual one (any case), braces, bare hex, a URN
+    spelled = [str(ids[0]), str(ids[1]).upper(), "{" + str(ids[2]) + "}", ids[3].hex, ids[4].urn]
+    schema = record_of(("s", UUID_TEXT), ("f", UUID_FIXED), ("n", ["null", UUID_TEXT]))
+    nullable = [None, spelled[1], None, spelled[3], spelled[0]]
+    for text in (pa.string(), pa.large_string()):
+        table = pa.table(
+            {"s": pa.array(spelled, text), "f": pa.array(spelled, text), "n": pa.array(nullable, text)}
+        )
+        data = assert_column_written(table, schema)
+        # the oracle: fastavro writes a uuid string as given (and, 1.13, a fixed
+        # uuid's 16 bytes as given)
+        expected = [{"s": s, "f": u.bytes, "n": n} for s, u, n in zip(spelled, ids, nullable)]
+        assert _block_data(data) == fastavro_bytes(schema, expected)
+    # 16 bytes a value: fixed_size_binary(16) and Arrow's uuid type; on a
+    # string, the canonical lower-case text
+    raw = [u.bytes for u in ids]
+    for kind in (pa.binary(16), pa.uuid()):
+        column = pa.array(raw, pa.binary(16))
+        if kind != column.type:
+            column = pa.ExtensionArray.from_storage(kind, column)
+        table = pa.table({"s": column, "f": column, "n": pa.array([None, *raw[1:]], pa.binary(16))})
+        data = assert_column_written(table, schema)
+        expected = [{"s": str(u), "f": u.bytes, "n": None if k == 0 else str(u)} for k, u in enumerate(ids)]
+        assert _block_data(data) == fastavro_bytes(schema, expected)
+
+
+@pytest.mark.parametrize("bad", ["not a uuid", "zzzzzzzz-zzzz-zzzz-zzzz-zzzzzzzzzzzz", ""])
+@pytest.mark.parametrize("field", [UUID_TEXT, UUID_FIXED])
+def test_text_that_is_no_uuid_is_refused_with_its_path(bad, field):
+    schema = record_of(("u", {"type": "array", "items": field}))
+    table = pa.table({"u": [[str(uuid.UUID(int=5)), bad]]})
+    assert row_source(parse_schema(schema), table.schema) is not None
+    with pytest.raises(DatumError, match=r"^u\[1\]: expected a UUID") as error:
+        written(table, schema)
+    assert error.value.path == ("u", 1)

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from roastedavro import _columnwriter as c
 from roastedavro._defaults import encode_default
-from roastedavro.arrow._types import TIMESTAMPS, branch_label, logical_name, nullable_branch
+from roastedavro.arrow._types import TIMESTAMPS, branch_label, logical_name, nullable_parts
 from roastedavro.avro.types import (
     Array,
     AvroType,
@@ -34,9 +34,24 @@ from roastedavro.avro.types import (
 )
 
 # Source kinds (the enum of roastedavro/_columnwriter.pyx)
-NULL, BOOLEAN, INT, FLOAT32, FLOAT64, BINARY, FIXED, ENUM, STRUCT, LIST, MAP, UNION, CONST, DECIMAL = range(
-    14
-)
+(
+    NULL,
+    BOOLEAN,
+    INT,
+    FLOAT32,
+    FLOAT64,
+    BINARY,
+    FIXED,
+    ENUM,
+    STRUCT,
+    LIST,
+    MAP,
+    UNION,
+    CONST,
+    DECIMAL,
+    UUID_TEXT,
+    UUID_RAW,
+) = range(16)
 
 #: the Arrow type an int-based logical type's values are cast to (its unit)
 _TIMES = {"time-millis": pa.time32("ms"), "time-micros": pa.time64("us"), "date": pa.date32()}
@@ -95,6 +110,10 @@ def _cast(kind: pa.DataType) -> Callable[[pa.Array, str], pa.Array]:
     return prepare
 
 
+def _storage(array: pa.Array, path: str) -> pa.Array:
+    return array.storage  # an extension type's values, as stored
+
+
 def _dictionary(array: pa.Array, path: str) -> pa.Array:
     return array if pa.types.is_dictionary(array.type) else array.dictionary_encode()
 
@@ -106,14 +125,9 @@ class _Planner:
     def plan(self, avro: AvroType, kind: pa.DataType) -> _Node:
         avro = self.schema.deref(avro) if isinstance(avro, NamedRef) else avro
         if isinstance(avro, Union):
-            branch = nullable_branch(avro)
-            if branch is not None and not pa.types.is_union(kind):
-                null_index = next(
-                    i for i, b in enumerate(avro.branches) if isinstance(b, Primitive) and b.name == "null"
-                )
-                return self.value(
-                    self.schema.deref(branch) if isinstance(branch, NamedRef) else branch, kind, null_index
-                )
+            nullable = nullable_parts(avro, self.schema)
+            if nullable is not None and not pa.types.is_union(kind):
+                return self.value(nullable[0], kind, nullable[1])
             return self.union(avro, kind)
         return self.value(avro, kind, -1)
 
@@ -150,8 +164,10 @@ class _Planner:
     def value(self, avro: AvroType, kind: pa.DataType, null_index: int) -> _Node:
         what = avro.name if isinstance(avro, (Record, Enum, Fixed)) else avro.type_name
         logical = logical_name(avro)
-        if logical in ("uuid", "big-decimal"):
+        if logical == "big-decimal":
             raise _Unsupported(logical)
+        if logical == "uuid":
+            return self.uuid(avro, kind, null_index)  # type: ignore[arg-type]  # uuid: on string or fixed
         if isinstance(avro, Primitive):
             return self.primitive(avro, kind, null_index, logical)
         if isinstance(avro, Fixed):
@@ -260,6 +276,24 @@ class _Planner:
             raise _Unsupported(f"{name} from {kind}")
         width = 8 if pa.types.is_large_string(kind) or pa.types.is_large_binary(kind) else 4
         return _Node(c.Source(BINARY, what, null_index, width=width))
+
+    def uuid(self, avro: Primitive | Fixed, kind: pa.DataType, null_index: int) -> _Node:
+        """A uuid from text (as the record writer takes it: the usual
+        spelling in C, others through uuid.UUID) or from 16 bytes
+        (fixed_size_binary(16), Arrow's uuid extension type)."""
+        storage, unwrap = kind, None
+        if isinstance(kind, pa.BaseExtensionType):
+            storage, unwrap = kind.storage_type, _storage
+        on_fixed = isinstance(avro, Fixed)
+        if pa.types.is_string(storage) or pa.types.is_large_string(storage):
+            width = 8 if pa.types.is_large_string(storage) else 4
+            source = c.Source(UUID_TEXT, avro.type_name, null_index, width=width, size=16 if on_fixed else 0)
+            return _Node(source, unwrap)
+        if pa.types.is_fixed_size_binary(storage) and storage.byte_width == 16:
+            if on_fixed:
+                return _Node(c.Source(FIXED, avro.type_name, null_index, size=16), unwrap)
+            return _Node(c.Source(UUID_RAW, avro.type_name, null_index), unwrap)
+        raise _Unsupported("a uuid from a column of another type")
 
     def decimal(self, avro: Primitive | Fixed, kind: pa.DataType, null_index: int, size: int) -> _Node:
         logical = avro.logical
