@@ -165,7 +165,11 @@ def _read_columns(
             yield pa.RecordBatch.from_struct_array(rows.slice(start, batch_size))
         pending = rows.slice(whole) if whole < len(rows) else None
     if root.column.length or pending is not None or empty:
-        yield pa.RecordBatch.from_struct_array(_struct(root, kind, pending))
+        # what is left: the rows held back and the last blocks' (together
+        # perhaps more than batch_size)
+        rows = _struct(root, kind, pending)
+        for start in range(0, max(len(rows), 1), batch_size):
+            yield pa.RecordBatch.from_struct_array(rows.slice(start, batch_size))
 
 
 def _struct(root: Plan, kind: pa.DataType, pending: pa.StructArray | None) -> pa.StructArray:
