@@ -124,7 +124,9 @@ cdef class Column:
     cdef str path               # DECIMAL: where the column is, for its error
     cdef readonly bint keep     # False: a column not asked for, its values skipped (checked as skipping
                                 # checks them: strings' UTF-8 is not), nothing stored
-    cdef Bytes valid            # a byte per value, 1 where it is not null
+    cdef Bytes valid            # a byte per value, 1 where it is not null (once `tracking`)
+    cdef bint tracking          # valid holds every value's byte: set at the first null, as a
+                                # column without nulls needs no validity (most columns)
     cdef Bytes values           # fixed-width values, or offsets, or a union's offsets
     cdef Bytes data             # strings' and bytes' bytes; a union's type ids
 
@@ -166,6 +168,8 @@ cdef class Column:
         cdef int32_t zero = 0
         self.length = 0
         self.null_count = 0
+        self.tracking = False
+        self.valid.size = 0
         if self.kind in (C_STRING, C_BINARY, C_LIST, C_MAP, C_UUID):
             self.values.add(&zero, 4)    # offsets start at 0
         return 0
@@ -178,7 +182,8 @@ cdef class Column:
         if self.null_index >= 0:
             if read_index(r, 2) == self.null_index:
                 return self.append_null()
-        self.valid.add_byte(1)
+        if self.tracking:
+            self.valid.add_byte(1)
         self.length += 1
         return self.read_value(r, depth, max_depth, max_items)
 
@@ -406,7 +411,13 @@ cdef class Column:
         """A zero value, null unless ``valid``."""
         cdef char filler[32]
         cdef Column child
-        self.valid.add(&valid, 1)
+        if not valid and not self.tracking:
+            # the first null: every value before it was valid
+            memset(self.valid.room(self.length), 1, self.length)
+            self.valid.size += self.length
+            self.tracking = True
+        if self.tracking:
+            self.valid.add(&valid, 1)
         self.length += 1
         if not valid:
             self.null_count += 1
@@ -442,7 +453,6 @@ cdef class Column:
         buffers; children's are their own."""
         length, nulls = self.length, self.null_count
         validity = self.bits(self.valid) if nulls else None
-        self.valid.size = 0
         if self.kind == C_BOOLEAN:
             values = self.bits(self.values)
             self.values.size = 0

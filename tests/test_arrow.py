@@ -935,3 +935,31 @@ def test_a_null_records_fields_that_are_not_nullable_hold_valid_zeros(reader_sch
     out = io.BytesIO()
     pq.write_table(table, out)
     assert pq.read_table(out).equals(table)
+
+
+def test_validity_starts_at_the_first_null_of_each_batch():
+    # a column's validity is kept from its first null on (the values before
+    # it valid); every batch starts without one
+    schema = {
+        "type": "record",
+        "name": "V",
+        "fields": [
+            {"name": "s", "type": ["null", "string"]},
+            {
+                "name": "r",
+                "type": ["null", {"type": "record", "name": "In", "fields": [{"name": "x", "type": "int"}]}],
+            },
+        ],
+    }
+    records = [
+        {"s": None if k in (70, 71, 150) else f"s{k}", "r": None if k == 199 else {"x": k}}
+        for k in range(200)
+    ]
+    source = avro_file(schema, records, sync_interval=500)
+    batches = list(iter_batches(source, batch_size=64))
+    assert [b.num_rows for b in batches] == [64, 64, 64, 8]
+    assert [b.column(0).null_count for b in batches] == [0, 2, 1, 0]
+    assert [b.column(1).null_count for b in batches] == [0, 0, 0, 1]
+    assert [row for b in batches for row in b.to_pylist()] == records
+    for batch in batches:
+        batch.validate(full=True)
