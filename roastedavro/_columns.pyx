@@ -145,17 +145,7 @@ cdef class Column:
         self.null_index = null_index
         self.size = size
         self.min_size = min_size
-        self.children = list(children)
-        for child in self.children:
-            if not isinstance(child, Column):
-                raise TypeError(f"a Column's children are Columns, not {type(child).__name__}")
-        free(self.child_array)
-        self.child_array = <PyObject**>malloc(max(len(self.children), 1) * sizeof(PyObject*))
-        if self.child_array == NULL:
-            raise MemoryError()
-        self.child_count = len(self.children)
-        for position, child in enumerate(self.children):
-            self.child_array[position] = <PyObject*>child
+        self.set_children(list(children))
         self.valid = Bytes()
         self.values = Bytes()
         self.data = Bytes()
@@ -163,6 +153,24 @@ cdef class Column:
 
     def __dealloc__(self):
         free(self.child_array)
+
+    cdef int set_children(self, list children) except -1:
+        # checked and laid out before either is swapped in: the array
+        # borrows from the list it is stored with
+        cdef PyObject** array
+        for child in children:
+            if not isinstance(child, Column):
+                raise TypeError(f"a Column's children are Columns, not {type(child).__name__}")
+        array = <PyObject**>malloc(max(len(children), 1) * sizeof(PyObject*))
+        if array == NULL:
+            raise MemoryError()
+        for position, child in enumerate(children):
+            array[position] = <PyObject*>child
+        free(self.child_array)
+        self.child_array = array
+        self.child_count = len(children)
+        self.children = children
+        return 0
 
     cdef int start(self) except -1:
         cdef int32_t zero = 0

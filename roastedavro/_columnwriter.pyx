@@ -97,18 +97,7 @@ cdef class Source:
         self.signed = signed
         self.narrow = narrow
         self.size = size
-        self.children = list(children)
-        for child in self.children:
-            # a union's type ids without a branch have None
-            if not (isinstance(child, Source) or (child is None and kind == S_UNION)):
-                raise TypeError(f"a Source's children are Sources, not {type(child).__name__}")
-        free(self.child_array)
-        self.child_array = <PyObject**>malloc(max(len(self.children), 1) * sizeof(PyObject*))
-        if self.child_array == NULL:
-            raise MemoryError()
-        self.child_count = len(self.children)
-        for position, child in enumerate(self.children):
-            self.child_array[position] = <PyObject*>child
+        self.set_children(list(children))
         self.names = tuple(names)
         self.constant = constant
         self.symbols = symbols
@@ -118,6 +107,25 @@ cdef class Source:
 
     def __dealloc__(self):
         free(self.child_array)
+
+    cdef int set_children(self, list children) except -1:
+        # checked and laid out before either is swapped in: the array
+        # borrows from the list it is stored with
+        cdef PyObject** array
+        for child in children:
+            # a union's type ids without a branch have None
+            if not (isinstance(child, Source) or (child is None and self.kind == S_UNION)):
+                raise TypeError(f"a Source's children are Sources, not {type(child).__name__}")
+        array = <PyObject**>malloc(max(len(children), 1) * sizeof(PyObject*))
+        if array == NULL:
+            raise MemoryError()
+        for position, child in enumerate(children):
+            array[position] = <PyObject*>child
+        free(self.child_array)
+        self.child_array = array
+        self.child_count = len(children)
+        self.children = children
+        return 0
 
     cdef set_table(self, bytes table):
         self.table_bytes = table

@@ -963,3 +963,16 @@ def test_validity_starts_at_the_first_null_of_each_batch():
     assert [row for b in batches for row in b.to_pylist()] == records
     for batch in batches:
         batch.validate(full=True)
+
+
+def test_a_column_given_children_that_are_no_columns_keeps_its_own():
+    # (internal) the children's C array is swapped in only once they are checked
+    from roastedavro import _columns as cc
+
+    struct_kind, int64_kind = 10, 3
+    root = cc.Column(struct_kind, children=[cc.Column(int64_kind)])  # the child held by root alone
+    with pytest.raises(TypeError, match="children are Columns"):
+        root.__init__(struct_kind, children=["not a column"])
+    others = [cc.Column(int64_kind) for _ in range(200)]  # where a freed child's memory would go
+    cc.BlockReader(root, 1, 64, 1 << 20).load_block_within(b"\x54", 1, 0)
+    assert [other.length for other in others] == [0] * 200  # 42 went into root's own child

@@ -357,3 +357,19 @@ def test_text_that_is_no_uuid_is_refused_with_its_path(bad, field):
     with pytest.raises(DatumError, match=r"^u\[1\]: expected a UUID") as error:
         written(table, schema)
     assert error.value.path == ("u", 1)
+
+
+def test_a_source_given_children_that_are_no_sources_keeps_its_own():
+    # (internal) the children's C array is swapped in only once they are checked
+    from roastedavro import _columnwriter as cw
+
+    struct_kind, const_kind = 8, 12
+    root = cw.Source(
+        struct_kind, "R", children=[cw.Source(const_kind, "default", constant=b"\x02")], names=["a"]
+    )
+    with pytest.raises(TypeError, match="children are Sources"):
+        root.__init__(struct_kind, "R", children=["not a source"], names=["a"])
+    others = [cw.Source(const_kind, "other", constant=b"REUSED") for _ in range(200)]
+    root.bind(pa.array([1]))
+    assert cw.RowWriter(root).encode(0, 1, 1 << 20) == (b"\x02", 1)
+    del others
