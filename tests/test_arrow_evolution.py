@@ -270,6 +270,23 @@ def test_many_items_after_a_dropped_field_are_no_false_budget_error(paths):
     assert table.column("nothing").chunk(0).value_lengths().to_pylist() == [2_000_000]
 
 
+def test_items_a_reader_default_adds_are_not_paid_for_by_the_file(paths):
+    # 3,000 records of 1 byte each, read with a default of 1,000 nulls each:
+    # 3,000,000 items of no bytes that the file never announced
+    writer = {"type": "record", "name": "R", "fields": [{"name": "a", "type": "int"}]}
+    nulls = {"type": "array", "items": "null"}
+    reader = {
+        "type": "record",
+        "name": "R",
+        "fields": [*writer["fields"], {"name": "n", "type": nulls, "default": [None] * 1000}],
+    }
+    data = container(writer, [{"a": k % 50} for k in range(3000)])
+    table = paths.buffers(data, reader)
+    assert paths.blocks == 1 and table.num_rows == 3000
+    assert table.column("n").chunk(0).value_lengths().to_pylist() == [1000] * 3000
+    assert table.equals(paths.values(data, reader))
+
+
 def test_a_reader_whose_types_need_python_values_still_reads(paths):
     # a big-decimal's Arrow value (its text) is made from the Python value
     big = {"type": "bytes", "logicalType": "big-decimal"}
@@ -297,8 +314,11 @@ def test_evolved_pairs_read_into_the_same_table_through_buffers_and_values(data)
     writer, reader = data.draw(evolved_pairs(max_steps=3), label="pair")
     if not has_values(writer):
         return
-    records = data.draw(st.lists(datums(writer), min_size=0, max_size=6), label="records")
-    raw = container(writer, records, sync_interval=200)
+    records = data.draw(st.lists(datums(writer), min_size=1, max_size=6), label="records")
+    try:
+        raw = container(writer, records, sync_interval=200)
+    except (ValueError, TypeError):
+        return  # a datum fastavro does not write as drawn (a union's branch it cannot tell)
     with pytest.MonkeyPatch.context() as patch:
         got = Paths(patch)
         try:

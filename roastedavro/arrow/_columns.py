@@ -204,6 +204,10 @@ def column_reader(
     return reader, root
 
 
+#: the column reader's item allowance over bytes the Rearranger wrote
+_UNBOUNDED = 1 << 62
+
+
 class _Rearranged:
     """A block reader of records written with another schema: each block's
     records turned into the reader schema's bytes (resolution as Java's:
@@ -220,9 +224,12 @@ class _Rearranged:
 
     def load_block_within(self, data: Any, count: int, allowance: int) -> tuple[int, int]:
         moved, left = self.rearranger.transcode_block_within(data, count, allowance)
-        # the records and their items were paid for from the writer's bytes;
-        # the reader's may be fewer (fields dropped) for as many items
-        self.columns.load_block_within(moved, count, allowance + len(data))
+        # the records and their items were paid for from the writer's bytes
+        # (the file's budget); the reader's bytes hold those items and the
+        # ones its defaults add, as many per record as the reader schema
+        # says: not the file's to pay for, nor bounded by the moved bytes'
+        # length (items of no bytes, as nulls)
+        self.columns.load_block_within(moved, count, _UNBOUNDED)
         return count, left
 
 
