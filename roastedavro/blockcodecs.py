@@ -246,22 +246,66 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
         return output
 
 
+def _zstd_decode_frames(datas: list, limit: int, most: int, cramjam) -> list | None:
+    """The first blocks' data decompressed in one call (the GIL released
+    for all of them: roastedavro.readahead's worker), as views of one
+    buffer: as many blocks as their frames declare at most ``most`` bytes
+    for (one at least). None where the first block's frame does not declare
+    its size, declares more than ``limit`` or its bytes can give, or the data
+    does not decompress to the sizes declared: each block is decoded alone
+    then, for its own error."""
+    sizes: list[int] = []
+    for data in datas:
+        declared = _zstd_content_size(data)
+        if (
+            declared is None
+            or declared > limit
+            or declared > (len(data) // _ZSTD_BLOCK_INPUT + 1) * _ZSTD_BLOCK_OUTPUT
+        ):
+            break
+        if sizes and sum(sizes) + declared > most:
+            break
+        sizes.append(declared)
+    if not sizes:
+        return None
+    output = bytearray(sum(sizes))
+    try:
+        # concatenated frames decompress to their outputs, concatenated
+        written = cramjam.zstd.decompress_into(b"".join(datas[: len(sizes)]), output)
+    except cramjam.DecompressionError:
+        return None
+    if written != len(output):
+        return None
+    views, start, whole = [], 0, memoryview(output)
+    for size in sizes:
+        views.append(whole[start : start + size])
+        start += size
+    return views
+
+
 @record(frozen=True)
 class _Codec:
     name: str
     encode: Callable[[bytes, int | None], bytes]
     #: the data decompressed: bytes or a bytearray
     decode: Callable[[bytes, int], bytes | bytearray]
+    #: the first of several blocks' data (at most a given output) decompressed
+    #: in one call that releases the GIL, as views of one buffer, or None
+    #: where they must be decoded one by one
+    decode_frames: Callable[[list, int, int], list | None] | None = None
 
 
-def _cramjam_codec(name: str, encode, decode) -> _Codec:
+def _cramjam_codec(name: str, encode, decode, decode_frames=None) -> _Codec:
     def encoding(data, level):
         return encode(data, level, _cramjam(name, None, 0))
 
     def decoding(data, limit):
         return decode(data, limit, _cramjam(name, None, 0))
 
-    return _Codec(name, encoding, decoding)
+    def decoding_frames(datas, limit, most):
+        return decode_frames(datas, limit, most, _cramjam(name, None, 0))
+
+    return _Codec(name, encoding, decoding, decoding_frames if decode_frames else None)
 
 
 def _snappy_encode(data: bytes, level, cramjam) -> bytes:
@@ -279,7 +323,7 @@ CODECS: dict[str, _Codec] = {
     "bzip2": _Codec("bzip2", _bzip2_encode, _bzip2_decode),
     "xz": _Codec("xz", _xz_encode, _xz_decode),
     "snappy": _cramjam_codec("snappy", _snappy_encode, _snappy_decode),
-    "zstandard": _cramjam_codec("zstandard", _zstd_encode, _zstd_decode),
+    "zstandard": _cramjam_codec("zstandard", _zstd_encode, _zstd_decode, _zstd_decode_frames),
     # fastavro's, read and written as fastavro does
     "lz4": _Codec("lz4", _lz4_encode, _lz4_decode),
 }

@@ -54,6 +54,7 @@ from roastedavro.containerformat import (
 )
 from roastedavro.errors import DecodeError
 from roastedavro.flags import CompileFlags
+from roastedavro.readahead import decompressed
 
 if TYPE_CHECKING:
     from roastedavro.codec import AvroCodec
@@ -313,17 +314,36 @@ class FileReader:
                 block.number,
             ) from None
 
-    def _decode(self, block: Block) -> list:
-        return self.decode_block(block)
+    def decompressed_blocks(self) -> Iterator[tuple[Block, Any]]:
+        """Each block with its decompressed data, or the ContainerError
+        decompressing it raised, in order: a zstandard file's blocks are
+        decompressed one group ahead by a worker thread while the caller
+        decodes (roastedavro.readahead; not a stream that cannot seek,
+        whose blocks are given as they arrive)."""
+        frames = self._codec.decode_frames
+        if frames is None or not self._source.seekable:
+            # (a pipe's blocks are given as they come, not held for a group)
+            return decompressed(self.blocks(), self.decompress)
+        limit = self.max_block_size
+        return decompressed(
+            self.blocks(), self.decompress, lambda group, most: frames([b.data for b in group], limit, most)
+        )
 
-    def decode_block(self, block: Block, reader: Any = None) -> list:
-        """The block's records, decompressed and decoded: by ``reader``
+    def _decode(self, block: Block, data: Any = None) -> list:
+        return self.decode_block(block, data=data)
+
+    def decode_block(self, block: Block, reader: Any = None, data: Any = None) -> list:
+        """The block's records, decompressed (unless its ``data`` is given)
+        and decoded: by ``reader``
         where given (a tier-0 ``Interpreter`` of the file's schema, or a
         ``ResolvingInterpreter`` of the file's and the reader's, made with
         options the codec has not, such as ``branches=True``), else by the
         codec. Paid for from the file's budget; a ContainerError naming the
         block where its records cannot be read."""
-        data = self.decompress(block)
+        if data is None:
+            data = self.decompress(block)
+        elif isinstance(data, Exception):
+            raise data
         try:
             return self.decode_records(data, block.count, reader)
         except DecodeError as error:
@@ -399,9 +419,9 @@ class FileReader:
             yield block
 
     def __iter__(self) -> Iterator[Any]:
-        for block in self.blocks():
+        for block, data in self.decompressed_blocks():
             try:
-                records = self._decode(block)
+                records = self._decode(block, data)
             except ContainerError as error:
                 if self.on_damage != "skip":
                     raise

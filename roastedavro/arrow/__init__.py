@@ -134,8 +134,8 @@ def _read(
     builder = Builder(schema)
     decoder = _branch_reader(reader, schema, options.get("flags"))
     pending: list = []
-    for block in reader.blocks():
-        pending.extend(reader.decode_block(block, decoder))
+    for block, data in reader.decompressed_blocks():
+        pending.extend(reader.decode_block(block, decoder, data))
         whole = len(pending) - len(pending) % batch_size
         for start in range(0, whole, batch_size):
             empty = False
@@ -154,8 +154,8 @@ def _read_columns(
     decoder, root = columnar
     kind = pa.struct(list(target))
     pending: pa.StructArray | None = None  # rows left over from the last cut
-    for block in reader.blocks():
-        reader.decode_block(block, decoder)
+    for block, data in reader.decompressed_blocks():
+        reader.decode_block(block, decoder, data)
         if root.column.length < batch_size:
             continue
         rows = _struct(root, kind, pending)

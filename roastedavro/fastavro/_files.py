@@ -732,5 +732,7 @@ class block_reader(_FileReader):
 
     def _iterate(self) -> Iterator[Block]:
         self._check_codec()
-        for stored in self.blocks():
-            yield Block(self, stored, self.decompress(stored))
+        for stored, data in self.decompressed_blocks():
+            if isinstance(data, Exception):
+                raise data
+            yield Block(self, stored, data)
