@@ -40,13 +40,11 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import gc
 import io
 import json
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -60,7 +58,7 @@ import fastavro  # noqa: E402
 import pyarrow as pa  # noqa: E402
 
 import roastedavro.arrow as ra  # noqa: E402
-from benchmarks.arrow_tables import FLAT, NESTED, make_batch  # noqa: E402
+from benchmarks.arrow_tables import FLAT, NESTED, make_batch, timed  # noqa: E402
 from benchmarks.container_files import rotated  # noqa: E402
 from benchmarks.run import cpu_and_commit  # noqa: E402
 
@@ -170,15 +168,6 @@ def calls(reader: dict) -> dict[str, Callable[[str], pa.Table]]:
         "fastavro": fastavro_read,
         "as written": ra.read_table,
     }
-
-
-def timed(call: Callable[[str], pa.Table], path: str) -> float:
-    gc.collect()
-    started = time.perf_counter()
-    result = call(path)
-    elapsed = time.perf_counter() - started
-    del result
-    return elapsed
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -15,9 +15,10 @@ from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.mem cimport PyMem_Free, PyMem_Realloc
 from cpython.object cimport PyObject
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
 
+from roastedavro._children cimport borrowed_array
 from roastedavro._runtime cimport (
     Reader, open_reader, close_reader, check_count, check_read_stack, read_long, read_int, read_index,
     read_boolean, read_double, read_float, read_length, read_block_count, skip_raw, skip_long, skip_length,
@@ -132,6 +133,10 @@ cdef class Column:
 
     def __init__(self, int kind, int null_index=-1, Py_ssize_t size=0, Py_ssize_t min_size=0,
                  children=(), bint keep=True, int precision=0, int width=16, str path=u""):
+        children = list(children)
+        # a list's items, a map's keys and values are read from the C array unchecked
+        if len(children) < (2 if kind == C_MAP else 1 if kind == C_LIST else 0):
+            raise ValueError(u"a column of kind %d with %d children" % (kind, len(children)))
         self.kind = kind
         if kind == C_DECIMAL:
             if width not in (16, 32) or not 0 < precision <= (38 if width == 16 else 76):
@@ -145,7 +150,7 @@ cdef class Column:
         self.null_index = null_index
         self.size = size
         self.min_size = min_size
-        self.set_children(list(children))
+        self.set_children(children)
         self.valid = Bytes()
         self.values = Bytes()
         self.data = Bytes()
@@ -161,11 +166,7 @@ cdef class Column:
         for child in children:
             if not isinstance(child, Column):
                 raise TypeError(f"a Column's children are Columns, not {type(child).__name__}")
-        array = <PyObject**>malloc(max(len(children), 1) * sizeof(PyObject*))
-        if array == NULL:
-            raise MemoryError()
-        for position, child in enumerate(children):
-            array[position] = <PyObject*>child
+        array = borrowed_array(children)
         free(self.child_array)
         self.child_array = array
         self.child_count = len(children)
@@ -207,6 +208,7 @@ cdef class Column:
         cdef long long count
         cdef long long position
         cdef Column child
+        cdef Column second
         cdef int branch
         # one if/elif chain over the kind: Cython makes it a C switch
         if kind == C_INT64:
@@ -253,16 +255,19 @@ cdef class Column:
         elif kind == C_UUID:
             return self.read_uuid_text(r)
         elif kind == C_LIST or kind == C_MAP:
+            # (a list's items, a map's keys; then a map's values)
+            child = <Column>self.child_array[0]
+            second = <Column>self.child_array[1] if kind == C_MAP else None
             count = read_block_count(r, self.min_size, max_items)
             while count:
-                for position in range(count):
-                    if kind == C_MAP:
-                        (<Column>self.children[0]).read(r, depth, max_depth, max_items)
-                        (<Column>self.children[1]).read(r, depth, max_depth, max_items)
-                    else:
-                        (<Column>self.children[0]).read(r, depth, max_depth, max_items)
+                if kind == C_MAP:
+                    for position in range(count):
+                        child.read(r, depth, max_depth, max_items)
+                        second.read(r, depth, max_depth, max_items)
+                else:
+                    for position in range(count):
+                        child.read(r, depth, max_depth, max_items)
                 count = read_block_count(r, self.min_size, max_items)
-            child = self.children[0]
             return self.add_offset(child.length)
         elif kind == C_UNION:
             branch = read_index(r, self.size)
@@ -309,14 +314,14 @@ cdef class Column:
                 (<Column>self.child_array[position]).skip(r, depth, max_depth, max_items)
             return 0
         elif kind == C_LIST or kind == C_MAP:
+            # a list's items, a map's values (its keys are strings)
+            child = <Column>self.child_array[1 if kind == C_MAP else 0]
             count = read_block_count(r, self.min_size, max_items)
             while count:
                 for position in range(count):
                     if kind == C_MAP:
                         skip_length(r)
-                        (<Column>self.children[1]).skip(r, depth, max_depth, max_items)
-                    else:
-                        (<Column>self.children[0]).skip(r, depth, max_depth, max_items)
+                    child.skip(r, depth, max_depth, max_items)
                 count = read_block_count(r, self.min_size, max_items)
             return 0
         elif kind == C_UNION:

@@ -18,9 +18,10 @@ from cpython.object cimport PyObject
 from cpython.unicode cimport PyUnicode_DecodeUTF8
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.math cimport isinf
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free
 from libc.string cimport memcpy
 
+from roastedavro._children cimport borrowed_array
 from roastedavro._runtime cimport (
     Writer, writer_init, writer_finish, writer_release, writer_reserve, write_long, write_byte, write_raw,
     write_double, write_uuid_datum, uuid_text, uuid_bytes,
@@ -116,11 +117,7 @@ cdef class Source:
             # a union's type ids without a branch have None
             if not (isinstance(child, Source) or (child is None and self.kind == S_UNION)):
                 raise TypeError(f"a Source's children are Sources, not {type(child).__name__}")
-        array = <PyObject**>malloc(max(len(children), 1) * sizeof(PyObject*))
-        if array == NULL:
-            raise MemoryError()
-        for position, child in enumerate(children):
-            array[position] = <PyObject*>child
+        array = borrowed_array(children)
         free(self.child_array)
         self.child_array = array
         self.child_count = len(children)

@@ -976,3 +976,16 @@ def test_a_column_given_children_that_are_no_columns_keeps_its_own():
     others = [cc.Column(int64_kind) for _ in range(200)]  # where a freed child's memory would go
     cc.BlockReader(root, 1, 64, 1 << 20).load_block_within(b"\x54", 1, 0)
     assert [other.length for other in others] == [0] * 200  # 42 went into root's own child
+
+
+def test_a_list_or_map_column_without_its_children_is_refused():
+    # (internal) a list's item column and a map's key and value columns are
+    # read from the C array without a check per item
+    from roastedavro import _columns as cc
+
+    list_kind, map_kind, string_kind = 11, 12, 6
+    with pytest.raises(ValueError, match="with 0 children"):
+        cc.Column(list_kind)
+    with pytest.raises(ValueError, match="with 1 children"):
+        cc.Column(map_kind, children=[cc.Column(string_kind)])
+    assert cc.Column(map_kind, children=[cc.Column(string_kind), cc.Column(string_kind)]).kind == map_kind
