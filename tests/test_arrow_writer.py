@@ -357,6 +357,10 @@ def test_text_that_is_no_uuid_is_refused_with_its_path(bad, field):
     with pytest.raises(DatumError, match=r"^u\[1\]: expected a UUID") as error:
         written(table, schema)
     assert error.value.path == ("u", 1)
+    # the values path refuses it alike
+    with pytest.raises(DatumError, match=r"^u\[1\]: expected a UUID") as error:
+        written_by_values(table, schema)
+    assert error.value.path == ("u", 1)
 
 
 def test_a_source_given_children_that_are_no_sources_keeps_its_own():

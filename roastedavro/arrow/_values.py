@@ -114,7 +114,7 @@ class Values:
                 return raw
             return [None if b is None else str(uuid.UUID(bytes=b)) for b in raw]
         if logical == "uuid" and isinstance(avro, Fixed) and _is_text(kind):
-            return [None if text is None else uuid.UUID(text) for text in array.to_pylist()]
+            return [None if text is None else _uuid_of(text) for text in array.to_pylist()]
         if logical == "big-decimal" and _is_text(kind):
             return [None if text is None else decimal.Decimal(text) for text in array.to_pylist()]
         if pa.types.is_union(kind) or pa.types.is_struct(kind) or _is_list(kind) or pa.types.is_map(kind):
@@ -186,3 +186,12 @@ def rows(columns: list[tuple[str, list]], count: int) -> list[dict[str, Any]]:
         if columns
         else [{} for _ in range(count)]
     )
+
+
+def _uuid_of(text: str) -> uuid.UUID | str:
+    """The UUID a fixed uuid's text spells; text that spells none is kept, for
+    the record writer to refuse with its path (as the column writer does)."""
+    try:
+        return uuid.UUID(text)
+    except ValueError:
+        return text
