@@ -51,7 +51,7 @@ cdef enum:
     S_STRUCT = 8
     S_LIST = 9       # list, 32- or 64-bit offsets
     S_MAP = 10       # children: keys, items
-    S_UNION = 11     # a dense union: type ids and offsets, through a table of branches
+    S_UNION = 11     # a dense or sparse union: type ids (and offsets), through a table of branches
     S_CONST = 12     # a field with no column: its default's bytes
     S_DECIMAL = 13   # decimal128 or decimal256 (width 16 or 32) as Avro bytes (size 0) or fixed (its size)
     S_UUID_TEXT = 14 # uuid text (string, 32- or 64-bit offsets) as an Avro uuid on string (size 0) or fixed(16)
@@ -155,7 +155,10 @@ cdef class Source:
             self.offsets = <const char*><Py_ssize_t>address(buffers[1])
         elif kind == S_UNION:
             self.data = <const char*><Py_ssize_t>address(buffers[1])       # type ids
-            self.offsets = <const char*><Py_ssize_t>address(buffers[2])    # offsets
+            # a dense union's offsets; a sparse one has none (value i of each
+            # child, which pyarrow's field() gives sliced as the union)
+            self.offsets = (<const char*><Py_ssize_t>address(buffers[2])
+                            if array.type.mode == "dense" else NULL)
 
     cdef inline bint is_null(self, Py_ssize_t i):
         cdef Py_ssize_t j = i + self.offset
@@ -253,7 +256,7 @@ cdef class Source:
                 raise DatumError(u"the Arrow union's type id %d is no branch of the Avro union (%s)"
                                  % (type_id, self.what))
             child = self.children[type_id]
-            position = (<const int32_t*>self.offsets)[j]
+            position = (<const int32_t*>self.offsets)[j] if self.offsets != NULL else j - self.offset
             if child.is_null(position):
                 if self.size == 0:    # size: the union's null branch + 1, 0 for none
                     raise DatumError(u"a null where the Avro type (%s) has no null" % self.what)

@@ -377,3 +377,27 @@ def test_a_source_given_children_that_are_no_sources_keeps_its_own():
     root.bind(pa.array([1]))
     assert cw.RowWriter(root).encode(0, 1, 1 << 20) == (b"\x02", 1)
     del others
+
+
+def test_sparse_unions_whole_and_sliced():
+    point = {"type": "record", "name": "P", "fields": [{"name": "x", "type": "int"}]}
+    schema = record_of(("u", ["null", "string", "long", point]))
+    # each child as long as the union; row i takes child type_ids[i]'s value i
+    union = pa.UnionArray.from_sparse(
+        pa.array([0, 1, 2, 1, 0, 2], pa.int8()),
+        [
+            pa.array(["a", "x", "y", "z", None, "w"]),
+            pa.array([9, 5, 9, None, 9, 9], pa.int64()),
+            pa.array(
+                [{"x": 0}] * 2 + [{"x": 3}] + [{"x": 0}] * 2 + [{"x": 6}], pa.struct([("x", pa.int32())])
+            ),
+        ],
+        ["string", "long", "P"],
+    )
+    assert union.type.mode == "sparse"
+    want = [{"u": "a"}, {"u": 5}, {"u": {"x": 3}}, {"u": None}, {"u": None}, {"u": {"x": 6}}]
+    table = pa.table({"u": union})
+    assert row_source(parse_schema(schema), table.schema) is not None
+    assert fastavro_records(assert_column_written(table, schema)) == want
+    sliced = pa.table({"u": union.slice(2, 3)})
+    assert fastavro_records(assert_column_written(sliced, schema)) == want[2:5]

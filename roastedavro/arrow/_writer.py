@@ -5,7 +5,7 @@ Python object per value.
 ``row_writer(schema, arrow)`` plans, once per table, how each Avro type is
 read from its column's Arrow type; ``RowSource.bind(batch)`` points the
 plan at a batch's buffers. It gives None where a pair of types needs the
-library's Python values instead (uuids, big-decimals, a wide union from a
+library's Python values instead (big-decimals, a wide union from a
 column that is not an Arrow union, a decimal of another scale...):
 write_table then writes the rows as dicts (roastedavro.arrow._values).
 """
@@ -132,8 +132,8 @@ class _Planner:
         return self.value(avro, kind, -1)
 
     def union(self, avro: Union, kind: pa.DataType) -> _Node:
-        if not (pa.types.is_union(kind) and kind.mode == "dense"):
-            raise _Unsupported("a union from a column that is not a dense union")
+        if not pa.types.is_union(kind):
+            raise _Unsupported("a union from a column that is not an Arrow union")
         labels = {branch_label(b): i for i, b in enumerate(avro.branches)}
         table = [-1] * 128
         children: list[tuple[Callable, _Node]] = []
