@@ -989,3 +989,21 @@ def test_a_list_or_map_column_without_its_children_is_refused():
     with pytest.raises(ValueError, match="with 1 children"):
         cc.Column(map_kind, children=[cc.Column(string_kind)])
     assert cc.Column(map_kind, children=[cc.Column(string_kind), cc.Column(string_kind)]).kind == map_kind
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    values=st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)), max_size=70),
+    batch_size=st.integers(1, 30),
+)
+def test_validity_bitmaps_for_any_pattern_of_nulls(values, batch_size):
+    # the bitmap is packed eight flags at a time, then the tail one by one
+    schema = {"type": "record", "name": "N", "fields": [{"name": "x", "type": ["null", "long"]}]}
+    source = avro_file(schema, [{"x": v} for v in values], sync_interval=64)
+    batches = list(iter_batches(source, batch_size=batch_size))
+    got = [row["x"] for batch in batches for row in batch.to_pylist()]
+    assert got == values
+    for batch in batches:
+        batch.validate(full=True)
+        column = batch.column(0)
+        assert column.null_count == sum(v is None for v in column.to_pylist())
