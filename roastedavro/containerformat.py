@@ -207,6 +207,20 @@ class _Source:
             )
 
     def read_long(self, what: str, block: int | None) -> int:
+        buffer, position = self.buffer, self.position
+        if len(buffer) - position >= 10 and self._taken is None:
+            # the common case, a block's frame in the buffer: no refill per byte
+            shift = result = 0
+            for index in range(position, position + 10):
+                byte = buffer[index]
+                result |= (byte & 0x7F) << shift
+                if byte < 0x80:
+                    self.position = index + 1
+                    return (result >> 1) ^ -(result & 1)
+                shift += 7
+            raise ContainerError(
+                f"the {what} is not a valid long (more than 10 bytes)", self.start + position, block
+            )
         offset = self.offset
         if self._peek is not None and self.position == len(self.buffer):
             # a buffered stream that cannot seek: the varint from the bytes it

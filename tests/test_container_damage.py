@@ -408,3 +408,13 @@ def test_any_damage_is_a_container_error_or_whole_records(codec, data):
         assert all(isinstance(v, int) and 0 <= v < 120 for v in values)
     for skipped in reader.skipped:
         assert skipped.resumed is None or skipped.resumed > 0
+
+
+@pytest.mark.parametrize("after", [b"", b"\x00" * 40])
+def test_a_block_count_longer_than_ten_bytes_is_named_at_its_offset(after):
+    # with and without room for the whole varint in what was read ahead
+    start = len(header(LONGS))
+    data = header(LONGS) + block(1, b"\x02") + b"\xff" * 11 + after
+    with pytest.raises(ContainerError, match="record count is not a valid long") as raised:
+        list(FileReader(io.BytesIO(data)))
+    assert raised.value.block == 1 and raised.value.offset == start + len(block(1, b"\x02"))
