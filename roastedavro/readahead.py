@@ -23,10 +23,15 @@ benchmark machine.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import threading
+    from concurrent.futures import Future, ThreadPoolExecutor
+
+# threading and concurrent.futures are imported when a worker is first
+# needed: a process that serves records only never pays for them
 
 __all__ = ["GROUP_OUTPUT", "decompressed"]
 
@@ -127,6 +132,9 @@ def decompressed(
             future: Future | None = None
             if following and ahead:
                 if pool is None:
+                    import threading
+                    from concurrent.futures import ThreadPoolExecutor
+
                     pool = ThreadPoolExecutor(1, thread_name_prefix="roastedavro-readahead")
                 started = threading.Event()
                 future = pool.submit(_worker, decompress_frames, following, started)
