@@ -246,6 +246,32 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
         return output
 
 
+def _zstd_frame_end(data) -> int | None:
+    """Where the zstd frame that starts ``data`` ends, by its header, block
+    headers and checksum (RFC 8878), or None where it is no frame or runs
+    past the data."""
+    size = len(data)
+    if size < 6 or data[:4] != b"\x28\xb5\x2f\xfd":
+        return None
+    descriptor = data[4]
+    single = (descriptor >> 5) & 1
+    position = 5 + (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3]
+    position += (1 if single else 0, 2, 4, 8)[descriptor >> 6]
+    while True:
+        if position + 3 > size:
+            return None
+        header = data[position] | data[position + 1] << 8 | data[position + 2] << 16
+        kind = (header >> 1) & 3
+        if kind == 3:  # reserved
+            return None
+        # raw and compressed blocks hold their size's bytes, a run one byte
+        position += 3 + (1 if kind == 1 else header >> 3)
+        if header & 1:  # the last block
+            break
+    position += 4 if (descriptor >> 2) & 1 else 0  # the checksum
+    return position if position <= size else None
+
+
 def _zstd_decode_frames(datas: list, limit: int, most: int, cramjam) -> list | None:
     """The first blocks' data decompressed in one call (the GIL released
     for all of them: roastedavro.readahead's worker), as views of one
@@ -257,6 +283,10 @@ def _zstd_decode_frames(datas: list, limit: int, most: int, cramjam) -> list | N
     sizes: list[int] = []
     for data in datas:
         declared = _zstd_content_size(data)
+        # each block exactly one frame: joined, a frame cut across two
+        # blocks would decode, which alone each block does not
+        if _zstd_frame_end(data) != len(data):
+            break
         if (
             declared is None
             or declared > limit

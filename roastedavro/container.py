@@ -425,8 +425,14 @@ class FileReader:
             except ContainerError as error:
                 if self.on_damage != "skip":
                     raise
-                # the block's frame was intact: the next one follows it
-                self.skipped.append(Skipped(block.number, error.offset, self._source.offset, error.reason))
+                # the block's frame was intact: the next one follows it (the
+                # source may be read further ahead); in block order among
+                # damaged frames found while reading ahead
+                skipped = Skipped(block.number, error.offset, block.offset + block.stored, error.reason)
+                place = len(self.skipped)
+                while place and self.skipped[place - 1].block > block.number:
+                    place -= 1
+                self.skipped.insert(place, skipped)
                 continue
             yield from records
 

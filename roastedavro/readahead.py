@@ -16,6 +16,9 @@ benchmark machine.
 - Memory stays bounded: a group's output is at most 4 MiB, or one block
   that gives more (a block the worker's call does not take is decompressed
   alone), and one group is decompressed ahead at most.
+- Only blocks that are each exactly one frame go to the worker's call:
+  joined, a frame cut across two blocks would decode. A process forked
+  while reading goes on without the worker (it is the parent's).
 - Order and errors are the sequential reader's: each block comes with its
   data or the error decompressing it raised; a damaged frame stops the
   blocks after the ones before it were given.
@@ -23,6 +26,7 @@ benchmark machine.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -117,6 +121,8 @@ def decompressed(
         return group
 
     pool: ThreadPoolExecutor | None = None
+    # a process forked while reading has no worker: it goes on on its own thread
+    parent = os.getpid()
     # the first group on the caller's thread: a small file needs no worker
     group = next_group()
     results: list | None = _decompress_group(decompress, group)
@@ -130,6 +136,8 @@ def decompressed(
             target = _next_target(group, results, target)
             following = next_group()
             future: Future | None = None
+            if ahead and os.getpid() != parent:
+                ahead = False
             if following and ahead:
                 if pool is None:
                     import threading
@@ -147,6 +155,8 @@ def decompressed(
                 else:  # past what the worker's call took: decompressed here
                     data = _attempt(decompress, block)
                 yield block, data
+            if future is not None and os.getpid() != parent:
+                future = None  # the worker is the parent's: decompressed here
             group, results = following, (future.result() if future is not None else [])
         if failure is not None:
             raise failure

@@ -10,6 +10,7 @@ aims at 1 MiB of output), so the damage tested lands in the worker's part.
 from __future__ import annotations
 
 import io
+import os
 import json
 import threading
 import time
@@ -209,3 +210,69 @@ def test_a_stream_that_cannot_seek_is_read_block_by_block(zstd_file, worker_call
     assert source._data.tell() < 64 * 1024  # not a group's worth of blocks read
     assert [first, *records] == rows()
     assert worker_calls == []
+
+
+def test_a_frame_cut_across_two_blocks_fails_as_each_block_alone_does(zstd_file):
+    # block A holds the first part of a frame; block B the rest, then a whole
+    # frame: joined, the two would decode (A's record taking B's bytes)
+    def frame(content: bytes) -> bytes:  # one raw block, 4-byte content size
+        n = len(content)
+        return (
+            b"\x28\xb5\x2f\xfd\xa0" + n.to_bytes(4, "little") + (1 | (n << 3)).to_bytes(3, "little") + content
+        )
+
+    second = encode_long(4) + b"next"
+    fake = b"\x28\xb5\x2f\xfd\xa0" + len(second).to_bytes(4, "little") + b"\xff\xff\xff"
+    whole = frame(encode_long(len(fake) + 6) + b"text:" + fake + b"!")
+    cut = whole.index(fake)
+    head, blocks = stored_blocks(zstd_file)
+    sync = FileReader(io.BytesIO(zstd_file)).sync_marker
+    datas = [(b.count, bytes(b.data)) for b in blocks] + [(1, whole[:cut]), (1, whole[cut:] + frame(second))]
+    hostile = rebuilt(head, datas, sync)
+    with pytest.raises(ContainerError, match="cannot be decompressed") as raised:
+        list(FileReader(io.BytesIO(hostile)))
+    assert raised.value.block == len(blocks)
+    skipping = FileReader(io.BytesIO(hostile), on_damage="skip")
+    assert list(skipping) == rows()
+    assert [s.block for s in skipping.skipped] == [len(blocks), len(blocks) + 1]
+
+
+def test_a_skipped_block_resumes_at_the_next_block_and_skips_stay_in_order(zstd_file):
+    head, blocks = stored_blocks(zstd_file)
+    sync = FileReader(io.BytesIO(zstd_file)).sync_marker
+    datas = [(b.count, bytes(b.data)) for b in blocks]
+    bad = len(blocks) // 2
+    count, body = datas[bad]
+    datas[bad] = (count, body[:40] + bytes(b ^ 0x5A for b in body[40:80]) + body[80:])
+    broken = bytearray(rebuilt(head, datas, sync))
+    frame = len(blocks) - 2  # and a later block's sync marker zeroed
+    end = len(head) + sum(b.stored for b in blocks[: frame + 1])
+    broken[end - 16 : end] = bytes(16)
+    reader = FileReader(io.BytesIO(bytes(broken)), on_damage="skip")
+    list(reader)
+    assert [s.block for s in reader.skipped] == [bad, frame]
+    assert reader.skipped[0].resumed == blocks[bad + 1].offset
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is POSIX only")
+def test_a_process_forked_while_reading_goes_on_without_the_worker(zstd_file):
+    records = iter(FileReader(io.BytesIO(zstd_file)))
+    first = [next(records) for _ in range(12_000)]  # the worker has started
+    child = os.fork()
+    if child == 0:  # the child: the rest of the records, or exit 1
+        try:
+            code = 0 if first + list(records) == rows() else 1
+        finally:
+            os._exit(code)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(child, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.05)
+    else:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+        pytest.fail("the forked reader hung")
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert first + list(records) == rows()

@@ -735,4 +735,5 @@ class block_reader(_FileReader):
         for stored, data in self.decompressed_blocks():
             if isinstance(data, Exception):
                 raise data
-            yield Block(self, stored, data)
+            # a view of a group's buffer: copied, so a kept block holds its own bytes only
+            yield Block(self, stored, bytes(data) if isinstance(data, memoryview) else data)
