@@ -40,6 +40,18 @@ def _log():
     return logging.getLogger("roastedavro.background")
 
 
+def made_here(logger_name: str) -> None:
+    """Makes the logger a job may use on the background thread now, on the
+    caller's thread, where the process has imported logging already. Made on
+    the thread at an arbitrary moment, it would change logging's registry
+    under code that walks it without logging's lock (pytest's log capture
+    does, at each test phase: "dictionary changed size during iteration").
+    A process without logging has nothing walking it, and stays without."""
+    logging = sys.modules.get("logging")
+    if logging is not None:
+        logging.getLogger(logger_name)
+
+
 class Job:
     """The future of one background job: its codec, or its error.
 
@@ -149,6 +161,7 @@ class BackgroundCompiler:
         or its exception is the build's error; a finished future's ``seconds``
         is how long the job took.
         """
+        made_here("roastedavro.background")
         with self._guard:
             future = self._jobs.get(key)
             if future is not None and not (future.done() and future.exception() is not None):

@@ -202,12 +202,13 @@ class Engine:
         return self._build(where)
 
     def _background(self, make: Callable[[str], Any], state: str) -> None:
-        from roastedavro.background import default_compiler
+        from roastedavro.background import default_compiler, made_here
 
         with self._lock:
             if self.state in ("compiling", "compiled"):
                 return
             self.state = state
+        made_here("roastedavro.tiers")  # the job may say there is no compiler
         future = default_compiler().submit((id(self), state), make, _Named(self._what))
 
         def done(future: Job) -> None:

@@ -397,6 +397,42 @@ def test_a_hot_schema_without_a_c_compiler_says_so_when_hot_and_serves_on(
     assert modules_in(empty_cache) == []
 
 
+def test_the_loggers_a_background_job_uses_are_made_on_the_callers_thread(empty_cache, monkeypatch, tmp_path):
+    """A logger made on the compile thread at an arbitrary moment changes
+    logging's registry under code that walks it without logging's lock
+    (pytest's log capture: "dictionary changed size during iteration")."""
+    import logging
+
+    from roastedavro.background import BackgroundCompiler
+
+    class Registry(dict):
+        threads: set = set()
+
+        def __setitem__(self, key, value):
+            self.threads.add(threading.current_thread().name)
+            super().__setitem__(key, value)
+
+    registry = Registry(
+        (name, logger)
+        for name, logger in logging.Logger.manager.loggerDict.items()
+        if not name.startswith("roastedavro")
+    )
+    monkeypatch.setattr(logging.Logger.manager, "loggerDict", registry)
+    # the tiers' job says there is no compiler; the background's says a build failed
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.setattr(tiers, "HOT_AFTER", 2000)
+    monkeypatch.setattr(tiers, "_told_no_compiler", False)
+    codec = AvroCodec(fresh_schema("LoggersMadeHere"))
+    for value in VALUES * 4:
+        assert codec.load(codec.dump(value)) == value
+    assert codec.wait_compiled(60) and codec.tier == "interpreter"
+    failing = BackgroundCompiler(build="here").submit("fails", lambda build: int("x"))
+    assert isinstance(failing.exception(timeout=30), ValueError)
+    assert {"roastedavro.tiers", "roastedavro.background"} <= set(registry)
+    assert registry.threads == {threading.current_thread().name}
+
+
 def test_a_background_job_gives_its_result_or_error_and_calls_back_once():
     from roastedavro.background import BackgroundCompiler, Job
 
