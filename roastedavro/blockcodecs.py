@@ -197,18 +197,28 @@ def _snappy_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
     return output
 
 
-def _zstd_content_size(data: bytes) -> int | None:
-    """The content size a zstd frame header declares, or None."""
+def _zstd_frame_header(data) -> tuple[int | None, int, bool] | None:
+    """What the zstd frame header that starts ``data`` says (RFC 8878): the
+    content size it declares (None where it declares none or is cut short),
+    where the frame's blocks start, and whether a checksum ends the frame;
+    None where ``data`` starts no frame."""
     if len(data) < 5 or data[:4] != b"\x28\xb5\x2f\xfd":
         return None
     descriptor = data[4]
     size_flag, single = descriptor >> 6, (descriptor >> 5) & 1
     position = 5 + (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3]
     width = (1 if single else 0, 2, 4, 8)[size_flag]
-    if width == 0 or len(data) < position + width:
-        return None
-    value = int.from_bytes(data[position : position + width], "little")
-    return value + 256 if width == 2 else value
+    declared = None
+    if width and len(data) >= position + width:
+        declared = int.from_bytes(data[position : position + width], "little")
+        declared += 256 if width == 2 else 0
+    return declared, position + width, bool((descriptor >> 2) & 1)
+
+
+def _zstd_content_size(data) -> int | None:
+    """The content size a zstd frame header declares, or None."""
+    header = _zstd_frame_header(data)
+    return None if header is None else header[0]
 
 
 def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
@@ -250,25 +260,23 @@ def _zstd_frame_end(data) -> int | None:
     """Where the zstd frame that starts ``data`` ends, by its header, block
     headers and checksum (RFC 8878), or None where it is no frame or runs
     past the data."""
-    size = len(data)
-    if size < 6 or data[:4] != b"\x28\xb5\x2f\xfd":
+    header = _zstd_frame_header(data)
+    if header is None:
         return None
-    descriptor = data[4]
-    single = (descriptor >> 5) & 1
-    position = 5 + (0 if single else 1) + (0, 1, 2, 4)[descriptor & 3]
-    position += (1 if single else 0, 2, 4, 8)[descriptor >> 6]
+    _, position, checksum = header
+    size = len(data)
     while True:
         if position + 3 > size:
             return None
-        header = data[position] | data[position + 1] << 8 | data[position + 2] << 16
-        kind = (header >> 1) & 3
+        block = data[position] | data[position + 1] << 8 | data[position + 2] << 16
+        kind = (block >> 1) & 3
         if kind == 3:  # reserved
             return None
         # raw and compressed blocks hold their size's bytes, a run one byte
-        position += 3 + (1 if kind == 1 else header >> 3)
-        if header & 1:  # the last block
+        position += 3 + (1 if kind == 1 else block >> 3)
+        if block & 1:  # the last block
             break
-    position += 4 if (descriptor >> 2) & 1 else 0  # the checksum
+    position += 4 if checksum else 0
     return position if position <= size else None
 
 

@@ -18,6 +18,8 @@ import tracemalloc
 
 import fastavro
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from roastedavro import readahead
 from roastedavro._datum import encode_long
@@ -276,3 +278,67 @@ def test_a_process_forked_while_reading_goes_on_without_the_worker(zstd_file):
         pytest.fail("the forked reader hung")
     assert os.waitstatus_to_exitcode(status) == 0
     assert first + list(records) == rows()
+
+
+# -- the frame header, read as RFC 8878 lays it out ---------------------------------
+
+_SEGMENTS = st.lists(
+    st.one_of(
+        st.binary(min_size=1, max_size=3000).map(lambda raw: (0, raw)),
+        st.tuples(st.integers(0, 255), st.integers(1, 5000)).map(lambda run: (1, bytes([run[0]]) * run[1])),
+    ),
+    min_size=1,
+    max_size=30,
+)
+
+
+def _frame(segments, single: bool, size_flag: int, checksum: bool) -> bytes | None:
+    """A zstd frame of raw and RLE blocks, built by hand; None where the
+    header cannot say the content's size that way."""
+    content = b"".join(data for _, data in segments)
+    size = len(content)
+    if size_flag == 0:
+        if single and size > 255:
+            return None
+        field = bytes([size]) if single else b""
+    elif size_flag == 1:
+        if not 256 <= size <= 65791:
+            return None
+        field = (size - 256).to_bytes(2, "little")
+    else:
+        field = size.to_bytes(4 if size_flag == 2 else 8, "little")
+    descriptor = size_flag << 6 | single << 5 | checksum << 2
+    # not single segment: a window descriptor of 128 KiB (exponent 7)
+    frame = bytearray(b"\x28\xb5\x2f\xfd" + bytes([descriptor]) + (b"" if single else b"\x38") + field)
+    for index, (kind, data) in enumerate(segments):
+        last = index == len(segments) - 1
+        frame += (len(data) << 3 | kind << 1 | last).to_bytes(3, "little")
+        frame += data if kind == 0 else data[:1]
+    return bytes(frame + (b"\x01\x02\x03\x04" if checksum else b""))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    segments=_SEGMENTS,
+    single=st.booleans(),
+    size_flag=st.integers(0, 3),
+    checksum=st.booleans(),
+    after=st.binary(max_size=20),
+)
+def test_the_frame_header_is_read_as_rfc_8878_lays_it_out(segments, single, size_flag, checksum, after):
+    import cramjam
+
+    from roastedavro.blockcodecs import _zstd_content_size, _zstd_frame_end
+
+    frame = _frame(segments, single, size_flag, checksum)
+    if frame is None:
+        return
+    content = b"".join(data for _, data in segments)
+    if not checksum:  # the frame is one zstd decompresses (the checksum here is no XXH64)
+        assert bytes(cramjam.zstd.decompress(frame)) == content
+    declared = None if size_flag == 0 and not single else len(content)
+    assert _zstd_content_size(frame) == declared
+    assert _zstd_frame_end(frame + after) == len(frame)
+    assert _zstd_frame_end(memoryview(frame + after)) == len(frame)
+    for cut in {0, 4, 5, len(frame) // 2, len(frame) - 1}:
+        assert _zstd_frame_end(frame[:cut]) is None
