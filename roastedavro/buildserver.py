@@ -6,10 +6,8 @@ GIL and no Cython state while a module is built."""
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
-import re
 import struct
 import sys
 import threading
@@ -20,8 +18,8 @@ from roastedavro.buildenv import CACHE_ENV, trusted_cache_dir
 from roastedavro.building import (
     PACKAGE_DIR,
     _build_cached,
-    _cython_options,
     _ended,
+    _pristine_context,
     cache_names,
     last_timing,
 )
@@ -318,45 +316,6 @@ def _warm_up() -> None:
     # the first build, which runs in this process (see _child_main).
     with contextlib.suppress(ImportError):
         from Cython.Compiler import Errors, Main, ModuleNode, Parsing, Pipeline  # noqa: F401
-
-
-# what a module cimports, in order: "cimport a.b" and "from a.b cimport ..." at
-# the start of a line
-_CIMPORT = re.compile(r"^(?:cimport\s+([\w.]+)|from\s+([\w.]+)\s+cimport\b)", re.MULTILINE)
-# preloaded Contexts by what the module cimports (a few: one per generator)
-_pristine: dict[tuple[str, ...], object] = {}
-_PRISTINE_MAX = 8
-
-
-def _pristine_context(source: str, flags: CompileFlags):
-    """A Cython Context that has loaded the .pxd files ``source`` cimports, in
-    the order it cimports them, and compiled nothing: what a fresh Context has
-    after those cimports, so a module compiled with it (once: compiling
-    changes a Context) is the C a fresh Context gives, byte for byte. Made
-    once per list of cimports; None when Cython cannot load them (the build
-    then says why)."""
-    cimports = tuple(first or second for first, second in _CIMPORT.findall(source))
-    if cimports in _pristine:
-        return _pristine[cimports]
-    context = None
-    try:
-        from Cython.Compiler import Errors
-        from Cython.Compiler.Main import Context
-
-        with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
-            try:
-                context = Context.from_options(_cython_options(Path("preload.c"), flags))
-                for module in cimports:
-                    context.find_module(module, pos=None, need_pxd=1)
-            except Exception:  # noqa: BLE001 - a build without a preloaded Context reports it
-                context = None
-            finally:
-                Errors.reset()
-    except ImportError:
-        pass
-    if len(_pristine) < _PRISTINE_MAX:
-        _pristine[cimports] = context
-    return context
 
 
 def _build_request(request: bytes, directory: Path) -> dict:

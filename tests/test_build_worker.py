@@ -224,27 +224,38 @@ def resolving_source():
     return generate_resolving_module(writer, reader).source
 
 
-def test_a_preloaded_context_gives_the_c_a_fresh_one_gives(tmp_path, monkeypatch):
-    # the build process compiles each module with a Context that has loaded
-    # the module's cimports beforehand: the C must be the same, byte for byte
+def test_a_preloaded_or_reused_context_gives_the_c_a_fresh_one_gives(tmp_path, monkeypatch):
+    # a build process compiles each module with a Context that has loaded the
+    # module's cimports beforehand, and every process's later builds use a
+    # copy of such a Context, whose .pxd scopes the builds before used: the C
+    # must be the same, byte for byte, in whatever order modules are built
     sources = {
         "avro": generate_avro_module(parse_schema(record_schema("Preloaded", 7))).source,
         "marshmallow": marshmallow_source(),
         "resolving": resolving_source(),
     }
-    for kind, source in sources.items():
-        outputs = []
-        for preloaded in (False, True):
-            folder = tmp_path / f"{kind}-{preloaded}"
-            folder.mkdir()
-            pyx = folder / f"the_{kind}_module.pyx"
-            pyx.write_text(source)
-            monkeypatch.setattr(buildserver, "_pristine", {})
-            context = buildserver._pristine_context(source, FLAGS) if preloaded else None
-            assert (context is not None) == preloaded
-            monkeypatch.setattr(building, "_preloaded_context", context)
-            outputs.append(building._cythonize(pyx, pyx.stem, FLAGS).read_text())
-        assert outputs[0] == outputs[1], kind
+    monkeypatch.setattr(building, "_pristine", {})
+
+    def c_of(kind: str, how: str) -> str:
+        folder = tmp_path / f"{kind}-{how}"
+        folder.mkdir()
+        pyx = folder / f"the_{kind}_module.pyx"
+        pyx.write_text(sources[kind])
+        context = building._pristine_context(sources[kind], FLAGS) if how == "preloaded" else None
+        assert (context is not None) == (how == "preloaded")
+        monkeypatch.setattr(building, "_preloaded_context", context)
+        return building._cythonize(pyx, pyx.stem, FLAGS, reuse=how.startswith("reused")).read_text()
+
+    fresh = {kind: c_of(kind, "fresh") for kind in sources}
+    for turn, order in enumerate([list(sources), list(reversed(sources))]):
+        for kind in order:
+            assert c_of(kind, f"reused{turn}") == fresh[kind], (kind, turn)
+    # the pristine Contexts were copied, never compiled with
+    assert building._pristine
+    for context in building._pristine.values():
+        assert not [name for name in context.modules if name.startswith("the_")]
+    for kind in sources:  # (last: a preloaded Context is compiled with, as in a forked build)
+        assert c_of(kind, "preloaded") == fresh[kind], kind
 
 
 def test_an_idle_build_process_ends(monkeypatch):
