@@ -256,13 +256,14 @@ def _zstd_decode(data: bytes, limit: int, cramjam) -> bytes | bytearray:
         return output
 
 
-def _zstd_frame_end(data) -> int | None:
-    """Where the zstd frame that starts ``data`` ends, by its header, block
-    headers and checksum (RFC 8878), or None where it is no frame or runs
-    past the data."""
-    header = _zstd_frame_header(data)
+def _zstd_frame_end(data, header: tuple[int | None, int, bool] | None = None) -> int | None:
+    """Where the zstd frame that starts ``data`` ends, by its header (or the
+    ``header`` _zstd_frame_header gave), block headers and checksum (RFC
+    8878), or None where it is no frame or runs past the data."""
     if header is None:
-        return None
+        header = _zstd_frame_header(data)
+        if header is None:
+            return None
     _, position, checksum = header
     size = len(data)
     while True:
@@ -290,11 +291,12 @@ def _zstd_decode_frames(datas: list, limit: int, most: int, cramjam) -> list | N
     then, for its own error."""
     sizes: list[int] = []
     for data in datas:
-        declared = _zstd_content_size(data)
+        header = _zstd_frame_header(data)
         # each block exactly one frame: joined, a frame cut across two
         # blocks would decode, which alone each block does not
-        if _zstd_frame_end(data) != len(data):
+        if header is None or _zstd_frame_end(data, header) != len(data):
             break
+        declared = header[0]
         if (
             declared is None
             or declared > limit

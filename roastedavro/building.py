@@ -380,10 +380,11 @@ def _reused_context(source: str, flags: CompileFlags):
     """A Context for one build in this process: a copy of the pristine
     Context of the module's cimports. Cython does not copy its scopes
     (Scope.__deepcopy__ gives the scope itself), so the .pxd files parsed
-    once serve every build (about 0.3 s of a small module's 0.6 s of
-    Cython); the table of modules and the rest are the copy's own, so a
-    module compiled leaves nothing in the next one's Context. The C is the
-    C a fresh Context gives, byte for byte (tests/test_build_worker.py).
+    once serve every build (Cython's step of a small module 0.30 -> 0.17 s,
+    the copy about 0.05 s of it); the table of modules and the pxd trees
+    are the copy's own, so a module compiled leaves nothing in the next
+    one's Context. The C is the C a fresh Context gives, byte for byte
+    (tests/test_build_worker.py).
     None where there is no pristine Context: a fresh one then."""
     import copy
 
