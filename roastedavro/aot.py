@@ -317,7 +317,7 @@ def build_wheel(
 # -- setuptools: a project's own package carries its codecs ---------------------------
 
 
-def setuptools_options(sources: list[str], package: str, optimize: str = "-O1") -> dict:
+def setuptools_options(sources: list[str], package: str, optimize: str | None = None) -> dict:
     """``setup()`` options for a project whose own wheel carries its codecs.
 
     Its ``build_py`` builds the codecs of ``sources`` (as ``roastedavro
@@ -335,6 +335,8 @@ def setuptools_options(sources: list[str], package: str, optimize: str = "-O1") 
               entry_points={"roastedavro.codecs": ["myservice = myservice._codecs"]})
 
     with ``roastedavro`` in ``[build-system] requires`` of its pyproject.toml.
+    ``optimize`` is the C optimisation level (``CompileFlags``' default
+    where None).
     """
     from setuptools import Distribution
     from setuptools.command.build_py import build_py
@@ -342,7 +344,7 @@ def setuptools_options(sources: list[str], package: str, optimize: str = "-O1") 
     class build_py_with_codecs(build_py):
         def run(self):
             super().run()
-            flags = CompileFlags(optimize=optimize)
+            flags = CompileFlags() if optimize is None else CompileFlags(optimize=optimize)
             target = Path(self.build_lib, *package.split("."))
             build_codecs(collect(sources, flags), target, flags)
 

@@ -53,6 +53,7 @@ from roastedavro.container import (
     read_header,
 )
 from roastedavro.errors import CompileError, DatumError, DecodeError, SchemaError
+from roastedavro.flags import default_optimize
 
 _ALGORITHMS = ("CRC-64-AVRO", "MD5", "SHA-256")
 
@@ -451,7 +452,10 @@ def build(args, out: TextIO) -> None:
     from roastedavro import aot
     from roastedavro.flags import CompileFlags
 
-    flags = CompileFlags(optimize=args.optimize)
+    try:
+        flags = CompileFlags() if args.optimize is None else CompileFlags(optimize=args.optimize)
+    except ValueError as error:
+        raise _BadInput(str(error)) from None
     codecs = aot.collect(args.sources, flags)
     if args.subject:
         if not args.registry:
@@ -583,7 +587,10 @@ def parser() -> argparse.ArgumentParser:
     sub.add_argument("--output", required=True, help="the folder the wheel is written to")
     sub.add_argument("--version", default="1.0.0", help="the wheel's version (default 1.0.0)")
     sub.add_argument("-j", "--jobs", type=int, help="parallel builds (default: the CPU count)")
-    sub.add_argument("--optimize", default="-O1", help="the C optimisation level (default -O1)")
+    sub.add_argument(
+        "--optimize",
+        help="the C optimisation level (default: ROASTEDAVRO_OPTIMIZE where it is set, else -O1)",
+    )
     sub.add_argument("--registry", help="a Confluent-compatible schema registry's URL")
     sub.add_argument("--subject", action="append", help="every version of this subject (repeatable)")
     sub.add_argument("--reader", help="with --subject: also each version read as this .avsc")
@@ -600,6 +607,11 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, out: TextIO | None = None) -> int:
     args = parser().parse_args(argv)
     out = out if out is not None else sys.stdout
+    try:
+        default_optimize()
+    except ValueError as error:  # a bad ROASTEDAVRO_OPTIMIZE: one line, before any work
+        print(f"roastedavro {args.command}: {error}", file=sys.stderr)
+        return 1
     try:
         args.run(args, out)
     except (

@@ -1,11 +1,13 @@
 """Code generation, the disk cache, concurrency and compile-time errors."""
 
+import io
 import os
 import subprocess
 import sys
 import textwrap
 import threading
 
+import fastavro
 import pytest
 from marshmallow import fields
 
@@ -265,6 +267,71 @@ def test_flags_are_checked():
         CompileFlags(optimize="-O9")
     with pytest.raises(ValueError):
         CompileFlags(max_depth=0)
+
+
+def test_the_optimisation_level_of_flags_that_name_none_comes_from_roastedavro_optimize(monkeypatch):
+    monkeypatch.setenv("ROASTEDAVRO_OPTIMIZE", "-O2")
+    assert CompileFlags().optimize == "-O2"
+    assert CompileFlags(optimize="-Os").optimize == "-Os"  # a level named wins
+    monkeypatch.setenv("ROASTEDAVRO_OPTIMIZE", " ")
+    assert CompileFlags().optimize == "-O1"
+    monkeypatch.delenv("ROASTEDAVRO_OPTIMIZE")
+    assert CompileFlags().optimize == "-O1"
+    monkeypatch.setenv("ROASTEDAVRO_OPTIMIZE", "fast")
+    with pytest.raises(ValueError, match="ROASTEDAVRO_OPTIMIZE must be one of -O0 .* not 'fast'"):
+        CompileFlags()
+
+
+def test_a_codec_is_compiled_at_the_level_roastedavro_optimize_names(tmp_path, monkeypatch):
+    from roastedavro.avro import parse_schema
+    from roastedavro.avrogen import generate_avro_module
+
+    monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("ROASTEDAVRO_OPTIMIZE", "-Os")
+    seen = []
+    run = subprocess.run
+
+    def recorded(args, *rest, **kwargs):
+        seen.append(list(args))
+        return run(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", recorded)
+    schema = {"type": "record", "name": "Levelled", "fields": [{"name": "n", "type": "long"}]}
+    model = parse_schema(schema)
+    generated = generate_avro_module(model)
+    flags = CompileFlags()
+    module = compiler.load(
+        generated.source,
+        flags,
+        verify=generated.verify,
+        fingerprint=f"{model.fingerprint():016x}",
+        build="here",
+    )
+    builds = [args for args in seen if "-shared" in args or "-bundle" in args]
+    assert builds and "-Os" in builds[-1] and not {"-O0", "-O1", "-Og"} & set(builds[-1])
+    # a module of another level is another module
+    assert compiler.build_key(generated.source, flags) != compiler.build_key(
+        generated.source, CompileFlags(optimize="-O1")
+    )
+    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
+    out = io.BytesIO()
+    fastavro.schemaless_writer(out, fastavro.parse_schema(schema), {"n": -3})
+    assert codec.dump({"n": -3}) == out.getvalue()
+    assert codec.load(out.getvalue()) == {"n": -3}
+
+
+def test_the_cli_refuses_a_bad_roastedavro_optimize_in_one_line(monkeypatch, capsys):
+    from roastedavro import cli
+
+    monkeypatch.setenv("ROASTEDAVRO_OPTIMIZE", "-O9")
+    assert cli.main(["getschema", "no-such-file.avro"]) == 1
+    error = capsys.readouterr().err
+    assert error.strip() == (
+        "roastedavro getschema: ROASTEDAVRO_OPTIMIZE must be one of -O0 -Og -O1 -O2 -O3 -Os, not '-O9'"
+    )
+    monkeypatch.delenv("ROASTEDAVRO_OPTIMIZE")
+    assert cli.main(["build", "x.avsc", "--package", "p", "--output", "out", "--optimize=-O7"]) == 1
+    assert "optimize must be one of -O0 -Og -O1 -O2 -O3 -Os, not '-O7'" in capsys.readouterr().err
 
 
 def test_cache_key_covers_source_and_flags():
