@@ -7,6 +7,8 @@
 # runtime beside its source, where an editable install imports it from; git
 # ignores it.)
 import atexit
+import os
+import shlex
 import shutil
 import tempfile
 
@@ -16,18 +18,22 @@ from setuptools import Extension, setup
 scratch = tempfile.mkdtemp(prefix="roastedavro-build-")
 atexit.register(shutil.rmtree, scratch, ignore_errors=True)
 
+# -O2, unless the builder's CFLAGS name a level (a packager's choice, or the
+# packaging test's quick -O0 build): extra_compile_args come after CFLAGS on
+# the compiler's command line, so a -O2 here would override the builder's
+level = [] if any(arg.startswith("-O") for arg in shlex.split(os.environ.get("CFLAGS", ""))) else ["-O2"]
+args = [*level, "-g0"]
+
 setup(
     ext_modules=[
-        Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"], extra_compile_args=["-O2", "-g0"]),
+        Extension("roastedavro._runtime", ["roastedavro/_runtime.pyx"], extra_compile_args=args),
         # tier 0: the interpreter of plain Avro schemas (no compiler needed at run time)
-        Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"], extra_compile_args=["-O2", "-g0"]),
+        Extension("roastedavro._tier0", ["roastedavro/_tier0.pyx"], extra_compile_args=args),
         # roastedavro.arrow's reader: records decoded straight into Arrow buffers
-        Extension("roastedavro._columns", ["roastedavro/_columns.pyx"], extra_compile_args=["-O2", "-g0"]),
-        Extension(
-            "roastedavro._columnwriter", ["roastedavro/_columnwriter.pyx"], extra_compile_args=["-O2", "-g0"]
-        ),
+        Extension("roastedavro._columns", ["roastedavro/_columns.pyx"], extra_compile_args=args),
+        Extension("roastedavro._columnwriter", ["roastedavro/_columnwriter.pyx"], extra_compile_args=args),
         # roastedavro.fastavro's per-call paths
-        Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"], extra_compile_args=["-O2", "-g0"]),
+        Extension("roastedavro._dropin", ["roastedavro/_dropin.pyx"], extra_compile_args=args),
     ],
     cmdclass={"build_ext": build_ext},
     options={
