@@ -476,9 +476,12 @@ def test_a_small_thread_stack_ends_in_clean_errors(declared):
         threading.stack_size(size)
     if got[0] is not None and got[0] > 64 * 1024:
         # glibc reuses a cached stack of up to about 4 times the size asked
-        # for (test_codec's 256 KiB thread leaves one): with that room the
-        # records are written and read whole
-        assert results == [data, declared.load_compiled(data)]
+        # for (test_codec's 256 KiB thread leaves one): with that room each
+        # call writes or reads the records whole or ends in the clean error,
+        # as the optimisation level's frame sizes decide
+        assert all("C stack has room for" in str(error) for error in errors)
+        assert len(results) + len(errors) == 2
+        assert all(result in (data, declared.load_compiled(data)) for result in results)
         pytest.skip(f"the thread was given a cached stack of {got[0]} bytes, not 64 KiB")
     assert [type(error) for error in errors] == [ValidationError, DecodeError]
     assert all("C stack has room for" in str(error) for error in errors)
