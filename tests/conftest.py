@@ -101,3 +101,39 @@ def fastavro_read(schema, data):
 @pytest.fixture
 def oracle():
     return fastavro_bytes
+
+
+@pytest.fixture
+def commands_run(monkeypatch):
+    """The argument lists of every subprocess.run in the test, in order (the
+    commands still run)."""
+    import subprocess
+
+    seen = []
+    run = subprocess.run
+
+    def recorded(args, *rest, **kwargs):
+        seen.append(list(args))
+        return run(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", recorded)
+    return seen
+
+
+def build_avro_codec(schema, flags):
+    """A plain Avro schema's generated module, built here with ``flags``
+    (through the cache roastedavro's environment names), and its codec."""
+    from roastedavro import compiler
+    from roastedavro.avro import parse_schema
+    from roastedavro.avrogen import generate_avro_module
+
+    model = parse_schema(schema)
+    generated = generate_avro_module(model)
+    module = compiler.load(
+        generated.source,
+        flags,
+        verify=generated.verify,
+        fingerprint=f"{model.fingerprint():016x}",
+        build="here",
+    )
+    return module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance), generated

@@ -21,6 +21,7 @@ from roastedavro.avrogen import generate_avro_module
 from roastedavro.background import BackgroundCompiler
 from roastedavro.codec import AvroCodec, _compiled
 from roastedavro.flags import CompileFlags
+from conftest import build_avro_codec
 
 FLAGS = CompileFlags()
 
@@ -333,7 +334,7 @@ def test_a_large_source_goes_to_cython_in_a_forked_copy(tmp_path):
     assert refused == "refused: Cython could not compile the generated module:"
 
 
-def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, monkeypatch):
+def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, monkeypatch, commands_run):
     # what a module of thousands of fields is built with, on a small schema:
     # the codec it gives writes and reads fastavro's bytes and values
     from roastedavro.buildenv import _compiler_command
@@ -342,14 +343,6 @@ def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, 
     gcc = building._is_gcc(tuple(command))
     monkeypatch.setattr(building, "_LARGE_C_FILE", 0)
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
-    seen = []
-    run = subprocess.run
-
-    def recorded(args, *rest, **kwargs):
-        seen.append(list(args))
-        return run(args, *rest, **kwargs)
-
-    monkeypatch.setattr(subprocess, "run", recorded)
     schema = {
         "type": "record",
         "name": "Big",
@@ -370,18 +363,9 @@ def test_a_large_c_file_is_compiled_at_og_with_gccs_collector_tighter(tmp_path, 
             },
         ],
     }
-    model = parse_schema(schema)
-    generated = generate_avro_module(model)
     flags = CompileFlags(optimize="-O1")  # the default level, whatever ROASTEDAVRO_OPTIMIZE says
-    module = compiler.load(
-        generated.source,
-        flags,
-        verify=generated.verify,
-        fingerprint=f"{model.fingerprint():016x}",
-        build="here",
-    )
-    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
-    builds = [args for args in seen if "-shared" in args or "-bundle" in args]
+    codec, _ = build_avro_codec(schema, flags)
+    builds = [args for args in commands_run if "-shared" in args or "-bundle" in args]
     assert builds and "-Og" in builds[-1] and "-O1" not in builds[-1]
     assert ("ggc-min-expand=20" in builds[-1]) == gcc
     parsed = fastavro.parse_schema(schema)

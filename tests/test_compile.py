@@ -13,7 +13,7 @@ from marshmallow import fields
 
 from roastedavro import CompileError, CompiledSchema, compiler
 from roastedavro.flags import CompileFlags
-from conftest import fastavro_bytes
+from conftest import build_avro_codec, fastavro_bytes
 
 
 class Quote(CompiledSchema):
@@ -282,38 +282,18 @@ def test_the_optimisation_level_of_flags_that_name_none_comes_from_roastedavro_o
         CompileFlags()
 
 
-def test_a_codec_is_compiled_at_the_level_roastedavro_optimize_names(tmp_path, monkeypatch):
-    from roastedavro.avro import parse_schema
-    from roastedavro.avrogen import generate_avro_module
-
+def test_a_codec_is_compiled_at_the_level_roastedavro_optimize_names(tmp_path, monkeypatch, commands_run):
     monkeypatch.setenv("ROASTEDAVRO_CACHE_DIR", str(tmp_path))
     monkeypatch.setenv("ROASTEDAVRO_OPTIMIZE", "-Os")
-    seen = []
-    run = subprocess.run
-
-    def recorded(args, *rest, **kwargs):
-        seen.append(list(args))
-        return run(args, *rest, **kwargs)
-
-    monkeypatch.setattr(subprocess, "run", recorded)
     schema = {"type": "record", "name": "Levelled", "fields": [{"name": "n", "type": "long"}]}
-    model = parse_schema(schema)
-    generated = generate_avro_module(model)
     flags = CompileFlags()
-    module = compiler.load(
-        generated.source,
-        flags,
-        verify=generated.verify,
-        fingerprint=f"{model.fingerprint():016x}",
-        build="here",
-    )
-    builds = [args for args in seen if "-shared" in args or "-bundle" in args]
+    codec, generated = build_avro_codec(schema, flags)
+    builds = [args for args in commands_run if "-shared" in args or "-bundle" in args]
     assert builds and "-Os" in builds[-1] and not {"-O0", "-O1", "-Og"} & set(builds[-1])
     # a module of another level is another module
     assert compiler.build_key(generated.source, flags) != compiler.build_key(
         generated.source, CompileFlags(optimize="-O1")
     )
-    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
     out = io.BytesIO()
     fastavro.schemaless_writer(out, fastavro.parse_schema(schema), {"n": -3})
     assert codec.dump({"n": -3}) == out.getvalue()
