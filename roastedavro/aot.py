@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterable
 
 from roastedavro import __version__, compiler
 from roastedavro.errors import CompileError
-from roastedavro.flags import CompileFlags
+from roastedavro.flags import CompileFlags, default_optimize
 from roastedavro.precompiled import FORMAT, GROUP, MANIFEST
 
 _PACKAGE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -344,7 +344,7 @@ def setuptools_options(sources: list[str], package: str, optimize: str | None = 
     class build_py_with_codecs(build_py):
         def run(self):
             super().run()
-            flags = CompileFlags() if optimize is None else CompileFlags(optimize=optimize)
+            flags = CompileFlags(optimize=optimize or default_optimize())
             target = Path(self.build_lib, *package.split("."))
             build_codecs(collect(sources, flags), target, flags)
 

@@ -453,7 +453,7 @@ def build(args, out: TextIO) -> None:
     from roastedavro.flags import CompileFlags
 
     try:
-        flags = CompileFlags() if args.optimize is None else CompileFlags(optimize=args.optimize)
+        flags = CompileFlags(optimize=args.optimize or default_optimize())
     except ValueError as error:
         raise _BadInput(str(error)) from None
     codecs = aot.collect(args.sources, flags)
