@@ -196,6 +196,7 @@ class FileReader:
         self.on_damage = on_damage
         self.skipped: list[Skipped] = []
         self._flags = flags
+        self._default_flags: CompileFlags | None = None
         self._avro_codec: AvroCodec | None = None
         self._codec = self._find_codec(self.codec)
         self._number = 0
@@ -349,12 +350,21 @@ class FileReader:
         except DecodeError as error:
             raise self._records_error(error, block, data) from None
 
+    def _given_or_default_flags(self) -> CompileFlags:
+        # the defaults made once per reader (they read the environment), and
+        # kept apart: the codec is still built with the flags given
+        if self._flags is not None:
+            return self._flags
+        if self._default_flags is None:
+            self._default_flags = CompileFlags()
+        return self._default_flags
+
     def _records_error(self, error: DecodeError, block: Block, data: bytes | bytearray) -> ContainerError:
         """The ContainerError of a block whose records cannot be read."""
         reason = error.reason
         if reason.startswith("item budget exceeded"):
             # the flags the codec has (or would have: another reader may have read)
-            flags = self._flags or CompileFlags()
+            flags = self._given_or_default_flags()
             reason = (
                 f"item budget exceeded: a file's blocks may announce at most their length "
                 f"in bytes plus CompileFlags.item_allowance ({flags.item_allowance}) records "
@@ -379,7 +389,7 @@ class FileReader:
         allowance = self._allowance
         # the flags the codec would be built with: paying for records must
         # not compile a codec that another decoder makes unnecessary
-        item_allowance = (self._flags or CompileFlags()).item_allowance
+        item_allowance = self._given_or_default_flags().item_allowance
         if allowance is None:
             allowance = item_allowance
         if block.count > size + allowance:
@@ -405,7 +415,7 @@ class FileReader:
             reader = self.avro_codec._reader
         allowance = self._allowance
         if allowance is None:
-            allowance = (self._flags or CompileFlags()).item_allowance
+            allowance = self._given_or_default_flags().item_allowance
         self._allowance_before, self._allowance = allowance, 0
         records, self._allowance = reader.load_block_within(data, count, allowance)
         return records
