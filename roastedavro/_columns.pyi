@@ -1,6 +1,6 @@
 # Stub of the compiled module roastedavro/_columns.pyx (Avro records read
 # straight into Arrow buffers, for roastedavro.arrow).
-from typing import Any
+from typing import Any, Callable
 
 class Column:
     kind: int
@@ -23,4 +23,5 @@ class Column:
 
 class BlockReader:
     def __init__(self, root: Column, min_size: int, max_depth: int, max_items: int) -> None: ...
+    def cut_every(self, batch_size: int, on_full: Callable[[], object]) -> None: ...
     def load_block_within(self, data: Any, count: int, allowance: int) -> tuple[int, int]: ...

@@ -520,11 +520,16 @@ cdef class BlockReader:
     """Reads blocks of records into a struct Column (the records' columns):
     ``load_block_within``, as the codecs' (roastedavro.container's
     FileReader.decode_block), returns the rows read and what is left of
-    the item budget."""
+    the item budget. ``cut_every(n, on_full)`` calls ``on_full()`` each
+    time the columns hold n rows, within a block too: it takes the rows
+    (roastedavro.arrow makes a batch of them, which starts the columns
+    again empty), so batches of exactly n rows need no copying."""
     cdef Column root
     cdef Py_ssize_t min_size
     cdef int max_depth
     cdef Py_ssize_t max_items
+    cdef Py_ssize_t batch_size    # 0: no cuts (a row count is never 0 after a read)
+    cdef object on_full
 
     def __init__(self, Column root, Py_ssize_t min_size, int max_depth, Py_ssize_t max_items):
         self.root = root
@@ -532,10 +537,17 @@ cdef class BlockReader:
         self.max_depth = max_depth
         self.max_items = max_items
 
+    def cut_every(self, Py_ssize_t batch_size, on_full):
+        if batch_size < 1:
+            raise ValueError(u"batch_size must be at least 1, not %d" % batch_size)
+        self.batch_size = batch_size
+        self.on_full = on_full
+
     def load_block_within(self, data, long long count, long long allowance):
         cdef Reader r
         cdef Py_buffer view
         cdef long long number
+        cdef Column root = self.root
         if allowance < 0:
             raise ValueError(u"a negative item allowance")
         cdef int acquired = open_reader(&r, data, &view, allowance)
@@ -544,7 +556,11 @@ cdef class BlockReader:
                 raise DecodeError(u"a block of %d values" % count, 0)
             check_count(&r, count, self.min_size, 9223372036854775807, 0)
             for number in range(count):
-                self.root.read(&r, 0, self.max_depth, self.max_items)
+                root.read(&r, 0, self.max_depth, self.max_items)
+                if root.length == self.batch_size:
+                    self.on_full()
+                    if root.length:
+                        raise ValueError(u"on_full left %d rows in the columns" % root.length)
             if r.pos != r.end:
                 raise DecodeError(u"%d bytes left in the block after its %d values"
                                   % (r.end - r.pos, count), r.pos)

@@ -299,6 +299,34 @@ def test_batches_of_batch_size_rows_across_blocks():
         next(iter_batches(avro_file(POINT, points[:1]), batch_size=0))
 
 
+def test_a_batch_cut_within_a_block_is_the_columns_own_buffers_not_a_copy():
+    # a batch is cut as soon as the columns hold batch_size rows, within a
+    # block: nothing is concatenated, so Arrow's memory pool is not used
+    named = {
+        "type": "record",
+        "name": "Named",
+        "fields": [{"name": "x", "type": "long"}, {"name": "name", "type": ["null", "string"]}],
+    }
+    rows = [{"x": k, "name": None if k % 7 == 0 else f"v{k}"} for k in range(5000)]
+    source = avro_file(named, rows, sync_interval=100)
+    before = pa.total_allocated_bytes()
+    batches = list(iter_batches(source, batch_size=333))
+    assert pa.total_allocated_bytes() == before
+    assert [batch.num_rows for batch in batches] == [333] * 15 + [5]
+    assert pa.Table.from_batches(batches).to_pylist() == rows
+
+
+def test_the_columns_must_be_emptied_by_the_batch_they_fill():
+    decoder, _ = column_reader(parse_schema(POINT), None)
+    decoder.cut_every(2, lambda: None)
+    data = io.BytesIO()
+    fastavro.schemaless_writer(data, fastavro.parse_schema(POINT), {"x": 1, "y": 0.5})
+    with pytest.raises(ValueError, match="on_full left 2 rows"):
+        decoder.load_block_within(data.getvalue() * 3, 3, 100)
+    with pytest.raises(ValueError, match="batch_size must be at least 1"):
+        decoder.cut_every(0, lambda: None)
+
+
 def test_start_and_end_read_the_blocks_that_start_in_a_byte_range():
     points = [{"x": k, "y": k / 2} for k in range(1000)]
     data = avro_file(POINT, points, sync_interval=100).getvalue()

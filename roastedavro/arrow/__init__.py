@@ -149,37 +149,32 @@ def _read_columns(
     reader: FileReader, columnar: tuple[Any, Plan], target: pa.Schema, batch_size: int, empty: bool
 ) -> Iterator[pa.RecordBatch]:
     """The batches of the records as written, decoded into Arrow buffers
-    (roastedavro.arrow._columns): each block into the columns, a batch cut
-    whenever they hold batch_size rows."""
+    (roastedavro.arrow._columns): a batch is cut whenever the columns hold
+    batch_size rows, within a block too, so no batch is a copy."""
     decoder, root = columnar
     kind = pa.struct(list(target))
-    pending: pa.StructArray | None = None  # rows left over from the last cut
+    full: list[pa.RecordBatch] = []
+    decoder.cut_every(batch_size, lambda: full.append(pa.RecordBatch.from_struct_array(_struct(root, kind))))
     for block, data in reader.decompressed_blocks():
         reader.decode_block(block, decoder, data)
-        if root.column.length < batch_size:
-            continue
-        rows = _struct(root, kind, pending)
-        whole = len(rows) - len(rows) % batch_size
-        for start in range(0, whole, batch_size):
+        if full:
+            ready = full[:]
+            full.clear()
             empty = False
-            yield pa.RecordBatch.from_struct_array(rows.slice(start, batch_size))
-        pending = rows.slice(whole) if whole < len(rows) else None
-    if root.column.length or pending is not None or empty:
-        # what is left: the rows held back and the last blocks' (together
-        # perhaps more than batch_size)
-        rows = _struct(root, kind, pending)
-        for start in range(0, max(len(rows), 1), batch_size):
-            yield pa.RecordBatch.from_struct_array(rows.slice(start, batch_size))
+            yield from ready
+    if root.column.length or empty:
+        # the last rows (fewer than batch_size), or no rows in a file of none
+        yield pa.RecordBatch.from_struct_array(_struct(root, kind))
 
 
-def _struct(root: Plan, kind: pa.DataType, pending: pa.StructArray | None) -> pa.StructArray:
-    """The rows read into ``root`` (after ``pending``) as one struct array of ``kind``."""
+def _struct(root: Plan, kind: pa.DataType) -> pa.StructArray:
+    """The rows read into ``root`` as one struct array of ``kind``."""
     rows = finish(root)
     if rows.type != kind:
         # the columns asked for, in their order (the records have no nulls of their own)
         children = [rows.field(rows.type.get_field_index(field.name)) for field in kind]
         rows = pa.StructArray.from_arrays(children, fields=list(kind))
-    return rows if pending is None else pa.concat_arrays([pending, rows])
+    return rows
 
 
 def _branch_reader(reader: FileReader, schema: Schema, flags: Any) -> Any:

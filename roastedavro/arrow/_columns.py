@@ -14,7 +14,7 @@ reader schema's column reader decodes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import pyarrow as pa
 
@@ -231,6 +231,9 @@ class _Rearranged:
         # length (items of no bytes, as nulls)
         self.columns.load_block_within(moved, count, _UNBOUNDED)
         return count, left
+
+    def cut_every(self, batch_size: int, on_full: Callable[[], object]) -> None:
+        self.columns.cut_every(batch_size, on_full)
 
 
 def resolving_column_reader(
