@@ -3210,3 +3210,43 @@ cdef class DatumCodec:
         end[0] = r.pos
         return result
 
+
+
+cdef inline Py_ssize_t frame_long(const unsigned char* p, Py_ssize_t n, long long* value) noexcept:
+    # a zigzag varint of at most 10 bytes from p[:n]: its length, or 0
+    # where it is longer or cut short (the careful reader says which)
+    cdef unsigned long long raw = 0
+    cdef Py_ssize_t k
+    for k in range(min(n, 10)):
+        raw |= <unsigned long long>(p[k] & 0x7F) << (7 * k)
+        if p[k] < 0x80:
+            if k == 9 and p[k] > 1:
+                return 0    # more than 64 bits
+            value[0] = <long long>(raw >> 1) ^ -<long long>(raw & 1)
+            return k + 1
+    return 0
+
+
+def block_frame(bytes buffer, Py_ssize_t position, Py_ssize_t max_size):
+    """A container file block's frame at ``buffer[position:]``: (record
+    count, where its data starts, where it ends), each checked (counts and
+    sizes not negative, the size at most ``max_size``); None for anything
+    else, which the careful reader (roastedavro.container) reads again to
+    say what it is. The data and the sync marker after it may lie past the
+    buffer's end."""
+    cdef const unsigned char* p = <const unsigned char*>(<char*>buffer)
+    cdef Py_ssize_t n = len(buffer)
+    cdef long long count
+    cdef long long size
+    cdef Py_ssize_t used
+    if position < 0 or position >= n:
+        return None
+    used = frame_long(p + position, n - position, &count)
+    if used == 0 or count < 0:
+        return None
+    position += used
+    used = frame_long(p + position, n - position, &size)
+    if used == 0 or size < 0 or size > max_size:
+        return None
+    position += used
+    return count, position, position + size

@@ -264,6 +264,14 @@ class FileReader:
             offset = source.offset
             if self.on_damage == "skip":
                 source.mark()
+            else:
+                taken = source.take_block(self.sync_marker, 2 * self.max_block_size + 1024)
+                if taken is not None:
+                    count, data = taken
+                    self._number = number + 1
+                    return Block(
+                        number, offset, count, len(data), data, self.codec, self, source.offset - offset
+                    )
             try:
                 count, size = _read_frame(source, offset, number)
                 if size > 2 * self.max_block_size + 1024:

@@ -9,6 +9,7 @@ import os
 from typing import Any, BinaryIO
 
 from roastedavro._record import record
+from roastedavro._runtime import block_frame
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError
@@ -164,6 +165,32 @@ class _Source:
         if self._taken is not None:
             self._taken.append(data)
         return data
+
+    def take_block(self, sync: bytes, max_size: int) -> tuple[int, bytes] | None:
+        """The whole, well-formed block at the offset, taken: its record
+        count and data (its frame read in C, its sync marker checked). None,
+        nothing taken, for anything else (a damaged or cut-short block, a
+        block larger than a chunk, a stream that cannot seek, bytes being
+        kept for rewind): the caller reads it the careful way, which says
+        what is wrong."""
+        if self._taken is not None or not self.seekable:
+            return None
+        # (a frame's two varints take at most 20 bytes; a file's last few
+        # bytes, fewer, are left to the careful way)
+        if not self._fill(20) or (frame := block_frame(self.buffer, self.position, max_size)) is None:
+            return None
+        count, start, end = frame
+        if end + SYNC_SIZE > len(self.buffer):
+            if end - self.position > _READ_CHUNK or not self._fill(end + SYNC_SIZE - self.position):
+                return None
+            frame = block_frame(self.buffer, self.position, max_size)  # (the buffer moved)
+            if frame is None:
+                return None
+            count, start, end = frame
+        if self.buffer[end : end + SYNC_SIZE] != sync:
+            return None
+        self.position = end + SYNC_SIZE
+        return count, self.buffer[start:end]
 
     def _read_large(self, size: int, what: str, block: int | None) -> bytes:
         offset = self.offset

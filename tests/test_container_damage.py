@@ -410,6 +410,65 @@ def test_any_damage_is_a_container_error_or_whole_records(codec, data):
         assert skipped.resumed is None or skipped.resumed > 0
 
 
+def _outcome(data: bytes) -> tuple:
+    """What reading ``data`` gives: each block's number, offset, count and
+    records, then the error's class, block, offset and message (or None)."""
+    blocks = []
+    try:
+        reader = FileReader(io.BytesIO(data))
+        for block in reader.blocks():
+            blocks.append((block.number, block.offset, block.count, block.size, reader.decode_block(block)))
+    except ContainerError as error:
+        return blocks, (type(error), error.block, error.offset, str(error))
+    return blocks, None
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(codec=st.sampled_from(["null", "deflate"]), data=st.data())
+def test_a_block_framed_in_c_reads_as_the_careful_reader_reads_it(codec, data):
+    # whole blocks are framed in C (_Source.take_block); anything else it
+    # leaves to the careful reader, so the blocks, values and errors are
+    # the same as with the careful reader alone
+    from roastedavro.containerformat import _Source
+
+    damaged = bytearray(FILES[codec])
+    for _ in range(data.draw(st.integers(0, 3))):
+        at = data.draw(st.integers(0, len(damaged) - 1))
+        if data.draw(st.booleans()):
+            damaged[at] ^= data.draw(st.integers(1, 255))
+        else:
+            damaged[at:at] = data.draw(st.binary(min_size=1, max_size=12))
+    damaged = bytes(damaged)
+    fast = _outcome(damaged)
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(_Source, "take_block", lambda self, sync, most: None)
+        careful = _outcome(damaged)
+    assert fast == careful
+
+
+def test_a_block_larger_than_a_read_chunk_and_a_file_of_many_are_framed_alike(monkeypatch):
+    from roastedavro.containerformat import _Source
+
+    values = [{"i": i} for i in range(-40000, 40000, 3)]
+    one, many = io.BytesIO(), io.BytesIO()
+    write_file(one, LONGS, values, "null", sync_interval=200_000)  # one block of more than 64 KB
+    write_file(many, LONGS, values, "null", sync_interval=500)
+    taken = []
+    take = _Source.take_block
+
+    def counted(self, sync, most):
+        found = take(self, sync, most)
+        taken.append(found is not None)
+        return found
+
+    monkeypatch.setattr(_Source, "take_block", counted)
+    assert list(FileReader(io.BytesIO(one.getvalue()))) == values
+    assert taken == [False]  # (the large block: the careful way)
+    taken.clear()
+    assert list(FileReader(io.BytesIO(many.getvalue()))) == values
+    assert sum(taken) >= len(taken) - 2  # all but the last few bytes' block framed in C
+
+
 @pytest.mark.parametrize("after", [b"", b"\x00" * 40])
 def test_a_block_count_longer_than_ten_bytes_is_named_at_its_offset(after):
     # with and without room for the whole varint in what was read ahead
