@@ -114,6 +114,12 @@ cdef class Bytes:
         return 0
 
 
+cdef int too_large_for_offsets() except -1:
+    # (out of line: add_offset stays small enough to inline)
+    raise DecodeError(u"more than 2 GiB of values in one Arrow column of a batch: "
+                      u"read with a smaller batch_size", 0)
+
+
 cdef Bytes handed_over(Bytes full):
     # a new empty buffer as large as ``full`` was (the next batch is
     # likely alike: no growing, no copying as it fills)
@@ -140,6 +146,7 @@ cdef class Column:
     cdef str path               # DECIMAL: where the column is, for its error
     cdef readonly bint keep     # False: a column not asked for, its values skipped (checked as skipping
                                 # checks them: strings' UTF-8 is not), nothing stored
+    cdef bint leaf              # kept, of a kind read by read_leaf: read in its parent's frame
     cdef Bytes valid            # a byte per value, 1 where it is not null (once `tracking`)
     cdef bint tracking          # valid holds every value's byte: set at the first null, as a
                                 # column without nulls needs no validity (most columns)
@@ -162,6 +169,8 @@ cdef class Column:
             for k in range(4):
                 self.limit[k] = <uint64_t>((bound >> (64 * k)) & 0xFFFFFFFFFFFFFFFF)
         self.keep = keep
+        self.leaf = keep and kind in (C_NULL, C_BOOLEAN, C_INT32, C_INT64, C_FLOAT32, C_FLOAT64, C_STRING,
+                                      C_BINARY, C_FIXED, C_ENUM)
         self.null_index = null_index
         self.size = size
         self.min_size = min_size
@@ -211,7 +220,21 @@ cdef class Column:
         self.length += 1
         return self.read_value(r, depth, max_depth, max_items)
 
-    cdef int read_value(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+    cdef inline int read_here(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+        """read(), a leaf's value read in the caller's frame (a struct's,
+        list's or map's loop): no call per value."""
+        if not self.leaf:
+            return self.read(r, depth, max_depth, max_items)
+        if self.null_index >= 0:
+            if read_index(r, 2) == self.null_index:
+                return self.append_null()
+        if self.tracking:
+            self.valid.add_byte(1)
+        self.length += 1
+        return self.read_leaf(r)
+
+    cdef inline int read_leaf(self, Reader* r) except -1:
+        # the value of a kind without children (self.leaf's kinds)
         cdef int kind = self.kind
         cdef int32_t small
         cdef int64_t wide
@@ -220,11 +243,6 @@ cdef class Column:
         cdef char flag
         cdef Py_ssize_t start
         cdef Py_ssize_t n
-        cdef long long count
-        cdef long long position
-        cdef Column child
-        cdef Column second
-        cdef int branch
         # one if/elif chain over the kind: Cython makes it a C switch
         if kind == C_INT64:
             wide = read_long(r)
@@ -258,10 +276,23 @@ cdef class Column:
             start = r.pos
             skip_raw(r, self.size)
             return self.data.add(r.data + start, self.size)
-        elif kind == C_STRUCT:
+        return 0    # null: no bytes
+
+    cdef int read_value(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+        cdef int kind = self.kind
+        cdef Py_ssize_t n
+        cdef long long count
+        cdef long long position
+        cdef Column child
+        cdef Column second
+        cdef int branch
+        if self.leaf:
+            return self.read_leaf(r)
+        # one if/elif chain over the kind: Cython makes it a C switch
+        if kind == C_STRUCT:
             depth = enter_record(r, depth, max_depth)
             for position in range(self.child_count):
-                (<Column>self.child_array[position]).read(r, depth, max_depth, max_items)
+                (<Column>self.child_array[position]).read_here(r, depth, max_depth, max_items)
             return 0
         elif kind == C_DECIMAL:
             n = self.size if self.size else read_length(r)
@@ -277,18 +308,19 @@ cdef class Column:
             while count:
                 if kind == C_MAP:
                     for position in range(count):
-                        child.read(r, depth, max_depth, max_items)
-                        second.read(r, depth, max_depth, max_items)
+                        child.read_here(r, depth, max_depth, max_items)
+                        second.read_here(r, depth, max_depth, max_items)
                 else:
                     for position in range(count):
-                        child.read(r, depth, max_depth, max_items)
+                        child.read_here(r, depth, max_depth, max_items)
                 count = read_block_count(r, self.min_size, max_items)
             return self.add_offset(child.length)
         elif kind == C_UNION:
             branch = read_index(r, self.size)
             child = self.children[branch]
             return self.add_branch(branch, child, r, depth, max_depth, max_items)
-        return 0    # null: no bytes
+        # (a column not kept is skipped by read; a leaf is read above)
+        raise ValueError(u"a column of kind %d cannot be read" % kind)
 
     cdef int skip(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
         """Passes over one value at r with the checks skipping makes (the
@@ -417,8 +449,7 @@ cdef class Column:
     cdef inline int add_offset(self, Py_ssize_t end) except -1:
         cdef int32_t offset
         if end > 2147483647:
-            raise DecodeError(u"more than 2 GiB of values in one Arrow column of a batch: "
-                              u"read with a smaller batch_size", 0)
+            return too_large_for_offsets()
         offset = <int32_t>end
         return self.values.add4(&offset)
 
