@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import io
 import os
+import sys
 from typing import Any, BinaryIO
 
 from roastedavro._record import record
-from roastedavro._runtime import block_frame
 from roastedavro.avro.parse import parse_schema
 from roastedavro.avro.types import Schema
 from roastedavro.errors import DecodeError
@@ -171,10 +171,14 @@ class _Source:
         count and data (its frame read in C, its sync marker checked). None,
         nothing taken, for anything else (a damaged or cut-short block, a
         block larger than a chunk, a stream that cannot seek, bytes being
-        kept for rewind): the caller reads it the careful way, which says
-        what is wrong."""
-        if self._taken is not None or not self.seekable:
+        kept for rewind, the runtime not loaded): the caller reads it the
+        careful way, which says what is wrong."""
+        # the C reader once the runtime is loaded (decoding loads it): the
+        # commands that only walk blocks (count, getmeta) stay light
+        runtime = sys.modules.get("roastedavro._runtime")
+        if runtime is None or self._taken is not None or not self.seekable:
             return None
+        block_frame = runtime.block_frame
         # (a frame's two varints take at most 20 bytes; a file's last few
         # bytes, fewer, are left to the careful way)
         if not self._fill(20) or (frame := block_frame(self.buffer, self.position, max_size)) is None:

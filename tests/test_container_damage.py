@@ -426,9 +426,10 @@ def _outcome(data: bytes) -> tuple:
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(codec=st.sampled_from(["null", "deflate"]), data=st.data())
 def test_a_block_framed_in_c_reads_as_the_careful_reader_reads_it(codec, data):
-    # whole blocks are framed in C (_Source.take_block); anything else it
-    # leaves to the careful reader, so the blocks, values and errors are
-    # the same as with the careful reader alone
+    # whole blocks are framed in C (_Source.take_block, once the runtime is
+    # loaded); anything else it leaves to the careful reader, so the
+    # blocks, values and errors are the same as with the careful reader alone
+    import roastedavro._runtime  # noqa: F401
     from roastedavro.containerformat import _Source
 
     damaged = bytearray(FILES[codec])
@@ -447,6 +448,7 @@ def test_a_block_framed_in_c_reads_as_the_careful_reader_reads_it(codec, data):
 
 
 def test_a_block_larger_than_a_read_chunk_and_a_file_of_many_are_framed_alike(monkeypatch):
+    import roastedavro._runtime  # noqa: F401 (the C framing's)
     from roastedavro.containerformat import _Source
 
     values = [{"i": i} for i in range(-40000, 40000, 3)]
