@@ -26,6 +26,17 @@ from roastedavro._runtime cimport (
 )
 from roastedavro.errors import DecodeError
 
+# gcc keeps Column.read, read_leaf and add_offset out of line at -O2 (each is
+# called from several loops), which costs about a fifth of reading a file:
+# with gcc and clang, this module's inline functions are always inlined
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #undef CYTHON_INLINE
+    #define CYTHON_INLINE inline __attribute__((always_inline))
+    #endif
+    """
+
 # column kinds (roastedavro.arrow._columns names them)
 cdef enum:
     C_NULL = 0
@@ -207,9 +218,9 @@ cdef class Column:
             self.values.add(&zero, 4)    # offsets start at 0
         return 0
 
-    cdef int read(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
-        """Reads one value at r and appends it."""
-        cdef char one = 1
+    cdef inline int read(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
+        """Reads one value at r and appends it. Inlined in a struct's, list's
+        or map's loop: a leaf's value (most values) is read there, with no call."""
         if not self.keep:
             return self.skip(r, depth, max_depth, max_items)
         if self.null_index >= 0:
@@ -218,20 +229,9 @@ cdef class Column:
         if self.tracking:
             self.valid.add_byte(1)
         self.length += 1
+        if self.leaf:
+            return self.read_leaf(r)
         return self.read_value(r, depth, max_depth, max_items)
-
-    cdef inline int read_here(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
-        """read(), a leaf's value read in the caller's frame (a struct's,
-        list's or map's loop): no call per value."""
-        if not self.leaf:
-            return self.read(r, depth, max_depth, max_items)
-        if self.null_index >= 0:
-            if read_index(r, 2) == self.null_index:
-                return self.append_null()
-        if self.tracking:
-            self.valid.add_byte(1)
-        self.length += 1
-        return self.read_leaf(r)
 
     cdef inline int read_leaf(self, Reader* r) except -1:
         # the value of a kind without children (self.leaf's kinds)
@@ -286,13 +286,12 @@ cdef class Column:
         cdef Column child
         cdef Column second
         cdef int branch
-        if self.leaf:
-            return self.read_leaf(r)
+        # (a leaf's value is read by read; a column not kept is skipped there)
         # one if/elif chain over the kind: Cython makes it a C switch
         if kind == C_STRUCT:
             depth = enter_record(r, depth, max_depth)
             for position in range(self.child_count):
-                (<Column>self.child_array[position]).read_here(r, depth, max_depth, max_items)
+                (<Column>self.child_array[position]).read(r, depth, max_depth, max_items)
             return 0
         elif kind == C_DECIMAL:
             n = self.size if self.size else read_length(r)
@@ -308,18 +307,17 @@ cdef class Column:
             while count:
                 if kind == C_MAP:
                     for position in range(count):
-                        child.read_here(r, depth, max_depth, max_items)
-                        second.read_here(r, depth, max_depth, max_items)
+                        child.read(r, depth, max_depth, max_items)
+                        second.read(r, depth, max_depth, max_items)
                 else:
                     for position in range(count):
-                        child.read_here(r, depth, max_depth, max_items)
+                        child.read(r, depth, max_depth, max_items)
                 count = read_block_count(r, self.min_size, max_items)
             return self.add_offset(child.length)
         elif kind == C_UNION:
             branch = read_index(r, self.size)
             child = self.children[branch]
             return self.add_branch(branch, child, r, depth, max_depth, max_items)
-        # (a column not kept is skipped by read; a leaf is read above)
         raise ValueError(u"a column of kind %d cannot be read" % kind)
 
     cdef int skip(self, Reader* r, int depth, int max_depth, Py_ssize_t max_items) except -1:
