@@ -30,6 +30,18 @@ from roastedavro._datum import datum_error, refused
 from roastedavro.errors import DatumError, DumpError
 import uuid
 
+# gcc keeps Source.write and write_leaf out of line at -O2 (each is called
+# from several loops): with gcc and clang, this module's inline functions are
+# always inlined, so a leaf's value is written in its struct's, list's or
+# map's loop
+cdef extern from *:
+    """
+    #if defined(__GNUC__)
+    #undef CYTHON_INLINE
+    #define CYTHON_INLINE inline __attribute__((always_inline))
+    #endif
+    """
+
 
 cdef bytes uuid_text_bytes(str text):
     """The 16 bytes of a uuid's text in a spelling uuid.UUID takes."""
@@ -58,6 +70,11 @@ cdef enum:
     S_UUID_RAW = 15  # 16-byte uuids (fixed_size_binary(16), pa.uuid()) as an Avro uuid on string
 
 
+cdef int out_of_int_range(long long integer) except -1:
+    # (out of line: write_leaf stays small enough to inline)
+    raise DatumError(u"Number out of range for Avro int (-2**31 .. 2**31-1): %d." % integer)
+
+
 cdef inline Py_ssize_t address(object buffer):
     return 0 if buffer is None else <Py_ssize_t>buffer.address
 
@@ -70,6 +87,7 @@ cdef class Source:
     cdef bint signed        # ints, an enum's indices
     cdef bint narrow        # an Avro int: values outside 32 bits refused
     cdef int null_index     # a ["null", T] union's null branch; -1: not nullable
+    cdef bint leaf          # of a kind write_leaf writes (no children, no errors of its own but ints')
     cdef Py_ssize_t size    # fixed, decimal fixed: the size; enum: the dictionary's length
     cdef Py_ssize_t offset  # the array's offset
     cdef const uint8_t* validity
@@ -92,6 +110,7 @@ cdef class Source:
                  bint narrow=False, Py_ssize_t size=0, children=(), names=(), bytes constant=b"",
                  bytes table=None, list symbols=None):
         self.kind = kind
+        self.leaf = kind in (S_INT, S_BINARY, S_FLOAT64, S_FLOAT32, S_BOOLEAN, S_FIXED)
         self.what = what
         self.null_index = null_index
         self.width = width
@@ -191,8 +210,9 @@ cdef class Source:
             return <Py_ssize_t>(<const int64_t*>self.offsets)[j]
         return (<const int32_t*>self.offsets)[j]
 
-    cdef int write(self, Writer* w, Py_ssize_t i) except -1:
-        """Writes value ``i`` of the array (its offset not applied)."""
+    cdef inline int write(self, Writer* w, Py_ssize_t i) except -1:
+        """Writes value ``i`` of the array (its offset not applied). Inlined
+        in a struct's, list's or map's loop, where a leaf's value is written."""
         cdef Py_ssize_t j = i + self.offset
         if self.validity != NULL and not ((self.validity[j >> 3] >> (j & 7)) & 1):
             if self.null_index < 0:
@@ -200,22 +220,21 @@ cdef class Source:
             return write_byte(w, <unsigned char>(2 * self.null_index))
         if self.null_index >= 0:
             write_byte(w, <unsigned char>(2 - 2 * self.null_index))    # the other branch: 1 or 0
+        if self.leaf:
+            return self.write_leaf(w, j)
         return self.write_value(w, j)
 
-    cdef int write_value(self, Writer* w, Py_ssize_t j) except -1:
+    cdef inline int write_leaf(self, Writer* w, Py_ssize_t j) except -1:
+        # the value of a kind without children (self.leaf's kinds)
         cdef int kind = self.kind
         cdef long long integer
         cdef Py_ssize_t start
         cdef Py_ssize_t end
-        cdef Py_ssize_t position
-        cdef int32_t index
-        cdef int type_id
-        cdef Source child
         # one if/elif chain over the kind: Cython makes it a C switch
         if kind == S_INT:
             integer = self.integer(j)
             if self.narrow and (integer > 2147483647 or integer < -2147483648):
-                raise DatumError(u"Number out of range for Avro int (-2**31 .. 2**31-1): %d." % integer)
+                return out_of_int_range(integer)
             return write_long(w, integer)
         elif kind == S_BINARY:
             start = self.offset_at(j)
@@ -232,7 +251,23 @@ cdef class Source:
             return write_raw(w, self.values + 4 * j, 4)
         elif kind == S_BOOLEAN:
             return write_byte(w, ((<const uint8_t*>self.values)[j >> 3] >> (j & 7)) & 1)
-        elif kind == S_STRUCT:
+        elif kind == S_FIXED:
+            return write_raw(w, self.values + self.size * j, self.size)
+        return 0
+
+    cdef int write_value(self, Writer* w, Py_ssize_t j) except -1:
+        cdef int kind = self.kind
+        cdef long long integer
+        cdef Py_ssize_t start
+        cdef Py_ssize_t end
+        cdef Py_ssize_t position
+        cdef int32_t index
+        cdef int type_id
+        cdef Source child
+        if self.leaf:    # (write writes a leaf itself)
+            return self.write_leaf(w, j)
+        # one if/elif chain over the kind: Cython makes it a C switch
+        if kind == S_STRUCT:
             return self.write_fields(w, j)
         elif kind == S_ENUM:
             integer = self.integer(j)
@@ -247,8 +282,6 @@ cdef class Source:
             return self.write_items(w, j)
         elif kind == S_MAP:
             return self.write_entries(w, j)
-        elif kind == S_FIXED:
-            return write_raw(w, self.values + self.size * j, self.size)
         elif kind == S_UNION:
             type_id = (<const int8_t*>self.data)[j]
             index = self.table[type_id & 127] if type_id >= 0 else -1
@@ -414,6 +447,9 @@ cdef class RowWriter:
         cdef Py_ssize_t row = start
         writer_init(&w)
         try:
+            # the block's room at once (bounded: sync_interval may be large),
+            # not grown by doubling from a record's 256 bytes
+            writer_reserve(&w, min(limit, 1 << 20) + 1024)
             while row < stop:
                 self.root.write_fields(&w, row)
                 row += 1
