@@ -112,17 +112,7 @@ def compiled(schema: dict, in_place: bool):
     model = parse_schema(schema)
     with unions_in_place() if in_place else contextlib.nullcontext():
         generated = avrogen.generate_avro_module(model)
-    module = compiler.load(
-        generated.source,
-        flags,
-        verify=generated.verify,
-        fingerprint=f"{model.fingerprint():016x}",
-        build="here",
-    )
-    return (
-        module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance),
-        len(generated.source),
-    )
+    return compiler.load_codec(generated, flags, f"{model.fingerprint():016x}"), len(generated.source)
 
 
 def fastavro_reference(schema: dict, datums: list) -> tuple[list[bytes], list]:

@@ -77,15 +77,9 @@ def _compiled(schema: Schema, flags: CompileFlags, writer: Schema | None = None,
             from roastedavro import compiler  # a process that only serves never imports it
 
             generated = _generate(schema, writer)
-            module = compiler.load(
-                generated.source,
-                flags,
-                verify=generated.verify,
-                fingerprint=f"{schema.fingerprint():016x}",
-                build=build,
-                label=_label(schema, writer),
+            codec = compiler.load_codec(
+                generated, flags, f"{schema.fingerprint():016x}", build=build, label=_label(schema, writer)
             )
-            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
             _codecs[key] = codec
     finally:
         lock.release()

@@ -29,6 +29,7 @@ import threading
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from roastedavro.buildenv import (  # noqa: F401  (public here too)
     BUILD_MODES,
@@ -76,6 +77,9 @@ from roastedavro.codecache import (  # noqa: F401  (public here too)
 )
 from roastedavro.errors import CompileError, NotCompiledError
 from roastedavro.flags import CompileFlags
+
+if TYPE_CHECKING:
+    from roastedavro.emitter import GeneratedModule
 
 _loaded: dict[str, ModuleType] = {}
 _key_locks: dict[str, threading.Lock] = {}
@@ -132,6 +136,21 @@ def load(
         return module
     finally:
         lock.release()
+
+
+def load_codec(
+    generated: GeneratedModule,
+    flags: CompileFlags,
+    fingerprint: str,
+    build: str = "here",
+    label: str | None = None,
+) -> Any:
+    """The codec of a generated module: the module from load() (same
+    arguments), its Codec holding the module's bindings, bounded by flags."""
+    module = load(
+        generated.source, flags, verify=generated.verify, fingerprint=fingerprint, build=build, label=label
+    )
+    return module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
 
 
 def _load_precompiled(source: str, flags: CompileFlags, key: str) -> ModuleType | None:

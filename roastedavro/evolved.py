@@ -482,16 +482,12 @@ class EvolvedPair:
             plan.fingerprint,
             written=self.layout,
         )
-        module = compiler.load(
-            generated.source,
+        codec = compiler.load_codec(
+            generated,
             self.flags,
-            verify=generated.verify,
-            fingerprint=plan.fingerprint,
+            plan.fingerprint,
             build="never" if where == "lookup" else where,
             label=self._what(),
-        )
-        codec = module.Codec(
-            generated.bindings, self.flags.max_depth, self.flags.max_items, self.flags.item_allowance
         )
         self._bind(codec)
         return codec

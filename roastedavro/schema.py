@@ -199,15 +199,9 @@ class CompiledSchema(Schema):
             generated = generate_module(
                 plan.root, plan.records, self._label(), flags.build_key(), plan.fingerprint
             )
-            module = compiler.load(
-                generated.source,
-                flags,
-                verify=generated.verify,
-                fingerprint=plan.fingerprint,
-                build=build,
-                label=f"the CompiledSchema {self._label()}",
+            codec = compiler.load_codec(
+                generated, flags, plan.fingerprint, build=build, label=f"the CompiledSchema {self._label()}"
             )
-            codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
             self._bind_entry_points(codec, flags)
             self._roasted_flags = flags
             self._roasted_codec = codec

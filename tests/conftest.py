@@ -129,11 +129,4 @@ def build_avro_codec(schema, flags):
 
     model = parse_schema(schema)
     generated = generate_avro_module(model)
-    module = compiler.load(
-        generated.source,
-        flags,
-        verify=generated.verify,
-        fingerprint=f"{model.fingerprint():016x}",
-        build="here",
-    )
-    return module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance), generated
+    return compiler.load_codec(generated, flags, f"{model.fingerprint():016x}"), generated

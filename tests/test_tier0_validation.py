@@ -17,8 +17,9 @@ import pytest
 
 # run here again, with this module's `ambiguous` fixture (records validated by tier 0)
 from test_codec_properties import AMBIGUOUS, test_ambiguous_unions_like_fastavro  # noqa: F401
+from conftest import build_avro_codec
 from test_shared_unions import DRAWING, DRAWINGS, fastavro_dump, fastavro_load
-from roastedavro import avrogen, compiler
+from roastedavro import avrogen
 from roastedavro.avro import parse_schema
 from roastedavro.errors import DatumError
 from roastedavro.flags import CompileFlags
@@ -27,21 +28,12 @@ from roastedavro.flags import CompileFlags
 def build(schema, tier0: bool, flags: CompileFlags = CompileFlags()):
     """A compiled codec of ``schema`` whose records are validated by tier 0
     (or by its own generated checks), and its source."""
-    model = parse_schema(schema)
     bound = avrogen._COMPILED_VALIDATION_FIELDS
     avrogen._COMPILED_VALIDATION_FIELDS = -1 if tier0 else 10**9
     try:
-        generated = avrogen.generate_avro_module(model)
+        codec, generated = build_avro_codec(schema, flags)
     finally:
         avrogen._COMPILED_VALIDATION_FIELDS = bound
-    module = compiler.load(
-        generated.source,
-        flags,
-        verify=generated.verify,
-        fingerprint=f"{model.fingerprint():016x}",
-        build="here",
-    )
-    codec = module.Codec(generated.bindings, flags.max_depth, flags.max_items, flags.item_allowance)
     return codec, generated.source
 
 
