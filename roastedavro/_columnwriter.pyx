@@ -179,7 +179,7 @@ cdef class Source:
             self.offsets = (<const char*><Py_ssize_t>address(buffers[2])
                             if array.type.mode == "dense" else NULL)
 
-    cdef inline bint is_null(self, Py_ssize_t i):
+    cdef inline bint is_null(self, Py_ssize_t i) noexcept:
         cdef Py_ssize_t j = i + self.offset
         return self.validity != NULL and not ((self.validity[j >> 3] >> (j & 7)) & 1)
 
@@ -205,7 +205,7 @@ cdef class Source:
             return (<const uint16_t*>self.values)[j]
         return (<const uint8_t*>self.values)[j]
 
-    cdef inline Py_ssize_t offset_at(self, Py_ssize_t j):
+    cdef inline Py_ssize_t offset_at(self, Py_ssize_t j) noexcept:
         if self.width == 8:
             return <Py_ssize_t>(<const int64_t*>self.offsets)[j]
         return (<const int32_t*>self.offsets)[j]

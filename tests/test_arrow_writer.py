@@ -148,6 +148,27 @@ def test_errors_name_the_path_into_records_lists_and_maps():
     assert raised.value.path == ("m", "bad")
 
 
+def test_a_deep_error_in_a_later_block_names_its_whole_path():
+    # a map of lists of records, the bad value in a block after the first:
+    # the path and message are the by-values writer's, and the column writer
+    # writes the good table as it does after the error
+    item = {"type": "record", "name": "Item", "fields": [{"name": "q", "type": "int"}]}
+    schema = record_of(("id", "long"), ("m", {"type": "map", "values": {"type": "array", "items": item}}))
+    kind = pa.map_(pa.string(), pa.list_(pa.struct([("q", pa.int64())])))
+    good = [[("x", [{"q": n}, {"q": -n}])] for n in range(3000)]
+    bad = good[:2500] + [[("x", [{"q": 1}]), ("y", [{"q": 2}, {"q": 3}, {"q": -(2**40)}])]] + good[2501:]
+    table = pa.table({"id": pa.array(range(3000), pa.int64()), "m": pa.array(bad, kind)})
+    with pytest.raises(DatumError) as raised:
+        written(table, schema, sync_interval=1000)
+    assert raised.value.path == ("m", "y", 2, "q")
+    with pytest.raises(DatumError) as by_values:
+        written_by_values(table, schema, sync_interval=1000)
+    assert by_values.value.path == raised.value.path
+    assert str(by_values.value) == str(raised.value)
+    fine = table.set_column(1, "m", pa.array(good, kind))
+    assert written(fine, schema, sync_interval=1000) == written_by_values(fine, schema, sync_interval=1000)
+
+
 def test_a_null_where_the_type_has_none_is_refused_by_name():
     schema = record_of(("s", "string"), ("o", ["null", "string"]))
     table = pa.table({"s": pa.array(["a", None]), "o": pa.array([None, "b"])})
