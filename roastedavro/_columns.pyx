@@ -26,16 +26,7 @@ from roastedavro._runtime cimport (
 )
 from roastedavro.errors import DecodeError
 
-# gcc keeps Column.read, read_leaf and add_offset out of line at -O2 (each is
-# called from several loops), which costs about a fifth of reading a file:
-# with gcc and clang, this module's inline functions are always inlined
-cdef extern from *:
-    """
-    #if defined(__GNUC__)
-    #undef CYTHON_INLINE
-    #define CYTHON_INLINE inline __attribute__((always_inline))
-    #endif
-    """
+include "_always_inline.pxi"
 
 # column kinds (roastedavro.arrow._columns names them)
 cdef enum:

@@ -30,17 +30,7 @@ from roastedavro._datum import datum_error, refused
 from roastedavro.errors import DatumError, DumpError
 import uuid
 
-# gcc keeps Source.write and write_leaf out of line at -O2 (each is called
-# from several loops): with gcc and clang, this module's inline functions are
-# always inlined, so a leaf's value is written in its struct's, list's or
-# map's loop
-cdef extern from *:
-    """
-    #if defined(__GNUC__)
-    #undef CYTHON_INLINE
-    #define CYTHON_INLINE inline __attribute__((always_inline))
-    #endif
-    """
+include "_always_inline.pxi"
 
 
 cdef bytes uuid_text_bytes(str text):
@@ -220,8 +210,6 @@ cdef class Source:
             return write_byte(w, <unsigned char>(2 * self.null_index))
         if self.null_index >= 0:
             write_byte(w, <unsigned char>(2 - 2 * self.null_index))    # the other branch: 1 or 0
-        if self.leaf:
-            return self.write_leaf(w, j)
         return self.write_value(w, j)
 
     cdef inline int write_leaf(self, Writer* w, Py_ssize_t j) except -1:

@@ -127,6 +127,7 @@ def check_sdist(path):
         "roastedavro/_dropin.pyx",
         "roastedavro/_columns.pyx",
         "roastedavro/_columnwriter.pyx",
+        "roastedavro/_always_inline.pxi",
         "roastedavro/py.typed",
         "roastedavro/_runtime.pyi",
         "roastedavro/_tier0.pyi",
