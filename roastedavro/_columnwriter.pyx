@@ -415,6 +415,50 @@ cdef class Source:
         return 0
 
 
+cdef bint all_ascii(const unsigned char* text, Py_ssize_t n) noexcept:
+    # 32 bytes a step, their top bits or-ed together (gcc vectorizes it)
+    cdef uint64_t words[4]
+    cdef uint64_t seen = 0
+    cdef Py_ssize_t i = 0
+    while i + 32 <= n:
+        memcpy(words, text + i, 32)
+        if (words[0] | words[1] | words[2] | words[3]) & <uint64_t>0x8080808080808080:
+            return False
+        i += 32
+    while i < n:
+        seen |= text[i]
+        i += 1
+    return not (seen & 0x80)
+
+
+def ascii_values(array, bint large):
+    """True where every byte of a string array's values (from its first
+    offset to its last) is ASCII, so each value is UTF-8 wherever the
+    offsets cut them; False where a value may not be (roastedavro.arrow
+    then has pyarrow check it). Its offsets must be checked already."""
+    cdef Py_ssize_t first
+    cdef Py_ssize_t last
+    cdef Py_ssize_t n = len(array)
+    cdef Py_ssize_t at = array.offset
+    if n == 0:
+        return True
+    buffers = array.buffers()
+    cdef const char* offsets = <const char*><Py_ssize_t>address(buffers[1])
+    if offsets == NULL:
+        return False
+    if large:
+        first = <Py_ssize_t>(<const int64_t*>offsets)[at]
+        last = <Py_ssize_t>(<const int64_t*>offsets)[at + n]
+    else:
+        first = (<const int32_t*>offsets)[at]
+        last = (<const int32_t*>offsets)[at + n]
+    if last == first:
+        return True
+    if buffers[2] is None or first < 0 or last < first or last > buffers[2].size:
+        return False
+    return all_ascii(<const unsigned char*><Py_ssize_t>address(buffers[2]) + first, last - first)
+
+
 cdef extern from *:
     int __builtin_clzll(unsigned long long) nogil
 

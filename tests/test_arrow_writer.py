@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import io
+import struct
 import uuid
 from decimal import Decimal
 
@@ -422,3 +423,168 @@ def test_sparse_unions_whole_and_sliced():
     assert fastavro_records(assert_column_written(table, schema)) == want
     sliced = pa.table({"u": union.slice(2, 3)})
     assert fastavro_records(assert_column_written(sliced, schema)) == want[2:5]
+
+
+def _strings(offsets: list[int], data: bytes, kind=None) -> pa.Array:
+    """A string array made from raw buffers, as a bad producer could hand one over."""
+    kind = kind or pa.string()
+    width = "q" if kind in (pa.large_string(), pa.large_binary()) else "i"
+    buffers = [None, pa.py_buffer(struct.pack(f"<{len(offsets)}{width}", *offsets)), pa.py_buffer(data)]
+    return pa.Array.from_buffers(kind, len(offsets) - 1, buffers)
+
+
+def _dense_union(type_ids: list[int], offsets: list[int]) -> pa.Table:
+    """A table of one dense union column ("string" or "long") made from raw buffers."""
+    kind = pa.dense_union([pa.field("string", pa.string()), pa.field("long", pa.int64())])
+    buffers = [None, pa.py_buffer(bytes(type_ids)), pa.py_buffer(struct.pack(f"<{len(offsets)}i", *offsets))]
+    children = [pa.array(["a"]), pa.array([5], pa.int64())]
+    return pa.table({"u": pa.UnionArray.from_buffers(kind, len(type_ids), buffers, children=children)})
+
+
+def _malformed_cases() -> dict[str, tuple[dict, pa.Table]]:
+    item = pa.struct([("sku", pa.string())])
+    bad_text = _strings([0, 2, 4], b"ok\xff\xfe")
+    # "é" is two bytes (c3 a9): whole in the data, split between two values
+    split_text = _strings([0, 1, 2], "é".encode())
+    return {
+        "invalid UTF-8": (record_of(("s", "string")), pa.table({"s": bad_text})),
+        "large, invalid UTF-8": (
+            record_of(("s", "string")),
+            pa.table({"s": _strings([0, 2, 4], b"ok\xff\xfe", pa.large_string())}),
+        ),
+        "a character split between two values": (record_of(("s", "string")), pa.table({"s": split_text})),
+        "an offset past the data": (
+            record_of(("s", "string")),
+            pa.table({"s": _strings([0, 100, 4], b"okay")}),
+        ),
+        "offsets going back": (
+            record_of(("s", "bytes")),
+            pa.table({"s": _strings([0, 3, 1], b"abc", pa.binary())}),
+        ),
+        "a list past its items": (
+            record_of(("l", {"type": "array", "items": "long"})),
+            pa.table(
+                {
+                    "l": pa.ListArray.from_buffers(
+                        pa.list_(pa.int64()),
+                        2,
+                        [None, pa.py_buffer(struct.pack("<3i", 0, 9, 3))],
+                        children=[pa.array([1, 2, 3], pa.int64())],
+                    )
+                }
+            ),
+        ),
+        "invalid UTF-8 in a list of records": (
+            record_of(
+                (
+                    "l",
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": "record",
+                            "name": "I",
+                            "fields": [{"name": "sku", "type": "string"}],
+                        },
+                    },
+                )
+            ),
+            pa.table(
+                {
+                    "l": pa.ListArray.from_arrays(
+                        pa.array([0, 1, 2], pa.int32()),
+                        pa.StructArray.from_arrays([bad_text], fields=list(item)),
+                    )
+                }
+            ),
+        ),
+        "invalid UTF-8 in a map's keys": (
+            record_of(("m", {"type": "map", "values": "long"})),
+            pa.table(
+                {"m": pa.MapArray.from_arrays(pa.array([0, 2], pa.int32()), bad_text, pa.array([1, 2]))}
+            ),
+        ),
+        "invalid UTF-8 in a union's branch": (
+            record_of(("u", ["null", "string", "long"])),
+            pa.table(
+                {
+                    "u": pa.UnionArray.from_dense(
+                        pa.array([0, 1, 0], pa.int8()),
+                        pa.array([0, 0, 1], pa.int32()),
+                        [bad_text, pa.array([5], pa.int64())],
+                        ["string", "long"],
+                    )
+                }
+            ),
+        ),
+        "a dense union's offset past its branch": (
+            record_of(("u", ["null", "string", "long"])),
+            _dense_union([0, 1], [0, 7]),
+        ),
+        "a union's type id with no branch": (
+            record_of(("u", ["null", "string", "long"])),
+            _dense_union([0, 5], [0, 0]),
+        ),
+    }
+
+
+MALFORMED = _malformed_cases()
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_a_malformed_arrow_array_is_refused_before_a_byte_is_written(case, tmp_path):
+    # buffers a producer got wrong are never read past their ends, nor
+    # written as strings that are not UTF-8: the table is refused whole
+    schema, table = MALFORMED[case]
+    with pytest.raises(pa.ArrowInvalid):
+        table.validate(full=True)  # (pyarrow agrees the array is malformed)
+    assert row_source(parse_schema(schema), table.schema) is not None
+    path = tmp_path / "out.avro"
+    # pyarrow's error, after the column's name
+    with pytest.raises(pa.ArrowInvalid, match=f"^{table.column_names[0]}: "):
+        write_table(table, str(path), schema)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("text", ["żółw", "日本語", "naïve café", "emoji 🦀", "a" * 40 + "é"])
+def test_text_beyond_ascii_is_written_as_fastavro_writes_it(text):
+    schema = record_of(("s", "string"), ("m", {"type": "map", "values": "string"}))
+    values = [text, "plain", "", text[::-1]]
+    table = pa.table(
+        {
+            "s": pa.array(values),
+            "m": pa.array(
+                [[(text, text)], [], [("k", "v")], [(text[::-1], "x")]], pa.map_(pa.string(), pa.string())
+            ),
+        }
+    )
+    data = assert_column_written(table, schema)
+    assert fastavro_records(data) == [
+        {"s": s, "m": dict(m)} for s, m in zip(values, table.column("m").to_pylist())
+    ]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.one_of(st.binary(max_size=40), st.text(max_size=12).map(str.encode)),
+        max_size=12,
+    ),
+    st.booleans(),
+)
+def test_string_bytes_are_refused_exactly_where_pyarrow_finds_them_invalid(values, large):
+    # pyarrow's own full validation is the oracle for which arrays are valid
+    kind = pa.large_string() if large else pa.string()
+    offsets = [0]
+    for value in values:
+        offsets.append(offsets[-1] + len(value))
+    column = _strings(offsets, b"".join(values), kind)
+    table = pa.table({"s": column})
+    schema = record_of(("s", "string"))
+    try:
+        column.validate(full=True)
+    except pa.ArrowInvalid:
+        with pytest.raises(pa.ArrowInvalid, match="^s: "):
+            written(table, schema)
+    else:
+        want = [{"s": value.decode()} for value in values]
+        assert fastavro_records(assert_column_written(table, schema)) == want
