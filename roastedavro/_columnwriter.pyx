@@ -210,6 +210,8 @@ cdef class Source:
             return write_byte(w, <unsigned char>(2 * self.null_index))
         if self.null_index >= 0:
             write_byte(w, <unsigned char>(2 - 2 * self.null_index))    # the other branch: 1 or 0
+        if self.leaf:
+            return self.write_leaf(w, j)
         return self.write_value(w, j)
 
     cdef inline int write_leaf(self, Writer* w, Py_ssize_t j) except -1:
@@ -252,8 +254,7 @@ cdef class Source:
         cdef int32_t index
         cdef int type_id
         cdef Source child
-        if self.leaf:    # (write writes a leaf itself)
-            return self.write_leaf(w, j)
+        # (write writes a leaf itself)
         # one if/elif chain over the kind: Cython makes it a C switch
         if kind == S_STRUCT:
             return self.write_fields(w, j)
