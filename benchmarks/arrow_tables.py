@@ -1,9 +1,9 @@
 """Avro container files to and from Arrow tables: ``roastedavro.arrow`` against the other readers.
 
     python -m benchmarks.arrow_tables                  # full: 1,000,000 records, 3 rounds, ~25 min
+    python -m benchmarks.arrow_tables --repeats 5      # the committed run: 5 rounds, ~36 min
     python -m benchmarks.arrow_tables --quick          # 100,000 records, 2 rounds, ~2 min
-    python -m benchmarks.arrow_tables --records 300000 # the committed run: 3 rounds, ~7.5 min
-    python -m benchmarks.arrow_tables --records 300000 --repeats 5
+    python -m benchmarks.arrow_tables --records 300000 # 3 rounds, ~7.5 min
     python -m benchmarks.arrow_tables --cases flat --codecs null
 
 Writes benchmarks/results/arrow_tables.json, arrow_tables.md and
