@@ -24,7 +24,7 @@ from libc.string cimport memcpy
 from roastedavro._children cimport borrowed_array
 from roastedavro._runtime cimport (
     Writer, writer_init, writer_finish, writer_release, writer_reserve, write_long, write_byte, write_raw,
-    write_double, write_uuid_datum, uuid_text, uuid_bytes,
+    write_double, write_uuid_datum, uuid_text, uuid_bytes, all_ascii,
 )
 from roastedavro._datum import datum_error, refused
 from roastedavro.errors import DatumError, DumpError
@@ -414,22 +414,6 @@ cdef class Source:
         memcpy(w.data + w.size, big + width - n, n)
         w.size += n
         return 0
-
-
-cdef bint all_ascii(const unsigned char* text, Py_ssize_t n) noexcept:
-    # 32 bytes a step, their top bits or-ed together (gcc vectorizes it)
-    cdef uint64_t words[4]
-    cdef uint64_t seen = 0
-    cdef Py_ssize_t i = 0
-    while i + 32 <= n:
-        memcpy(words, text + i, 32)
-        if (words[0] | words[1] | words[2] | words[3]) & <uint64_t>0x8080808080808080:
-            return False
-        i += 32
-    while i < n:
-        seen |= text[i]
-        i += 1
-    return not (seen & 0x80)
 
 
 def ascii_values(array, bint large):
